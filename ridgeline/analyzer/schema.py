@@ -1,0 +1,188 @@
+"""The normalized tables every stage agrees on -- documented in one place.
+
+Data flows one way: file -> parser -> KERNEL table -> classifier -> ROOFLINE table ->
+rules -> findings -> renderers. Telemetry: file -> parser -> TELEMETRY long table ->
+reduction -> WINDOW table -> telemetry rules.
+
+Column names are snake_case and carry their unit (``duration_s``, ``dram_bytes``,
+``tensor_active_ratio``). Vendor names (``dram__bytes.sum``, ``DCGM_FI_PROF_*``) never
+appear here: they live in the parsers' mapping tables.
+
+A value that was not measured is **null**, never 0. Every ``*_source`` column says where
+the figure next to it came from: the ncu counters it was computed from (a recipe string
+such as ``"sm__sass_thread_inst_executed_op_{fadd,fmul}+2*ffma"``), ``"catalogue"`` for
+datasheet values, or null when the figure is missing.
+
+Each schema below is a mapping ``column -> (polars dtype name, description)``; use
+:func:`polars_schema` to get real polars dtypes (imports polars lazily).
+"""
+
+from __future__ import annotations
+
+# --------------------------------------------------------------------------------------
+# KERNEL table: one row per profiled launch, produced by ridgeline.parsers.ncu
+# --------------------------------------------------------------------------------------
+KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
+    "id": ("str", "stable launch id: the ncu ID, prefixed with '<file index>:' when several files are read"),
+    "launch_id": ("i64", "ncu's ID column (launch index within the profiling session, not a kernel identity)"),
+    "source": ("str", "input file the launch came from, as given on the command line"),
+    "process_id": ("i64", "profiled process id"),
+    "process_name": ("str", "profiled process name"),
+    "host_name": ("str", "host the profile was taken on"),
+    "device": ("i64", "CUDA device index (null in layouts that do not record it)"),
+    "device_name": ("str", "device name as recorded by ncu (device__attribute_display_name), null if absent"),
+    "cc": ("str", "compute capability, e.g. '9.0' (null if absent)"),
+    "context": ("i64", "CUDA context"),
+    "stream": ("i64", "CUDA stream"),
+    "kernel_name": ("str", "kernel name exactly as ncu printed it"),
+    "short_name": ("str", "function name without return type, namespaces' template args and parameter list"),
+    "block_size": ("str", "block dimensions as printed, e.g. '(128, 1, 1)'"),
+    "grid_size": ("str", "grid dimensions as printed"),
+    "block_threads": ("i64", "threads per block (product of block_size)"),
+    "grid_blocks": ("i64", "blocks in the grid (product of grid_size)"),
+    "duration_s": ("f64", "kernel duration in seconds"),
+    "duration_s_source": ("str", "counters duration_s came from"),
+    "flops_fp64": ("f64", "FP64 FLOPs on CUDA cores: dadd + dmul + 2*dfma"),
+    "flops_fp32": ("f64", "FP32 FLOPs on CUDA cores: fadd + fmul + 2*ffma (+ Blackwell paired ops)"),
+    "flops_fp16": ("f64", "FP16/BF16 FLOPs on CUDA cores, ncu convention: 2*hadd + 2*hmul + 4*hfma"),
+    "flops_tensor": ("f64", "tensor-core FLOPs, all precisions (sum of the flops_tensor_* columns present)"),
+    "flops_tensor_fp16": ("f64", "tensor FLOPs with fp16/bf16 inputs"),
+    "flops_tensor_tf32": ("f64", "tensor FLOPs with tf32 inputs"),
+    "flops_tensor_fp8": ("f64", "tensor FLOPs with fp8 (or fp4/fp6) inputs"),
+    "flops_tensor_int8": ("f64", "tensor integer ops (int8/int4/int1), counted as ops"),
+    "flops_tensor_fp64": ("f64", "tensor FLOPs with fp64 inputs (DMMA)"),
+    "flops_fp64_source": ("str", "counters flops_fp64 came from"),
+    "flops_fp32_source": ("str", "counters flops_fp32 came from"),
+    "flops_fp16_source": ("str", "counters flops_fp16 came from"),
+    "flops_tensor_source": ("str", "counters flops_tensor came from"),
+    "dram_bytes": ("f64", "bytes moved to/from device memory (dram__bytes.sum or read+write)"),
+    "l2_bytes": ("f64", "bytes through L2 (lts__t_bytes.sum)"),
+    "l1_bytes": ("f64", "bytes through L1/TEX (l1tex__t_bytes.sum)"),
+    "dram_bytes_source": ("str", "counters dram_bytes came from"),
+    "l2_bytes_source": ("str", "counters l2_bytes came from"),
+    "l1_bytes_source": ("str", "counters l1_bytes came from"),
+    "sm_clock_hz": ("f64", "SM clock during the launch (sm__cycles_elapsed.avg.per_second)"),
+    "dram_clock_hz": ("f64", "DRAM clock during the launch (dram__cycles_elapsed.avg.per_second)"),
+    "peak_flops_fp64_per_s": ("f64", "FP64 CUDA-core peak the export recorded (peak_sustained x clock)"),
+    "peak_flops_fp32_per_s": ("f64", "FP32 CUDA-core peak the export recorded"),
+    "peak_flops_fp16_per_s": ("f64", "FP16 CUDA-core peak the export recorded"),
+    "peak_flops_tensor_per_s": ("f64", "tensor peak the export recorded, for the tensor precision used"),
+    "peak_dram_bytes_per_s": ("f64", "DRAM bandwidth peak the export recorded (or derived from device attributes)"),
+    "peak_dram_bytes_per_s_source": ("str", "counters the DRAM peak came from"),
+    "dram_throughput_pct": ("f64", "gpu__dram_throughput / 'DRAM Throughput' percent of peak, when recorded"),
+    "sm_throughput_pct": ("f64", "sm__throughput / 'Compute (SM) Throughput' percent of peak, when recorded"),
+}
+
+# --------------------------------------------------------------------------------------
+# ROOFLINE table: KERNEL columns + these, produced by ridgeline.analyzer.roofline.classify
+# --------------------------------------------------------------------------------------
+ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
+    "gpu": ("str", "catalogue name of the GPU whose roofs were used, e.g. 'H100 SXM'"),
+    "precision": ("str", "dominant precision: fp64, fp32, fp16, tf32_tensor, fp16_tensor (bf16 too), fp8_tensor, int8_tensor, fp64_tensor; null if no FLOPs"),
+    "flops": ("f64", "total FLOPs (all precisions, CUDA cores + tensor)"),
+    "intensity_dram": ("f64", "arithmetic intensity at DRAM, FLOP/byte"),
+    "intensity_l2": ("f64", "arithmetic intensity at L2, FLOP/byte"),
+    "intensity_l1": ("f64", "arithmetic intensity at L1, FLOP/byte"),
+    "achieved_flops_per_s": ("f64", "flops / duration_s"),
+    "achieved_dram_bytes_per_s": ("f64", "dram_bytes / duration_s"),
+    "peak_flops_per_s": ("f64", "compute roof for the dominant precision"),
+    "peak_flops_source": ("str", "'ncu' (measured by the profiler) or 'catalogue'"),
+    "peak_bw_bytes_per_s": ("f64", "DRAM bandwidth roof"),
+    "peak_bw_source": ("str", "'ncu', 'ncu-device-attributes' or 'catalogue'"),
+    "ridge_flop_per_byte": ("f64", "peak_flops_per_s / peak_bw_bytes_per_s"),
+    "roof_flops_per_s": ("f64", "attainable FLOP/s at this intensity: min(peak, intensity * bandwidth)"),
+    "bound": ("str", "'memory', 'compute' or 'unknown'"),
+    "roof_fraction": ("f64", "achieved_flops_per_s / roof_flops_per_s (0..1, may slightly exceed 1)"),
+    "ridge_distance": ("f64", "intensity_dram / ridge_flop_per_byte (<1 memory side, >1 compute side)"),
+    "time_to_roof_s": ("f64", "duration at 100% of the roof: flops / roof_flops_per_s (upper bound on savings is duration_s - this)"),
+    "missing": ("list[str]", "metrics whose absence made the kernel 'unknown' (empty list otherwise)"),
+    "missing_hint": ("str", "the ncu option that collects the missing metrics"),
+}
+
+# --------------------------------------------------------------------------------------
+# KERNEL SUMMARY: one row per short/kernel name, ridgeline.analyzer.roofline.summarize
+# --------------------------------------------------------------------------------------
+SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
+    "kernel_name": ("str", "kernel name"),
+    "short_name": ("str", "short name"),
+    "launches": ("i64", "number of launches"),
+    "total_duration_s": ("f64", "sum of duration_s"),
+    "time_share": ("f64", "share of total GPU time in the input (0..1)"),
+    "intensity_dram": ("f64", "time-weighted arithmetic intensity (total flops / total dram bytes)"),
+    "precision": ("str", "dominant precision by time"),
+    "bound": ("str", "bound holding most of this name's time"),
+    "roof_fraction": ("f64", "time-weighted fraction of roof"),
+    "saving_upper_bound_s": ("f64", "sum over launches of duration_s - time_to_roof_s (upper bound)"),
+}
+
+# --------------------------------------------------------------------------------------
+# TELEMETRY long table: one row per (timestamp, gpu, field), ridgeline.parsers.telemetry
+# --------------------------------------------------------------------------------------
+TELEMETRY_COLUMNS: dict[str, tuple[str, str]] = {
+    "timestamp": ("datetime_us_utc", "sample time, UTC"),
+    "host": ("str", "host name (exporter Hostname/hostname/instance, or given by --host)"),
+    "gpu": ("i64", "GPU index (parent GPU for MIG instances); null when unknown"),
+    "uuid": ("str", "GPU UUID when known"),
+    "gpu_instance": ("str", "MIG GPU instance ('GPU_I_ID' or dmon 'GPU-I <id>'); null for a whole GPU"),
+    "model": ("str", "GPU model name when known"),
+    "field": ("str", "canonical field name, e.g. gpu_util_ratio, tensor_active_ratio (see TELEMETRY_FIELDS)"),
+    "value": ("f64", "value in canonical units (ratios 0..1); null = not reported (never 0)"),
+    "source": ("str", "input file"),
+}
+
+# canonical telemetry field -> (unit, description)
+TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
+    "gpu_util_ratio": ("ratio", "NVML GPU-Util: fraction of time >= 1 kernel ran (converted from percent)"),
+    "mem_copy_util_ratio": ("ratio", "NVML memory utilization: fraction of time memory was read/written"),
+    "gr_engine_active_ratio": ("ratio", "DCGM GR_ENGINE_ACTIVE"),
+    "sm_active_ratio": ("ratio", "DCGM SM_ACTIVE"),
+    "sm_occupancy_ratio": ("ratio", "DCGM SM_OCCUPANCY"),
+    "tensor_active_ratio": ("ratio", "DCGM PIPE_TENSOR_ACTIVE"),
+    "dram_active_ratio": ("ratio", "DCGM DRAM_ACTIVE"),
+    "fp64_active_ratio": ("ratio", "DCGM PIPE_FP64_ACTIVE"),
+    "fp32_active_ratio": ("ratio", "DCGM PIPE_FP32_ACTIVE"),
+    "fp16_active_ratio": ("ratio", "DCGM PIPE_FP16_ACTIVE"),
+    "tensor_hmma_active_ratio": ("ratio", "DCGM PIPE_TENSOR_HMMA_ACTIVE"),
+    "tensor_imma_active_ratio": ("ratio", "DCGM PIPE_TENSOR_IMMA_ACTIVE"),
+    "tensor_dfma_active_ratio": ("ratio", "DCGM PIPE_TENSOR_DFMA_ACTIVE"),
+    "pcie_tx_bytes_per_s": ("byte/s", "PCIe transmit rate"),
+    "pcie_rx_bytes_per_s": ("byte/s", "PCIe receive rate"),
+    "nvlink_tx_bytes_per_s": ("byte/s", "NVLink transmit rate"),
+    "nvlink_rx_bytes_per_s": ("byte/s", "NVLink receive rate"),
+    "power_w": ("W", "board power draw"),
+    "sm_clock_hz": ("Hz", "SM clock"),
+    "mem_clock_hz": ("Hz", "memory clock"),
+    "gpu_temp_c": ("C", "GPU temperature"),
+    "fb_used_bytes": ("byte", "device memory in use"),
+    "fb_free_bytes": ("byte", "device memory free"),
+    "fb_total_bytes": ("byte", "device memory total"),
+}
+
+_DTYPES = {
+    "str": "String",
+    "i64": "Int64",
+    "f64": "Float64",
+}
+
+
+def polars_schema(columns: dict[str, tuple[str, str]]):
+    """Return ``{column: polars dtype}`` for one of the schemas above."""
+    import polars as pl
+
+    out = {}
+    for name, (kind, _doc) in columns.items():
+        if kind == "list[str]":
+            out[name] = pl.List(pl.String)
+        elif kind == "datetime_us_utc":
+            out[name] = pl.Datetime("us", "UTC")
+        else:
+            out[name] = getattr(pl, _DTYPES[kind])
+    return out
+
+
+def markdown_table(columns: dict[str, tuple[str, str]]) -> str:
+    """Render a schema as a Markdown table (used for docs/schema.md)."""
+    lines = ["| column | type | meaning |", "|---|---|---|"]
+    for name, (kind, doc) in columns.items():
+        lines.append(f"| `{name}` | {kind} | {doc} |")
+    return "\n".join(lines)
