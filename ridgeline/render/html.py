@@ -1,0 +1,518 @@
+"""One self-contained HTML report page from a finished :class:`~ridgeline.result.AnalysisResult`.
+
+Everything is inline: CSS, the plots as SVG, a few lines of JavaScript that sort the kernel
+table. No fonts, scripts, images or styles are fetched, and a Content-Security-Policy meta tag
+forbids the page from fetching anything (the one script is allowed by its hash). Every string
+that came from an input (kernel names, paths, subjects, messages) goes through
+:func:`html.escape`; the SVG plots are produced by matplotlib (which escapes text) and then
+stripped of comments, XML prologue and metadata and given unique ids.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from ridgeline import __version__
+
+SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
+BOUND_ORDER = ("memory", "compute", "unknown")
+BOUND_COLORS = {"memory": "#0072B2", "compute": "#D55E00", "unknown": "#8C8C8C"}
+PRECISION_NAMES = {
+    "fp64": "FP64 (CUDA cores)",
+    "fp32": "FP32 (CUDA cores)",
+    "fp16": "FP16 (CUDA cores)",
+    "tf32_tensor": "TF32 tensor",
+    "fp16_tensor": "FP16/BF16 tensor",
+    "fp8_tensor": "FP8 tensor",
+    "int8_tensor": "INT8 tensor (op/s)",
+    "fp64_tensor": "FP64 tensor",
+}
+SOURCE_NAMES = {
+    "ncu": "measured by ncu",
+    "ncu-device-attributes": "ncu device attributes",
+    "catalogue": "catalogue (datasheet)",
+}
+MAX_KERNEL_ROWS = 500
+MAX_SKIPPED_EXAMPLES = 3
+
+
+def esc(value: object) -> str:
+    """Escape any input-derived value for HTML text or a quoted attribute."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+# ----------------------------------------------------------------------------------------
+# facts shared by the HTML and Markdown renderers (no drawing, no parsing)
+# ----------------------------------------------------------------------------------------
+def fmt_seconds(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if abs(value) >= 1:
+        return f"{value:.3g} s"
+    if abs(value) >= 1e-3:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value * 1e6:.3g} \u00b5s"
+
+
+def fmt_pct(value: float | None, digits: int = 1) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value * 100:.{digits}f}%"
+
+
+def fmt_num(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:.{digits}g}"
+
+
+def fmt_si(value: float | None, unit: str) -> str:
+    from ridgeline.render.plots import si
+
+    return si(value, unit)
+
+
+def roof_rows(result) -> list[dict[str, Any]]:
+    """The roofs used, one dict each: what, value (formatted), source, ridge (FLOP/B) or None."""
+    rows = []
+    for r in result.roofs:
+        if r.kind == "compute":
+            what = PRECISION_NAMES.get(r.precision or "", r.precision or "compute")
+            ridge = result.ridge(r.precision) if r.precision else None
+        else:
+            what = f"{(r.level or 'memory').upper()} bandwidth"
+            ridge = None
+        rows.append(
+            {
+                "kind": r.kind,
+                "what": what,
+                "value": r.value,
+                "value_text": fmt_si(r.value, r.unit),
+                "source": SOURCE_NAMES.get(r.source, r.source),
+                "detail": r.detail,
+                "ridge": ridge,
+            }
+        )
+    return rows
+
+
+def time_by_bound(result) -> dict[str, float]:
+    """Share of GPU time per bound ('memory', 'compute', 'unknown'), from the launches."""
+    import polars as pl
+
+    if result.kernels is not None and result.kernels.height:
+        k = result.kernels
+        total = k["duration_s"].sum() or 0.0
+        if total:
+            agg = k.group_by(pl.col("bound").fill_null("unknown")).agg(pl.col("duration_s").sum())
+            return {b: float(t) / total for b, t in agg.rows() if t}
+    if result.summary is not None and result.summary.height:
+        agg = result.summary.group_by(pl.col("bound").fill_null("unknown")).agg(pl.col("time_share").sum())
+        return {b: float(t) for b, t in agg.rows() if t}
+    return {}
+
+
+def sorted_findings(result) -> list:
+    return sorted(result.findings or [], key=lambda f: f.sort_key)
+
+
+def skipped_groups(result) -> list[dict[str, Any]]:
+    """Skipped items grouped by (source, reason): count and the first few items."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for s in result.skipped or []:
+        g = groups.setdefault((s.source, s.reason), {"source": s.source, "reason": s.reason, "count": 0, "items": []})
+        g["count"] += 1
+        if len(g["items"]) < MAX_SKIPPED_EXAMPLES:
+            g["items"].append(s.item)
+    return sorted(groups.values(), key=lambda g: (-g["count"], g["source"], g["reason"]))
+
+
+def kernel_rows(result, limit: int = MAX_KERNEL_ROWS) -> tuple[list[dict[str, Any]], int]:
+    """SUMMARY rows, most GPU time first (at most ``limit``), and the total number of names."""
+    if result.summary is None or not result.summary.height:
+        return [], 0
+    df = result.summary.sort("time_share", descending=True, nulls_last=True)
+    return df.head(limit).to_dicts(), df.height
+
+
+def describe_inputs(result) -> str:
+    names = [Path(i.path).name for i in result.inputs or []]
+    if not names:
+        return "no inputs"
+    return names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more"
+
+
+# ----------------------------------------------------------------------------------------
+# SVG embedding
+# ----------------------------------------------------------------------------------------
+_ID_RE = re.compile(r'\bid="([^"]+)"')
+
+
+def embed_svg(svg: str, prefix: str, label: str) -> str:
+    """Make a matplotlib SVG document safe and unique inside an HTML page.
+
+    Drops the XML prologue, doctype, comments (matplotlib writes each text as a comment)
+    and the RDF metadata block; prefixes every id (and every reference to it) with
+    ``prefix`` so two plots never share an id; labels the image for screen readers.
+    """
+    svg = svg[svg.index("<svg") :]
+    svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    ids = set(_ID_RE.findall(svg))
+
+    def ren(m: re.Match) -> str:
+        return f'id="{prefix}{m.group(1)}"'
+
+    svg = _ID_RE.sub(ren, svg)
+
+    def ref(m: re.Match) -> str:
+        name = m.group(2)
+        return f"{m.group(1)}#{prefix}{name}" if name in ids else m.group(0)
+
+    svg = re.sub(r'(url\(|href=")#([^)"]+)', ref, svg)
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{esc(label)}" class="plot" ', 1)
+    svg = re.sub(r'\s(width|height)="[0-9.]+pt"', "", svg, count=2)  # scale with the page
+    return svg.strip()
+
+
+def _plot_svgs(result, *, per_launch: bool, top: int, compare_gpu) -> list[tuple[str, str, str]]:
+    """(id, caption, inline svg) for each plot that applies; a plot that fails is reported."""
+    from ridgeline.render import plots
+
+    out = []
+    has_kernels = (result.kernels is not None and result.kernels.height) or (
+        result.summary is not None and result.summary.height
+    )
+    if has_kernels:
+        fig = plots.roofline_figure(result, per_launch=per_launch, top=top, compare_gpu=compare_gpu)
+        caption = (
+            "Roofline: arithmetic intensity at DRAM (FLOP/byte) against achieved FLOP/s. "
+            "Lines are the roofs (source in the legend), circles the ridge points; point area is "
+            "the kernel's share of GPU time, colour its bound."
+        )
+        out.append(("roofline", caption, embed_svg(plots.figure_svg(fig), "r-", "Roofline plot")))
+    if result.telemetry is not None and getattr(result.telemetry, "height", 0):
+        fig = plots.telemetry_figure(result)
+        if fig is not None:
+            caption = (
+                "Telemetry per GPU: GPU-Util (a kernel was running) against tensor-core and DRAM "
+                "activity. Shaded spans were flagged by a rule."
+            )
+            out.append(("telemetry", caption, embed_svg(plots.figure_svg(fig), "t-", "Telemetry plot")))
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# page
+# ----------------------------------------------------------------------------------------
+CSS = """
+:root { --fg:#1b1b1b; --muted:#5a5a5a; --line:#d9d9d9; --bg:#ffffff; --soft:#f5f6f7;
+  --mem:#0072B2; --cmp:#D55E00; --unk:#8C8C8C; --crit:#B00020; --warn:#9A6200; --info:#33658A; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px 32px 48px; color: var(--fg); background: var(--bg);
+  font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+main { max-width: 1200px; margin: 0 auto; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+.sub { color: var(--muted); margin: 0 0 16px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(220px, 1fr)); gap: 12px; }
+.card { background: var(--soft); border-radius: 6px; padding: 10px 14px; }
+.card .k { color: var(--muted); font-size: 13px; }
+.card .v { font-size: 18px; font-weight: 600; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 14px; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: var(--soft); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.name { overflow-wrap: anywhere; max-width: 420px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th:focus { outline: 2px solid var(--mem); }
+table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: 11px; }
+table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; font-size: 11px; }
+.sev { font-weight: 600; padding: 1px 6px; border-radius: 4px; color: #fff; font-size: 12px; }
+.sev-critical { background: var(--crit); } .sev-warning { background: var(--warn); } .sev-info { background: var(--info); }
+.bound-memory { color: var(--mem); font-weight: 600; } .bound-compute { color: var(--cmp); font-weight: 600; }
+.bound-unknown { color: var(--unk); font-weight: 600; }
+.bar { display: flex; height: 22px; border-radius: 4px; overflow: hidden; margin: 6px 0; background: var(--soft); }
+.bar span { display: block; height: 100%; }
+.legend span { display: inline-block; margin-right: 16px; }
+.sw { display: inline-block; width: 11px; height: 11px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
+figure { margin: 12px 0 24px; }
+figure svg.plot { width: 100%; height: auto; max-width: 1100px; display: block; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
+details summary { cursor: pointer; color: var(--muted); }
+ul.ev { margin: 4px 0 0; padding-left: 18px; font-size: 13px; }
+.remedy { margin-top: 3px; }
+.muted { color: var(--muted); }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+"""
+
+# Sort a table by the clicked header: numbers by data-v, text otherwise; empty cells last.
+JS = """
+document.querySelectorAll("table.sortable").forEach(function (table) {
+  var heads = table.tHead.rows[0].cells;
+  Array.prototype.forEach.call(heads, function (th, col) {
+    th.tabIndex = 0;
+    function sort() {
+      var asc = th.getAttribute("aria-sort") !== "ascending";
+      Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", asc ? "ascending" : "descending");
+      var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+      function key(row) { var c = row.cells[col]; return c.hasAttribute("data-v") ? c.getAttribute("data-v") : c.textContent; }
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (x === "" || y === "") { return (x === "") - (y === ""); }
+        var nx = parseFloat(x), ny = parseFloat(y);
+        var c = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : x.localeCompare(y);
+        return asc ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    }
+    th.addEventListener("click", sort);
+    th.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); } });
+  });
+});
+"""
+
+
+def _csp(script: str) -> str:
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    return (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+        f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
+    )
+
+
+def _num_cell(value, text: str | None = None) -> str:
+    v = "" if value is None or (isinstance(value, float) and not math.isfinite(value)) else repr(float(value))
+    return f'<td class="num" data-v="{esc(v)}">{esc(text if text is not None else fmt_num(value))}</td>'
+
+
+def _summary_section(result) -> str:
+    parts = ['<section id="summary"><h2>Summary</h2><div class="cards">']
+    gpu = result.gpu_name or "unknown GPU"
+    cards = [
+        ("GPU", gpu, result.gpu_match and f"chosen from {result.gpu_match}"),
+        ("GPU time profiled", fmt_seconds(result.total_gpu_time_s), None),
+    ]
+    if result.kernels is not None:
+        n_names = result.summary.height if result.summary is not None else None
+        cards.append(("Launches", f"{result.kernels.height:,}", n_names is not None and f"{n_names:,} kernel names"))
+    sev_counts: dict[str, int] = {}
+    for f in result.findings or []:
+        sev_counts[f.severity] = sev_counts.get(f.severity, 0) + 1
+    sev_txt = ", ".join(f"{n} {s}" for s, n in sorted(sev_counts.items(), key=lambda kv: SEVERITY_ORDER.get(kv[0], 9)))
+    cards.append(("Findings", str(len(result.findings or [])), sev_txt or None))
+    for k, v, sub in cards:
+        parts.append(
+            f'<div class="card"><div class="k">{esc(k)}</div><div class="v">{esc(v)}</div>'
+            + (f'<div class="k">{esc(sub)}</div>' if sub else "")
+            + "</div>"
+        )
+    parts.append("</div>")
+
+    shares = time_by_bound(result)
+    if shares:
+        parts.append("<h3>Where the GPU time goes</h3><div class=\"bar\" role=\"img\" aria-label=\"share of GPU time by bound\">")
+        for b in BOUND_ORDER:
+            if shares.get(b):
+                parts.append(
+                    f'<span style="width:{shares[b] * 100:.2f}%;background:{BOUND_COLORS[b]}" '
+                    f'title="{esc(b)}-bound {fmt_pct(shares[b])}"></span>'
+                )
+        parts.append('</div><div class="legend">')
+        for b in BOUND_ORDER:
+            if b in shares:
+                parts.append(
+                    f'<span><i class="sw" style="background:{BOUND_COLORS[b]}"></i>'
+                    f"{esc(b)}-bound: <b>{fmt_pct(shares[b])}</b></span>"
+                )
+        parts.append("</div>")
+
+    rows = roof_rows(result)
+    if rows:
+        parts.append(
+            '<h3>Roofs used</h3><table id="roofs"><thead><tr><th>Roof</th><th class="num">Value</th>'
+            '<th class="num">Ridge point</th><th>Source</th></tr></thead><tbody>'
+        )
+        for r in rows:
+            ridge = f"{r['ridge']:.3g} FLOP/B" if r["ridge"] else ""
+            src = esc(r["source"]) + (f' <span class="muted">({esc(r["detail"])})</span>' if r["detail"] else "")
+            parts.append(
+                f"<tr><td>{esc(r['what'])}</td><td class=\"num\">{esc(r['value_text'])}</td>"
+                f"<td class=\"num\">{esc(ridge)}</td><td>{src}</td></tr>"
+            )
+        parts.append("</tbody></table>")
+    else:
+        parts.append('<p class="muted">No roofs: the GPU was not identified (pass --gpu).</p>')
+    if result.notes:
+        parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in result.notes) + "</ul>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _findings_section(result) -> str:
+    findings = sorted_findings(result)
+    parts = [f'<section id="findings"><h2>Findings ({len(findings)})</h2>']
+    if not findings:
+        parts.append('<p class="muted">No rule fired.</p></section>')
+        return "".join(parts)
+    parts.append(
+        '<p class="muted">Sorted by impact: the GPU time that would be saved if the subject reached its '
+        "roof (an upper bound).</p>"
+        '<table id="findings-table" class="sortable"><thead><tr><th class="num">#</th><th>Severity</th>'
+        '<th>Rule</th><th>Subject</th><th>What was measured / what to do</th><th class="num">Impact</th>'
+        "<th>Confidence</th></tr></thead><tbody>"
+    )
+    for i, f in enumerate(findings, 1):
+        ev = ""
+        if f.evidence:
+            items = "".join(
+                f"<li><code>{esc(e.metric)}</code> = {esc(fmt_num(e.value) if isinstance(e.value, float) else e.value)}"
+                f" {esc(e.unit)} <span class=\"muted\">({esc(e.source)})</span></li>"
+                for e in f.evidence
+            )
+            ev = f'<details><summary>evidence ({len(f.evidence)})</summary><ul class="ev">{items}</ul></details>'
+        impact = fmt_seconds(f.impact_s) if f.impact_s is not None else "\u2014"
+        if f.impact_share is not None:
+            impact += f" ({fmt_pct(f.impact_share)})"
+        sev_rank = SEVERITY_ORDER.get(f.severity, 9)
+        parts.append(
+            f'<tr><td class="num" data-v="{i}">{i}</td>'
+            f'<td data-v="{sev_rank}"><span class="sev sev-{esc(f.severity)}">{esc(f.severity)}</span></td>'
+            f"<td><code>{esc(f.code)}</code><br><span class=\"muted\">{esc(f.name)}</span></td>"
+            f'<td class="name">{esc(f.subject)}</td>'
+            f'<td>{esc(f.message)}<div class="remedy"><b>Do:</b> {esc(f.remedy)}</div>{ev}</td>'
+            f'<td class="num" data-v="{esc("" if f.impact_s is None else repr(float(f.impact_s)))}">{esc(impact)}</td>'
+            f"<td>{esc(f.confidence)}</td></tr>"
+        )
+    parts.append("</tbody></table></section>")
+    return "".join(parts)
+
+
+def _kernels_section(result) -> str:
+    rows, total = kernel_rows(result)
+    if not rows:
+        return ""
+    shown = f" (top {len(rows)} of {total} by GPU time)" if total > len(rows) else ""
+    parts = [
+        f'<section id="kernels"><h2>Kernels{esc(shown)}</h2>'
+        '<p class="muted">One row per kernel name. Click a header to sort.</p>'
+        '<table id="kernel-table" class="sortable"><thead><tr><th>Kernel</th><th class="num">Launches</th>'
+        '<th class="num">GPU time</th><th class="num">Share</th><th class="num">Intensity (FLOP/B)</th>'
+        '<th>Precision</th><th>Bound</th><th class="num">% of roof</th><th class="num">Saving &le;</th>'
+        "</tr></thead><tbody>"
+    ]
+    for r in rows:
+        bound = r.get("bound") or "unknown"
+        short = r.get("short_name") or r.get("kernel_name")
+        prec = r.get("precision")
+        parts.append(
+            f'<tr><td class="name" title="{esc(r.get("kernel_name"))}">{esc(short)}</td>'
+            + _num_cell(r.get("launches"), f"{r.get('launches') or 0:,}")
+            + _num_cell(r.get("total_duration_s"), fmt_seconds(r.get("total_duration_s")))
+            + _num_cell(r.get("time_share"), fmt_pct(r.get("time_share")))
+            + _num_cell(r.get("intensity_dram"))
+            + f"<td>{esc(PRECISION_NAMES.get(prec, prec) if prec else 'n/a')}</td>"
+            + f'<td class="bound-{esc(bound)}">{esc(bound)}</td>'
+            + _num_cell(r.get("roof_fraction"), fmt_pct(r.get("roof_fraction"), 0))
+            + _num_cell(r.get("saving_upper_bound_s"), fmt_seconds(r.get("saving_upper_bound_s")))
+            + "</tr>"
+        )
+    parts.append("</tbody></table></section>")
+    return "".join(parts)
+
+
+def _inputs_section(result) -> str:
+    parts = ['<section id="inputs"><h2>Inputs</h2>']
+    if result.inputs:
+        parts.append(
+            '<table id="inputs-table"><thead><tr><th>File</th><th>Read as</th><th class="num">Rows</th>'
+            "</tr></thead><tbody>"
+        )
+        for i in result.inputs:
+            parts.append(
+                f'<tr><td class="name">{esc(i.path)}</td><td>{esc(i.kind)}</td>'
+                f'<td class="num">{i.rows:,}</td></tr>'
+            )
+        parts.append("</tbody></table>")
+    else:
+        parts.append('<p class="muted">No inputs were read.</p>')
+    groups = skipped_groups(result)
+    n = len(result.skipped or [])
+    parts.append(f"<h3>Skipped ({n})</h3>")
+    if groups:
+        parts.append(
+            '<table id="skipped-table"><thead><tr><th>Source</th><th>Reason</th><th class="num">Count</th>'
+            "<th>Examples</th></tr></thead><tbody>"
+        )
+        for g in groups:
+            ex = "; ".join(g["items"]) + ("; \u2026" if g["count"] > len(g["items"]) else "")
+            parts.append(
+                f'<tr><td class="name">{esc(g["source"])}</td><td>{esc(g["reason"])}</td>'
+                f'<td class="num">{g["count"]:,}</td><td class="name">{esc(ex)}</td></tr>'
+            )
+        parts.append("</tbody></table>")
+    else:
+        parts.append('<p class="muted">Nothing was skipped: every item read was analyzed.</p>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def render_html(
+    result,
+    *,
+    title: str | None = None,
+    plots: bool = True,
+    per_launch: bool = False,
+    top: int = 8,
+    compare_gpu=None,
+) -> str:
+    """The report page as one HTML string (UTF-8, self-contained)."""
+    gpu = result.gpu_name or "unknown GPU"
+    if title is None:
+        title = f"ridgeline report \u2014 {gpu} \u2014 {describe_inputs(result)}"
+    plot_html = ""
+    if plots:
+        figs = _plot_svgs(result, per_launch=per_launch, top=top, compare_gpu=compare_gpu)
+        if figs:
+            plot_html = '<section id="plots"><h2>Plots</h2>' + "".join(
+                f'<figure id="plot-{pid}">{svg}<figcaption>{esc(cap)}</figcaption></figure>'
+                for pid, cap, svg in figs
+            ) + "</section>"
+    body = "".join(
+        [
+            _summary_section(result),
+            _findings_section(result),
+            plot_html,
+            _kernels_section(result),
+            _inputs_section(result),
+        ]
+    )
+    script = JS.strip()
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="referrer" content="no-referrer">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
+        f"<body><main><h1>{esc(title)}</h1>"
+        f'<p class="sub">Generated by ridgeline {esc(__version__)}. Roof sources: figures measured by '
+        "the profiler win over datasheet (catalogue) figures; each roof says which it is.</p>"
+        f"{body}"
+        f"<footer>ridgeline {esc(__version__)} \u00b7 self-contained page: no network access.</footer>"
+        f"</main><script>{script}</script></body></html>\n"
+    )
+
+
+def write_html(result, path, **kw) -> Path:
+    path = Path(path)
+    path.write_text(render_html(result, **kw), encoding="utf-8")
+    return path

@@ -1,0 +1,811 @@
+"""Pictures drawn from a finished :class:`~ridgeline.result.AnalysisResult`.
+
+Drawing is separate from analysis: every function here takes results that the pipeline
+already built and returns a matplotlib :class:`~matplotlib.figure.Figure`; nothing is parsed
+or classified here. :func:`save_figure` writes a figure, choosing the format by suffix.
+
+* :func:`roofline_figure` -- log-log roofline: DRAM slope (plus L2/L1 slopes when those
+  roofs exist), one flat compute roof per precision, ridge points labelled, kernels as
+  points (area = share of GPU time, colour = bound, marker = input).
+* :func:`telemetry_figure` -- per GPU, GPU-Util against tensor-active and DRAM-active over
+  time, with the spans that rules flagged shaded.
+
+matplotlib is imported inside the functions (Agg canvas, no pyplot state), so importing this
+module is cheap.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ridgeline.errors import UsageError
+
+# Okabe-Ito, the colour-blind-safe palette (Okabe & Ito 2008).
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "purple": "#CC79A7",
+}
+
+BOUND_COLORS = {
+    "memory": OKABE_ITO["blue"],
+    "compute": OKABE_ITO["vermillion"],
+    "unknown": "#8C8C8C",
+}
+BOUND_LABELS = {"memory": "memory-bound", "compute": "compute-bound", "unknown": "unknown bound"}
+
+PRECISION_LABELS = {
+    "fp64": "FP64 (CUDA cores)",
+    "fp32": "FP32 (CUDA cores)",
+    "fp16": "FP16 (CUDA cores)",
+    "tf32_tensor": "TF32 tensor",
+    "fp16_tensor": "FP16/BF16 tensor",
+    "fp8_tensor": "FP8 tensor",
+    "int8_tensor": "INT8 tensor (op/s)",
+    "fp64_tensor": "FP64 tensor",
+}
+PRECISION_COLORS = {
+    "fp64": "#000000",
+    "fp64_tensor": "#555555",
+    "fp32": OKABE_ITO["green"],
+    "fp16": OKABE_ITO["sky_blue"],
+    "tf32_tensor": OKABE_ITO["sky_blue"],
+    "fp16_tensor": OKABE_ITO["purple"],
+    "fp8_tensor": OKABE_ITO["orange"],
+    "int8_tensor": "#A6761D",
+}
+LEVEL_STYLES = {"dram": "-", "l2": "--", "l1": ":"}
+LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+SOURCE_LABELS = {
+    "ncu": "measured by ncu",
+    "ncu-device-attributes": "ncu device attributes",
+    "catalogue": "catalogue",
+}
+# one marker per input on a multi-input plot
+INPUT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+
+SAVE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+
+_FIG_DPI = 100
+
+
+# ----------------------------------------------------------------------------------------
+# small helpers
+# ----------------------------------------------------------------------------------------
+def plain(text: object) -> str:
+    """Text from an input, made safe for matplotlib: ``$`` would start mathtext."""
+    return str(text).replace("\\", "\\\\").replace("$", r"\$")
+
+
+def si(value: float | None, unit: str, digits: int = 3) -> str:
+    """``989e12, "FLOP/s"`` -> ``"989 TFLOP/s"``."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    prefixes = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+    for scale, prefix in prefixes:
+        if abs(value) >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"
+
+
+def shorten(name: str, width: int = 32) -> str:
+    """A kernel label short enough to sit next to a point."""
+    name = " ".join(str(name).split())
+    return name if len(name) <= width else name[: width - 1] + "\u2026"
+
+
+def _new_figure(width: float, height: float):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=_FIG_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _finite_pos(values: Iterable[Any]) -> list[float]:
+    out = []
+    for v in values:
+        if v is None:
+            continue
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(f) and f > 0:
+            out.append(f)
+    return out
+
+
+def _decade_floor(v: float) -> float:
+    return 10.0 ** math.floor(math.log10(v))
+
+
+def _decade_ceil(v: float) -> float:
+    return 10.0 ** math.ceil(math.log10(v))
+
+
+# ----------------------------------------------------------------------------------------
+# kernel points (aggregated per name, or per launch) -- drawing-side only
+# ----------------------------------------------------------------------------------------
+def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
+    """The points a roofline draws for one result, biggest share of GPU time first.
+
+    Each point: ``name`` (full), ``short`` (label), ``x`` (FLOP/byte at DRAM), ``y`` (achieved
+    FLOP/s), ``share`` (0..1 of GPU time), ``bound``. Per name, x and y are totals over the
+    launches (total FLOPs / total DRAM bytes, total FLOPs / total time); share and bound come
+    from the SUMMARY table when present. Names whose intensity or throughput is missing are
+    returned with ``x``/``y`` = None (the plot counts them instead of drawing them).
+    """
+    import polars as pl
+
+    kernels = result.kernels
+    summary = result.summary
+    if kernels is None and summary is None:
+        return []
+    if kernels is None:
+        # summary only: y from the time-weighted fraction of the roof at that intensity
+        rows = []
+        for r in summary.iter_rows(named=True):
+            x = r.get("intensity_dram")
+            y = None
+            if x is not None and r.get("roof_fraction") is not None:
+                roof = _attainable(result, x, r.get("precision"))
+                y = None if roof is None else r["roof_fraction"] * roof
+            rows.append(
+                {
+                    "name": r.get("kernel_name") or r.get("short_name"),
+                    "short": r.get("short_name") or r.get("kernel_name"),
+                    "x": x,
+                    "y": y,
+                    "share": r.get("time_share") or 0.0,
+                    "bound": r.get("bound") or "unknown",
+                    "launches": r.get("launches"),
+                }
+            )
+        return _clean_points(rows)
+
+    total = kernels.select(pl.col("duration_s").sum()).item() or 0.0
+    if per_launch:
+        df = kernels.select(
+            pl.col("kernel_name").alias("name"),
+            pl.col("short_name").alias("short"),
+            pl.col("intensity_dram").alias("x"),
+            pl.col("achieved_flops_per_s").alias("y"),
+            (pl.col("duration_s") / total if total else pl.lit(0.0)).alias("share"),
+            pl.col("bound").fill_null("unknown"),
+            pl.lit(1).alias("launches"),
+        )
+        return _clean_points(df.to_dicts())
+
+    # one point per kernel name; the grouping key follows the SUMMARY table
+    key = "kernel_name"
+    if summary is not None and summary.height and "short_name" in summary.columns:
+        if summary.height == kernels.select(pl.col("short_name").n_unique()).item() and (
+            summary.height != kernels.select(pl.col("kernel_name").n_unique()).item()
+        ):
+            key = "short_name"
+    flops_ok = pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null()
+    agg = kernels.group_by(key, maintain_order=True).agg(
+        pl.col("kernel_name").first().alias("name"),
+        pl.col("short_name").first().alias("short"),
+        pl.col("flops").filter(flops_ok).sum().alias("_f"),
+        pl.col("dram_bytes").filter(flops_ok).sum().alias("_b"),
+        pl.col("duration_s").filter(pl.col("flops").is_not_null()).sum().alias("_tf"),
+        pl.col("duration_s").sum().alias("_t"),
+        pl.len().alias("launches"),
+        pl.col("bound").fill_null("unknown").mode().first().alias("_bound"),
+        flops_ok.any().alias("_ok"),
+    )
+    agg = agg.with_columns(
+        pl.when(pl.col("_ok") & (pl.col("_b") > 0)).then(pl.col("_f") / pl.col("_b")).alias("x"),
+        pl.when(pl.col("_ok") & (pl.col("_tf") > 0)).then(pl.col("_f") / pl.col("_tf")).alias("y"),
+        (pl.col("_t") / total if total else pl.lit(0.0)).alias("share"),
+    )
+    if summary is not None and summary.height and key in summary.columns:
+        cols = [key] + [c for c in ("time_share", "bound") if c in summary.columns]
+        agg = agg.join(summary.select(cols).unique(key, keep="first"), on=key, how="left")
+        if "time_share" in agg.columns:
+            agg = agg.with_columns(pl.coalesce("time_share", "share").alias("share"))
+        if "bound" in agg.columns:
+            agg = agg.with_columns(pl.coalesce("bound", "_bound").alias("bound"))
+    if "bound" not in agg.columns:
+        agg = agg.with_columns(pl.col("_bound").alias("bound"))
+    rows = agg.select("name", "short", "x", "y", "share", "bound", "launches").to_dicts()
+    return _clean_points(rows)
+
+
+def _clean_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    for r in rows:
+        for k in ("x", "y"):
+            v = r.get(k)
+            r[k] = float(v) if v is not None and math.isfinite(float(v)) and float(v) > 0 else None
+        r["share"] = float(r.get("share") or 0.0)
+        r["bound"] = r.get("bound") or "unknown"
+        r["short"] = r.get("short") or r.get("name") or "?"
+        r["name"] = r.get("name") or r["short"]
+    rows.sort(key=lambda r: -r["share"])
+    return rows
+
+
+def _attainable(result, x: float, precision: str | None) -> float | None:
+    bw = next((r.value for r in result.roofs if r.kind == "bandwidth" and r.level == "dram"), None)
+    peaks = [r for r in result.roofs if r.kind == "compute"]
+    peak = next((r.value for r in peaks if r.precision == precision), None)
+    if peak is None and peaks:
+        peak = max(r.value for r in peaks)
+    if bw is None or peak is None:
+        return None
+    return min(peak, x * bw)
+
+
+# ----------------------------------------------------------------------------------------
+# roofline
+# ----------------------------------------------------------------------------------------
+def _as_labelled(results) -> list[tuple[str, Any]]:
+    if isinstance(results, (list, tuple)):
+        out = []
+        for i, item in enumerate(results):
+            if isinstance(item, tuple) and len(item) == 2:
+                out.append((str(item[0]), item[1]))
+            else:
+                out.append((_default_label(item, i), item))
+        return out
+    return [(_default_label(results, 0), results)]
+
+
+def _default_label(result, i: int) -> str:
+    if getattr(result, "inputs", None):
+        ncu = [inp for inp in result.inputs if str(inp.kind).startswith("ncu")]
+        names = [Path(inp.path).name for inp in (ncu or result.inputs)]
+        return names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
+    return f"input {i + 1}"
+
+
+def _roof_sets(labelled) -> list[tuple[str, list]]:
+    """Distinct GPUs among the inputs, with the roofs of the first input on each."""
+    seen: dict[str, list] = {}
+    for _label, res in labelled:
+        name = res.gpu_name or "GPU"
+        if name not in seen and res.roofs:
+            seen[name] = list(res.roofs)
+    return list(seen.items())
+
+
+def roofline_figure(
+    results,
+    *,
+    per_launch: bool = False,
+    top: int = 8,
+    compare_gpu=None,
+    title: str | None = None,
+    width: float = 10.0,
+    height: float = 6.6,
+):
+    """Draw the roofline of one result, or of several ``(label, result)`` pairs on one plot.
+
+    ``compare_gpu``: a catalogue :class:`~ridgeline.analyzer.gpus.GPU` (or a name for
+    :func:`ridgeline.analyzer.gpus.lookup`) whose datasheet roofs are drawn in grey for
+    comparison. Returns the Figure; artists carry gids a test can find: ``roof:bandwidth:<level>``,
+    ``roof:compute:<precision>``, ``ridge:<precision>``, ``kernels:<input index>``,
+    ``compare:...``, ``label:<input index>:<rank>``.
+    """
+    from matplotlib.lines import Line2D
+
+    labelled = _as_labelled(results)
+    if compare_gpu is not None and isinstance(compare_gpu, str):
+        from ridgeline.analyzer.gpus import lookup
+
+        compare_gpu, _note = lookup(compare_gpu)
+
+    roof_sets = _roof_sets(labelled)
+    points = [kernel_points(res, per_launch=per_launch) for _l, res in labelled]
+
+    # ---- axis limits from roofs and points
+    xs, ys = [], []
+    for pts in points:
+        xs += [p["x"] for p in pts if p["x"] and p["y"]]
+        ys += [p["y"] for p in pts if p["x"] and p["y"]]
+    peaks_all, ridges_all, bws_all = [], [], []
+    for _gpu, roofs in roof_sets:
+        bw_dram = next((r.value for r in roofs if r.kind == "bandwidth" and r.level == "dram"), None)
+        for r in roofs:
+            if r.kind == "compute" and r.value > 0:
+                peaks_all.append(r.value)
+                if bw_dram:
+                    ridges_all.append(r.value / bw_dram)
+            elif r.kind == "bandwidth" and r.value > 0:
+                bws_all.append(r.value)
+    cmp_peaks: dict[str, float] = {}
+    if compare_gpu is not None:
+        present = {r.precision for _g, roofs in roof_sets for r in roofs if r.kind == "compute"}
+        cmp_peaks = {
+            p: v
+            for p, v in (compare_gpu.peak_flops or {}).items()
+            if v and (p in present or not present)
+        }
+        peaks_all += list(cmp_peaks.values())
+        if compare_gpu.dram_bw_bytes_per_s:
+            ridges_all += [v / compare_gpu.dram_bw_bytes_per_s for v in cmp_peaks.values()]
+    xs_all = _finite_pos(xs + ridges_all)
+    ys_all = _finite_pos(ys + peaks_all)
+    xmin = _decade_floor(min(xs_all) / 3) if xs_all else 0.01
+    xmax = _decade_ceil(max(xs_all) * 3) if xs_all else 1e4
+    xmin = min(xmin, 0.1) if not xs else xmin
+    ymax = _decade_ceil(max(ys_all) * 2) if ys_all else 1e15
+    ymin_candidates = _finite_pos(ys + [b * xmin for b in bws_all])
+    ymin = _decade_floor(min(ymin_candidates) / 2) if ymin_candidates else ymax / 1e6
+    ymin = max(ymin, ymax / 1e9)
+
+    fig = _new_figure(width, height)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymin, ymax)
+    ax.set_xlabel("Arithmetic intensity at DRAM (FLOP/byte)", fontsize=11)
+    ax.set_ylabel("Attainable / achieved throughput (FLOP/s)", fontsize=11)
+    ax.grid(True, which="major", color="#DDDDDD", linewidth=0.7)
+    ax.grid(True, which="minor", color="#F0F0F0", linewidth=0.5)
+    ax.set_axisbelow(True)
+    ax.tick_params(labelsize=10)
+
+    roof_handles = []
+    for gi, (gpu_name, roofs) in enumerate(roof_sets):
+        prefix = f"{gpu_name}: " if len(roof_sets) > 1 else ""
+        alpha = 1.0 if gi == 0 else 0.6
+        compute = sorted((r for r in roofs if r.kind == "compute" and r.value > 0), key=lambda r: r.value)
+        bws = [r for r in roofs if r.kind == "bandwidth" and r.value > 0]
+        top_peak = compute[-1].value if compute else ymax
+        bw_dram = next((r.value for r in bws if r.level == "dram"), None)
+        for r in sorted(bws, key=lambda r: ("dram", "l2", "l1").index(r.level) if r.level in ("dram", "l2", "l1") else 9):
+            x_end = min(top_peak / r.value, xmax)
+            (ln,) = ax.plot(
+                [xmin, x_end],
+                [r.value * xmin, r.value * x_end],
+                color="#222222" if r.level == "dram" else "#666666",
+                linestyle=LEVEL_STYLES.get(r.level or "", "-."),
+                linewidth=2.0 if r.level == "dram" else 1.4,
+                alpha=alpha,
+                label=f"{prefix}{LEVEL_LABELS.get(r.level or '', r.level)} {si(r.value, 'B/s')} "
+                f"({SOURCE_LABELS.get(r.source, r.source)})",
+                zorder=2,
+            )
+            ln.set_gid(f"roof:bandwidth:{r.level}" + (f":{gi}" if gi else ""))
+            roof_handles.append(ln)
+        for r in compute:
+            ridge = r.value / bw_dram if bw_dram else None
+            x_start = ridge if ridge else xmin
+            (ln,) = ax.plot(
+                [x_start, xmax],
+                [r.value, r.value],
+                color=PRECISION_COLORS.get(r.precision or "", "#444444"),
+                linewidth=2.0,
+                alpha=alpha,
+                label=f"{prefix}{PRECISION_LABELS.get(r.precision or '', r.precision)} "
+                f"{si(r.value, 'FLOP/s')} ({SOURCE_LABELS.get(r.source, r.source)})",
+                zorder=2,
+            )
+            ln.set_gid(f"roof:compute:{r.precision}" + (f":{gi}" if gi else ""))
+            roof_handles.append(ln)
+            if ridge and gi == 0:
+                (mk,) = ax.plot(
+                    [ridge], [r.value], marker="o", markersize=6, markerfacecolor="white",
+                    markeredgecolor=PRECISION_COLORS.get(r.precision or "", "#444444"),
+                    markeredgewidth=1.6, linestyle="none", zorder=4,
+                )
+                mk.set_gid(f"ridge:{r.precision}")
+                ax.annotate(
+                    f"ridge {ridge:.3g} FLOP/B",
+                    (ridge, r.value),
+                    xytext=(-4, 5),
+                    textcoords="offset points",
+                    ha="right",
+                    va="bottom",
+                    fontsize=8.5,
+                    color="#333333",
+                    gid=f"ridge-label:{r.precision}",
+                )
+
+    if compare_gpu is not None and compare_gpu.dram_bw_bytes_per_s:
+        bw = compare_gpu.dram_bw_bytes_per_s
+        top_peak = max(cmp_peaks.values()) if cmp_peaks else ymax
+        x_end = min(top_peak / bw, xmax)
+        (ln,) = ax.plot(
+            [xmin, x_end], [bw * xmin, bw * x_end], color="#999999", linestyle=(0, (6, 3)),
+            linewidth=1.4, label=f"{compare_gpu.name} DRAM {si(bw, 'B/s')} (catalogue)", zorder=1,
+        )
+        ln.set_gid("compare:bandwidth:dram")
+        roof_handles.append(ln)
+        for prec, peak in sorted(cmp_peaks.items(), key=lambda kv: kv[1]):
+            (ln,) = ax.plot(
+                [peak / bw, xmax], [peak, peak], color="#999999", linestyle=(0, (6, 3)), linewidth=1.4,
+                label=f"{compare_gpu.name} {PRECISION_LABELS.get(prec, prec)} {si(peak, 'FLOP/s')} (catalogue)",
+                zorder=1,
+            )
+            ln.set_gid(f"compare:compute:{prec}")
+            roof_handles.append(ln)
+
+    # ---- kernels
+    multi = len(labelled) > 1
+    to_label = []
+    unplotted = 0
+    input_handles = []
+    bounds_seen: set[str] = set()
+    scatters = []
+    per_input_top = max(1, math.ceil(top / len(labelled))) if top > 0 else 0
+    for i, ((label, _res), pts) in enumerate(zip(labelled, points)):
+        drawable = [p for p in pts if p["x"] and p["y"]]
+        unplotted += len(pts) - len(drawable)
+        marker = INPUT_MARKERS[i % len(INPUT_MARKERS)] if multi else "o"
+        sizes = [point_area(p["share"]) for p in drawable]
+        colors = [BOUND_COLORS.get(p["bound"], BOUND_COLORS["unknown"]) for p in drawable]
+        bounds_seen.update(p["bound"] for p in drawable)
+        coll = ax.scatter(
+            [p["x"] for p in drawable],
+            [p["y"] for p in drawable],
+            s=sizes,
+            c=colors if drawable else None,
+            marker=marker,
+            alpha=0.75,
+            edgecolors="white",
+            linewidths=0.8,
+            zorder=5,
+        )
+        coll.set_gid(f"kernels:{i}")
+        scatters.append((drawable, sizes))
+        if multi:
+            input_handles.append(
+                Line2D([], [], marker=marker, linestyle="none", color="#555555", markersize=8, label=plain(label))
+            )
+        to_label += [(i, rank, p) for rank, p in enumerate(drawable[:per_input_top])]
+
+    if multi:
+        # the march toward the ridge: the same kernel name joined across inputs, in input order,
+        # for the names with the most GPU time that appear in more than one input
+        weight: dict[str, float] = {}
+        for pts in points:
+            for p in pts:
+                if p["x"] and p["y"]:
+                    weight[p["name"]] = weight.get(p["name"], 0.0) + p["share"]
+        for rank, name in enumerate(sorted(weight, key=lambda n: -weight[n])[:3]):
+            chain = [next((p for p in pts if p["name"] == name and p["x"] and p["y"]), None) for pts in points]
+            chain = [c for c in chain if c is not None]
+            if len(chain) > 1:
+                (ln,) = ax.plot(
+                    [c["x"] for c in chain], [c["y"] for c in chain], color="#777777", linewidth=1.0,
+                    linestyle=":", zorder=3,
+                )
+                ln.set_gid(f"march:{rank}")
+
+    # ---- legends: roofs (with sources), bounds, inputs
+    bound_handles = [
+        Line2D([], [], marker="o", linestyle="none", markerfacecolor=BOUND_COLORS[b],
+               markeredgecolor="white", markersize=9, label=BOUND_LABELS[b])
+        for b in ("memory", "compute", "unknown") if b in bounds_seen
+    ]
+    notes = [Line2D([], [], linestyle="none", label="point area = share of GPU time")]
+    if unplotted:
+        what = "launch" if per_launch else "kernel name"
+        notes.append(
+            Line2D([], [], linestyle="none",
+                   label=f"{unplotted} {what}{'s' if unplotted != 1 else ''} not drawn (counters missing)")
+        )
+    leg1 = ax.legend(
+        handles=roof_handles, loc="upper left", fontsize=8.5, title="Roofs (source)",
+        title_fontsize=9, framealpha=0.92,
+    )
+    ax.add_artist(leg1)
+    leg2 = ax.legend(
+        handles=bound_handles + input_handles + notes,
+        loc="lower right", fontsize=8.5, framealpha=0.92,
+        title="Kernels" + (" (marker = input)" if multi else ""), title_fontsize=9,
+    )
+    leg2.set_gid("legend:kernels")
+    leg1.set_gid("legend:roofs")
+
+    if title is None:
+        gpus = sorted({res.gpu_name for _l, res in labelled if res.gpu_name})
+        gpu_txt = ", ".join(gpus) if gpus else "unknown GPU"
+        what = f"{len(labelled)} inputs" if multi else labelled[0][0]
+        title = f"Roofline \u2014 {gpu_txt} \u2014 {what}"
+        if per_launch:
+            title += " (per launch)"
+        if compare_gpu is not None:
+            title += f" vs {compare_gpu.name}"
+    ax.set_title(plain(title), fontsize=13, loc="left")
+
+    _place_labels(fig, ax, to_label, scatters, multi=multi, labels=[l for l, _ in labelled])
+    return fig
+
+
+def point_area(share: float) -> float:
+    """Marker area (points^2) for a share of GPU time: the area grows linearly with the share."""
+    return 28.0 + 1400.0 * max(0.0, min(1.0, float(share or 0.0)))
+
+
+_OFFSETS = [
+    (8, 6, "left", "bottom"),
+    (8, -6, "left", "top"),
+    (-8, 6, "right", "bottom"),
+    (-8, -6, "right", "top"),
+    (16, 20, "left", "bottom"),
+    (16, -20, "left", "top"),
+    (-16, 20, "right", "bottom"),
+    (-16, -20, "right", "top"),
+    (24, 36, "left", "bottom"),
+    (24, -36, "left", "top"),
+    (-24, 36, "right", "bottom"),
+    (-24, -36, "right", "top"),
+    (0, 52, "center", "bottom"),
+    (0, -52, "center", "top"),
+    (30, 0, "left", "center"),
+    (-30, 0, "right", "center"),
+]
+
+
+def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str]) -> None:
+    """Label the top kernels, greedily: for each (heaviest first) try offsets around the point
+    and keep the first whose box stays inside the axes and clear of the legends, the ridge
+    labels, the markers, the roof lines and the labels already placed; else leave it out."""
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    if not items:
+        return
+    fig.draw_without_rendering()  # settle the constrained layout before measuring
+    renderer = fig.canvas.get_renderer()
+    ax_box = ax.get_window_extent(renderer)
+    obstacles = [leg.get_window_extent(renderer) for leg in ax.get_children() if type(leg).__name__ == "Legend"]
+    obstacles += [t.get_window_extent(renderer) for t in ax.texts]
+    px = fig.dpi / 72.0
+    for drawable, sizes in scatters:
+        for p, s in zip(drawable, sizes):
+            cx, cy = ax.transData.transform((p["x"], p["y"]))
+            r = math.sqrt(s) / 2 * px
+            obstacles.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+    # roof lines as sampled display points (straight in log-log, so straight on screen)
+    line_pts = []
+    for ln in ax.get_lines():
+        gid = ln.get_gid() or ""
+        if not gid.startswith(("roof:", "compare:")):
+            continue
+        xy = ax.transData.transform(list(zip(ln.get_xdata(), ln.get_ydata())))
+        for (x0, y0), (x1, y1) in zip(xy[:-1], xy[1:]):
+            n = max(2, int(math.hypot(x1 - x0, y1 - y0) / 4))
+            line_pts += [(x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n) for k in range(n + 1)]
+
+    def crosses_line(bb) -> bool:
+        return any(bb.x0 <= x <= bb.x1 and bb.y0 <= y <= bb.y1 for x, y in line_pts)
+
+    placed = []
+    for idx, rank, p in items:
+        text = shorten(p["short"], 30)
+        if multi:
+            text = f"{text} [{shorten(labels[idx], 14)}]"
+        cx, cy = ax.transData.transform((p["x"], p["y"]))
+        own = math.sqrt(point_area(p["share"])) / 2  # clear the marker itself (in points)
+        best = None
+        for dx, dy, ha, va in _OFFSETS:
+            sx = dx + math.copysign(0.7 * own, dx) if dx else 0.0
+            sy = dy + math.copysign(0.7 * own, dy) if dy else 0.0
+            ann = ax.annotate(
+                plain(text), (p["x"], p["y"]), xytext=(sx, sy), textcoords="offset points",
+                ha=ha, va=va, fontsize=8.5, color="#111111", zorder=6,
+                arrowprops=(
+                    {"arrowstyle": "-", "color": "#888888", "lw": 0.6, "shrinkA": 1, "shrinkB": 2}
+                    if abs(sy) > 14 or abs(sx) > 22
+                    else None
+                ),
+                annotation_clip=False,
+            )
+            # the text's own box (Annotation's extent would include the leader line)
+            ann.update_positions(renderer)
+            bb = Text.get_window_extent(ann, renderer).expanded(1.03, 1.12)
+            inside = bb.x0 >= ax_box.x0 and bb.x1 <= ax_box.x1 and bb.y0 >= ax_box.y0 and bb.y1 <= ax_box.y1
+            if inside and not any(bb.overlaps(o) for o in placed + obstacles) and not crosses_line(bb):
+                best = (ann, bb)
+                break
+            ann.remove()
+        if best is None:
+            continue  # no free spot: leave it unlabelled rather than overprint
+        ann, bb = best
+        ann.set_gid(f"label:{idx}:{rank}")
+        placed.append(bb)
+
+
+# ----------------------------------------------------------------------------------------
+# telemetry
+# ----------------------------------------------------------------------------------------
+TELEMETRY_SERIES = (
+    ("gpu_util_ratio", "GPU-Util (NVML)", OKABE_ITO["black"], "-"),
+    ("tensor_active_ratio", "tensor active (DCGM)", OKABE_ITO["vermillion"], "-"),
+    ("dram_active_ratio", "DRAM active (DCGM)", OKABE_ITO["blue"], "--"),
+    ("sm_active_ratio", "SM active (DCGM)", OKABE_ITO["green"], ":"),
+)
+
+_HOST_RE = re.compile(r"host:(\S+)")
+_GPU_RE = re.compile(r"gpu:(\S+)")
+_WINDOW_RE = re.compile(r"window:(\S+?)(?:/|\.\.)(\S+)")
+
+
+def _parse_time(value):
+    from datetime import datetime, timezone
+
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    try:
+        t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+def finding_span(finding) -> dict[str, Any] | None:
+    """Where a telemetry finding points: ``{"host", "gpu", "start", "end"}`` (any may be None).
+
+    Read from the subject (``host:node1 gpu:3 window:<start>/<end>``) and from evidence named
+    ``window_start`` / ``window_end`` (ISO-8601 or datetime). None for non-telemetry findings.
+    """
+    kind = getattr(finding, "subject_kind", "")
+    subject = str(getattr(finding, "subject", "") or "")
+    if kind not in ("telemetry", "window", "gpu", "host") and "window:" not in subject:
+        return None
+    host = _HOST_RE.search(subject)
+    gpu = _GPU_RE.search(subject)
+    span = {
+        "host": host.group(1) if host else None,
+        "gpu": gpu.group(1) if gpu else None,
+        "start": None,
+        "end": None,
+    }
+    win = _WINDOW_RE.search(subject)
+    if win:
+        span["start"], span["end"] = _parse_time(win.group(1)), _parse_time(win.group(2))
+    for ev in getattr(finding, "evidence", ()) or ():
+        if ev.metric in ("window_start", "start", "start_time"):
+            span["start"] = _parse_time(ev.value) or span["start"]
+        elif ev.metric in ("window_end", "end", "end_time"):
+            span["end"] = _parse_time(ev.value) or span["end"]
+    return span
+
+
+def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
+    """Small multiples, one panel per GPU: GPU-Util vs tensor-active / DRAM-active over time.
+
+    Spans that telemetry findings point at (see :func:`finding_span`) are shaded. Returns a
+    Figure, or None when the result holds no telemetry.
+    """
+    import polars as pl
+
+    tel = result.telemetry
+    if tel is None or not getattr(tel, "height", 0):
+        return None
+    fields = [s[0] for s in TELEMETRY_SERIES]
+    tel = tel.filter(pl.col("field").is_in(fields) & pl.col("value").is_not_null())
+    if not tel.height:
+        return None
+    keys = (
+        tel.group_by("host", "gpu", "gpu_instance")
+        .agg(pl.len().alias("n"))
+        .sort("host", "gpu", "gpu_instance", nulls_last=True)
+    )
+    groups = keys.select("host", "gpu", "gpu_instance").rows()
+    shown = groups[:max_panels]
+    n = len(shown)
+    ncols = 1 if n == 1 else 2
+    nrows = math.ceil(n / ncols)
+    fig = _new_figure(10.0 if ncols == 2 else 9.0, max(3.2, 2.5 * nrows + 0.8))
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+    spans = [s for s in (finding_span(f) for f in result.findings or []) if s]
+    flagged_by_panel: dict[int, list[str]] = {}
+    handles = {}
+    for k, (host, gpu, inst) in enumerate(shown):
+        ax = axes[k // ncols][k % ncols]
+        sub = tel.filter(
+            (pl.col("host").eq_missing(host)) & (pl.col("gpu").eq_missing(gpu)) & (pl.col("gpu_instance").eq_missing(inst))
+        ).sort("timestamp")
+        for field, label, color, style in TELEMETRY_SERIES:
+            s = sub.filter(pl.col("field") == field)
+            if not s.height:
+                continue
+            s = s.group_by("timestamp").agg(pl.col("value").mean()).sort("timestamp")
+            (ln,) = ax.plot(
+                s["timestamp"].to_list(), (s["value"] * 100).to_list(), color=color, linestyle=style,
+                linewidth=1.4, label=label,
+            )
+            ln.set_gid(f"telemetry:{k}:{field}")
+            handles.setdefault(label, ln)
+        for f, span in zip([f for f in result.findings or [] if finding_span(f)], spans):
+            if span["host"] is not None and host is not None and span["host"] != str(host):
+                continue
+            if span["gpu"] is not None and gpu is not None and span["gpu"] not in (str(gpu), f"{gpu}/{inst}"):
+                continue
+            if span["host"] is None and span["gpu"] is None and span["start"] is None:
+                continue
+            flagged_by_panel.setdefault(k, []).append(f.code)
+            if span["start"] is not None or span["end"] is not None:
+                t0 = span["start"] or sub["timestamp"].min()
+                t1 = span["end"] or sub["timestamp"].max()
+                patch = ax.axvspan(t0, t1, color=OKABE_ITO["yellow"], alpha=0.35, zorder=0, linewidth=0)
+                patch.set_gid(f"flagged:{k}:{f.code}")
+                handles.setdefault("span flagged by a rule", patch)
+        name = f"{host or 'host ?'} \u00b7 GPU {gpu if gpu is not None else '?'}"
+        if inst is not None:
+            name += f" \u00b7 GI {inst}"
+        codes = sorted(set(flagged_by_panel.get(k, [])))
+        if codes:
+            name += "  [" + ", ".join(codes) + "]"
+        ax.set_title(plain(name), fontsize=10, loc="left")
+        ax.set_ylim(0, 105)
+        ax.grid(True, color="#E5E5E5", linewidth=0.6)
+        ax.tick_params(labelsize=9)
+        if k % ncols == 0:
+            ax.set_ylabel("% of time", fontsize=10)
+    for k in range(n, nrows * ncols):
+        axes[k // ncols][k % ncols].set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (UTC)", fontsize=10)
+    import matplotlib.dates as mdates
+
+    for row in axes:
+        for ax in row:
+            loc = mdates.AutoDateLocator(maxticks=6)
+            ax.xaxis.set_major_locator(loc)
+            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+    if handles:
+        fig.legend(
+            handles=list(handles.values()), labels=list(handles.keys()), loc="outside lower center",
+            ncols=min(5, len(handles)), fontsize=9, frameon=False,
+        )
+    if title is None:
+        gpu_txt = result.gpu_name or "GPUs"
+        srcs = sorted({Path(str(s)).name for s in tel["source"].unique().to_list() if s is not None})
+        src_txt = srcs[0] if len(srcs) == 1 else f"{len(srcs)} files"
+        title = f"Busy vs. working \u2014 {gpu_txt} \u2014 {src_txt}"
+        if len(groups) > n:
+            title += f" (first {n} of {len(groups)} GPUs)"
+    fig.suptitle(plain(title), fontsize=13, x=0.01, ha="left")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------
+# output
+# ----------------------------------------------------------------------------------------
+def save_figure(fig, path, *, dpi: int = 150) -> Path:
+    """Write ``fig`` to ``path``; the suffix picks the format (.png, .svg, .pdf)."""
+    path = Path(path)
+    fmt = SAVE_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise UsageError(
+            f"cannot write a plot to {str(path)!r}: unknown suffix {path.suffix or '(none)'!r}; "
+            f"use one of {', '.join(SAVE_FORMATS)}"
+        )
+    metadata = {"Date": None} if fmt in ("svg", "pdf") else None
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "ridgeline"}):
+        fig.savefig(path, format=fmt, dpi=dpi, bbox_inches="tight", metadata=metadata)
+    return path
+
+
+def figure_svg(fig) -> str:
+    """The figure as an SVG document string (text drawn as paths, no external fonts)."""
+    import io
+
+    import matplotlib
+
+    buf = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "ridgeline", "svg.fonttype": "path"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    return buf.getvalue()
