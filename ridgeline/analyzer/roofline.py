@@ -1,0 +1,413 @@
+"""Place every launch on the roofline of the GPU it ran on.
+
+:func:`classify` turns the KERNEL table into the ROOFLINE table (one row per launch) and
+returns the roofs it used; :func:`summarize` aggregates launches per kernel name.
+
+Decisions, written down once:
+
+* **Roofs.** Peaks the export recorded (KERNEL columns ``peak_*``) win over the catalogue.
+  They are reduced to one value per device (the median over that device's launches; the
+  tensor peak per device *and* tensor precision) so one odd launch does not move a roof.
+  The catalogue entry comes from ``--gpu`` when given, else from each launch's
+  ``device_name``. Every roof carries its source: ``ncu``, ``ncu-device-attributes``
+  (DRAM peak computed from recorded memory clock and bus width) or ``catalogue``.
+* **Several devices in one input.** Each launch is classified against the roofs of its
+  own device (measured peaks per ``device_name``; catalogue entry per ``device_name``).
+  ``--gpu`` forces one catalogue entry for every launch.
+* **Dominant precision.** The precision with the most FLOPs; tensor precisions win ties.
+  Tensor FLOPs without a per-precision split (Volta-style ``pipe_tensor`` counts) are
+  taken as ``fp16_tensor``. The compute roof is that precision's peak; all FLOPs of the
+  launch are measured against it.
+* **Unknown, never guessed.** A launch whose FLOP counters, DRAM bytes or duration are
+  null (or duration is zero), or whose roofs cannot be found (no measured peak and no
+  catalogue match), is ``bound = "unknown"``; ``missing`` names what is absent and
+  ``missing_hint`` the ncu option (or ``--gpu``) that fixes it. A launch with FLOPs
+  counted as **zero** and DRAM bytes measured is a legitimate memory-bound kernel
+  (intensity 0; copies, memsets, gathers): its fraction of roof is its DRAM bandwidth
+  over the bandwidth roof. A launch with zero FLOPs *and* zero DRAM bytes has nothing the
+  roofline describes and is ``unknown`` with an explanatory hint (``missing`` empty).
+  FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side.
+* **Numbers.** ``roof_flops_per_s = min(peak, intensity x bandwidth)``;
+  ``roof_fraction`` = achieved FLOP/s / roof FLOP/s (equal to achieved DRAM B/s /
+  bandwidth roof on the memory side); ``ridge_distance = intensity / ridge``;
+  ``time_to_roof_s = max(flops / peak_flops, dram_bytes / bandwidth)``, the duration the
+  launch would have at 100% of its roof, so ``duration_s - time_to_roof_s`` is an upper
+  bound on the time a better kernel could save (same FLOPs, same DRAM bytes).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ridgeline.analyzer.gpus import GPU, PRECISIONS, lookup, try_lookup
+from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS, polars_schema
+from ridgeline.result import Roof
+
+# KERNEL column holding the per-precision FLOP count used to pick the dominant precision
+PRECISION_FLOP_COLUMNS = {
+    "fp8_tensor": "flops_tensor_fp8",
+    "fp16_tensor": "flops_tensor_fp16",
+    "tf32_tensor": "flops_tensor_tf32",
+    "int8_tensor": "flops_tensor_int8",
+    "fp64_tensor": "flops_tensor_fp64",
+    "fp64": "flops_fp64",
+    "fp32": "flops_fp32",
+    "fp16": "flops_fp16",
+}
+# KERNEL column holding the peak ncu recorded for a precision
+MEASURED_PEAK_COLUMNS = {
+    "fp64": "peak_flops_fp64_per_s",
+    "fp32": "peak_flops_fp32_per_s",
+    "fp16": "peak_flops_fp16_per_s",
+}
+TENSOR_COMPONENTS = ("flops_tensor_fp16", "flops_tensor_tf32", "flops_tensor_fp8", "flops_tensor_int8", "flops_tensor_fp64")
+
+MISSING_FLOPS = "sm__sass_thread_inst_executed_op_*_pred_on.sum"
+MISSING_DRAM = "dram__bytes.sum"
+MISSING_TIME = "gpu__time_duration.sum"
+MISSING_BW_ROOF = "DRAM bandwidth roof"
+MISSING_FLOP_ROOF = "compute roof"
+HINT_ROOFLINE = "--set roofline (or --section SpeedOfLight_RooflineChart)"
+HINT_DRAM = "--metrics dram__bytes.sum"
+HINT_TIME = "--metrics gpu__time_duration.sum"
+HINT_GPU = "--gpu NAME (GPU not identified from the export; see 'ridgeline gpus')"
+HINT_NOTHING = "no FLOPs and no DRAM bytes counted: integer or latency-bound work the roofline does not describe"
+
+
+def conform_kernels(kernels: Any):
+    """Return ``kernels`` with exactly the KERNEL columns, in schema order, typed; absent ones null."""
+    import polars as pl
+
+    schema = polars_schema(KERNEL_COLUMNS)
+    have = set(kernels.columns)
+    exprs = []
+    for name, dtype in schema.items():
+        if name in have:
+            exprs.append(pl.col(name).cast(dtype, strict=False))
+        else:
+            exprs.append(pl.lit(None, dtype=dtype).alias(name))
+    return kernels.select(exprs)
+
+
+def resolve_gpu(gpu: GPU | str | None) -> tuple[GPU | None, str | None]:
+    """``--gpu`` value -> (catalogue entry, note); ``(None, None)`` when not given."""
+    if gpu is None:
+        return None, None
+    if isinstance(gpu, GPU):
+        return gpu, f"{gpu.name} (given)"
+    found, note = lookup(gpu)
+    return found, f"--gpu {note}"
+
+
+def match_devices(device_names, *, gpu: GPU | str | None = None) -> list[tuple[str | None, GPU | None, str]]:
+    """Catalogue entry for each distinct device name: ``[(device_name, GPU or None, note)]``."""
+    forced, forced_note = resolve_gpu(gpu)
+    out = []
+    for name in device_names:
+        if forced is not None:
+            out.append((name, forced, forced_note))
+        else:
+            found, note = try_lookup(name)
+            out.append((name, found, f"device name {note}" if found is not None else note))
+    return out
+
+
+def _catalogue_frame(entries: list[tuple[str | None, GPU | None, str]]):
+    import polars as pl
+
+    rows = {"_dev": [], "gpu": [], "_cat_bw": []}
+    for p in PRECISIONS:
+        rows[f"_cat_{p}"] = []
+    for name, gpu, _note in entries:
+        rows["_dev"].append(name if name is not None else "")
+        rows["gpu"].append(gpu.name if gpu else None)
+        rows["_cat_bw"].append(gpu.dram_bw_bytes_per_s if gpu else None)
+        for p in PRECISIONS:
+            rows[f"_cat_{p}"].append(gpu.peak(p) if gpu else None)
+    schema = {"_dev": pl.String, "gpu": pl.String, "_cat_bw": pl.Float64}
+    schema.update({f"_cat_{p}": pl.Float64 for p in PRECISIONS})
+    return pl.DataFrame(rows, schema=schema)
+
+
+def _finite_or_null(expr):
+    import polars as pl
+
+    return pl.when(expr.is_nan()).then(None).otherwise(expr)
+
+
+def classify(kernels: Any, *, gpu: GPU | str | None = None):
+    """KERNEL table -> (ROOFLINE table, roofs used). See the module docstring for the rules."""
+    import polars as pl
+
+    df = conform_kernels(kernels)
+    df = df.with_columns(pl.col("device_name").fill_null("").alias("_dev"))
+
+    # catalogue entry per device name (or the forced --gpu)
+    devices = df.get_column("_dev").unique(maintain_order=True).to_list()
+    entries = match_devices([d or None for d in devices], gpu=gpu)
+    cat = _catalogue_frame([(d, g, n) for d, (_n, g, n) in zip(devices, entries)])
+    df = df.join(cat, on="_dev", how="left", maintain_order="left")
+
+    # FLOPs: total and dominant precision
+    components_known = pl.any_horizontal([pl.col(c).is_not_null() for c in TENSOR_COMPONENTS])
+    tensor_total = pl.coalesce(
+        pl.col("flops_tensor"),
+        pl.when(components_known).then(pl.sum_horizontal(*TENSOR_COMPONENTS)),
+    )
+    df = df.with_columns(tensor_total.alias("_tensor"))
+    any_flops = pl.any_horizontal(
+        [pl.col(c).is_not_null() for c in ("flops_fp64", "flops_fp32", "flops_fp16", "_tensor")]
+    )
+    df = df.with_columns(
+        pl.when(any_flops)
+        .then(pl.sum_horizontal("flops_fp64", "flops_fp32", "flops_fp16", "_tensor"))
+        .alias("flops"),
+        # tensor FLOPs without a per-precision split count as fp16_tensor
+        pl.when(components_known)
+        .then(pl.col("flops_tensor_fp16"))
+        .otherwise(pl.col("_tensor"))
+        .alias("_cand_fp16_tensor"),
+    )
+    cand = {p: (f"_cand_{p}" if p == "fp16_tensor" else c) for p, c in PRECISION_FLOP_COLUMNS.items()}
+    top = pl.max_horizontal([pl.col(c).fill_null(0.0) for c in cand.values()])
+    prec = pl.when(top <= 0).then(pl.lit(None, dtype=pl.String))
+    for p, c in cand.items():
+        prec = prec.when(pl.col(c).fill_null(0.0) == top).then(pl.lit(p))
+    df = df.with_columns(prec.otherwise(None).alias("precision"))
+
+    # measured peaks: median per device (tensor: per device and precision)
+    meas = df.group_by("_dev").agg(
+        *[pl.col(c).median().alias(f"_m_{p}") for p, c in MEASURED_PEAK_COLUMNS.items()],
+        pl.col("peak_dram_bytes_per_s").median().alias("_m_bw"),
+        pl.col("peak_dram_bytes_per_s_source").drop_nulls().first().alias("_m_bw_src"),
+        pl.len().alias("_n_dev"),
+    )
+    is_tensor = pl.col("precision").str.ends_with("_tensor")
+    meas_t = (
+        df.filter(is_tensor)
+        .group_by("_dev", "precision")
+        .agg(pl.col("peak_flops_tensor_per_s").median().alias("_m_tensor"))
+    )
+    df = df.join(meas, on="_dev", how="left", maintain_order="left")
+    df = df.join(meas_t, on=["_dev", "precision"], how="left", maintain_order="left", nulls_equal=False)
+
+    measured = pl.lit(None, dtype=pl.Float64)
+    catalogue = pl.lit(None, dtype=pl.Float64)
+    m_expr = None
+    c_expr = None
+    for p in PRECISIONS:
+        m_col = f"_m_{p}" if p in MEASURED_PEAK_COLUMNS else "_m_tensor" if p.endswith("_tensor") else None
+        cond = pl.col("precision") == p
+        m_val = pl.col(m_col) if m_col else pl.lit(None, dtype=pl.Float64)
+        m_expr = (pl.when(cond) if m_expr is None else m_expr.when(cond)).then(m_val)
+        c_expr = (pl.when(cond) if c_expr is None else c_expr.when(cond)).then(pl.col(f"_cat_{p}"))
+    measured = m_expr.otherwise(None)
+    catalogue = c_expr.otherwise(None)
+    bw_src_measured = (
+        pl.when(pl.col("_m_bw_src").fill_null("").str.contains("attribute"))
+        .then(pl.lit("ncu-device-attributes"))
+        .otherwise(pl.lit("ncu"))
+    )
+    df = df.with_columns(
+        pl.coalesce(measured, catalogue).alias("peak_flops_per_s"),
+        pl.when(measured.is_not_null())
+        .then(pl.lit("ncu"))
+        .when(catalogue.is_not_null())
+        .then(pl.lit("catalogue"))
+        .alias("peak_flops_source"),
+        pl.coalesce("_m_bw", "_cat_bw").alias("peak_bw_bytes_per_s"),
+        pl.when(pl.col("_m_bw").is_not_null())
+        .then(bw_src_measured)
+        .when(pl.col("_cat_bw").is_not_null())
+        .then(pl.lit("catalogue"))
+        .alias("peak_bw_source"),
+    )
+
+    # intensities and achieved rates
+    dur_ok = pl.col("duration_s").fill_null(0.0) > 0
+    df = df.with_columns(
+        _finite_or_null(pl.col("flops") / pl.col("dram_bytes")).alias("intensity_dram"),
+        _finite_or_null(pl.col("flops") / pl.col("l2_bytes")).alias("intensity_l2"),
+        _finite_or_null(pl.col("flops") / pl.col("l1_bytes")).alias("intensity_l1"),
+        pl.when(dur_ok).then(pl.col("flops") / pl.col("duration_s")).alias("achieved_flops_per_s"),
+        pl.when(dur_ok).then(pl.col("dram_bytes") / pl.col("duration_s")).alias("achieved_dram_bytes_per_s"),
+        (pl.col("peak_flops_per_s") / pl.col("peak_bw_bytes_per_s")).alias("ridge_flop_per_byte"),
+    )
+
+    # what is missing, and how to get it
+    flops_missing = pl.col("flops").is_null()
+    dram_missing = pl.col("dram_bytes").is_null()
+    time_missing = ~dur_ok
+    bw_roof_missing = pl.col("peak_bw_bytes_per_s").is_null()
+    flop_roof_missing = (pl.col("flops").fill_null(0.0) > 0) & pl.col("peak_flops_per_s").is_null()
+    nothing = (pl.col("flops") == 0) & (pl.col("dram_bytes") == 0)
+
+    def tag(cond, text):
+        return pl.when(cond).then(pl.lit(text)).otherwise(pl.lit(None, dtype=pl.String))
+
+    df = df.with_columns(
+        pl.concat_list(
+            tag(flops_missing, MISSING_FLOPS),
+            tag(dram_missing, MISSING_DRAM),
+            tag(time_missing, MISSING_TIME),
+            tag(bw_roof_missing, MISSING_BW_ROOF),
+            tag(flop_roof_missing, MISSING_FLOP_ROOF),
+        )
+        .list.drop_nulls()
+        .alias("missing"),
+        pl.concat_list(
+            tag(flops_missing, HINT_ROOFLINE),
+            tag(dram_missing & ~flops_missing, HINT_DRAM),
+            tag(time_missing, HINT_TIME),
+            tag(bw_roof_missing | flop_roof_missing, HINT_GPU),
+            tag(nothing.fill_null(False), HINT_NOTHING),
+        )
+        .list.drop_nulls()
+        .list.join("; ")
+        .alias("_hint"),
+    )
+    df = df.with_columns(pl.when(pl.col("_hint") != "").then(pl.col("_hint")).alias("missing_hint"))
+
+    known = (pl.col("missing").list.len() == 0) & ~nothing.fill_null(False)
+    zero_flops = pl.col("flops") == 0
+    memory_side = zero_flops | (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte"))
+    df = df.with_columns(
+        pl.when(~known)
+        .then(pl.lit("unknown"))
+        .when(memory_side)
+        .then(pl.lit("memory"))
+        .otherwise(pl.lit("compute"))
+        .alias("bound"),
+        pl.when(known)
+        .then(
+            pl.min_horizontal(
+                pl.col("peak_flops_per_s"),
+                pl.col("intensity_dram").fill_null(float("inf")) * pl.col("peak_bw_bytes_per_s"),
+            )
+        )
+        .alias("roof_flops_per_s"),
+        pl.when(known & zero_flops)
+        .then(pl.lit(0.0))
+        .when(known)
+        .then(pl.col("intensity_dram") / pl.col("ridge_flop_per_byte"))
+        .alias("ridge_distance"),
+        pl.when(known)
+        .then(
+            pl.max_horizontal(
+                pl.col("flops") / pl.col("peak_flops_per_s"),
+                pl.col("dram_bytes") / pl.col("peak_bw_bytes_per_s"),
+            )
+        )
+        .alias("time_to_roof_s"),
+    )
+    df = df.with_columns(
+        pl.when(known & zero_flops)
+        .then(pl.col("achieved_dram_bytes_per_s") / pl.col("peak_bw_bytes_per_s"))
+        .when(known)
+        .then(pl.col("achieved_flops_per_s") / pl.col("roof_flops_per_s"))
+        .alias("roof_fraction"),
+    )
+
+    roofs = _roofs_used(df)
+    out_schema = polars_schema(KERNEL_COLUMNS) | polars_schema(ROOFLINE_COLUMNS)
+    df = df.select([pl.col(c).cast(t) for c, t in out_schema.items()])
+    return df, roofs
+
+
+def _roofs_used(df) -> list[Roof]:
+    """The distinct roofs the launches were measured against (bandwidth first)."""
+    import polars as pl
+
+    roofs: list[Roof] = []
+    bw = (
+        df.filter(pl.col("peak_bw_bytes_per_s").is_not_null())
+        .group_by("_dev", "gpu", "peak_bw_bytes_per_s", "peak_bw_source", "_m_bw_src", "_n_dev")
+        .agg()
+        .sort("_dev")
+    )
+    for row in bw.iter_rows(named=True):
+        roofs.append(
+            Roof(
+                kind="bandwidth",
+                value=float(row["peak_bw_bytes_per_s"]),
+                source=row["peak_bw_source"],
+                level="dram",
+                detail=_detail(row, "peak_dram_bytes_per_s", row["_m_bw_src"]),
+            )
+        )
+    comp = (
+        df.filter(pl.col("peak_flops_per_s").is_not_null() & pl.col("precision").is_not_null())
+        .group_by("_dev", "gpu", "precision", "peak_flops_per_s", "peak_flops_source", "_n_dev")
+        .agg()
+    )
+    order = {p: i for i, p in enumerate(PRECISIONS)}
+    rows = sorted(comp.iter_rows(named=True), key=lambda r: (r["_dev"], order.get(r["precision"], 99)))
+    for row in rows:
+        p = row["precision"]
+        column = MEASURED_PEAK_COLUMNS.get(p, "peak_flops_tensor_per_s")
+        roofs.append(
+            Roof(
+                kind="compute",
+                value=float(row["peak_flops_per_s"]),
+                source=row["peak_flops_source"],
+                precision=p,
+                detail=_detail(row, column, None),
+            )
+        )
+    return list(dict.fromkeys(roofs))
+
+
+def _detail(row: dict, column: str, recipe: str | None) -> str:
+    source = row.get("peak_bw_source") if column == "peak_dram_bytes_per_s" else row.get("peak_flops_source")
+    device = row["_dev"] or "unnamed device"
+    if source == "catalogue":
+        return f"{row['gpu']} datasheet (catalogue)"
+    text = f"median over {row['_n_dev']} launch(es) on {device} of {column}"
+    if recipe:
+        text += f" = {recipe}"
+    return text
+
+
+def summarize(roofline: Any):
+    """ROOFLINE table -> SUMMARY table: one row per kernel name, most GPU time first."""
+    import polars as pl
+
+    df = roofline
+    grand = df.get_column("duration_s").sum() or 0.0
+    both = pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null()
+    rf_known = pl.col("roof_fraction").is_not_null() & pl.col("duration_s").is_not_null()
+    ttr_known = pl.col("time_to_roof_s").is_not_null() & pl.col("duration_s").is_not_null()
+    base = df.group_by("kernel_name").agg(
+        pl.col("short_name").drop_nulls().first().alias("short_name"),
+        pl.len().cast(pl.Int64).alias("launches"),
+        pl.col("duration_s").sum().alias("total_duration_s"),
+        pl.col("flops").filter(both).sum().alias("_f"),
+        pl.col("dram_bytes").filter(both).sum().alias("_b"),
+        both.any().alias("_any_both"),
+        (pl.col("roof_fraction") * pl.col("duration_s")).filter(rf_known).sum().alias("_rfw"),
+        pl.col("duration_s").filter(rf_known).sum().alias("_rfd"),
+        (pl.col("duration_s") - pl.col("time_to_roof_s")).clip(lower_bound=0.0).filter(ttr_known).sum().alias("_save"),
+        ttr_known.any().alias("_any_ttr"),
+    )
+
+    def by_time(column: str):
+        return (
+            df.filter(pl.col(column).is_not_null())
+            .group_by("kernel_name", column)
+            .agg(pl.col("duration_s").fill_null(0.0).sum().alias("_t"))
+            .sort(["kernel_name", "_t", column], descending=[False, True, False])
+            .group_by("kernel_name", maintain_order=True)
+            .agg(pl.col(column).first())
+        )
+
+    out = base.join(by_time("precision"), on="kernel_name", how="left").join(by_time("bound"), on="kernel_name", how="left")
+    out = out.with_columns(
+        (pl.col("total_duration_s") / grand if grand > 0 else pl.lit(None, dtype=pl.Float64)).alias("time_share"),
+        pl.when(pl.col("_any_both")).then(_finite_or_null(pl.col("_f") / pl.col("_b"))).alias("intensity_dram"),
+        pl.when(pl.col("_rfd") > 0).then(pl.col("_rfw") / pl.col("_rfd")).alias("roof_fraction"),
+        pl.when(pl.col("_any_ttr")).then(pl.col("_save")).alias("saving_upper_bound_s"),
+    )
+    schema = polars_schema(SUMMARY_COLUMNS)
+    return out.sort(["total_duration_s", "kernel_name"], descending=[True, False], nulls_last=True).select(
+        [pl.col(c).cast(t) for c, t in schema.items()]
+    )
