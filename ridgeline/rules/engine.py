@@ -1,0 +1,592 @@
+"""The rules engine: discovery, selection, configuration, running, documentation.
+
+Discovery
+    Every module ``ridgeline/rules/rl<NNN>_<slug>.py`` defines exactly one subclass of
+    :class:`ridgeline.rules.base.Rule`; :func:`all_rules` imports them all, so adding a rule
+    never edits a shared list. The registry refuses (``RuleDefinitionError``, a bug, not a user
+    error) a code that does not match ``RL[1-9]NN``, a code that differs from the module's
+    number, a duplicate code or alias, a name that is not kebab-case, an unknown severity or
+    family, and a docstring without the sections What it finds / Why it matters / What to do /
+    Example.
+
+Docstring format
+    The rule class docstring (else the module docstring) starts with a one-line summary; each
+    section is a line holding only the heading (``What it finds``, optionally ``## ``-prefixed or
+    ``:``-suffixed, optionally underlined with dashes) followed by its text.
+
+Selection
+    ``select``/``ignore`` take codes or code prefixes (``RL1``, ``RL10``, ``RL105``, ``ALL``),
+    from flags or the config file. The most specific matching selector wins (``--select RL1
+    --ignore RL105`` runs RL1xx but RL105; ``--ignore RL1 --select RL105`` runs RL105 only); on a
+    tie ``ignore`` wins. Flag ``select`` replaces the config's ``select``; flag ``ignore`` adds to
+    the config's ``ignore``. A selector that matches no rule is a UsageError.
+
+Configuration
+    ``[tool.ridgeline]`` in a TOML file the user names (``--config``), else ``./ridgeline.toml``
+    (whose top level may hold the keys directly)::
+
+        [tool.ridgeline]
+        select = ["RL1", "RL9"]
+        ignore = ["RL107"]
+
+        [tool.ridgeline.rules.RL103]
+        min_bandwidth_fraction = 0.5
+        severity = "critical"   # any rule's severity may be overridden
+
+    Flags: ``--threshold RL103.min_bandwidth_fraction=0.5`` (see :func:`parse_threshold_flags`).
+    Unknown codes, unknown threshold keys and values of the wrong type are UsageErrors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import inspect
+import pkgutil
+import re
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import InputError, UsageError
+from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, SEVERITIES, Context, Finding, Rule
+
+MODULE_RE = re.compile(r"^rl(\d{3})_[a-z0-9_]+$")
+SELECTOR_RE = re.compile(r"^RL[0-9]{0,3}$")
+FAMILIES = ("kernel", "telemetry", "data", "run")
+THRESHOLD_FLAG_RE = re.compile(r"^\s*(RL[0-9]{3})\.([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+# config keys inside a [tool.ridgeline.rules.RLnnn] table that are not thresholds
+RULE_META_KEYS = ("severity",)
+
+
+class RuleDefinitionError(Exception):
+    """A rule module breaks the registry's contract (a programming error, not a user error)."""
+
+
+# --------------------------------------------------------------------------------------
+# discovery
+# --------------------------------------------------------------------------------------
+def _rule_modules() -> list[str]:
+    import ridgeline.rules as pkg
+
+    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if MODULE_RE.match(m.name))
+
+
+@functools.lru_cache(maxsize=1)
+def _registry() -> tuple[type[Rule], ...]:
+    rules: list[type[Rule]] = []
+    for mod_name in _rule_modules():
+        module = importlib.import_module(f"ridgeline.rules.{mod_name}")
+        classes = [
+            obj
+            for obj in vars(module).values()
+            if inspect.isclass(obj) and issubclass(obj, Rule) and obj is not Rule and obj.__module__ == module.__name__
+        ]
+        if len(classes) != 1:
+            raise RuleDefinitionError(
+                f"ridgeline.rules.{mod_name} must define exactly one Rule subclass, found {len(classes)}"
+            )
+        cls = classes[0]
+        validate_rule(cls, module_name=mod_name)
+        rules.append(cls)
+    seen: dict[str, str] = {}
+    for cls in rules:
+        for code in (cls.code, *cls.aliases):
+            if code in seen:
+                raise RuleDefinitionError(f"rule code {code} used by both {seen[code]} and {cls.__name__}")
+            seen[code] = cls.__name__
+    names = [cls.name for cls in rules]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise RuleDefinitionError(f"rule names used twice: {', '.join(dupes)}")
+    return tuple(sorted(rules, key=lambda r: r.code))
+
+
+def validate_rule(cls: type[Rule], *, module_name: str | None = None) -> None:
+    """Raise RuleDefinitionError when a rule class breaks the contract (see the module docstring)."""
+    code = getattr(cls, "code", None)
+    if not isinstance(code, str) or not CODE_RE.match(code):
+        raise RuleDefinitionError(f"{cls.__name__}: code {code!r} does not match {CODE_RE.pattern}")
+    if module_name is not None:
+        m = MODULE_RE.match(module_name)
+        if not m or f"RL{m.group(1)}" != code:
+            raise RuleDefinitionError(f"{cls.__name__}: code {code} does not match its module {module_name}")
+    for alias in cls.aliases:
+        if not CODE_RE.match(alias):
+            raise RuleDefinitionError(f"{code}: alias {alias!r} does not match {CODE_RE.pattern}")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise RuleDefinitionError(f"{code}: name {name!r} is not kebab-case")
+    if cls.severity not in SEVERITIES:
+        raise RuleDefinitionError(f"{code}: severity {cls.severity!r} not one of {SEVERITIES}")
+    if cls.family not in FAMILIES:
+        raise RuleDefinitionError(f"{code}: family {cls.family!r} not one of {FAMILIES}")
+    for key, spec in cls.thresholds.items():
+        if not re.match(r"^[a-z][a-z0-9_]*$", key) or key in RULE_META_KEYS:
+            raise RuleDefinitionError(f"{code}: threshold name {key!r} must be snake_case and not {RULE_META_KEYS}")
+        if not (isinstance(spec, tuple) and len(spec) == 2 and isinstance(spec[1], str) and spec[1].strip()):
+            raise RuleDefinitionError(f"{code}: threshold {key!r} must be (default, 'one-line description')")
+    doc = rule_doc_sections(cls)
+    missing = [s for s in DOC_SECTIONS if not doc.get(s, "").strip()]
+    if missing:
+        raise RuleDefinitionError(f"{code}: docstring lacks section(s) {', '.join(missing)}")
+    if not doc.get("summary", "").strip():
+        raise RuleDefinitionError(f"{code}: docstring lacks a one-line summary")
+
+
+def all_rules() -> list[type[Rule]]:
+    """Every rule class, sorted by code (modules ``ridgeline/rules/rlNNN_*.py``)."""
+    return list(_registry())
+
+
+def get_rule(code: str) -> type[Rule]:
+    """The rule for a code or alias (case-insensitive); UsageError if there is none."""
+    want = code.strip().upper()
+    for cls in _registry():
+        if want == cls.code or want in cls.aliases:
+            return cls
+    raise UsageError(f"unknown rule code {code!r}; known: {_known_codes()}")
+
+
+def _known_codes() -> str:
+    codes = [cls.code for cls in _registry()]
+    return ", ".join(codes) if codes else "none"
+
+
+# --------------------------------------------------------------------------------------
+# docs
+# --------------------------------------------------------------------------------------
+def _doc_text(obj: Any) -> str:
+    return inspect.cleandoc(obj.__doc__) if obj.__doc__ else ""
+
+
+def _parse_sections(text: str) -> dict[str, str]:
+    heads = {s.lower(): s for s in DOC_SECTIONS}
+    out: dict[str, list[str]] = {"summary": []}
+    current = "summary"
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        key = line.strip().lstrip("#").strip().rstrip(":").strip().lower()
+        if key in heads:
+            current = heads[key]
+            out[current] = []
+            if i + 1 < len(lines) and re.match(r"^\s*[-=~]{3,}\s*$", lines[i + 1]):
+                i += 1
+        else:
+            out[current].append(line)
+        i += 1
+    return {k: inspect.cleandoc("\n".join(v)) if any(x.strip() for x in v) else "" for k, v in out.items()}
+
+
+def rule_doc_sections(cls: type[Rule]) -> dict[str, str]:
+    """``{"summary": ..., "What it finds": ..., ...}`` from the class docstring (else the module's)."""
+    sections = _parse_sections(_doc_text(cls))
+    if not all(sections.get(s) for s in DOC_SECTIONS):
+        module = sys.modules.get(cls.__module__)
+        if module is not None and module.__doc__:
+            mod_sections = _parse_sections(_doc_text(module))
+            if all(mod_sections.get(s) for s in DOC_SECTIONS):
+                if not sections.get("summary"):
+                    return mod_sections
+                return {**mod_sections, "summary": sections["summary"]}
+    return sections
+
+
+def summary_line(cls: type[Rule]) -> str:
+    """The docstring's first line (the one-line description in listings)."""
+    summary = rule_doc_sections(cls).get("summary", "")
+    return summary.splitlines()[0].strip() if summary else ""
+
+
+def _fmt_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if value is None:
+        return "unset"
+    return repr(value)
+
+
+def catalogue_rows() -> list[dict[str, Any]]:
+    """One dict per rule: code, name, severity, family, summary, thresholds, aliases."""
+    return [
+        {
+            "code": cls.code,
+            "name": cls.name,
+            "severity": cls.severity,
+            "family": cls.family,
+            "summary": summary_line(cls),
+            "aliases": list(cls.aliases),
+            "thresholds": {k: {"default": v, "description": d} for k, (v, d) in cls.thresholds.items()},
+        }
+        for cls in _registry()
+    ]
+
+
+def rule_doc(cls: type[Rule], *, overrides: Mapping[str, Any] | None = None) -> str:
+    """Plain-text documentation of one rule (what ``ridgeline rules RL101`` prints)."""
+    doc = rule_doc_sections(cls)
+    out = [f"{cls.code} {cls.name}  [{cls.severity}, {cls.family}]"]
+    if cls.aliases:
+        out.append(f"aliases: {', '.join(cls.aliases)}")
+    out += ["", doc["summary"], ""]
+    for section in DOC_SECTIONS:
+        out.append(section)
+        out += ["    " + line if line else "" for line in doc[section].splitlines()]
+        out.append("")
+    out.append("Thresholds")
+    if not cls.thresholds:
+        out.append("    none")
+    for key, (default, desc) in cls.thresholds.items():
+        shown = _fmt_value(default)
+        if overrides and key in overrides:
+            shown = f"{_fmt_value(overrides[key])} (configured; default {_fmt_value(default)})"
+        out.append(f"    {key} = {shown}")
+        out.append(f"        {desc}")
+    out += [
+        "",
+        "Override in ridgeline.toml or a --config file:",
+        f"    [tool.ridgeline.rules.{cls.code}]",
+    ]
+    if cls.thresholds:
+        key, (default, _d) = next(iter(cls.thresholds.items()))
+        out.append(f"    {key} = {_fmt_value(default)}")
+        out.append(f"or on the command line: --threshold {cls.code}.{key}={_fmt_value(default)}")
+    out.append(f'    severity = "{cls.severity}"')
+    return "\n".join(out).rstrip() + "\n"
+
+
+def rules_markdown() -> str:
+    """The rules reference page (docs/rules.md), generated from the rule objects."""
+    rules = _registry()
+    out = [
+        "# Rule reference",
+        "",
+        "<!-- Generated by `python scripts/gen_rules_doc.py` from the rule classes; do not edit. -->",
+        "",
+        "Codes: `RL` + family digit + two digits: 1xx kernel/roofline, 2xx telemetry, 3xx run-to-run,",
+        "9xx input and data quality. A published code is never reused; a renamed rule keeps its old code",
+        "as an alias. Select rules with `--select`/`--ignore` (codes or prefixes such as `RL1`), override",
+        "thresholds with `--threshold RL103.min_bandwidth_fraction=0.5` or in `ridgeline.toml`:",
+        "",
+        "```toml",
+        "[tool.ridgeline]",
+        'select = ["RL1", "RL9"]',
+        'ignore = ["RL107"]',
+        "",
+        "[tool.ridgeline.rules.RL103]",
+        "min_bandwidth_fraction = 0.5",
+        'severity = "critical"',
+        "```",
+        "",
+        "Every finding carries the measured value against the threshold, its evidence (each figure with",
+        "its source: `measured: <counters>`, `derived`, `catalogue` or `ncu`), a remedy, and an impact:",
+        "the GPU time saved if the subject reached its roof, an upper bound that is never summed across",
+        "findings. Findings are sorted by impact.",
+        "",
+        "| code | name | severity | summary |",
+        "|---|---|---|---|",
+    ]
+    for cls in rules:
+        anchor = f"{cls.code.lower()}-{cls.name}"
+        out.append(f"| [{cls.code}](#{anchor}) | `{cls.name}` | {cls.severity} | {summary_line(cls)} |")
+    for cls in rules:
+        doc = rule_doc_sections(cls)
+        out += ["", f"## {cls.code} {cls.name}", "", doc["summary"], ""]
+        meta = f"Severity: **{cls.severity}**. Family: {cls.family}."
+        if cls.aliases:
+            meta += f" Aliases: {', '.join(cls.aliases)}."
+        out += [meta, ""]
+        for section in DOC_SECTIONS:
+            out += [f"### {section}", "", doc[section], ""]
+        out += ["### Thresholds", ""]
+        if cls.thresholds:
+            out += ["| threshold | default | meaning |", "|---|---|---|"]
+            for key, (default, desc) in cls.thresholds.items():
+                out.append(f"| `{key}` | `{_fmt_value(default)}` | {desc} |")
+        else:
+            out.append("None.")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --------------------------------------------------------------------------------------
+# configuration
+# --------------------------------------------------------------------------------------
+def _toml():
+    try:
+        import tomllib  # Python 3.11+
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    tomllib = _toml()
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as err:
+        raise UsageError(f"cannot read config file {path}: {err.strerror or err}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        msg = str(err)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        line = int(m.group(1)) if m else getattr(err, "lineno", None)
+        detail = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+        raise InputError(path, "expected valid TOML", line=line, actual=detail) from None
+
+
+def load_config(path: str | Path | None = None) -> dict[str, Any]:
+    """The ``[tool.ridgeline]`` table of a TOML file.
+
+    With ``path``: that file (UsageError if missing); without: ``./ridgeline.toml`` if present,
+    else ``{}``. A ``ridgeline.toml`` (or any file but ``pyproject.toml``) without a
+    ``[tool.ridgeline]`` table is read from its top level. A ``pyproject.toml`` without the
+    table is a UsageError when named explicitly.
+    """
+    if path is None:
+        candidate = Path("ridgeline.toml")
+        if not candidate.is_file():
+            return {}
+        p = candidate
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise UsageError(f"config file {path} not found")
+    data = _read_toml(p)
+    tool = data.get("tool")
+    if isinstance(tool, dict) and isinstance(tool.get("ridgeline"), dict):
+        return dict(tool["ridgeline"])
+    if p.name == "pyproject.toml":
+        raise UsageError(f"{p} has no [tool.ridgeline] table")
+    return {k: v for k, v in data.items() if k != "tool"}
+
+
+def _parse_scalar(text: str) -> Any:
+    tomllib = _toml()
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_threshold_flags(values: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``["RL103.min_bandwidth_fraction=0.5"]`` -> ``{"RL103": {"min_bandwidth_fraction": 0.5}}``.
+
+    Values are read as TOML scalars (``0.5``, ``10``, ``true``, ``"text"``); a bare word stays a
+    string. A malformed flag is a UsageError; codes and keys are checked by :func:`run_rules`.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for raw in values:
+        m = THRESHOLD_FLAG_RE.match(raw.strip().upper()[:5] + raw.strip()[5:]) if raw else None
+        if not m or not m.group(3):
+            raise UsageError(f"--threshold expects CODE.name=value (e.g. RL103.min_bandwidth_fraction=0.5), got {raw!r}")
+        out.setdefault(m.group(1), {})[m.group(2)] = _parse_scalar(m.group(3))
+    return out
+
+
+def merge_config(
+    config: Mapping[str, Any] | None,
+    *,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """Fold command-line flags into a config dict (flag ``select`` replaces, ``ignore`` extends,
+    ``thresholds`` -- flag strings or a ``{code: {key: value}}`` mapping -- override)."""
+    out = dict(config or {})
+    if select:
+        out["select"] = list(select)
+    if ignore:
+        out["ignore"] = _as_list(out.get("ignore", ()), "ignore") + list(ignore)
+    extra = thresholds if isinstance(thresholds, Mapping) else parse_threshold_flags(thresholds)
+    if extra:
+        rules = {k: dict(v) for k, v in _rules_table(out).items()}
+        for code, values in extra.items():
+            rules.setdefault(str(code).upper(), {}).update(values)
+        out["rules"] = rules
+    return out
+
+
+def _as_list(value: Any, key: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise UsageError(f"config: {key} must be a list of rule codes or prefixes, got {value!r}")
+
+
+def _rules_table(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    rules = config.get("rules", {})
+    if not isinstance(rules, Mapping) or not all(isinstance(v, Mapping) for v in rules.values()):
+        raise UsageError("config: [tool.ridgeline.rules] must hold one table per rule code, e.g. [tool.ridgeline.rules.RL103]")
+    return {str(k): dict(v) for k, v in rules.items()}
+
+
+def _coerce(code: str, key: str, default: Any, value: Any) -> Any:
+    def bad(expected: str) -> UsageError:
+        return UsageError(f"{code}.{key}: expected {expected}, got {value!r}")
+
+    if default is None:
+        return value
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false"):
+            return value.lower() == "true"
+        raise bad("true or false")
+    if isinstance(default, int):
+        if isinstance(value, bool):
+            raise bad("an integer")
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        raise bad("an integer")
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad("a number")
+        return float(value)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise bad("a string")
+        return value
+    if isinstance(default, (tuple, list)):
+        if not isinstance(value, (tuple, list)):
+            raise bad("a list")
+        return type(default)(value)
+    return value
+
+
+def rule_overrides(config: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Validated ``{code: {threshold or 'severity': value}}`` from a config dict.
+
+    Aliases resolve to the rule's code; unknown codes, unknown keys and wrongly typed values are
+    UsageErrors.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for code, values in _rules_table(config or {}).items():
+        cls = get_rule(code)
+        clean = out.setdefault(cls.code, {})
+        for key, value in values.items():
+            if key == "severity":
+                if value not in SEVERITIES:
+                    raise UsageError(f"{cls.code}.severity: expected one of {', '.join(SEVERITIES)}, got {value!r}")
+                clean[key] = value
+                continue
+            if key not in cls.thresholds:
+                known = ", ".join(sorted(cls.thresholds)) or "none"
+                raise UsageError(f"{cls.code}: unknown threshold {key!r}; known: {known} (and severity)")
+            clean[key] = _coerce(cls.code, key, cls.thresholds[key][0], value)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# selection and running
+# --------------------------------------------------------------------------------------
+def _normalize_selectors(values: Iterable[str], what: str) -> list[str]:
+    out = []
+    for raw in values:
+        for part in str(raw).split(","):
+            sel = part.strip().upper()
+            if not sel:
+                continue
+            if sel == "ALL":
+                sel = "RL"
+            if not SELECTOR_RE.match(sel):
+                raise UsageError(f"{what}: {part.strip()!r} is not a rule code or prefix (RL, RL1, RL10, RL105, ALL)")
+            if not any(c.startswith(sel) for cls in _registry() for c in (cls.code, *cls.aliases)):
+                raise UsageError(f"{what}: {part.strip()!r} matches no rule; known: {_known_codes()}")
+            out.append(sel)
+    return out
+
+
+def _best_match(codes: Sequence[str], selectors: Sequence[str]) -> int:
+    return max((len(s) for s in selectors for c in codes if c.startswith(s)), default=-1)
+
+
+def select_rules(
+    select: Iterable[str] = (), ignore: Iterable[str] = (), *, family: str | Iterable[str] | None = None
+) -> list[type[Rule]]:
+    """The rules a select/ignore pair enables (most specific selector wins; ties go to ignore)."""
+    sel = _normalize_selectors(select, "select") or ["RL"]
+    ign = _normalize_selectors(ignore, "ignore")
+    families = None
+    if family is not None:
+        families = {family} if isinstance(family, str) else set(family)
+        unknown = families - set(FAMILIES)
+        if unknown:
+            raise UsageError(f"unknown rule family {sorted(unknown)[0]!r}; known: {', '.join(FAMILIES)}")
+    chosen = []
+    for cls in _registry():
+        if families is not None and cls.family not in families:
+            continue
+        codes = (cls.code, *cls.aliases)
+        s, i = _best_match(codes, sel), _best_match(codes, ign)
+        if s >= 0 and s > i:
+            chosen.append(cls)
+    return chosen
+
+
+def _check_finding(cls: type[Rule], f: Any) -> None:
+    if not isinstance(f, Finding):
+        raise RuleDefinitionError(f"{cls.code}.check returned {type(f).__name__}, not Finding")
+    if f.code != cls.code or f.name != cls.name:
+        raise RuleDefinitionError(f"{cls.code}.check returned a finding labelled {f.code} {f.name}")
+    if f.severity not in SEVERITIES:
+        raise RuleDefinitionError(f"{cls.code}: finding severity {f.severity!r}")
+    if "\n" in f.message or "\n" in f.remedy:
+        raise RuleDefinitionError(f"{cls.code}: message and remedy must be one line each")
+
+
+def run_rules(
+    ctx: Context,
+    *,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    config: Mapping[str, Any] | None = None,
+    family: str | Iterable[str] | None = None,
+    thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
+) -> list[Finding]:
+    """Run the selected rules on a context; findings sorted by impact (largest first).
+
+    ``config`` is a :func:`load_config` dict (``select``, ``ignore``, ``rules``); ``select``,
+    ``ignore`` and ``thresholds`` are the command-line flags, folded in by :func:`merge_config`.
+    ``family`` restricts to ``"kernel"``, ``"telemetry"``, ``"data"`` (or several). A rule that
+    raises is a bug and the exception propagates.
+    """
+    cfg = merge_config(config, select=tuple(select), ignore=tuple(ignore), thresholds=thresholds)
+    overrides = rule_overrides(cfg)
+    chosen = select_rules(
+        _as_list(cfg.get("select", ()), "select"), _as_list(cfg.get("ignore", ()), "ignore"), family=family
+    )
+    findings: list[Finding] = []
+    for cls in chosen:
+        params = dict(overrides.get(cls.code, {}))
+        severity = params.pop("severity", None)
+        rule = cls(params)
+        for f in rule.check(ctx) or ():
+            _check_finding(cls, f)
+            if severity is not None:
+                f = dataclasses.replace(f, severity=severity)
+            findings.append(f)
+    return sort_findings(findings)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Largest impact first; then critical before warning before info; then code and subject."""
+    return sorted(findings, key=lambda f: f.sort_key)
+
+
+def severity_at_least(findings: Iterable[Finding], level: str) -> bool:
+    """True when any finding's severity is ``level`` or worse (for ``--fail-on``)."""
+    level = level.lower()
+    if level not in SEVERITIES:
+        raise UsageError(f"--fail-on: expected one of {', '.join(SEVERITIES)}, got {level!r}")
+    rank = {s: i for i, s in enumerate(SEVERITIES)}
+    return any(rank.get(f.severity, -1) >= rank[level] for f in findings)

@@ -1,0 +1,294 @@
+"""Helpers shared by the kernel rules (RL1xx, RL9xx): grouping launches, formatting numbers.
+
+Rules group launches by kernel name (the short name, else the full name) together with the GPU
+and precision they ran on, and read only normalized ROOFLINE columns. Sums skip nulls; a group
+whose every value is null gets null, never 0 (missing is not zero).
+
+Group columns made by :func:`kernel_groups`:
+
+``subject``, ``gpu``, ``precision``, ``family`` (gemm / attention / null), ``launches``,
+``duration_s``, ``time_share``, ``flops``, ``dram_bytes`` and ``l2_bytes`` (summed over the
+launches where FLOPs and those bytes were both measured), ``paired_duration_s`` (duration of
+the launches with FLOPs and DRAM bytes), ``intensity_dram``, ``intensity_l2``,
+``achieved_flops_per_s``, ``achieved_dram_bytes_per_s``, ``peak_flops_per_s``,
+``peak_bw_bytes_per_s``, ``ridge_flop_per_byte``, ``peak_flops_source``, ``peak_bw_source``,
+``time_to_roof_s``, ``roof_duration_s`` (duration of launches whose time to roof is known),
+``roof_fraction`` (time to roof / duration over those launches), ``impact_s``
+(sum of ``max(duration_s - time_to_roof_s, 0)``, null if no launch has a roof),
+``flops_tensor``, ``flops_cuda`` (fp64 + fp32 + fp16 on CUDA cores, over launches where the
+tensor counter was measured too), ``mean_duration_s`` and the ``*_source`` recipe strings.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ridgeline.rules.base import Context, Evidence
+from ridgeline.rules.patterns import family_expr
+
+# how a ROOFLINE precision reads in a message
+PRECISION_LABELS = {
+    "fp64": "fp64",
+    "fp32": "fp32",
+    "fp16": "fp16 CUDA cores",
+    "tf32_tensor": "tf32",
+    "fp16_tensor": "bf16/fp16",
+    "fp8_tensor": "fp8",
+    "int8_tensor": "int8",
+    "fp64_tensor": "fp64 tensor",
+}
+
+# bytes per weight element when a GEMM's inputs are in this precision (decode: AI ~ 2 * batch / bytes)
+WEIGHT_BYTES = {
+    "fp64": 8.0,
+    "fp64_tensor": 8.0,
+    "fp32": 4.0,
+    "tf32_tensor": 4.0,
+    "fp16": 2.0,
+    "fp16_tensor": 2.0,
+    "fp8_tensor": 1.0,
+    "int8_tensor": 1.0,
+}
+
+# the tensor-core precision the same math would use: fp32 -> tf32, fp16 -> bf16/fp16, fp64 -> fp64 tensor
+TENSOR_EQUIVALENT = {"fp32": "tf32_tensor", "fp16": "fp16_tensor", "fp64": "fp64_tensor"}
+
+
+def precision_label(precision: str | None) -> str:
+    return PRECISION_LABELS.get(precision or "", precision or "unknown precision")
+
+
+def fmt(x: float | None) -> str:
+    """A plain number for messages: 3 significant figures, thousands grouped (7.9, 29.5, 295, 1,234)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    ax = abs(x)
+    if ax >= 100:
+        return f"{x:,.0f}"
+    if ax >= 10:
+        return f"{x:.1f}".rstrip("0").rstrip(".")
+    if ax == 0:
+        return "0"
+    return f"{x:.2g}" if ax >= 0.01 else f"{x:.1e}"
+
+
+_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def fmt_si(x: float | None, unit: str) -> str:
+    """A rate with an SI prefix: fmt_si(3.35e12, "B/s") -> "3.35 TB/s" (3 significant figures)."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return f"n/a {unit}"
+    for scale, prefix in _SI:
+        if abs(x) >= scale:
+            return f"{_sig3(x / scale)} {prefix}{unit}"
+    return f"{_sig3(x)} {unit}"
+
+
+def _sig3(v: float) -> str:
+    av = abs(v)
+    if av >= 100:
+        return f"{v:.0f}"
+    if av >= 10:
+        return f"{v:.1f}".rstrip("0").rstrip(".")
+    return f"{v:.2f}".rstrip("0").rstrip(".")
+
+
+def fmt_pct(ratio: float | None) -> str:
+    """0.3617 -> "36%"; 0.004 -> "0.4%"."""
+    if ratio is None:
+        return "n/a"
+    pct = ratio * 100
+    return f"{pct:.0f}%" if abs(pct) >= 1 or pct == 0 else f"{pct:.1f}%"
+
+
+def fmt_s(seconds: float | None) -> str:
+    """Durations: 3.2 s, 41.5 ms, 8.1 us."""
+    if seconds is None:
+        return "n/a"
+    a = abs(seconds)
+    if a >= 1:
+        return f"{_sig3(seconds)} s"
+    if a >= 1e-3:
+        return f"{_sig3(seconds * 1e3)} ms"
+    if a >= 1e-6:
+        return f"{_sig3(seconds * 1e6)} us"
+    return f"{_sig3(seconds * 1e9)} ns"
+
+
+def plural(n: int, word: str) -> str:
+    """plural(1, "launch") -> "1 launch"; plural(1200, "kernel") -> "1,200 kernels"."""
+    if n == 1:
+        return f"1 {word}"
+    return f"{n:,} {word}es" if word.endswith(("ch", "sh", "s", "x")) else f"{n:,} {word}s"
+
+
+def measured(recipe: str | None) -> str:
+    """Evidence source for a counted figure: ``"measured: <counter recipe>"``."""
+    return f"measured: {recipe}" if recipe else "measured"
+
+
+def roof_source(source: str | None) -> str:
+    """Evidence source for a roof: ``"ncu"`` (peak the profiler recorded) or ``"catalogue"``."""
+    return source or "catalogue"
+
+
+def total_gpu_time(ctx: Context) -> float | None:
+    """The denominator of impact shares: ``ctx.total_gpu_time_s``, else the sum of launch durations."""
+    if ctx.total_gpu_time_s:
+        return float(ctx.total_gpu_time_s)
+    if ctx.kernels is None or "duration_s" not in ctx.kernels.columns:
+        return None
+    total = ctx.kernels["duration_s"].sum()
+    return float(total) if total else None
+
+
+def launches(ctx: Context):
+    """The ROOFLINE table with ``subject`` and ``family`` columns added, or None if there is none."""
+    import polars as pl
+
+    df = ctx.kernels
+    if df is None or df.height == 0:
+        return None
+    return df.with_columns(
+        subject=pl.coalesce(pl.col("short_name"), pl.col("kernel_name")).fill_null("<unnamed kernel>"),
+        family=family_expr(),
+    )
+
+
+def _first(col: str):
+    import polars as pl
+
+    return pl.col(col).drop_nulls().first()
+
+
+def _null_sum(expr, known):
+    """Sum of ``expr`` over rows where ``known`` holds; null (not 0) when no row is known."""
+    import polars as pl
+
+    return pl.when(known.sum() > 0).then(expr.filter(known).sum()).otherwise(None)
+
+
+def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "precision"), rows=None):
+    """Aggregate launches per kernel name group (see the module docstring for the columns).
+
+    ``rows`` optionally restricts the launches (a polars boolean expression over ROOFLINE columns,
+    ``subject`` and ``family``). Returns None when there is no kernel table.
+    """
+    import polars as pl
+
+    df = launches(ctx)
+    if df is None:
+        return None
+    if rows is not None:
+        df = df.filter(rows)
+    total = total_gpu_time(ctx)
+    c = pl.col
+    paired = c("flops").is_not_null() & c("dram_bytes").is_not_null() & c("duration_s").is_not_null()
+    paired_l2 = c("flops").is_not_null() & c("l2_bytes").is_not_null()
+    roof_known = c("time_to_roof_s").is_not_null() & c("duration_s").is_not_null()
+    tensor_known = c("flops_tensor").is_not_null()
+    cuda = (
+        c("flops_fp64").fill_null(0.0) + c("flops_fp32").fill_null(0.0) + c("flops_fp16").fill_null(0.0)
+    )
+    cuda_known = tensor_known & (
+        c("flops_fp64").is_not_null() | c("flops_fp32").is_not_null() | c("flops_fp16").is_not_null()
+    )
+    g = df.group_by(list(by), maintain_order=True).agg(
+        family=_first("family"),
+        launches=pl.len(),
+        duration_s=c("duration_s").sum(),
+        mean_duration_s=c("duration_s").mean(),
+        flops=_null_sum(c("flops"), paired),
+        dram_bytes=_null_sum(c("dram_bytes"), paired),
+        paired_duration_s=_null_sum(c("duration_s"), paired),
+        l2_flops=_null_sum(c("flops"), paired_l2),
+        l2_bytes=_null_sum(c("l2_bytes"), paired_l2),
+        flops_tensor=_null_sum(c("flops_tensor"), cuda_known),
+        flops_cuda=_null_sum(cuda, cuda_known),
+        peak_flops_per_s=c("peak_flops_per_s").mean(),
+        peak_bw_bytes_per_s=c("peak_bw_bytes_per_s").mean(),
+        ridge_flop_per_byte=c("ridge_flop_per_byte").mean(),
+        peak_flops_source=_first("peak_flops_source"),
+        peak_bw_source=_first("peak_bw_source"),
+        time_to_roof_s=_null_sum(c("time_to_roof_s"), roof_known),
+        roof_duration_s=_null_sum(c("duration_s"), roof_known),
+        impact_s=_null_sum((c("duration_s") - c("time_to_roof_s")).clip(lower_bound=0.0), roof_known),
+        flops_source=_first("flops_tensor_source"),
+        flops_fp32_source=_first("flops_fp32_source"),
+        flops_fp16_source=_first("flops_fp16_source"),
+        flops_fp64_source=_first("flops_fp64_source"),
+        dram_bytes_source=_first("dram_bytes_source"),
+        l2_bytes_source=_first("l2_bytes_source"),
+        duration_s_source=_first("duration_s_source"),
+    )
+    share = (c("duration_s") / pl.lit(total)) if total else pl.lit(None, dtype=pl.Float64)
+    return g.with_columns(
+        time_share=share,
+        intensity_dram=pl.when(c("dram_bytes") > 0).then(c("flops") / c("dram_bytes")),
+        intensity_l2=pl.when(c("l2_bytes") > 0).then(c("l2_flops") / c("l2_bytes")),
+        achieved_flops_per_s=pl.when(c("paired_duration_s") > 0).then(c("flops") / c("paired_duration_s")),
+        achieved_dram_bytes_per_s=pl.when(c("paired_duration_s") > 0).then(
+            c("dram_bytes") / c("paired_duration_s")
+        ),
+        roof_fraction=pl.when(c("roof_duration_s") > 0).then(c("time_to_roof_s") / c("roof_duration_s")),
+    )
+
+
+def flops_recipe(row: dict[str, Any]) -> str | None:
+    """The counter recipes behind a group's FLOPs, joined (tensor first)."""
+    parts = [
+        row.get(k)
+        for k in ("flops_source", "flops_fp32_source", "flops_fp16_source", "flops_fp64_source")
+        if row.get(k)
+    ]
+    return " + ".join(parts) if parts else None
+
+
+def impact(row: dict[str, Any], total: float | None) -> tuple[float | None, float | None]:
+    """(impact_s, impact_share) of a group row; share null when the total is unknown."""
+    imp = row.get("impact_s")
+    if imp is None:
+        return None, None
+    return float(imp), (float(imp) / total if total else None)
+
+
+def intensity_evidence(row: dict[str, Any]) -> list[Evidence]:
+    """FLOPs, DRAM bytes, intensity, ridge (with their sources) for one group row."""
+    return [
+        Evidence("flops", row.get("flops"), "FLOP", measured(flops_recipe(row))),
+        Evidence("dram_bytes", row.get("dram_bytes"), "B", measured(row.get("dram_bytes_source"))),
+        Evidence("intensity_dram", row.get("intensity_dram"), "FLOP/B", "derived"),
+        Evidence("ridge_flop_per_byte", row.get("ridge_flop_per_byte"), "FLOP/B", "derived"),
+        Evidence("peak_flops_per_s", row.get("peak_flops_per_s"), "FLOP/s", roof_source(row.get("peak_flops_source"))),
+        Evidence(
+            "peak_bw_bytes_per_s", row.get("peak_bw_bytes_per_s"), "B/s", roof_source(row.get("peak_bw_source"))
+        ),
+    ]
+
+
+def time_evidence(row: dict[str, Any]) -> list[Evidence]:
+    return [
+        Evidence("launches", row.get("launches"), "count", "measured"),
+        Evidence("duration_s", row.get("duration_s"), "s", measured(row.get("duration_s_source"))),
+        Evidence("time_share", row.get("time_share"), "ratio", "derived"),
+    ]
+
+
+def confidence(*sources: str | None) -> str:
+    """Weakest link: "catalogue" if any roof came from the datasheet, else "measured"."""
+    return "catalogue" if any((s or "catalogue") == "catalogue" for s in sources) else "measured"
+
+
+def gpu_roofs(ctx: Context) -> list:
+    """The roofs the pipeline used (``ctx.extra["roofs"]``, list of ridgeline.result.Roof)."""
+    return list(ctx.extra.get("roofs") or [])
+
+
+def catalogue_peak(ctx: Context, precision: str) -> float | None:
+    """Datasheet peak FLOP/s of ``ctx.gpu`` for one precision, or None."""
+    gpu = ctx.gpu
+    peaks = getattr(gpu, "peak_flops", None) or {}
+    value = peaks.get(precision)
+    return float(value) if value else None

@@ -1,0 +1,103 @@
+"""RL101 decode-gemm-memory-bound."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+
+class DecodeGemmMemoryBound(Rule):
+    """GEMM/GEMV-like kernels far left of the ridge: too few tokens share each weight read.
+
+    What it finds
+    -------------
+    Kernel name groups that look like dense matrix products (gemm, gemv, cutlass, cublas, xmma,
+    nvjet, matmul, linear, ...; see ``ridgeline/rules/patterns.py``) whose DRAM arithmetic
+    intensity (total FLOPs / total DRAM bytes of the group) is below ``max_ridge_fraction`` of
+    the ridge point of the GPU and precision they ran on. It estimates how many tokens share each
+    weight read: a decode GEMM reads every weight once per step and does 2 FLOPs per weight per
+    token, so intensity ~ 2 x tokens / bytes per weight (bf16: ~ batch; fp8: ~ 2 x batch), and
+    says which batch would reach the ridge.
+
+    Why it matters
+    --------------
+    Left of the ridge a GEMM is paid for in bytes, not FLOPs: the tensor cores idle while the
+    weights stream in, and the time per step barely changes as the batch grows until intensity
+    reaches the ridge. This is the signature of LLM decode at small batch.
+
+    What to do
+    ----------
+    Raise the number of tokens per weight read: a bigger decode batch (more concurrent
+    sequences, continuous batching), speculative decoding, or fewer weight bytes (fp8 / int4
+    weight quantization). KV-cache memory usually caps the batch first, so free memory (KV
+    quantization, paged KV) before asking for a bigger batch. The estimate assumes the weights
+    are in the GEMM's input precision; weight-only quantized kernels (w4a16) read fewer bytes
+    per weight than it assumes, so they hold more tokens than estimated.
+
+    Example
+    -------
+    ``sm90_xmma_gemm_bf16bf16_bf16f32`` at 7.9 FLOP/B on an H100 SXM (bf16 ridge 295 FLOP/B):
+    ``arithmetic intensity 7.9 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16): ~8 tokens
+    per weight read now; the ridge needs ~295``.
+    """
+
+    code = "RL101"
+    name = "decode-gemm-memory-bound"
+    severity = "warning"
+    family = "kernel"
+    thresholds = {
+        "max_ridge_fraction": (0.25, "fires when the group's DRAM intensity is below this fraction of the ridge point"),
+        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        import polars as pl
+
+        groups = K.kernel_groups(ctx, rows=pl.col("family") == "gemm")
+        if groups is None:
+            return []
+        p = self.params
+        hits = groups.filter(
+            pl.col("intensity_dram").is_not_null()
+            & (pl.col("ridge_flop_per_byte") > 0)
+            & (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte") * p["max_ridge_fraction"])
+            & (pl.col("time_share").fill_null(1.0) >= p["min_time_share"])
+        )
+        total = K.total_gpu_time(ctx)
+        out = []
+        for row in hits.iter_rows(named=True):
+            ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
+            bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
+            tokens, ridge_tokens = ai * bpw / 2.0, ridge * bpw / 2.0
+            impact_s, share = K.impact(row, total)
+            out.append(
+                self.finding(
+                    subject=row["subject"],
+                    message=(
+                        f"arithmetic intensity {K.fmt(ai)} FLOP/B vs ridge {K.fmt(ridge)} FLOP/B on "
+                        f"{row['gpu']} ({K.precision_label(prec)}): ~{_count(tokens)} tokens per weight "
+                        f"read now; the ridge needs ~{_count(ridge_tokens)}"
+                    ),
+                    remedy=(
+                        f"Raise tokens per weight read toward ~{_count(ridge_tokens)} (bigger decode batch, "
+                        "speculative decoding, fp8 weights); KV-cache memory usually caps the batch first, "
+                        "so free it (KV quantization, paged KV) first."
+                    ),
+                    evidence=(
+                        *K.intensity_evidence(row),
+                        Evidence("weight_bytes_per_element", bpw, "B", f"derived: assumed from precision {prec}"),
+                        Evidence("tokens_per_weight_read", tokens, "tokens", "derived: intensity x bytes per weight / 2"),
+                        Evidence("ridge_tokens_per_weight_read", ridge_tokens, "tokens", "derived"),
+                        *K.time_evidence(row),
+                    ),
+                    impact_s=impact_s,
+                    impact_share=share,
+                    confidence=K.confidence(row["peak_flops_source"], row["peak_bw_source"]),
+                    subject_kind="kernel",
+                )
+            )
+        return out
+
+
+def _count(x: float) -> str:
+    return f"{x:,.0f}" if x >= 1 else K.fmt(x)

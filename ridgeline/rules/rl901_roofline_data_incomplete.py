@@ -1,0 +1,108 @@
+"""RL901 roofline-data-incomplete."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+DEFAULT_HINT = "ncu --set roofline --csv --page raw --print-units base"
+
+
+class RooflineDataIncomplete(Rule):
+    """FLOP or byte counters missing for kernels holding a significant share of GPU time.
+
+    What it finds
+    -------------
+    Launches the classifier could not place on the roofline because a figure it needs (FLOP
+    counters, DRAM bytes, duration, a peak) is absent from the export: the ROOFLINE table's
+    ``missing`` list is not empty. It fires when those launches hold at least
+    ``min_time_share`` of GPU time (of launches when durations are missing too), names every
+    missing figure with the number of launches lacking it, and the ncu option that collects it.
+    The finding is critical from ``critical_time_share`` on.
+
+    Why it matters
+    --------------
+    A missing counter is not a zero: a kernel without FLOP counters is not "0 FLOP/s", and a
+    profile whose big kernels are unclassified produces findings only about the small ones. Every
+    other rule silently skips these kernels, so their share of time is a blind spot.
+
+    What to do
+    ----------
+    Re-profile with the counters the roofline needs: ``LC_ALL=C ncu --set roofline --csv --page
+    raw --print-units base`` (the roofline set collects FLOP counters per precision, DRAM bytes
+    and the peaks). Tensor-core FLOPs need the ``SpeedOfLight_HierarchicalTensorRooflineChart``
+    section (in the roofline and full sets); a ``--metrics`` list must name the tensor
+    ``sm__ops_path_tensor_*`` counters of your architecture as well.
+
+    Example
+    -------
+    An export taken with ``--section SpeedOfLight`` only: ``FLOP or byte counters missing for 120
+    launches of 4 kernels holding 83% of GPU time (>= 5%): flops_tensor, dram_bytes``.
+    """
+
+    code = "RL901"
+    name = "roofline-data-incomplete"
+    severity = "warning"
+    family = "data"
+    thresholds = {
+        "min_time_share": (0.05, "fires when launches with missing counters hold at least this share of GPU time"),
+        "critical_time_share": (0.5, "the finding is critical when that share reaches this value"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        import polars as pl
+
+        df = K.launches(ctx)
+        if df is None or "missing" not in df.columns:
+            return []
+        bad = df.filter(pl.col("missing").fill_null([]).list.len() > 0)
+        if bad.height == 0:
+            return []
+        total = K.total_gpu_time(ctx)
+        bad_time = bad["duration_s"].sum() if bad["duration_s"].null_count() < bad.height else None
+        if total and bad_time is not None:
+            share, basis = bad_time / total, "of GPU time"
+        else:
+            share, basis = bad.height / df.height, "of launches"
+        if share < self.params["min_time_share"]:
+            return []
+        per_metric = (
+            bad.select("missing", "duration_s")
+            .explode("missing")
+            .group_by("missing")
+            .agg(launches=pl.len(), duration_s=pl.col("duration_s").sum())
+            .sort(["launches", "missing"], descending=[True, False])
+        )
+        hints = bad["missing_hint"].drop_nulls()
+        hint = hints.mode().sort()[0] if hints.len() else DEFAULT_HINT
+        names = bad.group_by("subject").agg(pl.col("duration_s").sum()).sort("duration_s", descending=True, nulls_last=True)
+        metrics = per_metric["missing"].to_list()
+        evidence = [
+            Evidence(f"launches_missing_{m}", n, "launches", "measured: absent from the export")
+            for m, n in zip(metrics, per_metric["launches"].to_list())
+        ]
+        evidence += [
+            Evidence("launches_unclassified", bad.height, "launches", "measured"),
+            Evidence("duration_s_unclassified", bad_time, "s", "measured"),
+            Evidence("share_unclassified", share, "ratio", f"derived: {basis}"),
+            Evidence("largest_unclassified_kernel", names["subject"][0], "name", "measured"),
+        ]
+        severity = "critical" if share >= self.params["critical_time_share"] else self.severity
+        return [
+            self.finding(
+                severity=severity,
+                subject="profile",
+                message=(
+                    f"FLOP or byte counters missing for {K.plural(bad.height, 'launch')} of "
+                    f"{K.plural(names.height, 'kernel')} "
+                    f"holding {K.fmt_pct(share)} {basis} (>= {K.fmt_pct(self.params['min_time_share'])}): "
+                    f"{', '.join(metrics)}"
+                ),
+                remedy=f"Re-profile collecting the missing counters: {hint}.",
+                evidence=tuple(evidence),
+                impact_s=None,
+                impact_share=None,
+                confidence="measured",
+                subject_kind="profile",
+            )
+        ]

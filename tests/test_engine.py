@@ -1,0 +1,285 @@
+"""The rules engine: registry contract, selection, configuration, ordering, generated docs."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rule_cases import context, launch  # noqa: E402
+
+from ridgeline.errors import InputError, UsageError  # noqa: E402
+from ridgeline.rules import engine  # noqa: E402
+from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, Finding, Rule  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CODES = [r.code for r in engine.all_rules()]
+
+
+def codes(rules):
+    return [r.code for r in rules]
+
+
+# ---------------------------------------------------------------- registry
+def test_registry_codes_unique_regex_valid_names_kebab():
+    rules = engine.all_rules()
+    assert len(rules) >= 4
+    all_codes = [c for r in rules for c in (r.code, *r.aliases)]
+    assert len(all_codes) == len(set(all_codes))
+    assert all(CODE_RE.match(c) for c in all_codes)
+    assert all(NAME_RE.match(r.name) for r in rules)
+    assert len({r.name for r in rules}) == len(rules)
+    assert CODES == sorted(CODES)
+
+
+def test_every_rule_module_matches_its_code_and_has_every_doc_section():
+    for r in engine.all_rules():
+        module = r.__module__.rsplit(".", 1)[1]
+        assert module.startswith(r.code.lower() + "_"), (r.code, module)
+        doc = engine.rule_doc_sections(r)
+        for section in DOC_SECTIONS:
+            assert doc.get(section, "").strip(), f"{r.code} lacks {section}"
+        for key, (_default, desc) in r.thresholds.items():
+            assert desc.strip(), f"{r.code}.{key} has no description"
+
+
+def _dummy(**attrs):
+    doc = "Summary.\n\nWhat it finds\n-------------\nx\n\nWhy it matters\ny\n\nWhat to do:\nz\n\n## Example\nw\n"
+    base = {"code": "RL199", "name": "a-condition", "__doc__": doc, "check": lambda self, ctx: []}
+    base.update(attrs)
+    return type("Dummy", (Rule,), base)
+
+
+def test_validate_rule_accepts_all_heading_styles():
+    engine.validate_rule(_dummy())  # underlined, plain, colon and '##' headings
+
+
+@pytest.mark.parametrize(
+    "attrs, fragment",
+    [
+        ({"code": "RL0001"}, "does not match"),
+        ({"code": "XX101"}, "does not match"),
+        ({"name": "Raise_Batch"}, "kebab-case"),
+        ({"severity": "error"}, "severity"),
+        ({"__doc__": "Summary.\n\nWhat it finds\nx\n"}, "Why it matters"),
+        ({"thresholds": {"limit": (1.0, "")}}, "description"),
+        ({"aliases": ("R1",)}, "alias"),
+    ],
+)
+def test_validate_rule_refuses_broken_rules(attrs, fragment):
+    with pytest.raises(engine.RuleDefinitionError, match=fragment):
+        engine.validate_rule(_dummy(**attrs))
+
+
+def test_validate_rule_checks_module_number():
+    with pytest.raises(engine.RuleDefinitionError, match="module"):
+        engine.validate_rule(_dummy(), module_name="rl198_a_condition")
+
+
+def test_get_rule_is_case_insensitive_and_rejects_unknown():
+    assert engine.get_rule("rl101").code == "RL101"
+    with pytest.raises(UsageError, match="unknown rule code 'RL899'"):
+        engine.get_rule("RL899")
+
+
+# ---------------------------------------------------------------- selection
+def test_default_selects_everything():
+    assert codes(engine.select_rules()) == CODES
+
+
+def test_select_prefix_and_ignore_more_specific():
+    chosen = codes(engine.select_rules(["RL1"], ["RL102"]))
+    assert chosen == [c for c in CODES if c.startswith("RL1") and c != "RL102"]
+    assert "RL901" not in chosen
+
+
+def test_more_specific_select_beats_broader_ignore():
+    assert codes(engine.select_rules(["RL101"], ["RL1"])) == ["RL101"]
+    # without select, an ignore prefix removes the whole family
+    assert not [c for c in codes(engine.select_rules([], ["RL1"])) if c.startswith("RL1")]
+
+
+def test_comma_lists_all_and_lowercase_selectors():
+    assert codes(engine.select_rules(["rl101,RL901"])) == ["RL101", "RL901"]
+    assert codes(engine.select_rules(["ALL"], ["RL9"])) == [c for c in CODES if not c.startswith("RL9")]
+
+
+def test_family_filter():
+    assert codes(engine.select_rules(family="data")) == [r.code for r in engine.all_rules() if r.family == "data"]
+    with pytest.raises(UsageError, match="family"):
+        engine.select_rules(family="gpu")
+
+
+@pytest.mark.parametrize("bad", ["RL8", "RL1011", "E501", "RL10x"])
+def test_unknown_or_malformed_selectors_are_usage_errors(bad):
+    with pytest.raises(UsageError):
+        engine.select_rules([bad])
+    with pytest.raises(UsageError):
+        engine.select_rules([], [bad])
+
+
+# ---------------------------------------------------------------- config
+def test_load_config_named_file_tool_table(tmp_path):
+    p = tmp_path / "pyproject.toml"
+    p.write_text(
+        '[project]\nname = "x"\n[tool.ridgeline]\nselect = ["RL1"]\n'
+        "[tool.ridgeline.rules.RL103]\nmin_bandwidth_fraction = 0.5\n"
+    )
+    cfg = engine.load_config(p)
+    assert cfg == {"select": ["RL1"], "rules": {"RL103": {"min_bandwidth_fraction": 0.5}}}
+
+
+def test_load_config_default_ridgeline_toml_top_level(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert engine.load_config() == {}
+    (tmp_path / "ridgeline.toml").write_text('ignore = ["RL102"]\n')
+    assert engine.load_config() == {"ignore": ["RL102"]}
+
+
+def test_load_config_errors(tmp_path):
+    with pytest.raises(UsageError, match="not found"):
+        engine.load_config(tmp_path / "nope.toml")
+    p = tmp_path / "pyproject.toml"
+    p.write_text('[project]\nname = "x"\n')
+    with pytest.raises(UsageError, match=r"no \[tool.ridgeline\]"):
+        engine.load_config(p)
+    bad = tmp_path / "ridgeline.toml"
+    bad.write_text('select = ["RL1"]\nignore = [\n')
+    with pytest.raises(InputError) as err:
+        engine.load_config(bad)
+    assert "ridgeline.toml:" in str(err.value) and "expected valid TOML" in str(err.value)
+
+
+def test_threshold_flags_parse_types():
+    got = engine.parse_threshold_flags(["RL103.min_bandwidth_fraction=0.5", "rl101.min_time_share = 1"])
+    assert got == {"RL103": {"min_bandwidth_fraction": 0.5}, "RL101": {"min_time_share": 1}}
+    for bad in ["RL103", "RL103.x", "RL103.x=", "min_bandwidth_fraction=0.5"]:
+        with pytest.raises(UsageError, match="CODE.name=value"):
+            engine.parse_threshold_flags([bad])
+
+
+def test_rule_overrides_validate_codes_keys_and_types():
+    ok = engine.rule_overrides({"rules": {"RL103": {"min_bandwidth_fraction": 1, "severity": "critical"}}})
+    assert ok == {"RL103": {"min_bandwidth_fraction": 1.0, "severity": "critical"}}
+    assert isinstance(ok["RL103"]["min_bandwidth_fraction"], float)
+    with pytest.raises(UsageError, match="unknown rule code"):
+        engine.rule_overrides({"rules": {"RL899": {"x": 1}}})
+    with pytest.raises(UsageError, match="unknown threshold 'min_bw'"):
+        engine.rule_overrides({"rules": {"RL103": {"min_bw": 0.5}}})
+    with pytest.raises(UsageError, match="expected a number"):
+        engine.rule_overrides({"rules": {"RL103": {"min_bandwidth_fraction": "half"}}})
+    with pytest.raises(UsageError, match="severity"):
+        engine.rule_overrides({"rules": {"RL103": {"severity": "fatal"}}})
+    with pytest.raises(UsageError, match="one table per rule"):
+        engine.rule_overrides({"rules": {"RL103": 0.5}})
+
+
+def test_merge_config_flags_replace_select_extend_ignore_override_thresholds():
+    cfg = {"select": ["RL9"], "ignore": ["RL102"], "rules": {"RL103": {"min_time_share": 0.2}}}
+    out = engine.merge_config(cfg, select=["RL1"], ignore=["RL103"], thresholds=["RL103.min_time_share=0.3"])
+    assert out["select"] == ["RL1"]
+    assert out["ignore"] == ["RL102", "RL103"]
+    assert out["rules"]["RL103"] == {"min_time_share": 0.3}
+    assert cfg["rules"]["RL103"] == {"min_time_share": 0.2}  # input untouched
+
+
+# ---------------------------------------------------------------- running
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"
+ATTN = "flash_fwd_splitkv_kernel"
+
+
+def _decode_ctx():
+    # GEMM: 1 GB weights, 8e9 FLOP (AI 8), 1 ms -> 1 TB/s; bytes/bw = 1e9/3.35e12 = 0.2985 ms
+    # attention: 0.5 GB, 1e9 FLOP (AI 2), 0.4 ms -> 1.25 TB/s; bytes/bw = 0.1493 ms
+    return context(
+        [
+            launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9),
+            launch(ATTN, duration_s=0.4e-3, flops=1e9, dram_bytes=0.5e9),
+        ]
+    )
+
+
+def test_run_rules_sorts_by_impact_and_respects_selection():
+    found = engine.run_rules(_decode_ctx())
+    impacts = [f.impact_s or 0.0 for f in found]
+    assert impacts == sorted(impacts, reverse=True)
+    assert {(f.code, f.subject) for f in found} >= {("RL101", GEMM), ("RL102", ATTN), ("RL103", GEMM), ("RL103", ATTN)}
+    assert found[0].subject == GEMM  # 1 ms - 0.2985 ms > 0.4 ms - 0.149 ms
+    only = engine.run_rules(_decode_ctx(), select=["RL1"], ignore=["RL103"])
+    assert {f.code for f in only} == {"RL101", "RL102"}
+
+
+def test_run_rules_config_thresholds_and_severity_override():
+    ctx = _decode_ctx()
+    # GEMM reaches 1e9/1e-3 / 3.35e12 = 29.9% of the bandwidth roof, attention 37.3%
+    cfg = {"select": ["RL103"], "rules": {"RL103": {"min_bandwidth_fraction": 0.33, "severity": "critical"}}}
+    found = engine.run_rules(ctx, config=cfg)
+    assert [(f.subject, f.severity) for f in found] == [(GEMM, "critical")]
+    flag = engine.run_rules(ctx, select=["RL103"], thresholds=["RL103.min_bandwidth_fraction=0.2"])
+    assert flag == []
+    with pytest.raises(UsageError):
+        engine.run_rules(ctx, thresholds=["RL103.nope=1"])
+
+
+def test_run_rules_without_kernels_is_quiet():
+    from ridgeline.rules.base import Context
+
+    assert [f for f in engine.run_rules(Context()) if f.code.startswith(("RL1", "RL9"))] == []
+
+
+def test_a_raising_rule_propagates(monkeypatch):
+    cls = engine.get_rule("RL101")
+
+    def boom(self, ctx):
+        raise ZeroDivisionError("bug")
+
+    monkeypatch.setattr(cls, "check", boom)
+    with pytest.raises(ZeroDivisionError):
+        engine.run_rules(_decode_ctx(), select=["RL101"])
+
+
+def test_sort_order_ties_by_severity_then_code():
+    def f(code, sev, imp):
+        return Finding(code=code, name="x", severity=sev, subject="s", message="m", remedy="r", impact_s=imp)
+
+    got = engine.sort_findings([f("RL901", "info", None), f("RL102", "warning", 0.5), f("RL103", "critical", 0.5), f("RL101", "warning", 2.0)])
+    assert [x.code for x in got] == ["RL101", "RL103", "RL102", "RL901"]
+
+
+def test_severity_at_least():
+    f = Finding(code="RL101", name="x", severity="warning", subject="s", message="m", remedy="r")
+    assert engine.severity_at_least([f], "info")
+    assert engine.severity_at_least([f], "warning")
+    assert not engine.severity_at_least([f], "critical")
+    assert not engine.severity_at_least([], "info")
+    assert engine.severity_at_least([dataclasses.replace(f, severity="critical")], "critical")
+    with pytest.raises(UsageError):
+        engine.severity_at_least([f], "error")
+
+
+# ---------------------------------------------------------------- docs
+def test_docs_rules_md_is_current():
+    doc = ROOT / "docs" / "rules.md"
+    current = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    assert current == engine.rules_markdown(), "docs/rules.md is stale: run python scripts/gen_rules_doc.py"
+
+
+def test_markdown_and_text_docs_name_every_rule_and_threshold():
+    md = engine.rules_markdown()
+    for r in engine.all_rules():
+        assert f"## {r.code} {r.name}" in md
+        text = engine.rule_doc(r)
+        assert text.startswith(f"{r.code} {r.name}")
+        for section in DOC_SECTIONS:
+            assert section in text
+        for key in r.thresholds:
+            assert f"`{key}`" in md and f"{key} = " in text
+
+
+def test_rule_doc_shows_configured_value():
+    text = engine.rule_doc(engine.get_rule("RL103"), overrides={"min_bandwidth_fraction": 0.5})
+    assert "min_bandwidth_fraction = 0.5 (configured; default 0.6)" in text

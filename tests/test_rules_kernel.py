@@ -1,0 +1,124 @@
+"""Kernel rules RL101-RL103: a firing and a quiet case each, numbers computed by hand."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from rule_cases import H100_BW, launch, run  # noqa: E402
+
+from ridgeline.rules.engine import get_rule  # noqa: E402
+
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1"
+ATTN = "flash_fwd_splitkv_kernel"
+OTHER = "vectorized_elementwise_kernel"
+RIDGE_BF16 = 989e12 / 3.35e12  # 295.2 FLOP/B
+
+
+# ------------------------------------------------------------------- RL101
+def test_rl101_fires_on_decode_gemm_with_tokens_and_ridge():
+    # 1 GB of bf16 weights read by a batch of 8: 2 * 8 * 0.5e9 = 8e9 FLOP -> AI 8 FLOP/B
+    rows = [launch(GEMM, duration_s=0.5e-3, flops=8e9, dram_bytes=1e9) for _ in range(2)]
+    rows.append(launch(OTHER, duration_s=1e-3, flops=1e8, dram_bytes=3e9))
+    (f,) = run(get_rule("RL101"), rows)
+    assert f.code == "RL101" and f.subject == GEMM and f.severity == "warning"
+    assert "arithmetic intensity 8 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)" in f.message
+    assert "~8 tokens per weight read now; the ridge needs ~295" in f.message
+    assert "~295" in f.remedy and "KV-cache" in f.remedy
+    # time at roof per launch = bytes / bandwidth = 1e9 / 3.35e12
+    expect = 2 * (0.5e-3 - 1e9 / H100_BW)
+    assert f.impact_s == pytest.approx(expect)
+    assert f.impact_share == pytest.approx(expect / 2e-3)
+    ev = {e.metric: e for e in f.evidence}
+    assert ev["intensity_dram"].value == pytest.approx(8.0)
+    assert ev["flops"].source == "measured: sm__ops_path_tensor_src_bf16_dst_fp32"
+    assert ev["peak_bw_bytes_per_s"].source == "catalogue"
+    assert f.confidence == "catalogue"
+
+
+def test_rl101_fp8_weights_hold_half_the_tokens_per_flop():
+    # fp8: 1 GB = 1e9 weights; batch 8 -> 2 * 8 * 1e9 = 16e9 FLOP, AI 16; ridge 1979e12/3.35e12 = 590.7
+    rows = [launch(GEMM, duration_s=1e-3, flops=16e9, dram_bytes=1e9, precision="fp8_tensor", peak_flops=1979e12)]
+    (f,) = run(get_rule("RL101"), rows)
+    assert "arithmetic intensity 16 FLOP/B vs ridge 591 FLOP/B on H100 SXM (fp8)" in f.message
+    assert "~8 tokens per weight read now; the ridge needs ~295" in f.message
+
+
+def test_rl101_quiet_for_prefill_gemm_attention_and_small_groups():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=100e9, dram_bytes=1e9),  # AI 100 > 0.25 * 295 = 73.8
+        launch(ATTN, duration_s=1e-3, flops=2e9, dram_bytes=1e9),  # memory-bound but attention
+        launch("ampere_bf16_s16816gemm_bf16_64x64", duration_s=0.001e-3, flops=8e6, dram_bytes=1e6),  # 0.05% share
+    ]
+    assert run(get_rule("RL101"), rows) == []
+
+
+def test_rl101_threshold_override_changes_the_verdict():
+    rows = [launch(GEMM, duration_s=1e-3, flops=100e9, dram_bytes=1e9)]  # AI 100 = 0.339 of the ridge
+    assert run(get_rule("RL101"), rows, overrides={"max_ridge_fraction": 0.4})[0].subject == GEMM
+
+
+def test_rl101_skips_groups_without_counters():
+    rows = [launch(GEMM, duration_s=1e-3, flops=None, dram_bytes=1e9)]
+    assert run(get_rule("RL101"), rows) == []  # missing FLOPs is not zero intensity
+
+
+# ------------------------------------------------------------------- RL102
+def test_rl102_fires_on_memory_bound_attention():
+    # 1.9e9 FLOP over 1e9 B = 1.9 FLOP/B; 3 launches of 0.4 ms; roof time 1e9 / 3.35e12 each
+    rows = [launch(ATTN, duration_s=0.4e-3, flops=1.9e9, dram_bytes=1e9) for _ in range(3)]
+    rows.append(launch(GEMM, duration_s=0.8e-3, flops=800e9, dram_bytes=1e9))
+    (f,) = run(get_rule("RL102"), rows)
+    assert f.subject == ATTN
+    assert f.message.startswith("attention intensity 1.9 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)")
+    assert "does not grow with batch" in f.message
+    assert "GQA/MQA" in f.remedy
+    expect = 3 * (0.4e-3 - 1e9 / H100_BW)
+    assert f.impact_s == pytest.approx(expect)
+    assert f.impact_share == pytest.approx(expect / 2.0e-3)
+
+
+def test_rl102_quiet_for_prefill_attention_and_gemms():
+    rows = [
+        launch("fmha_cutlassF_bf16_aligned_64x64_rf_sm80", duration_s=1e-3, flops=400e9, dram_bytes=1e9),  # AI 400
+        launch(GEMM, duration_s=1e-3, flops=2e9, dram_bytes=1e9),
+    ]
+    assert run(get_rule("RL102"), rows) == []
+
+
+# ------------------------------------------------------------------- RL103
+def test_rl103_fires_when_memory_bound_kernel_is_far_below_bandwidth_roof():
+    # 1.21e9 B in 1 ms = 1.21 TB/s = 36.1% of 3.35 TB/s; AI 1e9 / 1.21e9 = 0.83
+    rows = [launch("rms_norm_kernel", duration_s=1e-3, flops=1e9, dram_bytes=1.21e9)]
+    (f,) = run(get_rule("RL103"), rows)
+    assert f.subject == "rms_norm_kernel"
+    assert f.message == "DRAM bandwidth 1.21 TB/s = 36% of the 3.35 TB/s roof (catalogue) < 60% on H100 SXM"
+    assert f.impact_s == pytest.approx(1e-3 - 1.21e9 / H100_BW)
+    assert f.impact_share == pytest.approx(1 - 1.21e9 / H100_BW / 1e-3)
+    ev = {e.metric: e for e in f.evidence}
+    assert ev["bandwidth_fraction"].value == pytest.approx(1.21e9 / 1e-3 / H100_BW)
+    assert ev["dram_bytes"].source == "measured: dram__bytes.sum"
+
+
+def test_rl103_uses_ncu_peaks_and_says_so():
+    rows = [launch("rms_norm_kernel", duration_s=1e-3, flops=1e9, dram_bytes=1e9, peak_bw=3.0e12, peak_source="ncu")]
+    (f,) = run(get_rule("RL103"), rows)
+    # 1 TB/s of 3 TB/s = 33%
+    assert "= 33% of the 3 TB/s roof (ncu)" in f.message
+    assert f.confidence == "measured"
+
+
+def test_rl103_quiet_near_the_roof_on_compute_side_and_for_short_kernels():
+    rows = [
+        launch("rms_norm_kernel", duration_s=1e-3, flops=1e9, dram_bytes=3.0e9),  # 3.0 TB/s = 90%
+        launch(GEMM, duration_s=1e-3, flops=500e12 * 1e-3, dram_bytes=0.3e9),  # compute side (AI 1667)
+        *[launch("tiny_kernel", duration_s=5e-6, flops=1e3, dram_bytes=1e6) for _ in range(400)],  # 5 us each
+    ]
+    assert run(get_rule("RL103"), rows) == []
+    # the short kernels fire once their duration floor is lowered: 1e6 B / 5e-6 s = 0.2 TB/s = 6%
+    (f,) = run(get_rule("RL103"), rows, overrides={"min_mean_duration_s": 1e-6})
+    assert f.subject == "tiny_kernel" and "= 6% of" in f.message
