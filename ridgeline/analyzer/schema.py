@@ -128,6 +128,7 @@ TELEMETRY_COLUMNS: dict[str, tuple[str, str]] = {
     "field": ("str", "canonical field name, e.g. gpu_util_ratio, tensor_active_ratio (see TELEMETRY_FIELDS)"),
     "value": ("f64", "value in canonical units (ratios 0..1); null = not reported (never 0)"),
     "source": ("str", "input file"),
+    "pod": ("str", "k8s pod owning the GPU, 'namespace/pod' (exporter exported_pod|pod labels); null if none"),
 }
 
 # canonical telemetry field -> (unit, description)
@@ -158,10 +159,79 @@ TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
     "fb_total_bytes": ("byte", "device memory total"),
 }
 
+# --------------------------------------------------------------------------------------
+# WINDOW table: one row per host/gpu/gpu_instance/window, ridgeline.analyzer.telemetry.reduce_windows
+# --------------------------------------------------------------------------------------
+WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
+    "host": ("str", "host name"),
+    "gpu": ("i64", "GPU index (parent GPU for MIG instances)"),
+    "gpu_instance": ("str", "MIG GPU instance, null for a whole GPU"),
+    "uuid": ("str", "GPU UUID when known"),
+    "model": ("str", "GPU model when known"),
+    "window_start": ("datetime_us_utc", "window start, UTC"),
+    "window_end": ("datetime_us_utc", "window end, UTC"),
+    "samples": ("i64", "timestamps reported in the window (N/A-only ticks included)"),
+    "interval_s": ("f64", "inferred sample interval (median gap), s"),
+    "span_s": ("f64", "seconds covered by samples, <= window length"),
+    "coverage_ratio": ("f64", "span_s / window length"),
+    "max_gap_s": ("f64", "largest gap between consecutive samples ending in the window, s"),
+    "gpu_util_mean_ratio": ("f64", "mean gpu util (0..1)"),
+    "gpu_util_p95_ratio": ("f64", "95th percentile gpu util (0..1)"),
+    "gr_engine_active_mean_ratio": ("f64", "mean gr engine active (0..1)"),
+    "gr_engine_active_p95_ratio": ("f64", "95th percentile gr engine active (0..1)"),
+    "sm_active_mean_ratio": ("f64", "mean sm active (0..1)"),
+    "sm_active_p95_ratio": ("f64", "95th percentile sm active (0..1)"),
+    "sm_occupancy_mean_ratio": ("f64", "mean sm occupancy (0..1)"),
+    "sm_occupancy_p95_ratio": ("f64", "95th percentile sm occupancy (0..1)"),
+    "tensor_active_mean_ratio": ("f64", "mean tensor active (0..1)"),
+    "tensor_active_p95_ratio": ("f64", "95th percentile tensor active (0..1)"),
+    "dram_active_mean_ratio": ("f64", "mean dram active (0..1)"),
+    "dram_active_p95_ratio": ("f64", "95th percentile dram active (0..1)"),
+    "fp16_active_mean_ratio": ("f64", "mean fp16 active (0..1)"),
+    "fp16_active_p95_ratio": ("f64", "95th percentile fp16 active (0..1)"),
+    "fp32_active_mean_ratio": ("f64", "mean fp32 active (0..1)"),
+    "fp32_active_p95_ratio": ("f64", "95th percentile fp32 active (0..1)"),
+    "fp64_active_mean_ratio": ("f64", "mean fp64 active (0..1)"),
+    "fp64_active_p95_ratio": ("f64", "95th percentile fp64 active (0..1)"),
+    "mem_copy_util_mean_ratio": ("f64", "mean NVML memory-copy utilization (0..1)"),
+    "power_mean_w": ("f64", "mean board power, W"),
+    "power_p95_w": ("f64", "95th percentile board power, W"),
+    "sm_clock_mean_hz": ("f64", "mean SM clock, Hz"),
+    "mem_clock_mean_hz": ("f64", "mean memory clock, Hz"),
+    "fb_used_max_bytes": ("f64", "max device memory in use, bytes"),
+    "pcie_tx_mean_bytes_per_s": ("f64", "mean PCIe TX, B/s"),
+    "pcie_rx_mean_bytes_per_s": ("f64", "mean PCIe RX, B/s"),
+    "nvlink_tx_mean_bytes_per_s": ("f64", "mean NVLink TX, B/s"),
+    "nvlink_rx_mean_bytes_per_s": ("f64", "mean NVLink RX, B/s"),
+    "busy_share": ("f64", "fraction of samples in state busy (0..1)"),
+    "tensor_idle_share": ("f64", "fraction of samples in state tensor_idle (0..1)"),
+    "busy_tensor_idle_share": ("f64", "fraction of samples in state busy_tensor_idle (0..1)"),
+    "dram_high_share": ("f64", "fraction of samples in state dram_high (0..1)"),
+    "memory_bound_share": ("f64", "fraction of samples in state memory_bound (0..1)"),
+    "idle_share": ("f64", "fraction of samples in state idle (0..1)"),
+    "allocated_idle_share": ("f64", "fraction of samples in state allocated_idle (0..1)"),
+    "stuck_profiler_share": ("f64", "fraction of samples in state stuck_profiler (0..1)"),
+    "busy_s": ("f64", "busy_share x span_s, s"),
+    "busy_tensor_idle_s": ("f64", "busy_tensor_idle_share x span_s, s"),
+    "memory_bound_s": ("f64", "memory_bound_share x span_s, s"),
+    "idle_s": ("f64", "idle_share x span_s, s"),
+    "allocated_idle_s": ("f64", "allocated_idle_share x span_s, s"),
+    "has_profiling": ("bool", "any DCGM profiling field present"),
+    "profiling_fields": ("i64", "distinct profiling fields present"),
+    "null_values": ("i64", "values reported blank (N/A, sentinel) in the window"),
+    "ratio_clamped_values": ("i64", "profiling ratios in (1, 1.5] clamped to 1"),
+    "ratio_max_raw": ("f64", "largest profiling ratio before clamping"),
+    "percent_as_ratio": ("bool", "a ratio field held values > 1.5 (percent fed as ratio)"),
+    "ratio_as_percent": ("bool", "GPU-Util looked like a ratio fed as percent"),
+    "stalled_fields": ("str", "profiling fields constant and non-zero over >= 30 samples"),
+    "excluded": ("str", "why the window is unfit for performance rules, or null"),
+}
+
 _DTYPES = {
     "str": "String",
     "i64": "Int64",
     "f64": "Float64",
+    "bool": "Boolean",
 }
 
 

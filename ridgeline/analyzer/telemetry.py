@@ -1,0 +1,468 @@
+"""Reduce the TELEMETRY long table to one row per host / GPU / GPU instance / window.
+
+``reduce_windows(lf, window="5m", warmup=None)`` takes the long table (LazyFrame or
+DataFrame; a Parquet scan stays lazy) and returns a DataFrame with the columns below
+(:data:`ridgeline.analyzer.schema.WINDOW_COLUMNS` holds the same list with types).
+
+How it works: (1) per GPU and timestamp, the long rows are folded into one row with one
+column per field (a lazy group-by, run on polars' streaming engine); hosts are processed in
+chunks of bounded size so a day of a fleet never sits in memory at once; (2) the sample
+interval of each GPU is the median gap between its timestamps; (3) rows are floored to the
+window (``"5m"``, ``"1h"``, any polars duration, or ``"all"`` for the whole run) and
+aggregated. A leading warm-up (``warmup="2m"``) is dropped per GPU before anything else.
+
+States are judged per sample (one timestamp of one GPU), with the thresholds in
+:data:`STATE_THRESHOLDS` (overridable with ``thresholds=``):
+
+* ``busy``: GPU-Util >= 0.8 (GR_ENGINE_ACTIVE stands in where GPU-Util is absent, as on
+  MIG instances);
+* ``tensor_idle``: PIPE_TENSOR_ACTIVE <= 0.1;
+* ``busy_tensor_idle``: busy and tensor_idle and GR_ENGINE_ACTIVE >= 0.5 (the guard against
+  a stuck profiler, which reads GR_ENGINE ~0 while GPU-Util is high);
+* ``dram_high``: DRAM_ACTIVE >= 0.5; ``memory_bound``: dram_high and tensor_idle;
+* ``idle``: GPU-Util (or GR_ENGINE) <= 0.01 and GR_ENGINE <= 0.01 where present;
+* ``allocated_idle``: idle while FB used >= 1 GiB;
+* ``stuck_profiler``: GPU-Util >= 0.9 while GR_ENGINE_ACTIVE <= 0.01.
+
+Each ``*_share`` is the fraction of the samples where the inputs of that state were
+present; each ``*_s`` is share x covered seconds. Profiling ratios in (1, 1.5] (seen on
+MIG instances) are clamped to 1 and counted; larger ones mean a percent was fed where a
+ratio belongs and the window is excluded.
+
+Output columns (one row per host/gpu/gpu_instance/window):
+
+==============================  ============================================================
+column                          meaning
+==============================  ============================================================
+host, gpu, gpu_instance         identity (gpu_instance null for a whole GPU)
+uuid, model                     GPU UUID and model when the input named them
+window_start, window_end        UTC; for ``window="all"`` the GPU's first sample and last + 1 interval
+samples                         timestamps reported in the window (N/A-only ticks included)
+interval_s                      inferred sample interval of this GPU (median gap), s
+span_s                          seconds covered: min(samples x interval_s, window length)
+coverage_ratio                  span_s / window length (0..1)
+max_gap_s                       largest gap between consecutive samples ending in the window, s
+<m>_mean_ratio, <m>_p95_ratio   mean and 95th percentile for m in gpu_util, gr_engine_active,
+                                sm_active, sm_occupancy, tensor_active, dram_active,
+                                fp16_active, fp32_active, fp64_active (ratio 0..1; null = absent)
+mem_copy_util_mean_ratio        NVML memory-copy utilization, mean
+power_mean_w, power_p95_w       board power, W
+sm_clock_mean_hz, mem_clock_mean_hz  clocks, Hz
+fb_used_max_bytes               device memory in use, max, bytes
+pcie_tx/rx_mean_bytes_per_s     PCIe rates; nvlink_tx/rx_mean_bytes_per_s NVLink rates
+busy_share ... stuck_profiler_share  fraction of samples in each state above (0..1)
+busy_s, busy_tensor_idle_s, memory_bound_s, idle_s, allocated_idle_s  share x span_s, s
+has_profiling                   any DCGM profiling (DCP) field present in the window
+profiling_fields                number of distinct profiling fields present
+null_values                     field values reported as blank (N/A, sentinels) in the window
+ratio_clamped_values            profiling ratios in (1, 1.5] clamped to 1
+ratio_max_raw                   largest profiling ratio before clamping
+percent_as_ratio                a ratio field held values > 1.5 (percent fed as ratio)
+ratio_as_percent                GPU-Util looked like a 0..1 ratio fed where percent belongs
+stalled_fields                  profiling fields constant and non-zero over >= 30 samples, comma list
+excluded                        why the window is unfit for performance rules, or null
+==============================  ============================================================
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# per-sample state thresholds (canonical units)
+STATE_THRESHOLDS: dict[str, float] = {
+    "busy_util": 0.8,
+    "tensor_idle": 0.1,
+    "gr_engine_guard": 0.5,
+    "dram_high": 0.5,
+    "idle_util": 0.01,
+    "allocated_fb_bytes": float(1 << 30),
+    "stuck_util": 0.9,
+    "stuck_gr_engine": 0.01,
+    "clamp_max": 1.5,
+    "stall_min_samples": 30,
+    "excluded_share": 0.5,
+}
+
+# metric stem -> canonical field, for mean/p95 columns
+RATIO_METRICS: dict[str, str] = {
+    "gpu_util": "gpu_util_ratio",
+    "gr_engine_active": "gr_engine_active_ratio",
+    "sm_active": "sm_active_ratio",
+    "sm_occupancy": "sm_occupancy_ratio",
+    "tensor_active": "tensor_active_ratio",
+    "dram_active": "dram_active_ratio",
+    "fp16_active": "fp16_active_ratio",
+    "fp32_active": "fp32_active_ratio",
+    "fp64_active": "fp64_active_ratio",
+}
+OTHER_FIELDS = (
+    "mem_copy_util_ratio",
+    "power_w",
+    "sm_clock_hz",
+    "mem_clock_hz",
+    "fb_used_bytes",
+    "pcie_tx_bytes_per_s",
+    "pcie_rx_bytes_per_s",
+    "nvlink_tx_bytes_per_s",
+    "nvlink_rx_bytes_per_s",
+    "tensor_hmma_active_ratio",
+    "tensor_imma_active_ratio",
+    "tensor_dfma_active_ratio",
+)
+PROF_FIELDS = (
+    "gr_engine_active_ratio", "sm_active_ratio", "sm_occupancy_ratio", "tensor_active_ratio",
+    "dram_active_ratio", "fp64_active_ratio", "fp32_active_ratio", "fp16_active_ratio",
+    "tensor_hmma_active_ratio", "tensor_imma_active_ratio", "tensor_dfma_active_ratio",
+)
+USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS)))
+KEYS = ("host", "gpu", "gpu_instance")
+STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
+          "allocated_idle", "stuck_profiler")
+SECONDS = ("busy", "busy_tensor_idle", "memory_bound", "idle", "allocated_idle")
+CHUNK_ROWS = 40_000_000  # long rows per reduction chunk (bounded memory)
+
+_DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|min|h|d)?\s*$")
+_UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+def parse_duration_s(text: str | float | int | None, *, what: str = "duration") -> float | None:
+    """'5m' -> 300.0, '2h' -> 7200.0, '30s' / '30' -> 30.0, None -> None."""
+    if text is None:
+        return None
+    if isinstance(text, (int, float)):
+        return float(text)
+    m = _DUR_RE.match(str(text))
+    if not m:
+        from ridgeline.errors import UsageError
+
+        raise UsageError(f"{what} {text!r}: expected a duration such as 30s, 5m, 1h, 1d")
+    return float(m.group(1)) * _UNIT_S[m.group(2)]
+
+
+def _polars_every(seconds: float) -> str:
+    us = int(round(seconds * 1_000_000))
+    return f"{us}us"
+
+
+def _window_columns_doc() -> dict[str, tuple[str, str]]:
+    cols: dict[str, tuple[str, str]] = {
+        "host": ("str", "host name"),
+        "gpu": ("i64", "GPU index (parent GPU for MIG instances)"),
+        "gpu_instance": ("str", "MIG GPU instance, null for a whole GPU"),
+        "uuid": ("str", "GPU UUID when known"),
+        "model": ("str", "GPU model when known"),
+        "window_start": ("datetime_us_utc", "window start, UTC"),
+        "window_end": ("datetime_us_utc", "window end, UTC"),
+        "samples": ("i64", "timestamps reported in the window (N/A-only ticks included)"),
+        "interval_s": ("f64", "inferred sample interval (median gap), s"),
+        "span_s": ("f64", "seconds covered by samples, <= window length"),
+        "coverage_ratio": ("f64", "span_s / window length"),
+        "max_gap_s": ("f64", "largest gap between consecutive samples ending in the window, s"),
+    }
+    for stem in RATIO_METRICS:
+        cols[f"{stem}_mean_ratio"] = ("f64", f"mean {stem.replace('_', ' ')} (0..1)")
+        cols[f"{stem}_p95_ratio"] = ("f64", f"95th percentile {stem.replace('_', ' ')} (0..1)")
+    cols.update({
+        "mem_copy_util_mean_ratio": ("f64", "mean NVML memory-copy utilization (0..1)"),
+        "power_mean_w": ("f64", "mean board power, W"),
+        "power_p95_w": ("f64", "95th percentile board power, W"),
+        "sm_clock_mean_hz": ("f64", "mean SM clock, Hz"),
+        "mem_clock_mean_hz": ("f64", "mean memory clock, Hz"),
+        "fb_used_max_bytes": ("f64", "max device memory in use, bytes"),
+        "pcie_tx_mean_bytes_per_s": ("f64", "mean PCIe TX, B/s"),
+        "pcie_rx_mean_bytes_per_s": ("f64", "mean PCIe RX, B/s"),
+        "nvlink_tx_mean_bytes_per_s": ("f64", "mean NVLink TX, B/s"),
+        "nvlink_rx_mean_bytes_per_s": ("f64", "mean NVLink RX, B/s"),
+    })
+    for st in STATES:
+        cols[f"{st}_share"] = ("f64", f"fraction of samples in state {st} (0..1)")
+    for st in SECONDS:
+        cols[f"{st}_s"] = ("f64", f"{st}_share x span_s, s")
+    cols.update({
+        "has_profiling": ("bool", "any DCGM profiling field present"),
+        "profiling_fields": ("i64", "distinct profiling fields present"),
+        "null_values": ("i64", "values reported blank (N/A, sentinel) in the window"),
+        "ratio_clamped_values": ("i64", "profiling ratios in (1, 1.5] clamped to 1"),
+        "ratio_max_raw": ("f64", "largest profiling ratio before clamping"),
+        "percent_as_ratio": ("bool", "a ratio field held values > 1.5 (percent fed as ratio)"),
+        "ratio_as_percent": ("bool", "GPU-Util looked like a ratio fed as percent"),
+        "stalled_fields": ("str", "profiling fields constant and non-zero over >= 30 samples"),
+        "excluded": ("str", "why the window is unfit for performance rules, or null"),
+    })
+    return cols
+
+
+from ridgeline.analyzer.schema import WINDOW_COLUMNS  # noqa: E402  (same list, kept in the contract file)
+
+
+def _fold_per_timestamp(lf, th):
+    """Long rows of one chunk -> one row per (host, gpu, gpu_instance, timestamp)."""
+    import polars as pl
+
+    aggs = []
+    for f in USED_FIELDS:
+        sel = pl.col("value").filter(pl.col("field") == f)
+        aggs.append(sel.mean().alias(f))
+    aggs.append(pl.col("value").is_null().sum().alias("_nulls"))
+    aggs.append(pl.col("uuid").max().alias("uuid"))
+    aggs.append(pl.col("model").max().alias("model"))
+    return lf.group_by([*KEYS, "timestamp"]).agg(aggs)
+
+
+def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
+    """Per-timestamp wide rows (eager) -> window rows."""
+    import polars as pl
+
+    wide = wide.sort([*KEYS, "timestamp"], nulls_last=True)
+    gap = (pl.col("timestamp").diff().over(KEYS).dt.total_microseconds() / 1e6)
+    wide = wide.with_columns(gap.alias("_gap"))
+    interval = wide.group_by(KEYS).agg(
+        pl.col("_gap").median().alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
+        pl.col("timestamp").max().alias("_t1"),
+    )
+    wide = wide.join(interval, on=list(KEYS), how="left", nulls_equal=True)
+    wide = wide.with_columns(pl.col("interval_s").fill_null(1.0))
+
+    # clamp-and-flag profiling ratios
+    prof_present = [f for f in PROF_FIELDS if f in wide.columns]
+    clamped_terms = [((pl.col(f) > 1.0) & (pl.col(f) <= th["clamp_max"])).cast(pl.Int64).fill_null(0)
+                     for f in prof_present]
+    raw_max = pl.max_horizontal([pl.col(f) for f in prof_present]) if prof_present else pl.lit(None, pl.Float64)
+    wide = wide.with_columns(
+        (pl.sum_horizontal(clamped_terms) if clamped_terms else pl.lit(0)).alias("_clamped"),
+        raw_max.alias("_ratio_raw_max"),
+        pl.col("gpu_util_ratio").alias("_util_raw"),
+    )
+    wide = wide.with_columns([
+        pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
+        .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present
+    ])
+
+    util = pl.coalesce(pl.col("gpu_util_ratio"), pl.col("gr_engine_active_ratio"))
+    gr = pl.col("gr_engine_active_ratio")
+    tensor = pl.col("tensor_active_ratio")
+    dram = pl.col("dram_active_ratio")
+    fb = pl.col("fb_used_bytes")
+    idle = (util <= th["idle_util"]) & (gr.is_null() | (gr <= th["idle_util"]))
+    states = {
+        "busy": util >= th["busy_util"],
+        "tensor_idle": tensor <= th["tensor_idle"],
+        "busy_tensor_idle": (util >= th["busy_util"]) & (tensor <= th["tensor_idle"]) & (gr >= th["gr_engine_guard"]),
+        "dram_high": dram >= th["dram_high"],
+        "memory_bound": (dram >= th["dram_high"]) & (tensor <= th["tensor_idle"]),
+        "idle": idle,
+        "allocated_idle": idle & (fb >= th["allocated_fb_bytes"]),
+        "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
+    }
+    wide = wide.with_columns([e.alias(f"_st_{k}") for k, e in states.items()])
+
+    if window_s is None:
+        wide = wide.with_columns(pl.col("_t0").alias("window_start"))
+    else:
+        wide = wide.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
+
+    frac_part = ((pl.col("_util_raw") * 100 - (pl.col("_util_raw") * 100).round(0)).abs() > 1e-6)
+    aggs = [
+        pl.len().alias("samples"),
+        pl.col("uuid").max().alias("uuid"),
+        pl.col("model").max().alias("model"),
+        pl.col("interval_s").first().alias("interval_s"),
+        pl.col("_t1").first().alias("_t1"),
+        pl.col("_gap").max().alias("max_gap_s"),
+        pl.col("_nulls").sum().cast(pl.Int64).alias("null_values"),
+        pl.col("_clamped").sum().cast(pl.Int64).alias("ratio_clamped_values"),
+        pl.col("_ratio_raw_max").max().alias("ratio_max_raw"),
+        (pl.col("_ratio_raw_max") > th["clamp_max"]).any().alias("percent_as_ratio"),
+        ((pl.col("_util_raw").max() <= 0.01) & (pl.col("_util_raw").max() > 0)
+         & (frac_part.filter(pl.col("_util_raw") > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"),
+    ]
+    for stem, f in RATIO_METRICS.items():
+        aggs.append(pl.col(f).mean().alias(f"{stem}_mean_ratio"))
+        aggs.append(pl.col(f).quantile(0.95, interpolation="linear").alias(f"{stem}_p95_ratio"))
+    aggs += [
+        pl.col("mem_copy_util_ratio").mean().alias("mem_copy_util_mean_ratio"),
+        pl.col("power_w").mean().alias("power_mean_w"),
+        pl.col("power_w").quantile(0.95, interpolation="linear").alias("power_p95_w"),
+        pl.col("sm_clock_hz").mean().alias("sm_clock_mean_hz"),
+        pl.col("mem_clock_hz").mean().alias("mem_clock_mean_hz"),
+        pl.col("fb_used_bytes").max().alias("fb_used_max_bytes"),
+        pl.col("pcie_tx_bytes_per_s").mean().alias("pcie_tx_mean_bytes_per_s"),
+        pl.col("pcie_rx_bytes_per_s").mean().alias("pcie_rx_mean_bytes_per_s"),
+        pl.col("nvlink_tx_bytes_per_s").mean().alias("nvlink_tx_mean_bytes_per_s"),
+        pl.col("nvlink_rx_bytes_per_s").mean().alias("nvlink_rx_mean_bytes_per_s"),
+    ]
+    for st in STATES:
+        aggs.append(pl.col(f"_st_{st}").cast(pl.Float64).mean().alias(f"{st}_share"))
+    aggs.append(pl.sum_horizontal([pl.col(f).is_not_null().any().cast(pl.Int64) for f in PROF_FIELDS])
+                .alias("profiling_fields"))
+    stall_n = int(th["stall_min_samples"])
+    stall_exprs = [
+        pl.when((pl.col(f).count() >= stall_n) & (pl.col(f).min() == pl.col(f).max()) & (pl.col(f).max() > 0))
+        .then(pl.lit(f)).otherwise(None)
+        for f in PROF_FIELDS
+    ]
+    aggs.append(pl.concat_str(stall_exprs, separator=",", ignore_nulls=True).alias("stalled_fields"))
+    out = wide.group_by([*KEYS, "window_start"]).agg(aggs)
+
+    if window_s is None:
+        out = out.with_columns(
+            (pl.col("_t1") + pl.duration(microseconds=(pl.col("interval_s") * 1e6).round(0).cast(pl.Int64)))
+            .alias("window_end")
+        )
+    else:
+        out = out.with_columns(
+            (pl.col("window_start") + pl.duration(microseconds=int(round(window_s * 1e6)))).alias("window_end")
+        )
+    length = (pl.col("window_end") - pl.col("window_start")).dt.total_microseconds() / 1e6
+    out = out.with_columns(
+        pl.min_horizontal(pl.col("samples") * pl.col("interval_s"), length).alias("span_s"),
+    ).with_columns(
+        (pl.col("span_s") / length).clip(0.0, 1.0).alias("coverage_ratio"),
+        (pl.col("profiling_fields") > 0).alias("has_profiling"),
+        pl.when(pl.col("stalled_fields") == "").then(None).otherwise(pl.col("stalled_fields")).alias("stalled_fields"),
+    )
+    out = out.with_columns([(pl.col(f"{st}_share").fill_null(0.0) * pl.col("span_s")).alias(f"{st}_s") for st in SECONDS])
+    out = out.with_columns(
+        pl.when(pl.col("stuck_profiler_share") >= th["excluded_share"]).then(pl.lit("stuck profiler: GPU-Util high, GR_ENGINE_ACTIVE ~0"))
+        .when(pl.col("percent_as_ratio")).then(pl.lit("profiling ratio above 1.5: percent fed as ratio"))
+        .when(pl.col("ratio_as_percent")).then(pl.lit("GPU-Util below 1% with fractional percents: ratio fed as percent"))
+        .when(pl.col("stalled_fields").is_not_null()).then(pl.lit("stalled profiling fields: ") + pl.col("stalled_fields"))
+        .otherwise(None).alias("excluded")
+    )
+    return out
+
+
+def _finish_columns(df):
+    import polars as pl
+
+    from ridgeline.analyzer.schema import polars_schema
+
+    types = polars_schema(WINDOW_COLUMNS)
+    exprs = [(pl.col(c).cast(t) if c in df.columns else pl.lit(None, dtype=t).alias(c)) for c, t in types.items()]
+    return df.select(exprs).sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
+
+
+def empty_windows():
+    import polars as pl
+
+    return _finish_columns(pl.DataFrame({"host": []}, schema={"host": pl.String}).clear())
+
+
+def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float | None = None,
+                   thresholds: dict[str, float] | None = None, chunk_rows: int = CHUNK_ROWS):
+    """TELEMETRY long table -> WINDOW table (DataFrame), see the module docstring.
+
+    ``window``: "5m", "1h", "30s", ... or "all" (one window per GPU for the whole run).
+    ``warmup``: leading span dropped per GPU ("2m"). ``thresholds``: overrides of
+    :data:`STATE_THRESHOLDS`. Memory stays bounded by reducing hosts in chunks of about
+    ``chunk_rows`` long rows, each on polars' streaming engine.
+    """
+    import polars as pl
+
+    th = dict(STATE_THRESHOLDS)
+    if thresholds:
+        unknown = set(thresholds) - set(th)
+        if unknown:
+            from ridgeline.errors import UsageError
+
+            raise UsageError(f"unknown telemetry threshold(s): {', '.join(sorted(unknown))}")
+        th.update(thresholds)
+    window_s = None if window in (None, "all") else parse_duration_s(window, what="--window")
+    if window_s is not None and window_s <= 0:
+        from ridgeline.errors import UsageError
+
+        raise UsageError(f"--window must be > 0, got {window!r}")
+    warmup_s = parse_duration_s(warmup, what="--warmup")
+
+    lf = lf.lazy() if isinstance(lf, pl.DataFrame) else lf
+    lf = lf.select("timestamp", *KEYS, "uuid", "model", "field", "value").filter(
+        pl.col("field").is_in(list(USED_FIELDS)) & pl.col("timestamp").is_not_null()
+    )
+    if warmup_s:
+        t0 = pl.col("timestamp").min().over(list(KEYS))
+        lf = lf.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
+
+    counts = lf.group_by("host").agg(pl.len().alias("n")).collect(engine="streaming").sort("host", nulls_last=True)
+    if counts.height == 0:
+        return empty_windows()
+    chunks: list[list] = []
+    cur: list = []
+    size = 0
+    for host, n in counts.iter_rows():
+        if cur and size + n > chunk_rows:
+            chunks.append(cur)
+            cur, size = [], 0
+        cur.append(host)
+        size += n
+    chunks.append(cur)
+
+    parts = []
+    for hosts in chunks:
+        if len(chunks) == 1:
+            sub = lf
+        else:
+            named = [h for h in hosts if h is not None]
+            cond = pl.col("host").is_in(named)
+            if any(h is None for h in hosts):
+                cond = cond | pl.col("host").is_null()
+            sub = lf.filter(cond)
+        wide = _fold_per_timestamp(sub, th).collect(engine="streaming")
+        if wide.height:
+            parts.append(_reduce_wide(wide, window_s=window_s, th=th))
+    if not parts:
+        return empty_windows()
+    return _finish_columns(pl.concat(parts, how="diagonal_relaxed"))
+
+
+def fleet_summary(windows, *, by: str = "gpu"):
+    """Rank GPUs (``by="gpu"``) or hosts (``by="host"``) by wasted GPU-hours.
+
+    wasted = busy-but-tensor-idle seconds (windows not excluded, with profiling data) +
+    allocated-but-idle seconds: an upper bound of GPU time that did no tensor work.
+    Columns: host[, gpu, gpu_instance], gpus, windows, span_h, busy_tensor_idle_h,
+    allocated_idle_h, wasted_gpu_h, wasted_share (of span), rank.
+    """
+    import polars as pl
+
+    keys = ["host"] if by == "host" else list(KEYS)
+    if windows is None or windows.height == 0:
+        return pl.DataFrame(schema={**{k: pl.String for k in keys}, "wasted_gpu_h": pl.Float64})
+    ok = pl.col("excluded").is_null() & pl.col("has_profiling")
+    w = windows.with_columns(
+        pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).alias("_bti"),
+        pl.col("allocated_idle_s").fill_null(0.0).alias("_ai"),
+        pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
+                       pl.col("gpu_instance").fill_null("")], separator="/").alias("_gpu_id"),
+    )
+    out = w.group_by(keys).agg(
+        pl.col("_gpu_id").n_unique().alias("gpus"),
+        pl.len().alias("windows"),
+        (pl.col("span_s").sum() / 3600).alias("span_h"),
+        (pl.col("_bti").sum() / 3600).alias("busy_tensor_idle_h"),
+        (pl.col("_ai").sum() / 3600).alias("allocated_idle_h"),
+    ).with_columns(
+        (pl.col("busy_tensor_idle_h") + pl.col("allocated_idle_h")).alias("wasted_gpu_h"),
+    ).with_columns(
+        pl.when(pl.col("span_h") > 0).then(pl.col("wasted_gpu_h") / pl.col("span_h")).otherwise(None).alias("wasted_share"),
+    ).sort(["wasted_gpu_h", *keys], descending=[True] + [False] * len(keys), nulls_last=True)
+    return out.with_columns(pl.int_range(1, pl.len() + 1).alias("rank"))
+
+
+def describe_subject(row: dict[str, Any], *, with_window: bool = False) -> str:
+    """'host:node1 gpu:3' (+ ' gi:2') (+ ' window:2026-01-01T00:00Z..00:05Z')."""
+    parts = [f"host:{row.get('host') or '?'}", f"gpu:{'?' if row.get('gpu') is None else row.get('gpu')}"]
+    if row.get("gpu_instance") is not None:
+        parts.append(f"gi:{row['gpu_instance']}")
+    if with_window and row.get("window_start") is not None:
+        parts.append("window:" + span_text(row["window_start"], row.get("window_end")))
+    return " ".join(parts)
+
+
+def span_text(start, end) -> str:
+    def fmt(t):
+        return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t is not None else "?"
+
+    if end is None:
+        return fmt(start)
+    return f"{fmt(start)}..{fmt(end)}"

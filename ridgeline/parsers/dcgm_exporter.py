@@ -1,0 +1,142 @@
+"""dcgm-exporter ``/metrics`` text (Prometheus exposition format) -> TELEMETRY rows.
+
+One file may hold many scrapes appended to each other (``while sleep 15; do curl
+:9400/metrics; done >> file``). A scrape boundary is a series (metric + label set) seen
+again: the k-th occurrence of a series belongs to scrape k. A sample line may carry its own
+timestamp (milliseconds since the epoch); otherwise scrape k is at ``start + k * interval``
+(default 30 s, the exporter's collect interval).
+
+Labels are read by name with their known drift: host = ``hostname`` | ``Hostname`` |
+``instance``; UUID = ``UUID`` | ``uuid`` | ``gpu_uuid``; model = ``modelName`` |
+``model_name``; MIG instance = ``GPU_I_ID`` (profile ``GPU_I_PROFILE``); k8s pod =
+``exported_pod`` | ``pod`` (with ``exported_namespace`` | ``namespace``).
+
+Values: DCGM blank sentinels (int64 >= 0x7ffffffffffffff0, e.g. ``9223372036854775794``;
+doubles >= 1.40737488355328e14) and NaN become null. Lines whose value is not a number
+(``... ERROR - FAILED TO CONVERT TO STRING``) are listed in ``skipped`` with their line
+number. Metrics ridgeline does not analyze are listed once per name.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ridgeline.errors import InputError
+from ridgeline.result import InputInfo, Skipped
+
+SAMPLE_RE = r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?[ \t]+([^ \t]+)(?:[ \t]+(-?[0-9]+))?[ \t]*$"
+DEFAULT_SCRAPE_INTERVAL_S = 30.0
+_NAME_RE = re.compile(r"^(dcgm_|DCGM_)[A-Za-z0-9_]*(\{.*\})?\s+\S+")
+
+
+def looks_like(lines: list[str]) -> bool:
+    """Head lines of an exporter scrape: # HELP/# TYPE of DCGM metrics, or DCGM sample lines."""
+    for ln in lines:
+        s = ln.strip()
+        if not s:
+            continue
+        if s.startswith("# HELP ") or s.startswith("# TYPE "):
+            return True
+        if s.startswith("#"):
+            continue
+        return bool(_NAME_RE.match(s))
+    return False
+
+
+def _label(names: tuple[str, ...]):
+    import polars as pl
+
+    exprs = [pl.col("labels").str.extract(r'[{,]\s*' + n + r'="([^"]*)"', 1) for n in names]
+    return pl.coalesce(exprs) if len(exprs) > 1 else exprs[0]
+
+
+def read_exporter(path, *, opts):
+    """Parse one or many dcgm-exporter scrapes. Returns (DataFrame, InputInfo, skipped)."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import FP64_BLANK_MIN, lookup_exporter
+
+    path = Path(path)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = pl.DataFrame({"line": text.splitlines()}, schema={"line": pl.String})
+    lines = lines.with_row_index("lineno", offset=1).with_columns(pl.col("line").str.strip_chars())
+    body = lines.filter((pl.col("line") != "") & ~pl.col("line").str.starts_with("#"))
+    parsed = body.with_columns(pl.col("line").str.extract_groups(SAMPLE_RE).alias("g")).unnest("g")
+    parsed = parsed.rename({"1": "metric", "2": "labels", "3": "raw", "4": "ts_ms"})
+    skipped: list[Skipped] = []
+
+    # value lines that are not a sample or whose value is no number
+    parsed = parsed.with_columns(pl.col("raw").cast(pl.Float64, strict=False).alias("num"))
+    nan_like = pl.col("raw").str.to_lowercase().is_in(["nan", "+inf", "-inf", "inf"])
+    bad = parsed.filter(pl.col("metric").is_null() | (pl.col("num").is_null() & ~nan_like))
+    for no, line in bad.select("lineno", "line").iter_rows():
+        if "FAILED TO CONVERT" in line or "ERROR" in line:
+            reason = "exporter printed an error instead of a value"
+        else:
+            reason = "not a Prometheus sample line"
+        skipped.append(Skipped(str(path), f"line {no}", f"{reason}: {line[:80]!r}"))
+    good = parsed.filter(pl.col("metric").is_not_null() & (pl.col("num").is_not_null() | nan_like))
+    if good.height == 0:
+        raise InputError(path, "expected dcgm-exporter sample lines such as 'DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",...} 42'")
+
+    # metric vocabulary
+    metrics = good.get_column("metric").unique().to_list()
+    mapping = {m: lookup_exporter(m) for m in metrics}
+    unknown = sorted(m for m, f in mapping.items() if f is None)
+    if unknown:
+        counts = dict(good.filter(pl.col("metric").is_in(unknown)).group_by("metric").len().iter_rows())
+        for m in unknown:
+            skipped.append(Skipped(str(path), f"series {m} ({counts[m]} samples)", "metric ridgeline does not analyze"))
+    known = {m: f for m, f in mapping.items() if f is not None}
+    good = good.filter(pl.col("metric").is_in(list(known)))
+    good = good.with_columns(
+        pl.col("metric").replace_strict({m: f.canonical for m, f in known.items()}, return_dtype=pl.String).alias("field"),
+        pl.col("metric").replace_strict({m: f.scale for m, f in known.items()}, return_dtype=pl.Float64).alias("scale"),
+        pl.col("labels").fill_null("{}"),
+    )
+    sentinel = (pl.col("num").abs() >= FP64_BLANK_MIN) | pl.col("num").is_nan() | pl.col("num").is_infinite()
+    n_blank = good.filter(sentinel | pl.col("num").is_null()).height
+    if n_blank:
+        opts.note(f"{path}: {n_blank} samples carried DCGM blank sentinels or NaN; kept as missing (null), not 0")
+
+    # scrape index: k-th time a series (metric + labels) appears
+    good = good.with_columns(pl.int_range(pl.len()).over("metric", "labels").alias("scrape"))
+    has_ts = good.get_column("ts_ms").is_not_null()
+    n_scrapes = int(good.get_column("scrape").max()) + 1
+    interval = opts.interval_s or DEFAULT_SCRAPE_INTERVAL_S
+    if not has_ts.all():
+        start = opts.start_time(str(path), "the exporter scrape")
+        if n_scrapes > 1 and opts.interval_s is None:
+            opts.note(f"{path}: {n_scrapes} scrapes without timestamps; assumed {interval:g} s apart "
+                      "(dcgm-exporter collect interval; give --interval)")
+        base_us = int(start.timestamp() * 1_000_000)
+    else:
+        base_us = 0
+    ts = pl.when(pl.col("ts_ms").is_not_null()).then(pl.col("ts_ms").cast(pl.Int64) * 1000).otherwise(
+        pl.lit(base_us) + (pl.col("scrape") * interval * 1_000_000).round(0).cast(pl.Int64)
+    )
+    host = _label(("hostname", "Hostname", "instance"))
+    if opts.host is not None:
+        host = pl.coalesce(host, pl.lit(opts.host))
+    pod = _label(("exported_pod", "pod"))
+    ns = _label(("exported_namespace", "namespace"))
+    out = good.select(
+        ts.cast(pl.Datetime("us", "UTC")).alias("timestamp"),
+        host.alias("host"),
+        _label(("gpu",)).cast(pl.Int64, strict=False).alias("gpu"),
+        _label(("UUID", "uuid", "gpu_uuid")).alias("uuid"),
+        _label(("GPU_I_ID",)).alias("gpu_instance"),
+        _label(("modelName", "model_name")).alias("model"),
+        pl.col("field"),
+        pl.when(sentinel).then(None).otherwise(pl.col("num") * pl.col("scale")).alias("value"),
+        pl.when(pod.is_null() | (pod == "")).then(None)
+        .when(ns.is_null() | (ns == "")).then(pod)
+        .otherwise(ns + "/" + pod).alias("pod"),
+    )
+    hosts = out.get_column("host").drop_nulls().unique().to_list()
+    exporter_pods = [h for h in hosts if h.startswith("dcgm-exporter")]
+    if exporter_pods:
+        opts.note(f"{path}: host label {exporter_pods[0]!r} looks like the exporter pod, not the node")
+    info = InputInfo(str(path), "dcgm-exporter", parsed.height)
+    return out, info, skipped

@@ -1,0 +1,166 @@
+"""nvidia-smi outputs -> TELEMETRY rows.
+
+``nvidia-smi --query-gpu=timestamp,index,name,utilization.gpu,... --format=csv [-l 1]``:
+separator ``", "``; header = the query list with units in brackets (``utilization.gpu [%]``);
+values carry units unless ``nounits`` (``34 %``, ``17304 MiB``, ``71.06 W``); ``[N/A]`` and
+``[Not Supported]`` = not reported (null). Timestamps ``YYYY/MM/DD HH:MM:SS.mmm`` are local
+time without a zone: read in ``--tz`` (default UTC, with a note). Without an ``index`` or
+``uuid`` column the GPU index is unknown (null).
+
+``nvidia-smi dmon``: ``# gpu pwr gtemp ... `` header and ``# Idx W C ...`` units line,
+whitespace-separated values, ``-`` = not supported; ``-o DT`` adds ``#Date Time`` columns;
+otherwise ticks are inferred from the GPU index repeating (``start + tick * interval``).
+``sm`` there is NVML GPU-Util, not SM_ACTIVE.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from ridgeline.errors import InputError
+from ridgeline.result import InputInfo, Skipped
+
+_MISSING = ["[N/A]", "[Not Supported]", "N/A", "[Unknown Error]", "[GPU is lost]", "", "-"]
+
+
+def _num(col: str):
+    import polars as pl
+
+    return pl.col(col).str.strip_chars().str.extract(r"^([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)", 1).cast(pl.Float64)
+
+
+def read_query_csv(path, *, opts):
+    """Parse ``nvidia-smi --query-gpu ... --format=csv``. Returns (DataFrame, InputInfo, skipped)."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    from ridgeline.parsers.telemetry import parse_local_times
+
+    path = Path(path)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
+    if not lines:
+        raise InputError(path, "expected an nvidia-smi CSV header line")
+    header = [h.strip() for h in lines[0].split(",")]
+    try:
+        df = pl.read_csv(io.StringIO(text), has_header=True, infer_schema=False, new_columns=None,
+                         truncate_ragged_lines=False)
+    except Exception as err:  # noqa: BLE001 - report as an input error
+        raise InputError(path, f"expected comma-separated nvidia-smi CSV ({err.__class__.__name__})") from err
+    df.columns = header[: len(df.columns)] if len(header) >= len(df.columns) else df.columns
+    df = df.with_columns(pl.all().str.strip_chars()).with_row_index("lineno", offset=2)
+    skipped: list[Skipped] = []
+    prop = {h: h.split(" [")[0].strip().lower() for h in header}
+    host = opts.host or path.stem
+    if opts.host is None:
+        opts.note(f"{path}: nvidia-smi CSV names no host; using the file name {path.stem!r} (give --host)")
+    ident = {NVIDIA_SMI_IDENTITY[p]: h for h, p in prop.items() if p in NVIDIA_SMI_IDENTITY}
+    if "timestamp" not in ident:
+        raise InputError(path, "expected a 'timestamp' column (nvidia-smi --query-gpu=timestamp,...)", line=1)
+    ts = parse_local_times(pl.col(ident["timestamp"]), tz=opts.tz, fmt="%Y/%m/%d %H:%M:%S%.f")
+    bad_ts = df.filter(ts.is_null())
+    if bad_ts.height:
+        r = bad_ts.row(0, named=True)
+        raise InputError(path, "expected a timestamp like 2026/01/03 15:36:53.507", line=r["lineno"],
+                         column=ident["timestamp"], actual=r[ident["timestamp"]])
+    base = [
+        ts.alias("timestamp"),
+        pl.lit(host).alias("host"),
+        (_num(ident["gpu"]).cast(pl.Int64) if "gpu" in ident else pl.lit(None, pl.Int64)).alias("gpu"),
+        (pl.col(ident["uuid"]) if "uuid" in ident else pl.lit(None, pl.String)).alias("uuid"),
+        (pl.col(ident["model"]) if "model" in ident else pl.lit(None, pl.String)).alias("model"),
+    ]
+    parts = []
+    for h, p in prop.items():
+        if p in NVIDIA_SMI_IDENTITY:
+            continue
+        if p not in NVIDIA_SMI_QUERY:
+            skipped.append(Skipped(str(path), f"column {h}", "nvidia-smi property ridgeline does not analyze"))
+            continue
+        field, scale = NVIDIA_SMI_QUERY[p]
+        num = _num(h)
+        bad = df.filter(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING))
+        if bad.height:
+            r = bad.row(0, named=True)
+            raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
+        parts.append(df.select(*base, pl.lit(field).alias("field"), (num * scale).alias("value")))
+    if not parts:
+        raise InputError(path, "expected at least one measured property (utilization.gpu, memory.used, power.draw, ...)", line=1)
+    info = InputInfo(str(path), "nvidia-smi-csv", df.height)
+    return pl.concat(parts), info, skipped
+
+
+def read_smi_dmon(path, *, opts):
+    """Parse ``nvidia-smi dmon`` text. Returns (DataFrame, InputInfo, skipped)."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_DMON
+    from ridgeline.parsers.telemetry import parse_local_times
+
+    path = Path(path)
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    header: list[str] | None = None
+    rows: list[tuple[int, list[str]]] = []
+    skipped: list[Skipped] = []
+    for no, line in enumerate(lines, start=1):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            toks = s.lstrip("#").split()
+            if toks and toks[0].lower() in ("gpu", "date"):
+                new = [t.lower() for t in toks]
+                if header is not None and new != header:
+                    raise InputError(path, "expected the same dmon columns throughout", line=no, actual=s)
+                header = new
+            continue
+        if header is None:
+            skipped.append(Skipped(str(path), f"line {no}", f"text before the '# gpu' header: {s[:60]!r}"))
+            continue
+        toks = s.split()
+        if len(toks) != len(header):
+            skipped.append(Skipped(str(path), f"line {no}", f"expected {len(header)} columns, got {len(toks)}"))
+            continue
+        rows.append((no, toks))
+    if header is None:
+        raise InputError(path, "expected an nvidia-smi dmon '# gpu' header line")
+    if not rows:
+        raise InputError(path, "expected nvidia-smi dmon rows after the header")
+    df = pl.DataFrame([[n for n, _ in rows], *[list(c) for c in zip(*[t for _, t in rows])]],
+                      schema=["lineno", *header], orient="col")
+    host = opts.host or path.stem
+    if opts.host is None:
+        opts.note(f"{path}: nvidia-smi dmon names no host; using the file name {path.stem!r} (give --host)")
+    gpu = pl.col("gpu").cast(pl.Int64, strict=False)
+    if "date" in header and "time" in header:
+        ts = parse_local_times(pl.col("date") + " " + pl.col("time"), tz=opts.tz, fmt="%Y%m%d %H:%M:%S")
+        if opts.tz is None:
+            opts.note(f"{path}: nvidia-smi dmon times carry no zone; read as UTC (give --tz)")
+    else:
+        interval = opts.interval_s or 1.0
+        if opts.interval_s is None:
+            opts.note(f"{path}: nvidia-smi dmon tick interval assumed 1 s (give --interval)")
+        start = opts.start_time(str(path), "nvidia-smi dmon")
+        tick = pl.int_range(pl.len()).over("gpu")
+        ts = (pl.lit(int(start.timestamp() * 1e6)) + (tick * interval * 1e6).round(0).cast(pl.Int64)).cast(
+            pl.Datetime("us", "UTC"))
+    df = df.with_columns(ts.alias("timestamp"), gpu.alias("_gpu"))
+    parts = []
+    for col in header:
+        if col in ("gpu", "date", "time"):
+            continue
+        if col not in NVIDIA_SMI_DMON:
+            skipped.append(Skipped(str(path), f"column {col}", "nvidia-smi dmon column ridgeline does not analyze"))
+            continue
+        field, scale = NVIDIA_SMI_DMON[col]
+        num = pl.col(col).cast(pl.Float64, strict=False)
+        bad = df.filter(num.is_null() & (pl.col(col) != "-"))
+        if bad.height:
+            r = bad.row(0, named=True)
+            raise InputError(path, "expected a number or -", line=r["lineno"], column=col, actual=r[col])
+        parts.append(df.select("timestamp", pl.lit(host).alias("host"), pl.col("_gpu").alias("gpu"),
+                               pl.lit(field).alias("field"), (num * scale).alias("value")))
+    if not parts:
+        raise InputError(path, "expected dmon columns ridgeline analyzes (sm, mem, pwr, pclk, ...)")
+    return pl.concat(parts), InputInfo(str(path), "nvidia-smi-dmon", df.height), skipped

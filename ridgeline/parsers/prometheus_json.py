@@ -1,0 +1,3 @@
+"""placeholder"""
+def read_prometheus_json(path, *, opts):
+    raise NotImplementedError

@@ -1,0 +1,306 @@
+"""Telemetry inputs: detect the format of each file from its content and read it into the
+TELEMETRY long table (:data:`ridgeline.analyzer.schema.TELEMETRY_COLUMNS`).
+
+Formats (``InputInfo.kind``):
+
+* ``dcgm-dmon``          ``dcgmi dmon`` text (all three header dialects)
+* ``dcgm-exporter``      dcgm-exporter ``/metrics`` scrapes (Prometheus text, many per file)
+* ``prometheus-json``    Prometheus HTTP API ``query_range`` / ``query`` answers
+* ``nvidia-smi-csv``     ``nvidia-smi --query-gpu=... --format=csv``
+* ``nvidia-smi-dmon``    ``nvidia-smi dmon``
+* ``telemetry-csv`` / ``telemetry-parquet``  our documented long or wide table
+  (see :mod:`ridgeline.parsers.telemetry_table`), Parquet folders may be hive-partitioned.
+
+:func:`scan_telemetry` returns a polars **LazyFrame** (text formats are parsed eagerly and
+wrapped; Parquet stays a lazy scan, so a day of a fleet is never loaded whole), the list of
+inputs read and the list of skipped items with reasons. Times are UTC; formats without
+a time (``dcgmi dmon``) get ``start + tick * interval`` and a note saying they are relative
+when no ``start`` was given.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import os
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import InputError, UsageError
+from ridgeline.result import InputInfo, Skipped
+
+KINDS = (
+    "dcgm-dmon",
+    "dcgm-exporter",
+    "prometheus-json",
+    "nvidia-smi-csv",
+    "nvidia-smi-dmon",
+    "telemetry-csv",
+    "telemetry-parquet",
+)
+
+EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+HEAD_BYTES = 65536
+
+
+@dataclasses.dataclass
+class Options:
+    """What the user told us about inputs that do not say it themselves."""
+
+    tz: str | None = None  # zone of naive local timestamps (nvidia-smi); None = UTC + note
+    interval_s: float | None = None  # tick interval for dmon / exporter scrapes without times
+    host: str | None = None  # host for inputs that carry none
+    start: _dt.datetime | None = None  # first tick of inputs without timestamps
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def start_time(self, path: str, what: str) -> _dt.datetime:
+        if self.start is not None:
+            return self.start
+        self.note(f"{path}: {what} has no timestamps; times are relative to 1970-01-01 00:00 UTC "
+                  "(give --start to anchor them)")
+        return EPOCH
+
+
+# ------------------------------------------------------------------------------------------
+# detection
+# ------------------------------------------------------------------------------------------
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(HEAD_BYTES)
+
+
+def detect_telemetry_format(path) -> str | None:
+    """Return the telemetry kind of ``path`` (see :data:`KINDS`) from its first bytes, or None.
+
+    A directory is ``telemetry-parquet`` when it holds Parquet files (hive-partitioned or
+    not), otherwise None (expand it with :func:`expand_paths`).
+    """
+    p = Path(path)
+    if p.is_dir():
+        return "telemetry-parquet" if any(p.rglob("*.parquet")) else None
+    try:
+        head = _head(p)
+    except OSError:
+        return None
+    if head.startswith(b"PAR1"):
+        return "telemetry-parquet" if _parquet_is_telemetry(p) else None
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        if '"resultType"' in text or ('"status"' in text and '"data"' in text):
+            return "prometheus-json"
+        return None
+    lines = [ln.rstrip("\r") for ln in text.splitlines()[:200]]
+    if any(ln.startswith("#Entity") or ln.startswith("# Entity") for ln in lines):
+        return "dcgm-dmon"
+    low = [ln.strip().lower() for ln in lines if ln.strip()]
+    if low and low[0].startswith("#") and any(ln.startswith("# gpu") or ln.startswith("#gpu") for ln in low[:5]) \
+            and any(ln.startswith("# idx") for ln in low[:5]):
+        return "nvidia-smi-dmon"
+    from ridgeline.parsers import dcgm_exporter
+
+    if dcgm_exporter.looks_like(lines):
+        return "dcgm-exporter"
+    if low:
+        first = low[0]
+        if ("utilization.gpu" in first or "memory.used" in first or "power.draw" in first
+                or first.startswith("timestamp, name") or first.startswith("timestamp, index")):
+            return "nvidia-smi-csv"
+        from ridgeline.parsers import telemetry_table
+
+        if telemetry_table.header_layout(lines[0]) is not None:
+            return "telemetry-csv"
+    return None
+
+
+def _parquet_is_telemetry(path: Path) -> bool:
+    try:
+        import pyarrow.parquet as pq
+
+        names = pq.read_schema(path).names
+    except Exception:  # noqa: BLE001 - unreadable parquet is simply "not telemetry"
+        return False
+    from ridgeline.parsers import telemetry_table
+
+    return telemetry_table.layout_of_columns(names) is not None
+
+
+# ------------------------------------------------------------------------------------------
+# path expansion
+# ------------------------------------------------------------------------------------------
+def expand_paths(paths) -> list[tuple[Path, bool]]:
+    """Files and folders -> list of (path, explicit). Folders are walked in sorted order;
+    a folder holding Parquet files is kept whole (one hive-partitioned scan)."""
+    out: list[tuple[Path, bool]] = []
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise InputError(p, "no such file or directory")
+        if p.is_dir():
+            parquet_dirs = set()
+            for f in sorted(p.rglob("*")):
+                if not f.is_file() or f.name.startswith("."):
+                    continue
+                if f.suffix == ".parquet":
+                    parquet_dirs.add(p)
+                    continue
+                out.append((f, False))
+            if parquet_dirs:
+                out.append((p, False))
+        else:
+            out.append((p, True))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# normalization shared by all parsers
+# ------------------------------------------------------------------------------------------
+def empty_frame():
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TELEMETRY_COLUMNS, polars_schema
+
+    return pl.DataFrame(schema=polars_schema(TELEMETRY_COLUMNS))
+
+
+def finish(frame, *, source: str):
+    """Cast a parser's frame (Data- or LazyFrame) to the TELEMETRY schema, in schema order.
+
+    Missing identity columns become null; ``source`` is filled; values that are NaN, infinite
+    or DCGM blank sentinels become null (never 0).
+    """
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TELEMETRY_COLUMNS, polars_schema
+    from ridgeline.parsers.dcgm_fields import FP64_BLANK_MIN
+
+    schema = polars_schema(TELEMETRY_COLUMNS)
+    names = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    exprs = []
+    for col, dtype in schema.items():
+        if col == "source":
+            exprs.append(pl.lit(source, dtype=pl.String).alias("source"))
+        elif col == "value":
+            v = pl.col("value").cast(pl.Float64)
+            exprs.append(
+                pl.when(v.is_nan() | v.is_infinite() | (v.abs() >= FP64_BLANK_MIN))
+                .then(None).otherwise(v).alias("value")
+            )
+        elif col in names:
+            exprs.append(pl.col(col).cast(dtype))
+        else:
+            exprs.append(pl.lit(None, dtype=dtype).alias(col))
+    return frame.select(exprs)
+
+
+def parse_local_times(expr, *, tz: str | None, fmt: str | None = None):
+    """Naive local time strings/datetimes -> UTC, via ``tz`` (IANA name; None = UTC)."""
+    import polars as pl
+
+    e = expr.str.to_datetime(fmt, time_unit="us", strict=False) if fmt is not None else expr
+    return e.dt.replace_time_zone(tz or "UTC", ambiguous="earliest", non_existent="null") \
+        .dt.convert_time_zone("UTC").cast(pl.Datetime("us", "UTC"))
+
+
+def check_tz(tz: str | None) -> None:
+    if tz is None:
+        return
+    try:
+        import zoneinfo
+
+        zoneinfo.ZoneInfo(tz)
+    except Exception as err:  # noqa: BLE001
+        raise UsageError(f"--tz {tz!r}: not a known IANA time zone (e.g. Europe/Berlin, UTC)") from err
+
+
+# ------------------------------------------------------------------------------------------
+# dispatch
+# ------------------------------------------------------------------------------------------
+def _reader(kind: str):
+    from ridgeline.parsers import (
+        dcgm_dmon,
+        dcgm_exporter,
+        nvidia_smi,
+        prometheus_json,
+        telemetry_table,
+    )
+
+    return {
+        "dcgm-dmon": dcgm_dmon.read_dmon,
+        "dcgm-exporter": dcgm_exporter.read_exporter,
+        "prometheus-json": prometheus_json.read_prometheus_json,
+        "nvidia-smi-csv": nvidia_smi.read_query_csv,
+        "nvidia-smi-dmon": nvidia_smi.read_smi_dmon,
+        "telemetry-csv": telemetry_table.read_table_csv,
+        "telemetry-parquet": telemetry_table.scan_table_parquet,
+    }[kind]
+
+
+def scan_telemetry(
+    paths,
+    *,
+    tz: str | None = None,
+    interval_s: float | None = None,
+    host: str | None = None,
+    start: _dt.datetime | None = None,
+    notes: list[str] | None = None,
+) -> tuple[Any, list[InputInfo], list[Skipped]]:
+    """Read telemetry files/folders into one TELEMETRY LazyFrame.
+
+    ``tz``: zone of naive local timestamps (nvidia-smi CSV); default UTC, with a note.
+    ``interval_s``: tick interval of ``dcgmi dmon`` / ``nvidia-smi dmon`` (their ``-d``;
+    default 1 s) and of exporter scrapes without timestamps (default 30 s, the exporter's
+    collect interval). ``host``: host name for inputs that carry none (default: file stem).
+    ``start``: time of the first tick for inputs without timestamps (default 1970-01-01 UTC,
+    flagged as relative). ``notes``: a list that receives human-readable notes (additive
+    extension of the agreed API; pass one to see them).
+
+    Returns ``(LazyFrame, inputs, skipped)``. Raises InputError for an explicit file that is
+    not telemetry, UsageError for a bad option.
+    """
+    import polars as pl
+
+    check_tz(tz)
+    if interval_s is not None and not interval_s > 0:
+        raise UsageError(f"--interval must be > 0 seconds, got {interval_s}")
+    if start is not None and start.tzinfo is None:
+        start = start.replace(tzinfo=_dt.timezone.utc)
+    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start)
+    frames = []
+    inputs: list[InputInfo] = []
+    skipped: list[Skipped] = []
+    for path, explicit in expand_paths(paths):
+        kind = detect_telemetry_format(path)
+        if kind is None:
+            if explicit:
+                raise InputError(
+                    path,
+                    "expected telemetry: dcgmi dmon text, dcgm-exporter scrape, Prometheus JSON, "
+                    "nvidia-smi CSV/dmon, or a long/wide telemetry CSV/Parquet table",
+                )
+            skipped.append(Skipped(str(path), "file", "not a recognized telemetry format"))
+            continue
+        frame, info, skip = _reader(kind)(path, opts=opts)
+        frames.append(finish(frame, source=str(path)).lazy())
+        inputs.append(info)
+        skipped.extend(skip)
+    if tz is None and any(i.kind == "nvidia-smi-csv" for i in inputs):
+        opts.note("nvidia-smi timestamps carry no zone; read as UTC (give --tz to set the zone)")
+    if notes is not None:
+        notes.extend(n for n in opts.notes if n not in notes)
+    if not frames:
+        return empty_frame().lazy(), inputs, skipped
+    lf = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
+    return lf, inputs, skipped
+
+
+def read_telemetry(paths, **kw):
+    """Eager variant of :func:`scan_telemetry`: ``(DataFrame, inputs, skipped)``."""
+    lf, inputs, skipped = scan_telemetry(paths, **kw)
+    return lf.collect(), inputs, skipped

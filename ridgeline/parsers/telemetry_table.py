@@ -1,0 +1,209 @@
+"""Telemetry tables we document ourselves: long or wide, CSV or Parquet (also hive folders).
+
+The column convention (case-insensitive names):
+
+* **long**: ``timestamp, host, gpu, field, value`` and optionally ``uuid, gpu_instance,
+  model``. ``field`` is a canonical field name (``tensor_active_ratio``, see
+  ``TELEMETRY_FIELDS``) or a DCGM name (``DCGM_FI_PROF_PIPE_TENSOR_ACTIVE``, 1.x
+  ``dcgm_gpu_utilization``, dmon ``TENSO``); DCGM names are in DCGM units and are scaled
+  (GPU_UTIL percent -> ratio, FB MiB -> bytes, clocks MHz -> Hz), canonical names are taken
+  as already canonical. ``__name__`` / ``metric`` are accepted for ``field`` (prometheus-api-client
+  dumps), ``hostname`` / ``instance`` for ``host``, ``UUID``, ``GPU_I_ID``, ``modelName``.
+* **wide**: ``timestamp, host, gpu`` (host, gpu optional) + one column per field, named
+  canonically or by DCGM name, same scaling rules.
+* ``timestamp``: a datetime (zone-aware, or naive = ``--tz``/UTC), an ISO-8601 string, or
+  epoch numbers (seconds, milliseconds, microseconds or nanoseconds by magnitude).
+* Parquet folders may be hive-partitioned (``date=2026-01-01/host=node1/part-0.parquet``):
+  partition keys become columns, so ``host`` may live in the path.
+
+Parquet stays a lazy scan (a fleet-day is never loaded whole); field names are mapped with
+expressions. Rows whose field ridgeline does not know are listed in ``skipped`` per name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ridgeline.errors import InputError
+from ridgeline.result import InputInfo, Skipped
+
+ALIASES = {
+    "timestamp": ("timestamp", "time", "ts"),
+    "host": ("host", "hostname", "instance", "node"),
+    "gpu": ("gpu", "gpu_index", "index"),
+    "uuid": ("uuid", "gpu_uuid"),
+    "gpu_instance": ("gpu_instance", "gpu_i_id"),
+    "model": ("model", "modelname", "model_name"),
+    "field": ("field", "__name__", "metric"),
+    "value": ("value",),
+}
+
+
+def _resolve(names: list[str]) -> dict[str, str]:
+    """canonical role -> actual column name."""
+    low = {n.lower().strip(): n for n in names}
+    out = {}
+    for role, alts in ALIASES.items():
+        for a in alts:
+            if a in low:
+                out[role] = low[a]
+                break
+    return out
+
+
+def layout_of_columns(names: list[str]) -> str | None:
+    from ridgeline.parsers.dcgm_fields import name_map
+
+    roles = _resolve(names)
+    if "timestamp" not in roles:
+        return None
+    if "field" in roles and "value" in roles:
+        return "long"
+    nm = name_map()
+    if any(n.lower().strip() in nm for n in names):
+        return "wide"
+    return None
+
+
+def header_layout(line: str) -> str | None:
+    if "," not in line:
+        return None
+    return layout_of_columns([c.strip().strip('"') for c in line.split(",")])
+
+
+def _timestamp_expr(col: str, dtype, tz: str | None):
+    import polars as pl
+
+    c = pl.col(col)
+    if isinstance(dtype, pl.Datetime):
+        if dtype.time_zone is None:
+            return c.dt.replace_time_zone(tz or "UTC", ambiguous="earliest", non_existent="null") \
+                .dt.convert_time_zone("UTC").cast(pl.Datetime("us", "UTC"))
+        return c.dt.convert_time_zone("UTC").cast(pl.Datetime("us", "UTC"))
+    if dtype == pl.Date:
+        return c.cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
+    if dtype.is_numeric():
+        v = c.cast(pl.Float64)
+        us = (pl.when(v.abs() < 1e11).then(v * 1e6)
+              .when(v.abs() < 1e14).then(v * 1e3)
+              .when(v.abs() < 1e17).then(v)
+              .otherwise(v / 1e3))
+        return us.round(0).cast(pl.Int64).cast(pl.Datetime("us", "UTC"))
+    # strings: ISO-8601 with or without offset
+    s = c.cast(pl.String).str.strip_chars()
+    aware = s.str.to_datetime(time_unit="us", time_zone="UTC", strict=False)
+    return aware
+
+
+def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager: bool):
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import name_map
+
+    schema = lf.collect_schema()
+    names = schema.names()
+    roles = _resolve(names)
+    layout = layout_of_columns(names)
+    if layout is None:
+        raise InputError(path, "expected a 'timestamp' column and either field,value columns (long) "
+                               "or columns named by telemetry field (wide)")
+    nm = name_map()
+    ts = _timestamp_expr(roles["timestamp"], schema[roles["timestamp"]], opts.tz)
+    host = pl.col(roles["host"]).cast(pl.String) if "host" in roles else pl.lit(None, pl.String)
+    if opts.host is not None:
+        host = pl.coalesce(host, pl.lit(opts.host))
+    ident = [
+        ts.alias("timestamp"),
+        host.alias("host"),
+        (pl.col(roles["gpu"]).cast(pl.Int64, strict=False) if "gpu" in roles else pl.lit(None, pl.Int64)).alias("gpu"),
+        (pl.col(roles["uuid"]).cast(pl.String) if "uuid" in roles else pl.lit(None, pl.String)).alias("uuid"),
+        (pl.col(roles["gpu_instance"]).cast(pl.String) if "gpu_instance" in roles else pl.lit(None, pl.String)).alias("gpu_instance"),
+        (pl.col(roles["model"]).cast(pl.String) if "model" in roles else pl.lit(None, pl.String)).alias("model"),
+    ]
+    if "host" not in roles and opts.host is None:
+        opts.note(f"{path}: table has no host column; host left empty (give --host)")
+    if layout == "long":
+        fcol = roles["field"]
+        present = lf.select(pl.col(fcol).cast(pl.String).alias("f")).group_by("f").agg(pl.len().alias("n")) \
+            .collect(engine="streaming")
+        fmap, smap = {}, {}
+        for f, n in present.iter_rows():
+            hit = nm.get((f or "").strip().lower())
+            if hit is None:
+                skipped.append(Skipped(str(path), f"field {f} ({n} rows)", "field ridgeline does not analyze"))
+                continue
+            fmap[f], smap[f] = hit
+        if not fmap:
+            raise InputError(path, "expected field values naming telemetry fields (e.g. gpu_util_ratio, DCGM_FI_DEV_GPU_UTIL)",
+                             column=fcol)
+        f = pl.col(fcol).cast(pl.String)
+        vdtype = schema[roles["value"]]
+        value = pl.col(roles["value"]).cast(pl.Float64, strict=not (vdtype == pl.String))
+        # canonical names: identity mapping keeps the column as is (cheap path for big scans)
+        identity = all(k == v for k, v in fmap.items()) and all(s == 1.0 for s in smap.values())
+        out = lf.filter(f.is_in(list(fmap)))
+        if identity:
+            out = out.select(*ident, f.alias("field"), value.alias("value"))
+        else:
+            out = out.select(
+                *ident,
+                f.replace_strict(fmap, return_dtype=pl.String).alias("field"),
+                (value * f.replace_strict(smap, return_dtype=pl.Float64)).alias("value"),
+            )
+    else:
+        parts = []
+        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")}
+        for col in names:
+            if col in used:
+                continue
+            hit = nm.get(col.strip().lower())
+            if hit is None:
+                skipped.append(Skipped(str(path), f"column {col}", "column ridgeline does not analyze"))
+                continue
+            field, scale = hit
+            dt = schema[col]
+            v = pl.col(col).cast(pl.Float64, strict=not (dt == pl.String))
+            parts.append(lf.select(*ident, pl.lit(field).alias("field"), (v * scale).alias("value")))
+        out = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
+    return out
+
+
+def read_table_csv(path, *, opts):
+    """Long or wide telemetry CSV. Returns (DataFrame, InputInfo, skipped)."""
+    import polars as pl
+
+    path = Path(path)
+    try:
+        df = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+    except Exception as err:  # noqa: BLE001
+        raise InputError(path, f"expected a telemetry CSV table ({err})") from err
+    skipped: list[Skipped] = []
+    roles = _resolve(df.columns)
+    if "value" in roles and df.schema[roles["value"]] == pl.String:
+        bad = df.with_row_index("lineno", offset=2).filter(
+            pl.col(roles["value"]).cast(pl.Float64, strict=False).is_null() & pl.col(roles["value"]).is_not_null())
+        if bad.height:
+            r = bad.row(0, named=True)
+            raise InputError(path, "expected a number", line=r["lineno"], column=roles["value"], actual=r[roles["value"]])
+    out = _normalize(df.lazy(), path=path, opts=opts, skipped=skipped, kind="telemetry-csv", eager=True).collect()
+    bad_ts = out.filter(pl.col("timestamp").is_null())
+    if bad_ts.height:
+        raise InputError(path, "expected timestamps (ISO-8601 or epoch seconds)", column=roles["timestamp"],
+                         actual=f"{bad_ts.height} unparseable values")
+    return out, InputInfo(str(path), "telemetry-csv", df.height), skipped
+
+
+def scan_table_parquet(path, *, opts):
+    """Long or wide telemetry Parquet file or (hive-partitioned) folder, scanned lazily."""
+    import polars as pl
+
+    path = Path(path)
+    source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+    try:
+        lf = pl.scan_parquet(source, hive_partitioning=True)
+        rows = lf.select(pl.len()).collect().item()
+    except Exception as err:  # noqa: BLE001
+        raise InputError(path, f"expected readable Parquet ({err.__class__.__name__}: {err})") from err
+    skipped: list[Skipped] = []
+    out = _normalize(lf, path=path, opts=opts, skipped=skipped, kind="telemetry-parquet", eager=False)
+    return out, InputInfo(str(path), "telemetry-parquet", int(rows)), skipped
