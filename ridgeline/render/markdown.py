@@ -1,0 +1,158 @@
+"""GitHub-flavoured Markdown report (for CI job summaries) from a finished AnalysisResult.
+
+Same facts as the HTML page, no plots. Every string from an input goes through :func:`md`,
+which neutralises what would break a table cell or start markup: ``|``, backticks, ``<``/``>``/
+``&`` (GitHub would otherwise treat ``<script>`` as HTML) and line breaks.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ridgeline.render.html import (
+    BOUND_ORDER,
+    describe_inputs,
+    fmt_num,
+    fmt_pct,
+    fmt_seconds,
+    kernel_rows,
+    roof_rows,
+    skipped_groups,
+    sorted_findings,
+    time_by_bound,
+)
+
+MAX_KERNELS = 25
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]#~|])")
+
+
+def md(value: object) -> str:
+    """Escape a value for a GFM table cell or a line of text."""
+    text = "" if value is None else str(value)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _MD_SPECIAL.sub(r"\\\1", text)
+    return " ".join(text.split())
+
+
+def _table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:
+    align = align or ["l"] * len(header)
+    sep = ["---:" if a == "r" else "---" for a in align]
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(sep) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS) -> str:
+    gpu = result.gpu_name or "unknown GPU"
+    title = title or f"ridgeline report \u2014 {gpu} \u2014 {describe_inputs(result)}"
+    lines = [f"## {md(title)}", ""]
+    gpu_line = f"**GPU:** {md(gpu)}"
+    if result.gpu_match:
+        gpu_line += f" (chosen from {md(result.gpu_match)})"
+    lines += [gpu_line + "  ", f"**GPU time profiled:** {fmt_seconds(result.total_gpu_time_s)}  "]
+    shares = time_by_bound(result)
+    if shares:
+        lines.append(
+            "**Where the time goes:** "
+            + ", ".join(f"{b}-bound {fmt_pct(shares[b])}" for b in BOUND_ORDER if b in shares)
+        )
+    lines.append("")
+    roofs = roof_rows(result)
+    if roofs:
+        lines += ["### Roofs used", ""]
+        lines += _table(
+            ["Roof", "Value", "Ridge point", "Source"],
+            [
+                [md(r["what"]), md(r["value_text"]), f"{r['ridge']:.3g} FLOP/B" if r["ridge"] else "", md(r["source"])]
+                for r in roofs
+            ],
+            ["l", "r", "r", "l"],
+        )
+        lines.append("")
+    for note in result.notes or []:
+        lines.append(f"> {md(note)}")
+    if result.notes:
+        lines.append("")
+
+    findings = sorted_findings(result)
+    lines += [f"### Findings ({len(findings)})", ""]
+    if findings:
+        rows = []
+        for i, f in enumerate(findings, 1):
+            impact = fmt_seconds(f.impact_s) if f.impact_s is not None else "\u2014"
+            if f.impact_share is not None:
+                impact += f" ({fmt_pct(f.impact_share)})"
+            evidence = "; ".join(
+                f"{md(e.metric)} = {md(fmt_num(e.value) if isinstance(e.value, float) else e.value)} {md(e.unit)} ({md(e.source)})"
+                for e in f.evidence
+            )
+            rows.append(
+                [
+                    str(i),
+                    md(f.severity),
+                    f"{md(f.code)} {md(f.name)}",
+                    md(f.subject),
+                    md(f.message) + "<br>**Do:** " + md(f.remedy) + (f"<br>_evidence:_ {evidence}" if evidence else ""),
+                    impact,
+                    md(f.confidence),
+                ]
+            )
+        lines += _table(
+            ["#", "Severity", "Rule", "Subject", "Finding", "Impact", "Confidence"],
+            rows,
+            ["r", "l", "l", "l", "l", "r", "l"],
+        )
+    else:
+        lines.append("No rule fired.")
+    lines.append("")
+
+    krows, total = kernel_rows(result, limit=top)
+    if krows:
+        shown = f" (top {len(krows)} of {total} by GPU time)" if total > len(krows) else ""
+        lines += [f"### Kernels{shown}", ""]
+        lines += _table(
+            ["Kernel", "Launches", "GPU time", "Share", "Intensity (FLOP/B)", "Precision", "Bound", "% of roof"],
+            [
+                [
+                    md(r.get("short_name") or r.get("kernel_name")),
+                    f"{r.get('launches') or 0:,}",
+                    fmt_seconds(r.get("total_duration_s")),
+                    fmt_pct(r.get("time_share")),
+                    fmt_num(r.get("intensity_dram")),
+                    md(r.get("precision") or "n/a"),
+                    md(r.get("bound") or "unknown"),
+                    fmt_pct(r.get("roof_fraction"), 0),
+                ]
+                for r in krows
+            ],
+            ["l", "r", "r", "r", "r", "l", "l", "r"],
+        )
+        lines.append("")
+
+    lines += ["### Inputs", ""]
+    if result.inputs:
+        lines += _table(
+            ["File", "Read as", "Rows"],
+            [[md(i.path), md(i.kind), f"{i.rows:,}"] for i in result.inputs],
+            ["l", "l", "r"],
+        )
+    else:
+        lines.append("No inputs were read.")
+    lines.append("")
+    groups = skipped_groups(result)
+    lines += [f"### Skipped ({len(result.skipped or [])})", ""]
+    if groups:
+        lines += _table(
+            ["Source", "Reason", "Count", "Examples"],
+            [
+                [md(g["source"]), md(g["reason"]), f"{g['count']:,}",
+                 md("; ".join(g["items"]) + ("; \u2026" if g["count"] > len(g["items"]) else ""))]
+                for g in groups
+            ],
+            ["l", "l", "r", "l"],
+        )
+    else:
+        lines.append("Nothing was skipped.")
+    lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,275 @@
+"""Roofline and telemetry figures: assertions on what is drawn, not only that a file exists.
+
+Expected values come from the hand-built result in ``_render_sample`` (synthetic numbers).
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+import pytest
+
+from _render_sample import (
+    DRAM_BW,
+    L2_BW,
+    PEAK_BF16,
+    PEAK_FP8,
+    PEAK_FP32,
+    PIPE_NAME,
+    SCRIPT_NAME,
+    make_result,
+)
+from ridgeline.errors import UsageError
+from ridgeline.render import plots
+
+matplotlib = pytest.importorskip("matplotlib")
+
+
+def _by_gid(fig, prefix):
+    ax = fig.axes[0]
+    return [a for a in ax.get_children() if (a.get_gid() or "").startswith(prefix)]
+
+
+def _line(fig, gid):
+    found = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == gid]
+    assert len(found) == 1, f"expected one line {gid!r}, got {len(found)}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def result():
+    return make_result()
+
+
+@pytest.fixture(scope="module")
+def fig(result):
+    return plots.roofline_figure(result)
+
+
+def test_axes_are_log_log_with_units(fig):
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"
+    assert ax.get_yscale() == "log"
+    assert "FLOP/byte" in ax.get_xlabel()
+    assert "FLOP/s" in ax.get_ylabel()
+    assert "H100 SXM" in ax.get_title(loc="left")
+    assert "decode.csv" in ax.get_title(loc="left")
+
+
+def test_bandwidth_slopes_equal_the_roofs(fig):
+    for gid, bw in (("roof:bandwidth:dram", DRAM_BW), ("roof:bandwidth:l2", L2_BW)):
+        xs, ys = _line(fig, gid).get_data()
+        for x, y in zip(xs, ys):
+            assert y / x == pytest.approx(bw, rel=1e-9)
+
+
+def test_compute_roofs_are_flat_at_the_peaks_and_start_at_the_ridge(fig):
+    for prec, peak in (("fp32", PEAK_FP32), ("fp16_tensor", PEAK_BF16), ("fp8_tensor", PEAK_FP8)):
+        xs, ys = _line(fig, f"roof:compute:{prec}").get_data()
+        assert list(ys) == [pytest.approx(peak)] * len(ys)
+        # the flat roof meets the DRAM slope at the ridge point: peak / bandwidth
+        assert xs[0] == pytest.approx(peak / DRAM_BW)
+        ridge = _line(fig, f"ridge:{prec}")
+        assert ridge.get_xdata()[0] == pytest.approx(peak / DRAM_BW)
+
+
+def test_ridge_points_are_labelled_with_their_value(fig):
+    texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts}
+    # 989e12 / 3.35e12 = 295.2; 1979e12 / 3.35e12 = 590.7; 67e12 / 3.35e12 = 20
+    assert "295" in texts["ridge-label:fp16_tensor"]
+    assert "591" in texts["ridge-label:fp8_tensor"]
+    assert "20 FLOP/B" in texts["ridge-label:fp32"]
+
+
+def test_legend_names_each_roof_with_its_source(fig):
+    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert any("DRAM" in t and "measured by ncu" in t for t in labels)
+    assert any("FP8 tensor" in t and "catalogue" in t for t in labels)
+    assert any("FP16/BF16 tensor" in t and "989 TFLOP/s" in t and "measured by ncu" in t for t in labels)
+
+
+def test_one_point_per_kernel_name_with_counters(fig, result):
+    (coll,) = _by_gid(fig, "kernels:0")
+    offsets = coll.get_offsets()
+    # six kernel names, one of them (rotary_embedding_kernel) without FLOP/byte counters
+    assert result.summary.height == 6
+    assert len(offsets) == 5
+    xs = sorted(float(x) for x, _y in offsets)
+    assert xs == pytest.approx([0.9, 1.0, 2.0, 5.0, 600.0])
+    # gemv: 4 launches of 400 us at 80% of min(989e12, 1.0 * 3.35e12)
+    gemv = next(y for x, y in offsets if x == pytest.approx(1.0))
+    assert gemv == pytest.approx(0.8 * 3.35e12)
+    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:kernels")
+    assert any("1 kernel name not drawn" in t.get_text() for t in legend.get_texts())
+
+
+def test_point_area_follows_time_share_and_colour_follows_bound(fig):
+    (coll,) = _by_gid(fig, "kernels:0")
+    sizes = list(coll.get_sizes())
+    offsets = [tuple(map(float, o)) for o in coll.get_offsets()]
+    by_x = dict(zip([round(x, 6) for x, _ in offsets], sizes))
+    # gemv has 1.6 ms of 3.8 ms, flash 1.0 ms: the bigger share gets the bigger point
+    assert by_x[1.0] > by_x[0.9] > by_x[2.0]
+    colors = coll.get_facecolors()
+    hexes = [matplotlib.colors.to_hex(c[:3]) for c in colors]
+    xs = [round(x, 6) for x, _ in offsets]
+    assert hexes[xs.index(600.0)] == plots.BOUND_COLORS["compute"].lower()
+    assert hexes[xs.index(1.0)] == plots.BOUND_COLORS["memory"].lower()
+
+
+def test_top_kernels_are_labelled_without_overlap(fig):
+    labels = _by_gid(fig, "label:")
+    texts = [t.get_text() for t in labels]
+    assert "gemv_bf16_kernel" in texts
+    assert SCRIPT_NAME in texts  # drawn as plain text
+    assert any(t.startswith("sm90_xmma_gemm") and t.endswith("\u2026") for t in texts)  # shortened
+    renderer = fig.canvas.get_renderer()
+    from matplotlib.text import Text
+
+    boxes = []
+    for t in labels:
+        t.update_positions(renderer)
+        boxes.append(Text.get_window_extent(t, renderer))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b)
+    ax_box = fig.axes[0].get_window_extent(renderer)
+    for b in boxes:  # nothing clipped by the axes
+        assert ax_box.x0 <= b.x0 and b.x1 <= ax_box.x1 and ax_box.y0 <= b.y0 and b.y1 <= ax_box.y1
+
+
+def test_per_launch_draws_one_point_per_launch(result):
+    fig = plots.roofline_figure(result, per_launch=True)
+    (coll,) = _by_gid(fig, "kernels:0")
+    with_counters = result.kernels.filter(result.kernels["intensity_dram"].is_not_null()).height
+    assert with_counters == 10
+    assert len(coll.get_offsets()) == 10
+    assert "per launch" in fig.axes[0].get_title(loc="left")
+
+
+def test_several_inputs_share_one_plot_with_a_marker_each():
+    runs = [(f"batch {b}", make_result(b, with_telemetry=False)) for b in (1, 8, 32, 256)]
+    fig = plots.roofline_figure(runs)
+    colls = [_by_gid(fig, f"kernels:{i}")[0] for i in range(4)]
+    paths = {tuple(map(tuple, c.get_paths()[0].vertices.round(3))) for c in colls}
+    assert len(paths) == 4  # four different marker shapes
+    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:kernels")
+    names = [t.get_text() for t in legend.get_texts()]
+    for b in (1, 8, 32, 256):
+        assert f"batch {b}" in names
+    # the GEMV marches toward the ridge: intensity = batch (1, 8, 32, 256 FLOP/B)
+    march = _line(fig, "march:0")
+    assert list(march.get_xdata()) == pytest.approx([1.0, 8.0, 32.0, 256.0])
+    assert "4 inputs" in fig.axes[0].get_title(loc="left")
+
+
+def test_compare_gpu_draws_the_catalogue_roofs():
+    from ridgeline.analyzer.gpus import lookup
+
+    other, _ = lookup("B200")
+    fig = plots.roofline_figure(make_result(with_telemetry=False), compare_gpu="B200")
+    xs, ys = _line(fig, "compare:bandwidth:dram").get_data()
+    assert ys[0] / xs[0] == pytest.approx(other.dram_bw_bytes_per_s)
+    xs, ys = _line(fig, "compare:compute:fp16_tensor").get_data()
+    assert ys[0] == pytest.approx(other.peak_flops["fp16_tensor"])
+    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    assert any("B200" in t.get_text() and "catalogue" in t.get_text() for t in legend.get_texts())
+    assert "vs B200" in fig.axes[0].get_title(loc="left")
+
+
+def test_dollar_signs_in_names_are_not_mathtext(tmp_path):
+    res = make_result(with_telemetry=False)
+    import polars as pl
+
+    res.summary = res.summary.with_columns(
+        pl.when(pl.col("kernel_name") == PIPE_NAME).then(pl.lit("cost$1$2 kernel")).otherwise(pl.col("short_name")).alias("short_name")
+    )
+    res.kernels = res.kernels.with_columns(
+        pl.when(pl.col("kernel_name") == PIPE_NAME).then(pl.lit("cost$1$2 kernel")).otherwise(pl.col("short_name")).alias("short_name")
+    )
+    fig = plots.roofline_figure(res, top=10)
+    out = plots.save_figure(fig, tmp_path / "dollar.png")
+    assert out.stat().st_size > 1000
+    texts = [t.get_text() for t in _by_gid(fig, "label:")]
+    assert r"cost\$1\$2 kernel" in texts  # escaped, so matplotlib prints the dollars
+
+
+@pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
+def test_save_figure_picks_format_by_suffix(fig, tmp_path, suffix, magic):
+    path = plots.save_figure(fig, tmp_path / f"roofline{suffix}")
+    data = path.read_bytes()
+    assert data.startswith(magic)
+    assert len(data) > 5000
+
+
+def test_svg_escapes_kernel_names(fig):
+    svg = plots.figure_svg(fig)
+    assert "<script" not in svg.lower()
+    assert "&lt;script&gt;" in svg
+
+
+def test_unknown_suffix_is_a_usage_error(fig, tmp_path):
+    with pytest.raises(UsageError, match=r"\.png"):
+        plots.save_figure(fig, tmp_path / "roofline.jpg")
+
+
+def test_result_without_roofs_still_draws_points():
+    res = make_result(with_telemetry=False)
+    res.roofs = []
+    res.gpu_name = None
+    fig = plots.roofline_figure(res)
+    assert len(_by_gid(fig, "kernels:0")[0].get_offsets()) == 5
+    assert not _by_gid(fig, "roof:")
+    assert "unknown GPU" in fig.axes[0].get_title(loc="left")
+
+
+def test_telemetry_small_multiples_shade_the_flagged_window(result):
+    fig = plots.telemetry_figure(result)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 2  # node1 GPU 0 and GPU 1
+    titles = [ax.get_title(loc="left") for ax in axes]
+    assert "GPU 0" in titles[0] and "RL201" not in titles[0]
+    assert "GPU 1" in titles[1] and "RL201" in titles[1]
+    for ax in axes:
+        gids = {ln.get_gid() for ln in ax.get_lines()}
+        k = axes.index(ax)
+        assert {f"telemetry:{k}:gpu_util_ratio", f"telemetry:{k}:tensor_active_ratio",
+                f"telemetry:{k}:dram_active_ratio"} <= gids
+        assert ax.get_ylabel() in ("% of time", "")
+    # GPU 1 tensor activity is 4% in the flagged window: values are drawn as percent
+    tensor = next(ln for ln in axes[1].get_lines() if ln.get_gid() == "telemetry:1:tensor_active_ratio")
+    assert min(tensor.get_ydata()) == pytest.approx(4.0)
+    shaded = [p for p in axes[1].patches if (p.get_gid() or "").startswith("flagged:")]
+    assert len(shaded) == 1
+    assert not [p for p in axes[0].patches if (p.get_gid() or "").startswith("flagged:")]
+    import matplotlib.dates as mdates
+
+    span = shaded[0]  # an axvspan Rectangle: x and width in date numbers
+    assert mdates.num2date(span.get_x()) == datetime(2026, 1, 5, 10, 5, tzinfo=timezone.utc)
+    assert mdates.num2date(span.get_x() + span.get_width()) == datetime(2026, 1, 5, 10, 10, tzinfo=timezone.utc)
+
+
+def test_telemetry_figure_is_none_without_telemetry():
+    assert plots.telemetry_figure(make_result(with_telemetry=False)) is None
+
+
+def test_finding_span_reads_subject_and_evidence():
+    from ridgeline.rules.base import Evidence, Finding
+
+    f = Finding(code="RL299", name="x", severity="info", subject="host:a gpu:2", message="m", remedy="r",
+                evidence=(Evidence("window_start", "2026-01-05T10:00:00Z", "time", "telemetry"),),
+                subject_kind="telemetry")
+    span = plots.finding_span(f)
+    assert span["host"] == "a" and span["gpu"] == "2"
+    assert span["start"] == datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc) and span["end"] is None
+    kernel = Finding(code="RL101", name="x", severity="info", subject="gemv", message="m", remedy="r")
+    assert plots.finding_span(kernel) is None
+
+
+def test_si_formatting():
+    assert plots.si(989e12, "FLOP/s") == "989 TFLOP/s"
+    assert plots.si(3.35e12, "B/s") == "3.35 TB/s"
+    assert plots.si(None, "B/s") == "n/a"
+    assert not math.isnan(plots.point_area(0.5))
