@@ -1,0 +1,916 @@
+"""Nsight Compute CSV exports (details page and raw page) -> the KERNEL table.
+
+Both layouts, every column set seen from 2019.5 to 2026.2, end in the same normalized table
+(:data:`ridgeline.analyzer.schema.KERNEL_COLUMNS`, exact names and order):
+
+* **details** (long): one row per launch x section x metric; identity columns, then
+  ``Section Name, Metric Name, Metric Unit, Metric Value`` and optional rule columns (whose
+  plain metric rows are *ragged*: 13 fields under a 15-column header). Metric names may be
+  section labels (``Duration``, ``SOL FB``): :data:`ncu_metrics.SECTION_LABELS` maps them.
+* **raw** (wide): one row per launch, one column per metric, usually a units row second.
+
+The layout is detected from the header line, never from the file name. Text that is not CSV
+(``==PROF==``/``==WARNING==`` lines, the application's own output) may appear before the
+header and between rows: after a quoted header every line that does not start with ``"`` is
+noise; noise lines that look like cut CSV rows (they contain ``","``) are listed in
+``skipped``. Several header blocks appended in one file are read one after the other.
+
+Values: all cells are read as strings and only the counters a recipe needs are cast, with
+polars expressions (see :mod:`ridgeline.units` for numbers and units). Strict by default: a
+non-numeric cell in a needed numeric metric raises :class:`~ridgeline.errors.InputError`
+naming the file, the 1-based physical line, the metric and the value; ``strict=False`` turns
+such cells into nulls and lists each one in ``skipped``. A file written in a decimal-comma
+locale is always refused ("re-export with LC_ALL=C").
+
+Decisions (documented here, tested in ``tests/test_ncu_*.py``):
+
+* A launch whose duration is zero or negative stays in the table with ``duration_s`` null and
+  ``duration_s_source`` starting ``"rejected (non-positive duration): "`` plus the counters,
+  so the classifier marks it unknown; nothing is dropped.
+* ``id`` is the ncu ``ID``; with several header blocks in one file it becomes
+  ``"<block>/<ID>"`` for blocks after the first; with several files every id gets
+  ``"<file index>:"`` in front (file index 0-based, in the order given).
+* ``short_name``: the name without ``void``, template arguments and parameter list, with
+  namespaces kept and anonymous namespaces (``<unnamed>``, ``(anonymous namespace)``) removed:
+  ``void at::native::<unnamed>::k<float>(int)`` -> ``at::native::k``;
+  ``ampere_sgemm_128x64_nn`` stays itself.
+* Tensor FLOPs: ``sm__ops_path_tensor_src_*`` totals by precision; per-family counters
+  (``..._op_<family>_src_...``) only when no total was collected for the launch. The Volta
+  counter ``sm__inst_executed_pipe_tensor.sum`` x 512 only on CC 7.0; on other or unknown CC a
+  non-zero count leaves tensor FLOPs null (a note says why; the counter stays in ``metrics``);
+  a count of exactly 0 proves no tensor work, so the tensor columns are 0.
+* Old details pages print ``Block Size``/``Grid Size`` as Launch Statistics metrics (total
+  threads / blocks): they fill ``block_size``/``grid_size`` as printed and the thread/block
+  counts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import dataclasses
+import io
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from ridgeline.errors import InputError
+from ridgeline.parsers import ncu_metrics as V
+from ridgeline.result import InputInfo, Skipped
+from ridgeline.units import parse_unit
+
+HEAD_BYTES = 1 << 20  # detect_ncu_layout reads at most this much
+
+_HEADER_RE = re.compile(rb'(?m)^(?:\xef\xbb\xbf)?"?ID"?,')
+_NOISE_QUOTED_RE = re.compile(rb'(?m)^(?!")[^\n]*(?:\n|\Z)')
+_NOISE_START_QUOTED_RE = re.compile(rb'\n(?!")')
+_NOISE_PLAIN_RE = re.compile(rb"(?m)^(?:==|\r?$)[^\n]*(?:\n|\Z)")
+
+#: printed unit assumed for device attributes that ncu prints without one (values in kHz)
+ATTRIBUTE_DEFAULT_UNITS = {
+    "device__attribute_memory_clock_rate": "Khz",
+    "device__attribute_clock_rate": "Khz",
+}
+
+
+@dataclasses.dataclass
+class NcuResult:
+    """What :func:`read_ncu` returns.
+
+    ``kernels``: KERNEL table (schema order). ``metrics``: source -> every metric by its ncu
+    name (raw page: the wide table as printed, strings; details page: the long table, strings).
+    ``units``: source -> {column: unit as printed} for raw pages. ``notes``: things worth telling
+    the user that are not errors (unknown units, tensor counters that cannot give FLOPs...).
+    """
+
+    kernels: Any
+    metrics: dict[str, Any]
+    skipped: list[Skipped]
+    inputs: list[InputInfo]
+    units: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+# ======================================================================================
+# text level: encoding, header blocks, noise
+# ======================================================================================
+def _decode(raw: bytes, path: object) -> bytes:
+    """Return UTF-8 bytes without BOM (UTF-16 with or without BOM is converted)."""
+    if raw.startswith(b"\xff\xfe") or raw.startswith(b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError(path, "expected UTF-16 text after a UTF-16 byte-order mark") from err
+    head = raw[:4096]
+    if len(head) >= 4 and head.count(b"\x00") > len(head) // 3:
+        enc = "utf-16-le" if head[1:2] == b"\x00" else "utf-16-be"
+        try:
+            return raw.decode(enc).encode("utf-8")
+        except UnicodeDecodeError as err:
+            raise InputError(path, f"expected text, got binary data (tried {enc})") from err
+    if raw.startswith(b"\xef\xbb\xbf"):
+        return raw[3:]
+    return raw
+
+
+def _split_header(line: bytes) -> list[str]:
+    text = line.decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
+    return next(csv.reader([text]))
+
+
+def classify_header(fields: list[str]) -> str | None:
+    """'details', 'raw', 'summary' or None from the header's column names."""
+    cols = set(fields)
+    if not {"ID", "Kernel Name"} <= cols and not {"Kernel Name", "Invocations"} <= cols:
+        return None
+    if {"Metric Name", "Metric Value"} <= cols:
+        return "details"
+    if "Invocations" in cols or {"Minimum", "Maximum", "Average"} & cols:
+        return "summary"
+    if any("__" in f for f in fields):
+        return "raw"
+    return None
+
+
+def _no_csv_reason(text: str) -> str:
+    if "ERR_NVGPUCTRPERM" in text:
+        return (
+            "ncu could not read the GPU performance counters (ERR_NVGPUCTRPERM): the file holds "
+            "no CSV; profile as root or allow counter access (NVreg_RestrictProfilingToAdminUsers=0)"
+        )
+    if "No kernels were profiled" in text:
+        return (
+            "ncu profiled no kernels ('No kernels were profiled'): the file holds no CSV; check "
+            "--kernel-name/--launch-skip filters and --target-processes all for child processes"
+        )
+    if "terminated before first instrumented API call" in text:
+        return "the profiled process ended before any CUDA call was instrumented: the file holds no CSV"
+    err = next((ln.strip() for ln in text.splitlines() if ln.startswith("==ERROR==")), None)
+    if err:
+        return f"ncu reported an error and wrote no CSV: {err[:120]}"
+    return "expected an Nsight Compute CSV export (a header line starting with \"ID\", details or raw page)"
+
+
+def detect_ncu_layout(path) -> str | None:
+    """``"raw"``, ``"details"`` or None, from the first header line in the head of the file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return None
+    try:
+        head = _decode(head, path)
+    except InputError:
+        return None
+    m = _HEADER_RE.search(head)
+    if not m:
+        return None
+    end = head.find(b"\n", m.start())
+    line = head[m.start() : end if end >= 0 else len(head)]
+    try:
+        layout = classify_header(_split_header(line))
+    except (csv.Error, StopIteration):
+        return None
+    return layout if layout in ("raw", "details") else None
+
+
+@dataclasses.dataclass
+class _Block:
+    index: int
+    layout: str
+    header: list[str]
+    header_line: int  # 1-based physical line of the header
+    source: Any  # path (fast path) or bytes
+    skip_lines: int
+    removed: list[int]  # physical line numbers removed as noise, ascending
+    quoted: bool
+
+    def line_of(self, row: int) -> int:
+        """1-based physical line of data row ``row`` (0-based, as polars read the block)."""
+        line = self.header_line + 1 + row
+        i = bisect.bisect_right(self.removed, self.header_line)
+        while i < len(self.removed) and self.removed[i] <= line:
+            line += 1
+            i += 1
+        return line
+
+
+def _line_number(data: bytes, pos: int, cache: list[int]) -> int:
+    """1-based line of byte offset ``pos``; ``cache`` = [last_pos, last_line] for forward scans."""
+    last_pos, last_line = cache
+    if pos < last_pos:
+        last_pos, last_line = 0, 1
+    line = last_line + data.count(b"\n", last_pos, pos)
+    cache[0], cache[1] = pos, line
+    return line
+
+
+def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) -> list[_Block]:
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise InputError(path, f"cannot read file ({err.strerror or err})") from err
+    if not raw.strip():
+        raise InputError(path, "expected an Nsight Compute CSV export, got an empty file")
+    converted = raw.startswith((b"\xff\xfe", b"\xfe\xff")) or raw[:4096].count(b"\x00") > len(raw[:4096]) // 3
+    data = _decode(raw, path)
+    del raw
+    starts = [m.start() for m in _HEADER_RE.finditer(data)]
+    if not starts:
+        raise InputError(path, _no_csv_reason(data[:HEAD_BYTES].decode("utf-8", errors="replace")))
+    blocks: list[_Block] = []
+    cache = [0, 1]
+    noise_total = 0
+    for bi, start in enumerate(starts):
+        end = starts[bi + 1] if bi + 1 < len(starts) else len(data)
+        hl_end = data.find(b"\n", start, end)
+        hl_end = end if hl_end < 0 else hl_end + 1
+        header_line = _line_number(data, start, cache)
+        try:
+            header = _split_header(data[start:hl_end])
+        except (csv.Error, StopIteration) as err:
+            raise InputError(path, "expected a CSV header line", line=header_line) from err
+        layout = classify_header(header)
+        if layout == "summary":
+            raise InputError(
+                path,
+                "expected a details or raw page, got ncu's --print-summary table (per-launch data "
+                "is lost there); re-export with: ncu --import rep.ncu-rep --csv --page raw",
+                line=header_line,
+            )
+        if layout is None:
+            raise InputError(
+                path,
+                "expected an ncu details header (... Metric Name, Metric Unit, Metric Value) or raw "
+                "header (ID, ..., metric__names)",
+                line=header_line,
+                actual=",".join(header[:6]),
+            )
+        quoted = data[start:hl_end].lstrip(b"\xef\xbb\xbf").startswith(b'"')
+        body = data[hl_end:end]
+        removed: list[int] = []
+        noise_re = _NOISE_QUOTED_RE if quoted else _NOISE_PLAIN_RE
+        has_noise = (_NOISE_START_QUOTED_RE.search(body) is not None) if quoted else (
+            _NOISE_PLAIN_RE.search(body) is not None
+        )
+        if quoted and body and not body.startswith(b'"'):
+            has_noise = True
+        if has_noise:
+            lc = [hl_end, header_line + 1 if data[hl_end - 1 : hl_end] == b"\n" else header_line]
+            for m in noise_re.finditer(body):
+                text = m.group(0)
+                if not text:
+                    continue
+                ln = _line_number(data, hl_end + m.start(), lc)
+                removed.append(ln)
+                stripped = text.strip()
+                if stripped and b'","' in stripped:
+                    skipped.append(
+                        Skipped(str(path), f"line {ln}", "looks like a cut CSV row (does not start with a quote); ignored")
+                    )
+                if stripped:
+                    noise_total += 1
+            body = noise_re.sub(b"", body)
+        # a cut last row (process killed while writing)
+        body = _check_last_row(path, body, header, layout, quoted, header_line, removed, strict, skipped)
+        if not has_noise and len(starts) == 1 and not converted and body is not None and end == len(data):
+            source, skip = path, header_line - 1
+        else:
+            source, skip = data[start:hl_end] + (body or b""), 0
+        blocks.append(_Block(bi, layout, header, header_line, source, skip, removed, quoted))
+    if noise_total:
+        notes.append(f"{path}: {noise_total} non-CSV line(s) ignored (ncu messages or application output)")
+    return blocks
+
+
+def _check_last_row(path, body, header, layout, quoted, header_line, removed, strict, skipped):
+    stripped = body.rstrip(b"\r\n")
+    if not stripped:
+        return body
+    cut = stripped.rfind(b"\n") + 1
+    last = stripped[cut:].rstrip(b"\r")
+    text = last.decode("utf-8", errors="replace")
+    problem = None
+    if text.count('"') % 2 == 1:
+        problem = "unterminated quote"
+    else:
+        try:
+            fields = next(csv.reader([text]))
+        except (csv.Error, StopIteration):
+            fields = []
+        need = len(header) if layout == "raw" else header.index("Metric Value") + 1
+        if len(fields) < need:
+            problem = f"{len(fields)} fields, expected at least {need}"
+        elif quoted and not (last.endswith(b'"') or last.endswith(b",")):
+            problem = "row ends inside a value"
+    if problem is None:
+        return body
+    # physical line of the last row: header + kept rows before it + removed lines
+    kept_before = stripped[:cut].count(b"\n")
+    blk = _Block(0, layout, header, header_line, None, 0, removed, quoted)
+    line = blk.line_of(kept_before)
+    if strict:
+        raise InputError(path, f"expected a complete CSV row, the file looks truncated ({problem})", line=line, actual=text[:60])
+    skipped.append(Skipped(str(path), f"line {line}", f"truncated row ({problem}); ignored"))
+    removed.append(line)
+    removed.sort()
+    return stripped[:cut]
+
+
+def _read_block(path: Path, blk: _Block):
+    import polars as pl
+
+    try:
+        df = pl.read_csv(
+            blk.source,
+            infer_schema=False,
+            skip_lines=blk.skip_lines,
+            truncate_ragged_lines=True,
+            row_index_name="__row",
+            raise_if_empty=False,
+            quote_char='"',
+        )
+    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
+        line = _find_bad_quote_line(blk)
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(path, f"expected well-formed CSV rows ({first[:100]})", line=line) from err
+    return df
+
+
+def _find_bad_quote_line(blk: _Block) -> int | None:
+    data = blk.source if isinstance(blk.source, bytes) else Path(blk.source).read_bytes()
+    lines = data.splitlines()
+    start = 0 if isinstance(blk.source, bytes) else blk.skip_lines
+    for i, ln in enumerate(lines[start + 1 :]):
+        if ln.count(b'"') % 2:
+            return blk.line_of(i)
+    return None
+
+
+# ======================================================================================
+# value level
+# ======================================================================================
+def _short_name(name: str) -> str:
+    s = name.strip()
+    if s.startswith("unnamed>::"):
+        s = "<" + s
+    s = re.sub(r"^(?:(?:void|static|__global__|extern \"C\")\s+)+", "", s)
+    s = s.replace("<unnamed>::", "").replace("(anonymous namespace)::", "")
+    out = []
+    depth = 0
+    for ch in s:
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(ch)
+    r = re.sub(r"\s+", " ", "".join(out)).strip().strip(":").strip()
+    if " " in r:  # leftover return type or qualifiers: keep the function name
+        r = r.rsplit(" ", 1)[-1]
+    return r or name
+
+
+def short_name(name: str | None) -> str | None:
+    """Public helper: see the module docstring for the rule."""
+    return None if name is None else _short_name(name)
+
+
+class _Ctx:
+    """Per-file state shared by the layout readers."""
+
+    def __init__(self, path: Path, strict: bool, skipped: list[Skipped], notes: list[str]):
+        self.path = path
+        self.strict = strict
+        self.skipped = skipped
+        self.notes = notes
+        self.unknown_units: set[str] = set()
+
+
+def _bad_cells(ctx: _Ctx, blk: _Block, frame, value_cols: Iterable[tuple[str, str]]):
+    """Check cells; raise (strict) or record (lenient). ``value_cols``: (frame column, metric label).
+
+    ``frame`` must carry ``__row``. Returns the set of (row, column) flagged bad when lenient.
+    """
+    import polars as pl
+
+    from ridgeline.units import bad_number_expr, decimal_comma_expr
+
+    cols = list(value_cols)
+    if not cols or frame.height == 0:
+        return
+    flags = frame.select(
+        *[bad_number_expr(pl.col(c)).any().alias(f"b{i}") for i, (c, _l) in enumerate(cols)],
+        *[decimal_comma_expr(pl.col(c)).any().alias(f"d{i}") for i, (c, _l) in enumerate(cols)],
+    ).row(0)
+    n = len(cols)
+    for i, (c, label) in enumerate(cols):
+        if flags[n + i]:
+            hit = frame.filter(decimal_comma_expr(pl.col(c))).select("__row", c, *(["__label"] if "__label" in frame.columns else [])).row(0)
+            raise InputError(
+                ctx.path,
+                "numbers written with a decimal comma (a non-English locale); re-export with LC_ALL=C",
+                line=blk.line_of(hit[0]),
+                column=hit[2] if len(hit) > 2 else label,
+                actual=hit[1],
+            )
+    for i, (c, label) in enumerate(cols):
+        if not flags[i]:
+            continue
+        extra = ["__label"] if "__label" in frame.columns else []
+        bad = frame.filter(bad_number_expr(pl.col(c))).select("__row", c, *extra)
+        if ctx.strict:
+            r = bad.row(0)
+            raise InputError(
+                ctx.path,
+                "expected a number",
+                line=blk.line_of(r[0]),
+                column=r[2] if extra else label,
+                actual=r[1],
+            )
+        for r in bad.iter_rows():
+            ctx.skipped.append(
+                Skipped(
+                    str(ctx.path),
+                    f"line {blk.line_of(r[0])}",
+                    f"column {r[2] if extra else label!r}: not a number {r[1]!r}; read as null",
+                )
+            )
+
+
+def _has_id():
+    import polars as pl
+
+    return pl.col("ID").is_not_null() & (pl.col("ID").str.strip_chars() != "")
+
+
+# --------------------------------------------------------------------------------------
+# raw page
+# --------------------------------------------------------------------------------------
+def _raw_block(ctx: _Ctx, blk: _Block, df):
+    """-> (wide metric frame M with identity columns + canonical Float64 metrics, units, present)"""
+    import polars as pl
+
+    from ridgeline.units import number_expr
+
+    units: dict[str, str] = {}
+    if df.height and df["ID"][0] in (None, ""):
+        first = df.row(0)
+        units = {c: (v or "") for c, v in zip(df.columns, first) if c != "__row"}
+        df = df.slice(1)
+    df = df.filter(_has_id())
+    cols = set(df.columns)
+    wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
+    numeric = [c for c in wanted if c not in V.STRING_METRICS]
+    _bad_cells(ctx, blk, df, [(c, c) for c in numeric])
+    exprs = []
+    for c in numeric:
+        unit = units.get(c, "") or ATTRIBUTE_DEFAULT_UNITS.get(c, "")
+        info = parse_unit(unit)
+        if not info.known:
+            ctx.unknown_units.add(f"{unit!r} ({c})")
+        e = number_expr(pl.col(c))
+        if info.factor != 1.0:
+            e = e * info.factor
+        exprs.append(e.alias(c))
+    ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
+    strings = [pl.col(c) for c in V.STRING_METRICS if c in cols]
+    m = df.select(*[pl.col(c) for c in ident], *strings, *exprs)
+    return m, units, set(wanted)
+
+
+# --------------------------------------------------------------------------------------
+# details page
+# --------------------------------------------------------------------------------------
+_LABELS = {label for (label, _b) in V.SECTION_LABELS}
+
+
+def _details_block(ctx: _Ctx, blk: _Block, df):
+    import polars as pl
+
+    from ridgeline.units import number_expr
+
+    key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
+    df = df.filter(_has_id())
+    ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
+    first_rows = df.filter(pl.col("ID").ne_missing(pl.col("ID").shift(1)) | (pl.int_range(pl.len()) == 0))
+    launches = first_rows.select(ident).unique(subset=key, keep="first", maintain_order=True)
+
+    names = pl.col("Metric Name")
+    wanted = list(V.NEEDED_METRICS | _LABELS)
+    sub = df.filter(names.is_in(wanted) | names.str.starts_with("sm__ops_path_tensor_")).select(
+        *key, "__row", "Metric Name", "Metric Unit", "Metric Value"
+    )
+    # unit -> factor, base (a handful of distinct spellings)
+    unit_col = pl.col("Metric Unit").fill_null("")
+    distinct = [u or "" for u in sub.get_column("Metric Unit").unique().to_list()]
+    factors, bases = {}, {}
+    for u in distinct:
+        info = parse_unit(u)
+        factors[u], bases[u] = info.factor, info.base
+        if not info.known:
+            ctx.unknown_units.add(repr(u))
+    sub = sub.with_columns(
+        unit_col.replace_strict(factors, default=1.0, return_dtype=pl.Float64).alias("__factor"),
+        unit_col.replace_strict(bases, default="", return_dtype=pl.String).alias("__base"),
+    )
+    # default units of device attributes printed without one
+    for attr, unit in ATTRIBUTE_DEFAULT_UNITS.items():
+        info = parse_unit(unit)
+        sub = sub.with_columns(
+            pl.when((names == attr) & (unit_col == ""))
+            .then(pl.lit(info.factor))
+            .otherwise(pl.col("__factor"))
+            .alias("__factor")
+        )
+    label_map = {f"{label}\x1f{base}": canon for (label, base), canon in V.SECTION_LABELS.items()}
+    is_raw_name = names.is_in(list(V.NEEDED_METRICS)) | names.str.starts_with("sm__ops_path_tensor_")
+    sub = sub.with_columns(
+        pl.when(is_raw_name)
+        .then(names)
+        .otherwise(
+            pl.concat_str([names, pl.lit("\x1f"), pl.col("__base")]).replace_strict(label_map, default=None, return_dtype=pl.String)
+        )
+        .alias("__canon")
+    ).filter(pl.col("__canon").is_not_null())
+    string_rows = sub.filter(pl.col("__canon").is_in(list(V.STRING_METRICS)))
+    num = sub.filter(~pl.col("__canon").is_in(list(V.STRING_METRICS))).rename({"Metric Name": "__label"})
+    _bad_cells(ctx, blk, num, [("Metric Value", "Metric Value")])
+    num = num.with_columns((number_expr(pl.col("Metric Value")) * pl.col("__factor")).alias("__v"))
+    present = set(num.get_column("__canon").unique().to_list()) | set(string_rows.get_column("__canon").unique().to_list())
+    m = launches
+    if num.height:
+        wide = num.pivot(on="__canon", index=key, values="__v", aggregate_function="first")
+        m = m.join(wide, on=key, how="left", nulls_equal=True, maintain_order="left")
+    if string_rows.height:
+        wide_s = string_rows.pivot(on="__canon", index=key, values="Metric Value", aggregate_function="first")
+        m = m.join(wide_s, on=key, how="left", nulls_equal=True, maintain_order="left")
+    return m, present
+
+
+# --------------------------------------------------------------------------------------
+# recipes -> KERNEL columns
+# --------------------------------------------------------------------------------------
+_PSEUDO = {V.DURATION: "duration_s", "@sm_clock_hz": "sm_clock_hz"}
+
+
+def _col(name: str):
+    import polars as pl
+
+    return pl.col(_PSEUDO.get(name, name))
+
+
+def _recipe(alts: list[V.Alt], present: set[str]):
+    """-> (value expr, source expr) or (None, None) when no alternative can apply."""
+    import polars as pl
+
+    chain = None
+    src_chain = None
+    for alt in alts:
+        required = [t.metric for t in alt.terms if not t.optional] + [m for m in (alt.scale, alt.divide) if m]
+        if not all(m in present or m in _PSEUDO for m in required):
+            continue
+        cond = pl.all_horizontal([_col(m).is_not_null() for m in required])
+        total = None
+        src_parts = []
+        base_terms = [t for t in alt.terms if not t.optional]
+        src_parts.append(pl.lit(V.Alt(tuple(base_terms)).label()))
+        for t in alt.terms:
+            if t.optional and t.metric not in present:
+                continue
+            e = _col(t.metric)
+            if t.optional:
+                e = e.fill_null(0.0)
+                f = "" if t.factor == 1 else f"{t.factor:g}*"
+                src_parts.append(pl.when(_col(t.metric).is_not_null()).then(pl.lit(f" + {f}{t.metric}")))
+            e = e * t.factor if t.factor != 1 else e
+            total = e if total is None else total + e
+        if alt.scale:
+            total = total * _col(alt.scale)
+            scale = "duration" if alt.scale == V.DURATION else alt.scale.lstrip("@")
+            src_parts.append(pl.lit(f" x {scale}"))
+        if alt.divide:
+            total = total / _col(alt.divide)
+            src_parts.append(pl.lit(f" / {alt.divide}"))
+        src = pl.concat_str(src_parts, ignore_nulls=True)
+        if alt.scale and len(alt.terms) > 1:
+            src = pl.concat_str([pl.lit("("), src], ignore_nulls=True)  # cosmetic only
+            src = src.str.replace(r" x ", ") x ", literal=True)
+        if chain is None:
+            chain, src_chain = pl.when(cond).then(total), pl.when(cond).then(src)
+        else:
+            chain, src_chain = chain.when(cond).then(total), src_chain.when(cond).then(src)
+    if chain is None:
+        return None, None
+    return chain.otherwise(None), src_chain.otherwise(None)
+
+
+def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
+    """-> dict column -> expr for the five flops_tensor_* columns, flops_tensor, its source and
+    peak_flops_tensor_per_s."""
+    import polars as pl
+
+    counters: dict[str, dict[str, str]] = {}  # base counter -> {form suffix: column}
+    kinds: dict[str, str] = {}  # base counter -> "total" | "family"
+    for name in present:
+        for kind, rx in (("total", V.TENSOR_TOTAL_RE), ("family", V.TENSOR_FAMILY_RE)):
+            mt = rx.match(name)
+            if mt:
+                base = name[: len(name) - len(mt.group(2))]
+                counters.setdefault(base, {})[mt.group(2)] = name
+                kinds[base] = kind
+    totals_expr: dict[str, Any] = {}
+    src_expr: dict[str, Any] = {}
+    for base, forms in counters.items():
+        alts = []
+        if ".sum" in forms:
+            alts.append((pl.col(forms[".sum"]), base + ".sum", [forms[".sum"]]))
+        if ".sum.per_cycle_elapsed" in forms and "sm__cycles_elapsed.avg" in m_cols:
+            c = forms[".sum.per_cycle_elapsed"]
+            alts.append((pl.col(c) * pl.col("sm__cycles_elapsed.avg"), c + " x sm__cycles_elapsed.avg", [c, "sm__cycles_elapsed.avg"]))
+        if ".sum.per_second" in forms:
+            c = forms[".sum.per_second"]
+            alts.append((pl.col(c) * pl.col("duration_s"), c + " x duration", [c, "duration_s"]))
+        if not alts:
+            continue
+        v = s = None
+        for e, label, req in alts:
+            cond = pl.all_horizontal([pl.col(r).is_not_null() for r in req])
+            v = pl.when(cond).then(e) if v is None else v.when(cond).then(e)
+            s = pl.when(cond).then(pl.lit(label)) if s is None else s.when(cond).then(pl.lit(label))
+        totals_expr[base] = v.otherwise(None)
+        src_expr[base] = s.otherwise(None)
+
+    def bucket_sum(kind: str, bucket: str):
+        items = [b for b in totals_expr if kinds[b] == kind and V.tensor_bucket(b.split("_src_", 1)[1]) == bucket]
+        if not items:
+            return None
+        return pl.when(pl.any_horizontal([totals_expr[b].is_not_null() for b in items])).then(
+            pl.sum_horizontal([totals_expr[b] for b in items])
+        )
+
+    total_bases = [b for b in totals_expr if kinds[b] == "total"]
+    family_bases = [b for b in totals_expr if kinds[b] == "family"]
+    any_total = pl.any_horizontal([totals_expr[b].is_not_null() for b in total_bases]) if total_bases else pl.lit(False)
+    any_family = pl.any_horizontal([totals_expr[b].is_not_null() for b in family_bases]) if family_bases else pl.lit(False)
+    volta = [c for c in V.VOLTA_TENSOR_COUNTERS if c in m_cols]
+    pipe = pl.coalesce([pl.col(c) for c in volta]) if volta else pl.lit(None, dtype=pl.Float64)
+    pipe_name = pl.coalesce([pl.when(pl.col(c).is_not_null()).then(pl.lit(c)) for c in volta]) if volta else pl.lit(None, dtype=pl.String)
+    cc = pl.col("cc")
+    is_volta = (cc == V.VOLTA_CC).fill_null(False) & pipe.is_not_null()
+    pipe_zero = (pipe == 0).fill_null(False)
+
+    out = {}
+    for bucket, colname in V.TENSOR_COLUMNS.items():
+        t = bucket_sum("total", bucket)
+        f = bucket_sum("family", bucket)
+        e = pl.when(any_total).then(t if t is not None else pl.lit(None, dtype=pl.Float64))
+        e = e.when(any_family).then(f if f is not None else pl.lit(None, dtype=pl.Float64))
+        if bucket == "fp16":
+            e = e.when(is_volta).then(pipe * V.VOLTA_TENSOR_FLOPS_PER_INST)
+            e = e.when(pipe_zero).then(pl.lit(0.0))
+        else:
+            e = e.when(is_volta).then(pl.lit(None, dtype=pl.Float64)).when(pipe_zero).then(pl.lit(0.0))
+        out[colname] = e.otherwise(None).cast(pl.Float64)
+    cols = list(V.TENSOR_COLUMNS.values())
+    out["flops_tensor"] = pl.when(pl.any_horizontal([pl.col(c).is_not_null() for c in cols])).then(
+        pl.sum_horizontal([pl.col(c) for c in cols])
+    )
+    # source: the counters actually used, per launch
+    def used(bases):
+        if not bases:
+            return pl.lit(None, dtype=pl.String)
+        return pl.concat_str([src_expr[b] for b in bases], separator=" + ", ignore_nulls=True)
+
+    src = (
+        pl.when(any_total)
+        .then(used(total_bases))
+        .when(any_family)
+        .then(used(family_bases))
+        .when(is_volta)
+        .then(pl.concat_str([pl.lit(f"{V.VOLTA_TENSOR_FLOPS_PER_INST}*"), pipe_name, pl.lit(" (CC 7.0 HMMA.884)")]))
+        .when(pipe_zero)
+        .then(pl.concat_str([pipe_name, pl.lit(" = 0 (no tensor instructions)")]))
+        .otherwise(None)
+    )
+    out["flops_tensor_source"] = pl.when(pl.col("flops_tensor").is_not_null()).then(src)
+    # peak for the counter that carried most ops
+    peaks = [(b, b + V.TENSOR_PEAK_SUFFIX) for b in total_bases if b + V.TENSOR_PEAK_SUFFIX in m_cols]
+    if peaks:
+        mx = pl.max_horizontal([totals_expr[b] for b, _p in peaks])
+        out["peak_flops_tensor_per_s"] = pl.coalesce(
+            [pl.when((totals_expr[b] == mx) & (mx > 0)).then(pl.col(p) * pl.col("sm_clock_hz")) for b, p in peaks]
+        )
+    else:
+        out["peak_flops_tensor_per_s"] = pl.lit(None, dtype=pl.Float64)
+    return out, bool(volta)
+
+
+def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str):
+    """Wide metric frame (ncu names, base units) -> KERNEL columns in schema order."""
+    import polars as pl
+
+    from ridgeline.analyzer.schema import KERNEL_COLUMNS, polars_schema
+    from ridgeline.units import number_expr
+
+    cols = set(m.columns)
+    # derived__ section metrics stand for counters (fill the counter when it is missing)
+    alias_exprs = []
+    for dname, (target, f) in V.DERIVED_ALIASES.items():
+        if dname in cols:
+            e = pl.col(dname) / f
+            alias_exprs.append((pl.coalesce([pl.col(target), e]) if target in cols else e).alias(target))
+            present.add(target)
+    if alias_exprs:
+        m = m.with_columns(alias_exprs)
+    cols = set(m.columns)
+    present = {p for p in present if p in cols}
+
+    def num_int(name):
+        return number_expr(pl.col(name).cast(pl.String)).cast(pl.Int64, strict=False) if name in cols else None
+
+    def lit_null(dtype):
+        return pl.lit(None, dtype=dtype)
+
+    launch_id = num_int("ID")
+    if launch_id is None:
+        raise InputError(ctx.path, "expected an 'ID' column")
+    id_str = pl.col("ID").cast(pl.String).str.replace_all(",", "", literal=True)
+    if block.index > 0:
+        id_str = pl.concat_str([pl.lit(f"{block.index}/"), id_str])
+    if id_prefix:
+        id_str = pl.concat_str([pl.lit(id_prefix), id_str])
+
+    # ids: identity
+    dev = num_int("Device")
+    dev_alt = [pl.col(c).cast(pl.Int64, strict=False) for c in ("device__attribute_device_index", "launch__device_id") if c in cols]
+    device = pl.coalesce([e for e in [dev, *dev_alt] if e is not None]) if (dev is not None or dev_alt) else lit_null(pl.Int64)
+    if "CC" in cols:
+        cc = pl.col("CC")
+    elif {"device__attribute_compute_capability_major", "device__attribute_compute_capability_minor"} <= cols:
+        cc = pl.concat_str(
+            [
+                pl.col("device__attribute_compute_capability_major").cast(pl.Int64, strict=False).cast(pl.String),
+                pl.lit("."),
+                pl.col("device__attribute_compute_capability_minor").cast(pl.Int64, strict=False).cast(pl.String),
+            ]
+        )
+    else:
+        cc = lit_null(pl.String)
+
+    def dims(col_name, attr):
+        printed = pl.col(col_name) if col_name in cols else None
+        product = None
+        if printed is not None:
+            product = (
+                printed.str.extract_all(r"[0-9]+").list.eval(pl.element().cast(pl.Int64).product()).list.first()
+            )
+        attr_v = pl.col(attr).cast(pl.Int64, strict=False) if attr in cols else None
+        if printed is None and attr_v is not None:
+            printed = pl.col(attr).cast(pl.Int64, strict=False).cast(pl.String)
+        count = pl.coalesce([e for e in (product, attr_v) if e is not None]) if (product is not None or attr_v is not None) else lit_null(pl.Int64)
+        return (printed if printed is not None else lit_null(pl.String)), count
+
+    block_size, block_threads = dims("Block Size", "launch__block_size")
+    grid_size, grid_blocks = dims("Grid Size", "launch__grid_size")
+
+    stage1 = [
+        id_str.alias("id"),
+        launch_id.alias("launch_id"),
+        pl.lit(str(ctx.path)).alias("source"),
+        (num_int("Process ID") if "Process ID" in cols else lit_null(pl.Int64)).alias("process_id"),
+        (pl.col("Process Name") if "Process Name" in cols else lit_null(pl.String)).alias("process_name"),
+        (pl.col("Host Name") if "Host Name" in cols else lit_null(pl.String)).alias("host_name"),
+        device.alias("device"),
+        (pl.col("device__attribute_display_name") if "device__attribute_display_name" in cols else lit_null(pl.String)).alias("device_name"),
+        cc.alias("cc"),
+        (num_int("Context") if "Context" in cols else lit_null(pl.Int64)).alias("context"),
+        (num_int("Stream") if "Stream" in cols else lit_null(pl.Int64)).alias("stream"),
+        (pl.col("Kernel Name") if "Kernel Name" in cols else lit_null(pl.String)).alias("kernel_name"),
+        block_size.alias("block_size"),
+        grid_size.alias("grid_size"),
+        block_threads.alias("block_threads"),
+        grid_blocks.alias("grid_blocks"),
+    ]
+    for out, names in V.CLOCKS.items():
+        have = [pl.col(n) for n in names if n in present]
+        stage1.append((pl.coalesce(have) if have else lit_null(pl.Float64)).alias(out))
+    for out, names in V.PERCENT_METRICS.items():
+        have = [pl.col(n) for n in names if n in present]
+        stage1.append((pl.coalesce(have) if have else lit_null(pl.Float64)).alias(out))
+    # duration
+    dur, dur_src = _recipe(V.DURATION_RECIPE, present)
+    if dur is None:
+        dur, dur_src = lit_null(pl.Float64), lit_null(pl.String)
+    stage1 += [dur.alias("__dur"), dur_src.alias("__dur_src")]
+    m = m.with_columns(stage1)
+    bad_dur = (pl.col("__dur") <= 0) | ~pl.col("__dur").is_finite()
+    m = m.with_columns(
+        pl.when(bad_dur.fill_null(False)).then(None).otherwise(pl.col("__dur")).alias("duration_s"),
+        pl.when(bad_dur.fill_null(False))
+        .then(pl.concat_str([pl.lit("rejected (non-positive duration): "), pl.col("__dur_src"), pl.lit(" = "), pl.col("__dur").cast(pl.String)]))
+        .otherwise(pl.col("__dur_src"))
+        .alias("duration_s_source"),
+    )
+    n_bad = m.select(bad_dur.fill_null(False).sum()).item()
+    if n_bad:
+        ctx.notes.append(f"{ctx.path}: {n_bad} launch(es) with zero or negative duration: duration_s left null")
+    # FLOPs, bytes, peaks
+    stage2 = []
+    for out, alts in {**V.FLOP_RECIPES, **V.BYTE_RECIPES}.items():
+        v, s = _recipe(alts, present)
+        stage2 += [(v if v is not None else lit_null(pl.Float64)).alias(out), (s if s is not None else lit_null(pl.String)).alias(out + "_source")]
+    for out, alts in V.PEAK_RECIPES.items():
+        v, s = _recipe(alts, present)
+        stage2.append((v if v is not None else lit_null(pl.Float64)).alias(out))
+        if out == "peak_dram_bytes_per_s":
+            stage2.append((s if s is not None else lit_null(pl.String)).alias("__peak_dram_src"))
+    m = m.with_columns(stage2)
+    clk, bus = V.DEVICE_DRAM_PEAK
+    if clk in present and bus in present:
+        attr_peak = 2 * pl.col(clk) * pl.col(bus) / 8  # clock already in Hz
+        m = m.with_columns(
+            pl.when(pl.col("peak_dram_bytes_per_s").is_null() & attr_peak.is_not_null() & (attr_peak > 0))
+            .then(pl.lit(V.DEVICE_DRAM_PEAK_SOURCE))
+            .otherwise(pl.col("__peak_dram_src"))
+            .alias("peak_dram_bytes_per_s_source"),
+            pl.coalesce([pl.col("peak_dram_bytes_per_s"), pl.when(attr_peak > 0).then(attr_peak)]).alias("peak_dram_bytes_per_s"),
+        )
+    else:
+        m = m.with_columns(pl.col("__peak_dram_src").alias("peak_dram_bytes_per_s_source"))
+    tensor, has_volta = _tensor_exprs(set(m.columns), present, ctx)
+    first = {k: v for k, v in tensor.items() if k in V.TENSOR_COLUMNS.values()}
+    m = m.with_columns(**first)
+    m = m.with_columns(flops_tensor=tensor["flops_tensor"], peak_flops_tensor_per_s=tensor["peak_flops_tensor_per_s"])
+    m = m.with_columns(flops_tensor_source=tensor["flops_tensor_source"])
+    if has_volta:
+        pipe_cols = [c for c in V.VOLTA_TENSOR_COUNTERS if c in m.columns]
+        n_lost = m.select(
+            (pl.col("flops_tensor").is_null() & (pl.coalesce([pl.col(c) for c in pipe_cols]) > 0)).sum()
+        ).item()
+        if n_lost:
+            ctx.notes.append(
+                f"{ctx.path}: {n_lost} launch(es) executed tensor instructions ({pipe_cols[0]} > 0) but "
+                "x512 FLOPs per instruction holds only on CC 7.0 (Volta): tensor FLOPs left null; collect "
+                "sm__ops_path_tensor_* (ncu --section SpeedOfLight_HierarchicalTensorRooflineChart)"
+            )
+    # short names: on distinct kernel names only
+    names = m.get_column("kernel_name").unique().drop_nulls().to_list()
+    mapping = {n: _short_name(n) for n in names}
+    m = m.with_columns(pl.col("kernel_name").replace_strict(mapping, default=None, return_dtype=pl.String).alias("short_name"))
+    schema = polars_schema(KERNEL_COLUMNS)
+    return m.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+
+# ======================================================================================
+# entry point
+# ======================================================================================
+def read_ncu(paths, *, strict: bool = True) -> NcuResult:
+    """Read one or several ncu CSV exports (details or raw page, detected per file).
+
+    >>> res = read_ncu(["profile.csv"])          # doctest: +SKIP
+    >>> res.kernels.select("short_name", "duration_s", "dram_bytes")  # doctest: +SKIP
+    """
+    import polars as pl
+
+    from ridgeline.analyzer.schema import KERNEL_COLUMNS, polars_schema
+
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise InputError("<no input>", "expected at least one ncu CSV file")
+    skipped: list[Skipped] = []
+    notes: list[str] = []
+    kernels, metrics, inputs, units_all = [], {}, [], {}
+    for fi, path in enumerate(paths):
+        ctx = _Ctx(path, strict, skipped, notes)
+        blocks = _plan(path, strict, skipped, notes)
+        prefix = f"{fi}:" if len(paths) > 1 else ""
+        frames, longs, unit_map, launches = [], [], {}, 0
+        for blk in blocks:
+            df = _read_block(path, blk)
+            if blk.layout == "raw":
+                m, units, present = _raw_block(ctx, blk, df)
+                unit_map.update(units)
+                long = df.filter(_has_id())
+            else:
+                m, present = _details_block(ctx, blk, df)
+                long = df.filter(_has_id())
+            k = _derive(ctx, m, set(present), block=blk, id_prefix=prefix)
+            frames.append(k)
+            launches += k.height
+            id_col = pl.concat_str([pl.lit(prefix + (f"{blk.index}/" if blk.index else "")), pl.col("ID").str.replace_all(",", "", literal=True)])
+            longs.append(long.drop("__row").with_columns(id_col.alias("id")).select("id", pl.exclude("id")))
+        if launches == 0:
+            raise InputError(path, "expected at least one profiled launch after the header, found none")
+        kernels.extend(frames)
+        metrics[str(path)] = longs[0] if len(longs) == 1 else pl.concat(longs, how="diagonal_relaxed")
+        if unit_map:
+            units_all[str(path)] = unit_map
+        kind = "ncu-" + blocks[0].layout
+        inputs.append(InputInfo(str(path), kind, launches))
+        if ctx.unknown_units:
+            notes.append(f"{path}: unknown unit(s) {', '.join(sorted(ctx.unknown_units))}: values kept unscaled")
+    table = pl.concat(kernels, how="vertical") if kernels else pl.DataFrame(schema=polars_schema(KERNEL_COLUMNS))
+    return NcuResult(kernels=table, metrics=metrics, skipped=skipped, inputs=inputs, units=units_all, notes=notes)

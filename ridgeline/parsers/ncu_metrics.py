@@ -1,0 +1,294 @@
+"""Nsight Compute vocabulary as data: column names, section labels and roofline recipes.
+
+Everything vendor-specific the ncu parser knows lives here, so a renamed metric or a new
+release is a table edit. Sources of each fact (see the project's NCU-FORMATS notes):
+NVIDIA's ``SpeedOfLight*RooflineChart`` section files (recipes, peaks), the NERSC roofline
+methodology (``dram__bytes``, ``lts__t_bytes``, ``l1tex__t_bytes``, cycles/clock time) and
+real exports from 2019.5 to 2026.2 (column sets, labels, unit spellings).
+
+A recipe is a list of alternatives tried in order, per launch: the first whose required
+counters are all present (not null) gives the value, and the ``*_source`` column names
+exactly those counters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+# --------------------------------------------------------------------------------------
+# CSV columns
+# --------------------------------------------------------------------------------------
+#: identity columns (header name -> KERNEL column); whichever are present
+IDENTITY_COLUMNS: dict[str, str] = {
+    "ID": "launch_id",
+    "Process ID": "process_id",
+    "Process Name": "process_name",
+    "Host Name": "host_name",
+    "Kernel Name": "kernel_name",
+    "Context": "context",
+    "Stream": "stream",
+    "Block Size": "block_size",
+    "Grid Size": "grid_size",
+    "Device": "device",
+    "CC": "cc",
+}
+#: details-page columns that hold the metric (long form)
+DETAILS_METRIC_COLUMNS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
+#: optional rule columns (2021.2+ with sections; speedup columns ~2023+)
+DETAILS_RULE_COLUMNS = (
+    "Rule Name",
+    "Rule Type",
+    "Rule Description",
+    "Estimated Speedup Type",
+    "Estimated Speedup",
+)
+#: columns of ncu's --print-summary CSV (rejected: per-launch data is lost there)
+SUMMARY_MARKERS = ("Invocations", "Minimum", "Maximum", "Average")
+
+# --------------------------------------------------------------------------------------
+# Section labels (details pages without --print-metric-name name) -> raw metric names.
+# Keyed by (label, base unit after conversion) because one label can mean two things:
+# "Memory Throughput" is a percent in SpeedOfLight and byte/second in MemoryWorkloadAnalysis.
+# --------------------------------------------------------------------------------------
+SECTION_LABELS: dict[tuple[str, str], str] = {
+    ("Duration", "second"): "gpu__time_duration.sum",
+    ("DRAM Throughput", "%"): "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    ("SOL FB", "%"): "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",  # 2019.x label
+    ("DRAM Frequency", "hz"): "dram__cycles_elapsed.avg.per_second",
+    ("Memory Frequency", "hz"): "dram__cycles_elapsed.avg.per_second",  # 2019.x label
+    ("SM Frequency", "hz"): "sm__cycles_elapsed.avg.per_second",
+    ("Elapsed Cycles", "cycle"): "gpc__cycles_elapsed.max",
+    ("SM Active Cycles", "cycle"): "sm__cycles_active.avg",
+    ("Compute (SM) Throughput", "%"): "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    ("Compute (SM) [%]", "%"): "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    ("SM [%]", "%"): "sm__throughput.avg.pct_of_peak_sustained_elapsed",  # 2019.x label
+    ("SOL SM", "%"): "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    # "Memory [%]" / "Memory Throughput" (%) is the busiest memory unit, NOT DRAM: it is kept
+    # under its own name and never used as dram_throughput_pct.
+    ("Memory Throughput", "%"): "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    ("Memory [%]", "%"): "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    ("Memory Throughput", "byte/second"): "dram__bytes.sum.per_second",
+    ("L1/TEX Cache Throughput", "%"): "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    ("L2 Cache Throughput", "%"): "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    ("SOL L2", "%"): "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    ("SOL TEX", "%"): "l1tex__throughput.avg.pct_of_peak_sustained_active",
+    ("Block Size", ""): "launch__block_size",
+    ("Grid Size", ""): "launch__grid_size",
+    ("Threads", "thread"): "launch__thread_count",
+    ("Registers Per Thread", "register/thread"): "launch__registers_per_thread",
+}
+
+#: string-valued metrics the KERNEL table uses
+STRING_METRICS = ("device__attribute_display_name",)
+
+# --------------------------------------------------------------------------------------
+# Recipes
+# --------------------------------------------------------------------------------------
+DURATION = "@duration"  # pseudo-metric: the launch's duration_s, once computed
+SASS = "sass_thread_inst_executed_op_{op}_pred_on"
+
+
+@dataclasses.dataclass(frozen=True)
+class Term:
+    metric: str
+    factor: float = 1.0
+    optional: bool = False  # added when present (Blackwell paired FP32 ops)
+
+
+@dataclasses.dataclass(frozen=True)
+class Alt:
+    """sum(factor * metric) [* scale] [/ divide]"""
+
+    terms: tuple[Term, ...]
+    scale: str | None = None
+    divide: str | None = None
+
+    def metrics(self) -> list[str]:
+        out = [t.metric for t in self.terms]
+        out += [m for m in (self.scale, self.divide) if m]
+        return out
+
+    def label(self) -> str:
+        parts = []
+        for t in self.terms:
+            f = "" if t.factor == 1 else f"{t.factor:g}*"
+            parts.append(f"{f}{t.metric}")
+        text = " + ".join(parts)
+        if self.scale:
+            text = (f"({text})" if len(self.terms) > 1 else text) + " x " + (
+                "duration" if self.scale == DURATION else self.scale
+            )
+        if self.divide:
+            text += f" / {self.divide}"
+        return text
+
+
+def _alt(terms, scale=None, divide=None) -> Alt:
+    return Alt(tuple(Term(*t) if isinstance(t, tuple) else Term(t) for t in terms), scale, divide)
+
+
+def _flop_alts(ops: list[tuple[str, float]], optional: list[tuple[str, float]] = ()) -> list[Alt]:
+    """Totals (.sum), then per-cycle rates x elapsed cycles, then per-second rates x duration;
+    sm__ before smsp__ (same totals)."""
+    alts = []
+    forms = [(".sum", None), (".sum.per_cycle_elapsed", "cycles"), (".sum.per_second", DURATION)]
+    for suffix, scale in forms:
+        for unit in ("sm__", "smsp__"):
+            terms = [Term(unit + SASS.format(op=op) + suffix, f) for op, f in ops]
+            terms += [Term(unit + SASS.format(op=op) + suffix, f, True) for op, f in optional]
+            s = f"{unit}cycles_elapsed.avg" if scale == "cycles" else scale
+            alts.append(Alt(tuple(terms), s))
+    return alts
+
+
+FLOP_RECIPES: dict[str, list[Alt]] = {
+    "flops_fp64": _flop_alts([("dadd", 1), ("dmul", 1), ("dfma", 2)]),
+    # Blackwell (ncu 2025.4+) paired FP32 instructions count double (fma2: 4 FLOPs)
+    "flops_fp32": _flop_alts([("fadd", 1), ("fmul", 1), ("ffma", 2)], [("fadd2", 2), ("fmul2", 2), ("ffma2", 4)]),
+    # ncu's own convention (SpeedOfLight_HierarchicalHalfRooflineChart): HADD/HMUL/HFMA are
+    # counted as half2 instructions, 2/2/4 FLOPs. NERSC's scripts use 1/1/2, i.e. half of this.
+    "flops_fp16": _flop_alts([("hadd", 2), ("hmul", 2), ("hfma", 4)]),
+}
+
+DURATION_RECIPE: list[Alt] = [
+    _alt(["gpu__time_duration.sum"]),
+    _alt(["sm__cycles_elapsed.avg"], divide="sm__cycles_elapsed.avg.per_second"),
+    _alt(["smsp__cycles_elapsed.avg"], divide="smsp__cycles_elapsed.avg.per_second"),
+]
+
+BYTE_RECIPES: dict[str, list[Alt]] = {
+    "dram_bytes": [
+        _alt(["dram__bytes.sum"]),
+        _alt(["dram__bytes_read.sum", "dram__bytes_write.sum"]),
+        _alt(["dram__bytes_op_read.sum", "dram__bytes_op_write.sum"]),  # CC 12.0 exports
+        _alt([("dram__sectors_read.sum", 32), ("dram__sectors_write.sum", 32)]),
+        _alt([("dram__sectors.sum", 32)]),
+        _alt(["dram__bytes.sum.per_second"], scale=DURATION),
+        _alt(["dram__bytes_read.sum.per_second", "dram__bytes_write.sum.per_second"], scale=DURATION),
+    ],
+    "l2_bytes": [
+        _alt(["lts__t_bytes.sum"]),
+        _alt([("lts__t_sectors.sum", 32)]),
+        _alt(["lts__t_bytes.sum.per_second"], scale=DURATION),
+    ],
+    "l1_bytes": [
+        _alt(["l1tex__t_bytes.sum"]),
+        _alt([("l1tex__t_sectors.sum", 32)]),
+        _alt(["l1tex__t_bytes.sum.per_second"], scale=DURATION),
+    ],
+}
+
+CLOCKS: dict[str, list[str]] = {
+    "sm_clock_hz": ["sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second"],
+    "dram_clock_hz": ["dram__cycles_elapsed.avg.per_second"],
+}
+
+#: peaks the export recorded: per-cycle peak x factor x clock
+PEAK_RECIPES: dict[str, list[Alt]] = {
+    "peak_flops_fp64_per_s": [
+        _alt([("sm__" + SASS.format(op="dfma") + ".sum.peak_sustained", 2)], scale="@sm_clock_hz"),
+    ],
+    "peak_flops_fp32_per_s": [
+        _alt([("sm__" + SASS.format(op="ffma") + ".sum.peak_sustained", 2)], scale="@sm_clock_hz"),
+    ],
+    "peak_flops_fp16_per_s": [
+        _alt([("sm__" + SASS.format(op="hfma") + ".sum.peak_sustained", 4)], scale="@sm_clock_hz"),
+    ],
+    "peak_dram_bytes_per_s": [
+        _alt(["dram__bytes.sum.peak_sustained"], scale="dram__cycles_elapsed.avg.per_second"),
+    ],
+}
+
+#: derived__ metrics of ncu's roofline sections, rewritten to the counters they stand for:
+#: derived name -> (counter, divide by). [section files: derived__sm__..._x2 is the per-cycle
+#: peak x 2; derived__smsp__..._x2 the achieved per-cycle rate x 2]
+DERIVED_ALIASES: dict[str, tuple[str, float]] = {}
+for _op, _f in (("dfma", 2), ("ffma", 2), ("hfma", 4), ("hadd", 2), ("hmul", 2), ("fadd2", 2), ("fmul2", 2), ("ffma2", 4)):
+    DERIVED_ALIASES[f"derived__sm__{SASS.format(op=_op)}_x{_f}"] = (f"sm__{SASS.format(op=_op)}.sum.peak_sustained", _f)
+    DERIVED_ALIASES[f"derived__smsp__{SASS.format(op=_op)}_x{_f}"] = (
+        f"smsp__{SASS.format(op=_op)}.sum.per_cycle_elapsed",
+        _f,
+    )
+
+#: DRAM peak from device attributes when no peak counter was collected (theoretical):
+#: 2 (DDR) x memory_clock_rate [kHz] x 1e3 x bus_width [bit] / 8
+DEVICE_DRAM_PEAK = ("device__attribute_memory_clock_rate", "device__attribute_global_memory_bus_width")
+DEVICE_DRAM_PEAK_SOURCE = "ncu-device-attributes"
+
+DEVICE_ATTRIBUTES = (
+    "device__attribute_display_name",
+    "device__attribute_memory_clock_rate",
+    "device__attribute_global_memory_bus_width",
+    "device__attribute_compute_capability_major",
+    "device__attribute_compute_capability_minor",
+    "device__attribute_device_index",
+    "launch__block_size",
+    "launch__grid_size",
+    "launch__device_id",
+)
+
+PERCENT_METRICS: dict[str, list[str]] = {
+    "dram_throughput_pct": [
+        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    ],
+    "sm_throughput_pct": ["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+}
+
+# --------------------------------------------------------------------------------------
+# Tensor cores
+# --------------------------------------------------------------------------------------
+#: totals are sm__ops_path_tensor_src_*; per-instruction-family counters have _op_<family>_
+TENSOR_TOTAL_RE = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9_]+?)(\.sum(\.per_cycle_elapsed|\.per_second)?)$")
+TENSOR_FAMILY_RE = re.compile(r"^sm__ops_path_tensor_op_[a-z0-9]+_src_([a-z0-9_]+?)(\.sum(\.per_cycle_elapsed|\.per_second)?)$")
+TENSOR_PEAK_SUFFIX = ".sum.peak_sustained"
+#: (regex on the src_... part, bucket), first match wins. fp4/fp6 go with fp8 (one column);
+#: CC 7.5's src_fp16_bf16_tf32 path is counted as fp16.
+TENSOR_BUCKETS: list[tuple[str, str]] = [
+    (r"fp4|fp6|fp8", "fp8"),
+    (r"int8|int4|int1", "int8"),
+    (r"fp64", "fp64"),
+    (r"^tf32", "tf32"),
+    (r"fp16|bf16", "fp16"),
+]
+TENSOR_COLUMNS = {
+    "fp16": "flops_tensor_fp16",
+    "tf32": "flops_tensor_tf32",
+    "fp8": "flops_tensor_fp8",
+    "int8": "flops_tensor_int8",
+    "fp64": "flops_tensor_fp64",
+}
+#: Volta: one HMMA.884 warp instruction = 512 FLOPs. Valid only on CC 7.0 (an Ampere
+#: m16n8k16 HMMA is 4096): elsewhere the counter is kept but gives no FLOPs.
+VOLTA_TENSOR_COUNTERS = ("sm__inst_executed_pipe_tensor.sum", "smsp__inst_executed_pipe_tensor.sum")
+VOLTA_TENSOR_FLOPS_PER_INST = 512
+VOLTA_CC = "7.0"
+
+
+def tensor_bucket(src: str) -> str | None:
+    for pattern, bucket in TENSOR_BUCKETS:
+        if re.search(pattern, src):
+            return bucket
+    return None
+
+
+def static_metric_names() -> set[str]:
+    """Every fixed metric name a recipe may read (tensor counters are matched by pattern)."""
+    names: set[str] = set(STRING_METRICS) | set(DEVICE_ATTRIBUTES) | set(DEVICE_DRAM_PEAK)
+    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values()):
+        for alt in alts:
+            names.update(m for m in alt.metrics() if not m.startswith("@"))
+    for lst in (*CLOCKS.values(), *PERCENT_METRICS.values()):
+        names.update(lst)
+    names.update(VOLTA_TENSOR_COUNTERS)
+    names.update(DERIVED_ALIASES)
+    names.update(["sm__cycles_elapsed.avg", "smsp__cycles_elapsed.avg"])
+    return names
+
+
+def is_tensor_metric(name: str) -> bool:
+    return name.startswith("sm__ops_path_tensor_")
+
+
+NEEDED_METRICS = frozenset(static_metric_names())
