@@ -42,6 +42,64 @@ def cli() -> None:
     """
 
 
+@cli.command("rules")
+@click.argument("codes", nargs=-1)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="TOML file with a [tool.ridgeline] table (default: ./ridgeline.toml if present); "
+    "configured thresholds are shown next to the defaults.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="text for the terminal, markdown for docs/rules.md, json for tools.",
+)
+def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> None:
+    """List the rule catalogue, or print one rule's full documentation.
+
+    CODES are rule codes (RL101) for full documentation, or prefixes (RL1) to filter the list.
+
+    \b
+    Examples:
+      ridgeline rules                   # code, name, severity, one line per rule
+      ridgeline rules RL101             # what it finds, why, what to do, thresholds
+      ridgeline rules RL9               # only the data-quality rules
+      ridgeline rules --format json     # the catalogue for tools
+    """
+    import json as _json
+    import re as _re
+
+    from ridgeline.rules import engine
+
+    exact = [c for c in codes if _re.fullmatch(r"(?i)RL[0-9]{3}", c.strip())]
+    if codes and len(exact) == len(codes) and fmt == "text":
+        overrides = engine.rule_overrides(engine.load_config(config_path))
+        docs = []
+        for code in codes:
+            cls = engine.get_rule(code)
+            docs.append(engine.rule_doc(cls, overrides=overrides.get(cls.code)))
+        click.echo("\n".join(docs), nl=False)
+        return
+    chosen = engine.select_rules(codes) if codes else engine.all_rules()
+    wanted = {cls.code for cls in chosen}
+    if fmt == "markdown":
+        click.echo(engine.rules_markdown(), nl=False)
+        return
+    rows = [r for r in engine.catalogue_rows() if r["code"] in wanted]
+    if fmt == "json":
+        click.echo(_json.dumps(rows, indent=2, default=str))
+        return
+    width = max((len(r["name"]) for r in rows), default=4)
+    for r in rows:
+        click.echo(f"{r['code']}  {r['name']:<{width}}  {r['severity']:<8}  {r['summary']}")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one line per user error, never a traceback."""
     try:

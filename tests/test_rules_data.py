@@ -29,7 +29,7 @@ def test_rl901_fires_and_names_missing_counters_and_hint():
         "FLOP or byte counters missing for 2 launches of 1 kernel holding 50% of GPU time (>= 5%): "
         "flops_tensor, dram_bytes"
     )
-    assert f.remedy == "Re-profile collecting the missing counters: ncu --set roofline."
+    assert f.remedy == "Collect what is missing and re-run: ncu --set roofline."
     assert f.impact_s is None  # unknown, not zero
     ev = {e.metric: e.value for e in f.evidence}
     assert ev["launches_missing_flops_tensor"] == 2 and ev["launches_missing_dram_bytes"] == 1

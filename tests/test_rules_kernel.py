@@ -122,3 +122,81 @@ def test_rl103_quiet_near_the_roof_on_compute_side_and_for_short_kernels():
     # the short kernels fire once their duration floor is lowered: 1e6 B / 5e-6 s = 0.2 TB/s = 6%
     (f,) = run(get_rule("RL103"), rows, overrides={"min_mean_duration_s": 1e-6})
     assert f.subject == "tiny_kernel" and "= 6% of" in f.message
+
+
+# ------------------------------------------------------------------- RL104
+FP32 = dict(precision="fp32", peak_flops=66.9e12)  # H100 SXM fp32 CUDA-core datasheet peak
+
+
+def test_rl104_fires_on_compute_bound_fp32_with_tensor_cores_available():
+    # 40e9 FLOP / 0.1e9 B = AI 400 >= ridge 66.9/3.35 = 19.97; 40 TFLOP/s
+    rows = [launch("my_fp32_conv_kernel", duration_s=1e-3, flops=40e9, dram_bytes=0.1e9, **FP32) for _ in range(2)]
+    (f,) = run(get_rule("RL104"), rows)
+    assert f.subject == "my_fp32_conv_kernel"
+    assert f.message == (
+        "100% of FLOPs on CUDA cores (fp32) at intensity 400 FLOP/B >= ridge 20 FLOP/B: "
+        "H100 SXM has tf32 tensor cores at 494 TFLOP/s vs 66.9 TFLOP/s here"
+    )
+    assert "TF32" in f.remedy
+    # impact against the tf32 roof: per launch 1 ms - max(40e9 / 494.5e12, 0.1e9 / 3.35e12)
+    expect = 2 * (1e-3 - 40e9 / 494.5e12)
+    assert f.impact_s == pytest.approx(expect)
+    assert f.impact_share == pytest.approx(expect / 2e-3)
+    assert {e.metric: e.source for e in f.evidence}["peak_flops_tf32_tensor"] == "catalogue"
+
+
+def test_rl104_quiet_for_tensor_work_memory_bound_fp32_and_gpus_without_tf32():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=400e9, dram_bytes=0.5e9),  # tensor FLOPs
+        launch("fp32_axpy", duration_s=1e-3, flops=0.5e9, dram_bytes=0.1e9, **FP32),  # AI 5 < 20
+    ]
+    assert run(get_rule("RL104"), rows) == []
+    v100 = [launch("k", duration_s=1e-3, flops=10e9, dram_bytes=0.02e9, precision="fp32", gpu="V100 SXM2",
+                   peak_flops=15.7e12, peak_bw=0.9e12)]
+    assert run(get_rule("RL104"), v100) == []  # V100 has no tf32 tensor path
+
+
+# ------------------------------------------------------------------- RL105
+def test_rl105_fires_below_half_the_compute_roof():
+    # 312e9 FLOP in 1 ms = 312 TFLOP/s, AI 624 >= 295; 312 / 989 = 31.5%
+    rows = [launch(GEMM, duration_s=1e-3, flops=312e9, dram_bytes=0.5e9)]
+    (f,) = run(get_rule("RL105"), rows)
+    assert f.subject == GEMM
+    assert f.message == "312 TFLOP/s = 32% of the bf16/fp16 compute roof 989 TFLOP/s (catalogue) < 50% on H100 SXM"
+    assert f.impact_s == pytest.approx(1e-3 - 312e9 / 989e12)
+
+
+def test_rl105_quiet_near_the_roof_on_memory_side_and_for_short_kernels():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=800e9, dram_bytes=0.5e9),  # 81%
+        launch(ATTN, duration_s=1e-3, flops=1e9, dram_bytes=1e9),  # memory side
+        launch("short_gemm", duration_s=5e-6, flops=0.1e9, dram_bytes=1e5),  # 20 TFLOP/s but 5 us
+    ]
+    assert run(get_rule("RL105"), rows) == []
+
+
+# ------------------------------------------------------------------- RL106
+def _short(name, n):
+    # 4 us each, 1e6 FLOP and 4e6 B: time at the roof 4e6 / 3.35e12 s
+    return [launch(name, duration_s=4e-6, flops=1e6, dram_bytes=4e6) for _ in range(n)]
+
+
+def test_rl106_fires_on_many_short_launches():
+    rows = _short("vectorized_elementwise_kernel", 150) + _short("rms_norm_kernel", 50)
+    rows.append(launch(GEMM, duration_s=1.2e-3, flops=800e9, dram_bytes=1e9))
+    (f,) = run(get_rule("RL106"), rows)
+    assert f.subject == "profile" and f.subject_kind == "profile"
+    # 200 x 4 us = 0.8 ms of 2.0 ms = 40%
+    assert f.message == (
+        "200 launches shorter than 10 us hold 40% of GPU time (>= 20%); median 4 us; "
+        "most frequent: vectorized_elementwise_kernel"
+    )
+    assert "CUDA graph" in f.remedy
+    assert f.impact_s == pytest.approx(200 * (4e-6 - 4e6 / H100_BW))
+
+
+def test_rl106_quiet_with_few_launches_or_small_share():
+    few = _short("k", 99) + [launch(GEMM, duration_s=1e-4, flops=8e9, dram_bytes=1e9)]
+    assert run(get_rule("RL106"), few) == []  # 99 < 100 launches although they hold 80%
+    small = _short("k", 200) + [launch(GEMM, duration_s=7.2e-3, flops=8e9, dram_bytes=1e9)]
+    assert run(get_rule("RL106"), small) == []  # 0.8 ms of 8 ms = 10% < 20%

@@ -256,8 +256,9 @@ def rule_doc(cls: type[Rule], *, overrides: Mapping[str, Any] | None = None) -> 
     if cls.thresholds:
         key, (default, _d) = next(iter(cls.thresholds.items()))
         out.append(f"    {key} = {_fmt_value(default)}")
-        out.append(f"or on the command line: --threshold {cls.code}.{key}={_fmt_value(default)}")
     out.append(f'    severity = "{cls.severity}"')
+    if cls.thresholds:
+        out.append(f"or on the command line: --threshold {cls.code}.{key}={_fmt_value(default)}")
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -292,3 +292,23 @@ def catalogue_peak(ctx: Context, precision: str) -> float | None:
     peaks = getattr(gpu, "peak_flops", None) or {}
     value = peaks.get(precision)
     return float(value) if value else None
+
+
+def catalogue_gpu(ctx: Context, name: str | None):
+    """The catalogue entry for a ROOFLINE ``gpu`` name (``ctx.gpu`` when it matches), or None."""
+    gpu = ctx.gpu
+    if gpu is not None and (name is None or getattr(gpu, "name", None) == name):
+        return gpu
+    if not name:
+        return None
+    from ridgeline.analyzer.gpus import try_lookup
+
+    found, _note = try_lookup(name)
+    return found
+
+
+def catalogue_peak_of(gpu, precision: str) -> float | None:
+    """Datasheet peak FLOP/s of a catalogue entry for one precision, or None."""
+    peaks = getattr(gpu, "peak_flops", None) or {}
+    value = peaks.get(precision)
+    return float(value) if value else None

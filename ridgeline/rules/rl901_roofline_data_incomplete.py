@@ -73,8 +73,13 @@ class RooflineDataIncomplete(Rule):
             .agg(launches=pl.len(), duration_s=pl.col("duration_s").sum())
             .sort(["launches", "missing"], descending=[True, False])
         )
-        hints = bad["missing_hint"].drop_nulls()
-        hint = hints.mode().sort()[0] if hints.len() else DEFAULT_HINT
+        parts = (
+            bad.select(pl.col("missing_hint").drop_nulls().str.split("; ").explode().alias("hint"))
+            .group_by("hint")
+            .agg(n=pl.len())
+            .sort(["n", "hint"], descending=[True, False])
+        )
+        hint = "; ".join(parts["hint"].to_list()) if parts.height else DEFAULT_HINT
         names = bad.group_by("subject").agg(pl.col("duration_s").sum()).sort("duration_s", descending=True, nulls_last=True)
         metrics = per_metric["missing"].to_list()
         evidence = [
@@ -98,7 +103,7 @@ class RooflineDataIncomplete(Rule):
                     f"holding {K.fmt_pct(share)} {basis} (>= {K.fmt_pct(self.params['min_time_share'])}): "
                     f"{', '.join(metrics)}"
                 ),
-                remedy=f"Re-profile collecting the missing counters: {hint}.",
+                remedy=f"Collect what is missing and re-run: {hint}.",
                 evidence=tuple(evidence),
                 impact_s=None,
                 impact_share=None,

@@ -1,0 +1,113 @@
+"""RL104 compute-bound-on-cuda-cores."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+REMEDIES = {
+    "fp32": "Move the math to tensor cores: allow TF32 (torch.set_float32_matmul_precision('high')) or run it in bf16/fp16/fp8.",
+    "fp16": "Move the math to tensor cores: use a bf16/fp16 tensor-core kernel (cuBLAS/cuDNN/CUTLASS, torch ops) instead of CUDA-core arithmetic.",
+    "fp64": "Move the math to fp64 tensor cores (DMMA): call cuBLAS/cuSOLVER dgemm-based routines instead of hand-written fp64 loops.",
+}
+
+
+class ComputeBoundOnCudaCores(Rule):
+    """Compute-bound kernels doing their math on CUDA cores of a GPU that has tensor cores.
+
+    What it finds
+    -------------
+    Kernel name groups on the compute side of the ridge (group DRAM intensity at or above the
+    ridge) whose FLOPs are at least ``min_cuda_core_share`` non-tensor (fp32, fp16 or fp64 on
+    CUDA cores, among launches where the tensor counter was measured), on a GPU whose catalogue
+    entry has a tensor-core path for the same math (tf32 for fp32, bf16/fp16 for fp16, fp64
+    tensor for fp64).
+
+    Why it matters
+    --------------
+    A compute-bound kernel's roof is its precision's peak. On Hopper the fp32 CUDA-core peak is
+    67 TFLOP/s while tf32 tensor cores give 495 and bf16 989: the same kernel on tensor cores
+    has a roof 7 to 15 times higher. The impact of this finding is measured against that
+    tensor roof (catalogue peak): the duration minus the larger of FLOPs / tensor peak and DRAM
+    bytes / bandwidth, an upper bound.
+
+    What to do
+    ----------
+    Move the math to tensor cores: allow TF32 for fp32 matmuls and convolutions
+    (``torch.set_float32_matmul_precision("high")``, ``torch.backends.cudnn.allow_tf32``), run
+    the model in bf16/fp16 (autocast) or fp8, or replace a hand-written loop with a
+    cuBLAS/CUTLASS call. fp64 codes on Hopper/Ampere data-centre parts can use DMMA through
+    cuBLAS.
+
+    Example
+    -------
+    An fp32 ``sgemm``-style custom kernel at 45 TFLOP/s on an H100 SXM: ``100% of FLOPs on CUDA
+    cores (fp32) at intensity 400 FLOP/B >= ridge 20 FLOP/B: H100 SXM has tf32 tensor cores at
+    495 TFLOP/s vs 66.9 TFLOP/s here``.
+    """
+
+    code = "RL104"
+    name = "compute-bound-on-cuda-cores"
+    severity = "warning"
+    family = "kernel"
+    thresholds = {
+        "min_cuda_core_share": (0.9, "fires when at least this share of the group's FLOPs ran on CUDA cores"),
+        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        import polars as pl
+
+        groups = K.kernel_groups(ctx)
+        if groups is None:
+            return []
+        p = self.params
+        c = pl.col
+        cuda_share = c("flops_cuda") / (c("flops_cuda") + c("flops_tensor"))
+        hits = groups.with_columns(cuda_share=cuda_share).filter(
+            c("intensity_dram").is_not_null()
+            & (c("ridge_flop_per_byte") > 0)
+            & (c("intensity_dram") >= c("ridge_flop_per_byte"))
+            & c("precision").is_in(list(K.TENSOR_EQUIVALENT))
+            & (c("cuda_share") >= p["min_cuda_core_share"])
+            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+        )
+        total = K.total_gpu_time(ctx)
+        out = []
+        for row in hits.iter_rows(named=True):
+            prec = row["precision"]
+            tensor_prec = K.TENSOR_EQUIVALENT[prec]
+            gpu = K.catalogue_gpu(ctx, row["gpu"])
+            tensor_peak = K.catalogue_peak_of(gpu, tensor_prec)
+            if not tensor_peak or tensor_peak <= (row["peak_flops_per_s"] or 0):
+                continue
+            bw = row["peak_bw_bytes_per_s"]
+            at_tensor = max(row["flops"] / tensor_peak, (row["dram_bytes"] / bw) if bw else 0.0)
+            impact_s = max((row["paired_duration_s"] or 0.0) - at_tensor, 0.0)
+            share = impact_s / total if total else None
+            out.append(
+                self.finding(
+                    subject=row["subject"],
+                    message=(
+                        f"{K.fmt_pct(row['cuda_share'])} of FLOPs on CUDA cores ({prec}) at intensity "
+                        f"{K.fmt(row['intensity_dram'])} FLOP/B >= ridge {K.fmt(row['ridge_flop_per_byte'])} FLOP/B: "
+                        f"{row['gpu']} has {K.precision_label(tensor_prec)} tensor cores at "
+                        f"{K.fmt_si(tensor_peak, 'FLOP/s')} vs {K.fmt_si(row['peak_flops_per_s'], 'FLOP/s')} here"
+                    ),
+                    remedy=REMEDIES[prec],
+                    evidence=(
+                        Evidence("flops_cuda_cores", row["flops_cuda"], "FLOP", K.measured(K.flops_recipe(row))),
+                        Evidence("flops_tensor", row["flops_tensor"], "FLOP", K.measured(row["flops_source"])),
+                        Evidence("cuda_core_share", row["cuda_share"], "ratio", "derived"),
+                        *K.intensity_evidence(row),
+                        Evidence(f"peak_flops_{tensor_prec}", tensor_peak, "FLOP/s", "catalogue"),
+                        Evidence("time_at_tensor_roof_s", at_tensor, "s", "derived"),
+                        *K.time_evidence(row),
+                    ),
+                    impact_s=impact_s,
+                    impact_share=share,
+                    confidence="catalogue",
+                    subject_kind="kernel",
+                )
+            )
+        return out
