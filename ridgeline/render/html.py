@@ -499,7 +499,7 @@ def render_html(
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{esc(_csp(script))}">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_csp(script)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="referrer" content="no-referrer">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head>\n"
