@@ -200,3 +200,87 @@ def test_rl106_quiet_with_few_launches_or_small_share():
     assert run(get_rule("RL106"), few) == []  # 99 < 100 launches although they hold 80%
     small = _short("k", 200) + [launch(GEMM, duration_s=7.2e-3, flops=8e9, dram_bytes=1e9)]
     assert run(get_rule("RL106"), small) == []  # 0.8 ms of 8 ms = 10% < 20%
+
+
+# ------------------------------------------------------------------- RL107
+def test_rl107_prefill_dominated_profile():
+    # 3 compute-bound GEMM launches (AI 600e9 / 1.5e9 = 400) of 1 ms, one decode GEMM of 0.2 ms
+    rows = [launch(GEMM, duration_s=1e-3, flops=600e9, dram_bytes=1.5e9) for _ in range(3)]
+    rows.append(launch("gemv_kernel", duration_s=0.2e-3, flops=8e9, dram_bytes=1e9))
+    (f,) = run(get_rule("RL107"), rows)
+    assert f.severity == "info" and f.subject == "profile"
+    # 3 ms of 3.2 ms = 93.75%
+    assert f.message == (
+        "94% of GEMM time is compute-bound (intensity 400 FLOP/B >= ridge 295 FLOP/B): "
+        "this profile shows prefill-like work; decode behaves differently"
+    )
+    assert f.impact_s is None
+
+
+def test_rl107_decode_dominated_profile():
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9) for _ in range(4)]
+    rows.append(launch(ATTN, duration_s=1e-3, flops=2e9, dram_bytes=1e9))
+    (f,) = run(get_rule("RL107"), rows)
+    assert f.message.startswith("100% of GEMM time is memory-bound (intensity 8 FLOP/B < ridge 295 FLOP/B)")
+    assert "decode-like" in f.message and "profile prefill separately" in f.remedy
+
+
+def test_rl107_quiet_for_mixed_profiles_and_few_gemms():
+    mixed = [launch(GEMM, duration_s=1e-3, flops=600e9, dram_bytes=1.5e9), launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9)]
+    assert run(get_rule("RL107"), mixed) == []  # 50 / 50
+    few = [launch(GEMM, duration_s=0.05e-3, flops=8e9, dram_bytes=1e9), launch(ATTN, duration_s=1e-3, flops=2e9, dram_bytes=1e9)]
+    assert run(get_rule("RL107"), few) == []  # GEMMs hold 4.8% < 10%
+
+
+# ------------------------------------------------------------------- RL108
+def test_rl108_fires_when_l2_intensity_is_below_the_l2_ridge():
+    # DRAM AI 300e9 / 0.5e9 = 600; L2 AI 300e9 / 7.5e9 = 40; assumed L2 bw 3 x 3.35e12 -> ridge 98.4
+    rows = [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, l2_bytes=7.5e9)]
+    (f,) = run(get_rule("RL108"), rows)
+    assert f.message == (
+        "L2 intensity 40 FLOP/B < L2 ridge 98.4 FLOP/B while DRAM intensity 600 FLOP/B >= ridge 295 FLOP/B: "
+        "15x more L2 than DRAM traffic; 30% of the compute roof"
+    )
+    assert f.confidence == "derived"
+    assert f.impact_s == pytest.approx(1e-3 - 300e9 / 989e12)
+
+
+def test_rl108_uses_a_recorded_l2_roof():
+    from ridgeline.result import Roof
+
+    rows = [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, l2_bytes=7.5e9)]
+    roofs = [Roof(kind="bandwidth", value=12e12, source="ncu", level="l2")]
+    (f,) = run(get_rule("RL108"), rows, extra={"roofs": roofs})
+    assert "L2 ridge 82.4 FLOP/B" in f.message  # 989e12 / 12e12 = 82.4
+    assert f.confidence == "measured"
+
+
+def test_rl108_quiet_with_good_l2_reuse_or_memory_side():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, l2_bytes=1.5e9),  # L2 AI 200 > 98
+        launch(ATTN, duration_s=1e-3, flops=1e9, dram_bytes=1e9, l2_bytes=5e9),  # DRAM side
+        launch("no_l2_counter_gemm", duration_s=1e-3, flops=300e9, dram_bytes=0.5e9),  # l2_bytes missing
+    ]
+    assert run(get_rule("RL108"), rows) == []
+
+
+# ------------------------------------------------------------------- RL109
+def test_rl109_fires_on_fp32_gemv():
+    # fp32 ridge 66.9/3.35 = 20; AI 0.5e9 / 1e9 = 0.5
+    rows = [launch("gemv2T_kernel_val<float>", duration_s=0.5e-3, flops=0.5e9, dram_bytes=1e9, **FP32)]
+    (f,) = run(get_rule("RL109"), rows)
+    assert f.subject == "gemv2T_kernel_val<float>"
+    assert f.message == (
+        "GEMM-like kernel with 100% of FLOPs on CUDA cores (fp32) at intensity 0.5 FLOP/B; "
+        "H100 SXM has tf32 tensor cores at 494 TFLOP/s"
+    )
+    assert f.impact_s == pytest.approx(0.5e-3 - 1e9 / H100_BW)
+
+
+def test_rl109_quiet_for_tensor_gemms_non_gemms_and_compute_bound_fp32():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9),  # tensor
+        launch("fp32_axpy", duration_s=1e-3, flops=0.5e9, dram_bytes=1e9, **FP32),  # not a GEMM
+        launch("sgemm_128x128", duration_s=1e-3, flops=40e9, dram_bytes=0.1e9, **FP32),  # compute side: RL104
+    ]
+    assert run(get_rule("RL109"), rows) == []

@@ -1,0 +1,102 @@
+"""RL107 profile-dominated-by-one-regime."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+
+class ProfileDominatedByOneRegime(Rule):
+    """The profile's GEMM time is almost all one regime: prefill-like or decode-like, not both.
+
+    What it finds
+    -------------
+    Among GEMM-like launches placed on the roofline, the share of their time that is
+    compute-bound (high intensity: prefill, training, large batches) or memory-bound
+    (GEMV-like: decode at small batch). When one side holds at least ``dominance_share`` of the
+    GEMM time, and GEMMs hold at least ``min_gemm_time_share`` of all GPU time, it says which
+    regime the profile captured. Severity info: this is a statement about the evidence, not a
+    defect.
+
+    Why it matters
+    --------------
+    Inference has two regimes with opposite walls: prefill GEMMs sit right of the ridge and
+    want compute, decode GEMMs sit far left and want bytes. A profile of one says little about
+    the other; tuning decode from a prefill-dominated capture (or the reverse) optimizes the
+    wrong wall.
+
+    What to do
+    ----------
+    Check that the capture matches the phase you are optimizing; profile prefill and decode
+    separately (NVTX ranges with ``ncu --nvtx --nvtx-include``, or ``--launch-skip`` /
+    ``--launch-count`` around the phase) and read each one's findings on its own.
+
+    Example
+    -------
+    A capture of the first forward pass of a server: ``92% of GEMM time is compute-bound
+    (intensity 410 FLOP/B >= ridge 295 FLOP/B): this profile shows prefill-like work; decode
+    behaves differently``.
+    """
+
+    code = "RL107"
+    name = "profile-dominated-by-one-regime"
+    severity = "info"
+    family = "kernel"
+    thresholds = {
+        "dominance_share": (0.8, "fires when one regime holds at least this share of GEMM time"),
+        "min_gemm_time_share": (0.1, "fires only when GEMM-like kernels hold at least this share of GPU time"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        import polars as pl
+
+        df = K.launches(ctx)
+        total = K.total_gpu_time(ctx)
+        if df is None or not total:
+            return []
+        g = df.filter((pl.col("family") == "gemm") & pl.col("bound").is_in(["memory", "compute"]))
+        if g.height == 0:
+            return []
+        gemm_time = float(g["duration_s"].sum())
+        if not gemm_time or gemm_time / total < self.params["min_gemm_time_share"]:
+            return []
+        comp = float(g.filter(pl.col("bound") == "compute")["duration_s"].sum()) / gemm_time
+        dom = self.params["dominance_share"]
+        if comp >= dom:
+            side, share, regime, other = "compute-bound", comp, "prefill-like", "decode"
+            sub = g.filter(pl.col("bound") == "compute")
+            rel = ">="
+        elif 1 - comp >= dom:
+            side, share, regime, other = "memory-bound", 1 - comp, "decode-like", "prefill"
+            sub = g.filter(pl.col("bound") == "memory")
+            rel = "<"
+        else:
+            return []
+        both = sub.filter(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null())
+        bytes_ = float(both["dram_bytes"].sum())
+        ai = float(both["flops"].sum()) / bytes_ if bytes_ else None
+        ridge = float(sub["ridge_flop_per_byte"].median())
+        return [
+            self.finding(
+                subject="profile",
+                message=(
+                    f"{K.fmt_pct(share)} of GEMM time is {side} (intensity {K.fmt(ai)} FLOP/B {rel} ridge "
+                    f"{K.fmt(ridge)} FLOP/B): this profile shows {regime} work; {other} behaves differently"
+                ),
+                remedy=(
+                    f"Check the capture matches the phase you are optimizing; profile {other} separately "
+                    "(ncu --nvtx --nvtx-include, or --launch-skip/--launch-count around the phase)."
+                ),
+                evidence=(
+                    Evidence("gemm_time_s", gemm_time, "s", "measured"),
+                    Evidence("gemm_time_share", gemm_time / total, "ratio", "derived"),
+                    Evidence(f"{side.replace('-', '_')}_gemm_share", share, "ratio", "derived"),
+                    Evidence("intensity_dram", ai, "FLOP/B", "derived"),
+                    Evidence("ridge_flop_per_byte", ridge, "FLOP/B", "derived"),
+                ),
+                impact_s=None,
+                impact_share=None,
+                confidence="measured",
+                subject_kind="profile",
+            )
+        ]

@@ -1,0 +1,112 @@
+"""RL108 l2-bandwidth-bound."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+
+class L2BandwidthBound(Rule):
+    """Kernels right of the DRAM ridge but left of the L2 ridge: data re-read from L2, not reused in the SM.
+
+    What it finds
+    -------------
+    Kernel name groups whose DRAM intensity is at or above the ridge (DRAM is not the wall)
+    but whose L2 intensity (FLOPs / L2 bytes) is below the L2 ridge (compute peak / L2
+    bandwidth), and which reach less than ``max_roof_fraction`` of their roof. The L2 bandwidth
+    is the L2 roof the pipeline recorded (``ctx.extra["roofs"]``, level ``l2``) when there is
+    one, else ``l2_bandwidth_multiple`` x the DRAM bandwidth roof -- an assumption, reported
+    as ``derived`` with lower confidence.
+
+    Why it matters
+    --------------
+    The DRAM roofline says such a kernel should be compute-bound, yet it runs well below the
+    compute roof: the same bytes are fetched from L2 again and again because tiles are too small
+    or blocks that share data run far apart, and the L2 bandwidth becomes the wall.
+
+    What to do
+    ----------
+    Raise reuse inside the SM: larger tiles or thread-block clusters (distributed shared
+    memory, TMA multicast on Hopper), stage operands in shared memory, and rasterize/swizzle
+    the grid so blocks reading the same data run together. ncu's Memory Workload Analysis
+    shows the L2 throughput.
+
+    Example
+    -------
+    A tall-skinny GEMM on an H100 SXM: ``L2 intensity 40 FLOP/B < L2 ridge 98.4 FLOP/B while DRAM
+    intensity 600 FLOP/B >= ridge 295 FLOP/B: 15x more L2 than DRAM traffic; 35% of the compute
+    roof``.
+    """
+
+    code = "RL108"
+    name = "l2-bandwidth-bound"
+    severity = "warning"
+    family = "kernel"
+    thresholds = {
+        "max_roof_fraction": (0.7, "fires only when the group reaches less than this fraction of its roof"),
+        "l2_bandwidth_multiple": (3.0, "assumed L2 bandwidth as a multiple of DRAM bandwidth when no L2 roof was recorded"),
+        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        import polars as pl
+
+        groups = K.kernel_groups(ctx)
+        if groups is None:
+            return []
+        p = self.params
+        l2_roofs = [r for r in K.gpu_roofs(ctx) if r.kind == "bandwidth" and r.level == "l2" and r.value]
+        c = pl.col
+        cand = groups.filter(
+            c("intensity_dram").is_not_null()
+            & c("intensity_l2").is_not_null()
+            & (c("ridge_flop_per_byte") > 0)
+            & (c("intensity_dram") >= c("ridge_flop_per_byte"))
+            & (c("roof_fraction") < p["max_roof_fraction"])
+            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+        )
+        total = K.total_gpu_time(ctx)
+        out = []
+        for row in cand.iter_rows(named=True):
+            if l2_roofs:
+                l2_bw, l2_src, conf = l2_roofs[0].value, l2_roofs[0].source, "measured"
+            else:
+                l2_bw = (row["peak_bw_bytes_per_s"] or 0.0) * p["l2_bandwidth_multiple"]
+                l2_src = f"derived: assumed {K.fmt(p['l2_bandwidth_multiple'])} x DRAM bandwidth"
+                conf = "derived"
+            if not l2_bw:
+                continue
+            l2_ridge = row["peak_flops_per_s"] / l2_bw
+            if row["intensity_l2"] >= l2_ridge:
+                continue
+            ratio = row["l2_bytes"] / row["dram_bytes"] if row["dram_bytes"] else None
+            impact_s, share = K.impact(row, total)
+            out.append(
+                self.finding(
+                    subject=row["subject"],
+                    message=(
+                        f"L2 intensity {K.fmt(row['intensity_l2'])} FLOP/B < L2 ridge {K.fmt(l2_ridge)} FLOP/B while "
+                        f"DRAM intensity {K.fmt(row['intensity_dram'])} FLOP/B >= ridge "
+                        f"{K.fmt(row['ridge_flop_per_byte'])} FLOP/B: {K.fmt(ratio)}x more L2 than DRAM traffic; "
+                        f"{K.fmt_pct(row['roof_fraction'])} of the compute roof"
+                    ),
+                    remedy=(
+                        "Raise reuse inside the SM: larger tiles or thread-block clusters, shared-memory staging, "
+                        "and a swizzled grid order so blocks sharing data run together."
+                    ),
+                    evidence=(
+                        Evidence("l2_bytes", row["l2_bytes"], "B", K.measured(row["l2_bytes_source"])),
+                        Evidence("intensity_l2", row["intensity_l2"], "FLOP/B", "derived"),
+                        Evidence("l2_bw_bytes_per_s", l2_bw, "B/s", l2_src),
+                        Evidence("l2_ridge_flop_per_byte", l2_ridge, "FLOP/B", "derived"),
+                        *K.intensity_evidence(row),
+                        Evidence("roof_fraction", row["roof_fraction"], "ratio", "derived"),
+                        *K.time_evidence(row),
+                    ),
+                    impact_s=impact_s,
+                    impact_share=share,
+                    confidence=conf,
+                    subject_kind="kernel",
+                )
+            )
+        return out

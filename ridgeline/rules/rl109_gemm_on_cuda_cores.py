@@ -1,0 +1,99 @@
+"""RL109 gemm-on-cuda-cores."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+
+class GemmOnCudaCores(Rule):
+    """GEMM-like kernels not on the compute side whose math runs on CUDA cores, not tensor cores.
+
+    What it finds
+    -------------
+    GEMM-like kernel name groups (see ``ridgeline/rules/patterns.py``) with at least
+    ``min_cuda_core_share`` of their FLOPs on CUDA cores (fp32 or fp16, among launches where the
+    tensor counter was measured), below the ridge (compute-bound ones are RL104's), on a GPU
+    whose catalogue entry has the matching tensor-core path (tf32, bf16/fp16).
+
+    Why it matters
+    --------------
+    A matrix product in fp32 on CUDA cores usually means TF32 is disabled or the model runs in
+    full precision: the kernel reads 4-byte weights (twice the bytes of bf16, four times fp8),
+    which is what a memory-bound GEMM pays for, and it cannot use the tensor cores once the
+    batch grows.
+
+    What to do
+    ----------
+    Run the GEMM on tensor cores with narrower inputs: bf16/fp16 (autocast or a bf16 model), fp8
+    weights where accuracy allows, or at least TF32 (``torch.set_float32_matmul_precision("high")``).
+    Narrower weights also cut the bytes this kernel reads.
+
+    Example
+    -------
+    ``gemv2T_kernel_val<float>`` in an fp32 decode on an H100 SXM: ``GEMM-like kernel with 100% of
+    FLOPs on CUDA cores (fp32) at intensity 0.5 FLOP/B; H100 SXM has tf32 tensor cores at
+    494 TFLOP/s``.
+    """
+
+    code = "RL109"
+    name = "gemm-on-cuda-cores"
+    severity = "warning"
+    family = "kernel"
+    thresholds = {
+        "min_cuda_core_share": (0.9, "fires when at least this share of the group's FLOPs ran on CUDA cores"),
+        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        import polars as pl
+
+        groups = K.kernel_groups(ctx, rows=pl.col("family") == "gemm")
+        if groups is None:
+            return []
+        p = self.params
+        c = pl.col
+        hits = groups.with_columns(cuda_share=c("flops_cuda") / (c("flops_cuda") + c("flops_tensor"))).filter(
+            c("intensity_dram").is_not_null()
+            & (c("ridge_flop_per_byte") > 0)
+            & (c("intensity_dram") < c("ridge_flop_per_byte"))
+            & c("precision").is_in(["fp32", "fp16"])
+            & (c("cuda_share") >= p["min_cuda_core_share"])
+            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+        )
+        total = K.total_gpu_time(ctx)
+        out = []
+        for row in hits.iter_rows(named=True):
+            prec = row["precision"]
+            tensor_prec = K.TENSOR_EQUIVALENT[prec]
+            tensor_peak = K.catalogue_peak_of(K.catalogue_gpu(ctx, row["gpu"]), tensor_prec)
+            if not tensor_peak:
+                continue
+            impact_s, share = K.impact(row, total)
+            out.append(
+                self.finding(
+                    subject=row["subject"],
+                    message=(
+                        f"GEMM-like kernel with {K.fmt_pct(row['cuda_share'])} of FLOPs on CUDA cores ({prec}) at "
+                        f"intensity {K.fmt(row['intensity_dram'])} FLOP/B; {row['gpu']} has "
+                        f"{K.precision_label(tensor_prec)} tensor cores at {K.fmt_si(tensor_peak, 'FLOP/s')}"
+                    ),
+                    remedy=(
+                        "Run the GEMM on tensor cores with narrower inputs (bf16/fp16, fp8 weights, or at least TF32); "
+                        "narrower weights also cut the bytes it reads."
+                    ),
+                    evidence=(
+                        Evidence("flops_cuda_cores", row["flops_cuda"], "FLOP", K.measured(K.flops_recipe(row))),
+                        Evidence("flops_tensor", row["flops_tensor"], "FLOP", K.measured(row["flops_source"])),
+                        Evidence("cuda_core_share", row["cuda_share"], "ratio", "derived"),
+                        Evidence(f"peak_flops_{tensor_prec}", tensor_peak, "FLOP/s", "catalogue"),
+                        *K.intensity_evidence(row),
+                        *K.time_evidence(row),
+                    ),
+                    impact_s=impact_s,
+                    impact_share=share,
+                    confidence=K.confidence(row["peak_flops_source"], row["peak_bw_source"]),
+                    subject_kind="kernel",
+                )
+            )
+        return out
