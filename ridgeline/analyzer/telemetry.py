@@ -233,6 +233,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
         (pl.sum_horizontal(clamped_terms) if clamped_terms else pl.lit(0)).alias("_clamped"),
         raw_max.alias("_ratio_raw_max"),
         pl.col("gpu_util_ratio").alias("_util_raw"),
+        *[pl.col(f).alias(f"_raw_{f}") for f in prof_present],
     )
     wide = wide.with_columns([
         pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
@@ -298,11 +299,13 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
                 .alias("profiling_fields"))
     stall_n = int(th["stall_min_samples"])
     stall_exprs = [
-        pl.when((pl.col(f).count() >= stall_n) & (pl.col(f).min() == pl.col(f).max()) & (pl.col(f).max() > 0))
+        pl.when((pl.col(f"_raw_{f}").count() >= stall_n) & (pl.col(f"_raw_{f}").min() == pl.col(f"_raw_{f}").max())
+                & (pl.col(f"_raw_{f}").max() > 0))
         .then(pl.lit(f)).otherwise(None)
-        for f in PROF_FIELDS
+        for f in prof_present
     ]
-    aggs.append(pl.concat_str(stall_exprs, separator=",", ignore_nulls=True).alias("stalled_fields"))
+    aggs.append((pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
+                 else pl.lit(None, pl.String)).alias("stalled_fields"))
     out = wide.group_by([*KEYS, "window_start"]).agg(aggs)
 
     if window_s is None:
