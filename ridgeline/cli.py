@@ -100,6 +100,403 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
         click.echo(f"{r['code']}  {r['name']:<{width}}  {r['severity']:<8}  {r['summary']}")
 
 
+def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``--select RL1,RL9 --select RL201`` -> ("RL1", "RL9", "RL201")."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+@cli.command("analyze")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("--gpu", metavar="NAME", help="Force the GPU (catalogue name or spelling: H100, h100-sxm, A100-SXM4-80GB).")
+@click.option("--top", "top", type=click.IntRange(min=1), default=10, show_default=True, help="Kernels shown in the table.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]), default="table",
+              show_default=True, help="table: readable report; json: one document; csv/parquet: the per-launch table.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes, comma-separated or repeated).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes).")
+@click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table (default ./ridgeline.toml).")
+@click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
+@click.option("--fail-on", type=click.Choice(["warning", "critical"]), help="Exit 1 when a finding this severe (or worse) exists.")
+@click.option("--strict/--lenient", default=True, show_default=True,
+              help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
+@click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given.")
+@click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m).")
+@click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PATH",
+              help="Also draw the roofline to PATH (.png, .svg or .pdf).")
+@click.pass_context
+def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
+                warmup, tz, plot_path=None):
+    """Place every kernel on its GPU's roofline and report findings.
+
+    FILES are Nsight Compute CSV exports (raw or details page) and/or telemetry
+    files, or folders of them; each file's format is detected from its content.
+
+    \b
+    Examples:
+      ridgeline analyze profile.csv
+      ridgeline analyze profile.csv --gpu h100-sxm --top 20
+      ridgeline analyze runs/ --format json -o report.json
+      ridgeline analyze profile.csv --format csv -o launches.csv
+      ridgeline analyze profile.csv --select RL1 --ignore RL103 --fail-on warning
+
+    \b
+    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
+    Capture everything ridgeline needs with:
+      LC_ALL=C ncu --set roofline --csv --page raw --print-units base \\
+          --log-file profile.csv ./app
+    """
+    from ridgeline.pipeline import analyze_paths
+
+    result = analyze_paths(
+        files,
+        gpu=gpu,
+        select=_split_codes(select),
+        ignore=_split_codes(ignore),
+        config=config,
+        window=window,
+        warmup=warmup,
+        tz=tz,
+        strict=strict,
+        thresholds=thresholds,
+    )
+    if plot_path:
+        _write_plot(result, plot_path)
+    if fmt in ("csv", "parquet"):
+        from ridgeline.render.tables import write_table
+
+        write_table(result, fmt, output)
+    else:
+        if fmt == "json":
+            from ridgeline.render.jsonout import render_json
+
+            text = render_json(result)
+        else:
+            from ridgeline.render.terminal import format_result
+
+            text = format_result(result, top=top)
+        if output and output != "-":
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            click.echo(text, nl=False)
+    if output and output != "-":
+        click.echo(f"ridgeline: wrote {output}", err=True)
+    if fail_on:
+        rank = {"info": 0, "warning": 1, "critical": 2}
+        if any(rank.get(f.severity, -1) >= rank[fail_on] for f in result.findings):
+            ctx.exit(1)
+
+
+@cli.command("gpus")
+@click.argument("name", required=False)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def gpus_cmd(name, fmt):
+    """The GPU catalogue: datasheet peaks and ridge points (FLOP/byte) per precision.
+
+    Ridge point = peak FLOP/s / DRAM bandwidth: kernels whose arithmetic intensity
+    is below it are memory-bound. Peaks are dense (no sparsity), at boost clock.
+
+    \b
+    Examples:
+      ridgeline gpus                 # every GPU, ridge points per precision
+      ridgeline gpus h100            # one GPU in detail, with its datasheet
+      ridgeline gpus --format json
+    """
+    import json
+
+    from ridgeline.analyzer.gpus import PRECISION_LABELS, PRECISIONS, catalogue, lookup
+
+    if name:
+        gpu, note = lookup(name)
+        if fmt == "json":
+            click.echo(json.dumps(gpu.to_dict() | {"match": note}, indent=2))
+            return
+        lines = [
+            f"{gpu.name}  ({note})",
+            f"  compute capability {gpu.cc}, {gpu.sm_count} SMs, {gpu.memory_bytes / 2**30:.0f} GiB, "
+            f"DRAM {gpu.dram_bw_bytes_per_s / 1e12:.3g} TB/s",
+            f"  {'precision':<14}{'peak TFLOP/s':>14}{'ridge FLOP/B':>14}",
+        ]
+        for p in PRECISIONS:
+            if gpu.peak(p) is None:
+                continue
+            mark = "  (derived)" if p in gpu.derived else ""
+            lines.append(f"  {PRECISION_LABELS[p]:<14}{gpu.peak(p) / 1e12:>14.4g}{gpu.ridge(p):>14.3g}{mark}")
+        lines.append(f"  source: {gpu.source}")
+        if gpu.notes:
+            lines.append(f"  notes: {gpu.notes}")
+        import textwrap
+
+        for line in lines:
+            click.echo(textwrap.fill(line, width=80, subsequent_indent="    ") if len(line) > 80 else line)
+        return
+    gpus = catalogue()
+    if fmt == "json":
+        click.echo(json.dumps([g.to_dict() for g in gpus], indent=2))
+        return
+    short = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tf32_tensor": "TF32tc", "fp16_tensor": "BF16tc",
+             "fp8_tensor": "FP8tc", "int8_tensor": "INT8tc", "fp64_tensor": "FP64tc"}
+
+    def ridge(v):
+        if v is None:
+            return "-"
+        return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
+
+    click.echo("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
+    click.echo(f"{'GPU':<15}{'TB/s':>6}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
+    for g in gpus:
+        click.echo(f"{g.name:<15}{g.dram_bw_bytes_per_s / 1e12:>6.2f}" + "".join(f"{ridge(g.ridge(p)):>7}" for p in PRECISIONS))
+    click.echo("tc = tensor cores (BF16tc: fp16 and bf16 inputs). Details: ridgeline gpus NAME")
+
+
+
+def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds=(), strict=True, window="5m",
+                    warmup=None, tz=None):
+    """analyze_paths with the CLI's option spellings (shared by roofline and report)."""
+    from ridgeline.pipeline import analyze_paths
+
+    return analyze_paths(
+        files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=config,
+        window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
+    )
+
+
+def _input_label(path, files) -> str:
+    """The file name, or parent/name when several inputs share a name (profile.csv in each run dir)."""
+    from pathlib import Path
+
+    names = [Path(f).name for f in files]
+    p = Path(path)
+    return p.name if names.count(p.name) == 1 else str(Path(p.parent.name) / p.name)
+
+
+def _write_plot(result, path) -> None:
+    """analyze --plot: the roofline of this result, format by suffix."""
+    from ridgeline.render.plots import roofline_figure, save_figure
+
+    has_kernels = (result.kernels is not None and result.kernels.height) or (
+        result.summary is not None and result.summary.height
+    )
+    if not has_kernels:
+        click.echo(f"ridgeline: no kernels to draw; {path} not written", err=True)
+        return
+    save_figure(roofline_figure(result), path)
+    click.echo(f"ridgeline: wrote {path}", err=True)
+
+
+@cli.command("roofline")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Image to write: .png, .svg or .pdf (the suffix picks the format).")
+@click.option("--gpu", metavar="NAME", help="Force the GPU whose roofs are drawn (H100, h100-sxm, A100...).")
+@click.option("--compare-gpu", metavar="NAME", help="Also draw this catalogue GPU's roofs, dashed grey.")
+@click.option("--per-launch", is_flag=True, help="One point per launch instead of one per kernel name.")
+@click.option("--top", type=click.IntRange(min=0), default=8, show_default=True, help="Kernels labelled by name.")
+@click.option("--label", "labels", multiple=True, metavar="TEXT",
+              help="Legend name for each input, in order (default: the file name).")
+@click.option("--title", help="Plot title (default names the GPU and the input).")
+@click.option("--strict/--lenient", default=True, show_default=True,
+              help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
+def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title, strict):
+    """Draw the roofline: kernels as points against the GPU's bandwidth and compute roofs.
+
+    Each FILE (an ncu export, or a folder of them) is analyzed on its own and drawn
+    with its own marker, so a batch sweep shows the march toward the ridge point.
+    Point area is the kernel's share of GPU time; colour says memory- or compute-bound.
+
+    \b
+    Examples:
+      ridgeline roofline profile.csv -o roofline.png
+      ridgeline roofline b1.csv b8.csv b32.csv b256.csv --label "batch 1" --label "batch 8" \\
+          --label "batch 32" --label "batch 256" -o decode-sweep.svg
+      ridgeline roofline profile.csv --compare-gpu B200 -o what-if.pdf
+      ridgeline roofline profile.csv --per-launch --top 0 -o launches.png
+    """
+    from pathlib import Path
+
+    from ridgeline.errors import UsageError
+    from ridgeline.render.plots import SAVE_FORMATS, roofline_figure, save_figure
+
+    if Path(output).suffix.lower() not in SAVE_FORMATS:  # fail before the analysis, not after
+        raise UsageError(f"cannot write a plot to {output!r}: use a .png, .svg or .pdf file name")
+    if labels and len(labels) != len(files):
+        raise UsageError(f"--label given {len(labels)} times for {len(files)} inputs; give one per input or none")
+    compare = None
+    if compare_gpu:
+        from ridgeline.analyzer.gpus import lookup
+
+        compare, _note = lookup(compare_gpu)
+    runs = []
+    for i, path in enumerate(files):
+        res = _render_analyze([path], gpu=gpu, strict=strict)
+        has_kernels = (res.kernels is not None and res.kernels.height) or (res.summary is not None and res.summary.height)
+        if not has_kernels:
+            if len(files) == 1:
+                from ridgeline.errors import InputError
+
+                raise InputError(path, "expected Nsight Compute kernels to draw; found none (telemetry only?)")
+            click.echo(f"ridgeline: {path}: no kernels to draw, left out of the plot", err=True)
+            continue
+        runs.append((labels[i] if labels else _input_label(path, files), res))
+    if not runs:
+        from ridgeline.errors import InputError
+
+        raise InputError(", ".join(files), "expected Nsight Compute kernels to draw; found none")
+    fig = roofline_figure(runs, per_launch=per_launch, top=top, compare_gpu=compare, title=title)
+    save_figure(fig, output)
+    click.echo(f"ridgeline: wrote {output}", err=True)
+
+
+@cli.command("report")
+@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", type=click.Path(dir_okay=False),
+              help="File to write (default report.html, or stdout for --format markdown).")
+@click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default=None,
+              help="html: one self-contained page; markdown: GitHub-flavoured (CI job summaries). "
+                   "Default: from the -o suffix (.md -> markdown), else html.")
+@click.option("--gpu", metavar="NAME", help="Force the GPU (catalogue name or spelling: H100, h100-sxm, A100...).")
+@click.option("--compare-gpu", metavar="NAME", help="HTML: also draw this catalogue GPU's roofs on the plot.")
+@click.option("--per-launch", is_flag=True, help="HTML: plot one point per launch instead of one per kernel name.")
+@click.option("--title", help="Page title (default names the GPU and the inputs).")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes).")
+@click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table.")
+@click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
+@click.option("--strict/--lenient", default=True, show_default=True,
+              help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
+@click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given.")
+@click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m).")
+@click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV).")
+def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds, strict,
+               window, warmup, tz):
+    """Write a report page: summary, findings, plots, kernel table, inputs.
+
+    FILES (ncu exports and/or telemetry, or folders) are analyzed together, as by
+    `ridgeline analyze`. The HTML page is one file with everything inline (styles,
+    SVG plots, a sortable kernel table): it fetches nothing and opens offline.
+
+    \b
+    Examples:
+      ridgeline report profile.csv -o report.html
+      ridgeline report profile.csv dcgm-dmon.txt --gpu h100 -o report.html
+      ridgeline report profile.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
+    """
+    from pathlib import Path
+
+    if fmt is None:
+        fmt = "markdown" if output and Path(output).suffix.lower() in (".md", ".markdown") else "html"
+    result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
+                             strict=strict, window=window, warmup=warmup, tz=tz)
+    if fmt == "markdown":
+        from ridgeline.render.markdown import render_markdown
+
+        text = render_markdown(result, title=title)
+    else:
+        compare = None
+        if compare_gpu:
+            from ridgeline.analyzer.gpus import lookup
+
+            compare, _note = lookup(compare_gpu)
+        from ridgeline.render.html import render_html
+
+        text = render_html(result, title=title, per_launch=per_launch, compare_gpu=compare)
+        output = output or "report.html"
+    if output and output != "-":
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"ridgeline: wrote {output}", err=True)
+    else:
+        click.echo(text, nl=False)
+
+
+DEMO_PROFILE = "decode-b8-h100.ncu-raw.csv"
+DEMO_FILES = (DEMO_PROFILE, "infer-0.dmon")
+
+
+def demo_folder():
+    """The bundled demo inputs (``ridgeline/data/demo``) as an importlib.resources Traversable."""
+    from importlib import resources
+
+    return resources.files("ridgeline") / "data" / "demo"
+
+
+@cli.command("demo")
+@click.option("--top", "top", type=click.IntRange(min=1), default=10, show_default=True, help="Kernels shown in the table.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table: the report `ridgeline analyze` prints; json: the same as one JSON document.")
+@click.option("--copy-to", type=click.Path(file_okay=False), metavar="DIR",
+              help="Also copy the demo input files into DIR, to try other commands on them.")
+def demo_cmd(top, fmt, copy_to):
+    """Analyze a bundled decode profile: no GPU, no network, about a second.
+
+    The inputs are SYNTHETIC (made by fixtures/generate.py from a Llama-3-8B-like
+    model's shapes and the H100 SXM datasheet): one decode step at batch 8 as an
+    Nsight Compute raw-page export, plus 10 minutes of `dcgmi dmon` from that GPU.
+
+    \b
+    Examples:
+      ridgeline demo
+      ridgeline demo --format json
+      ridgeline demo --copy-to demo-inputs && ridgeline analyze demo-inputs
+    """
+    import shutil
+    from importlib import resources
+    from pathlib import Path
+
+    from ridgeline.errors import UsageError
+    from ridgeline.pipeline import analyze_paths
+
+    bundle = demo_folder()
+    if not all((bundle / name).is_file() for name in DEMO_FILES):
+        raise UsageError("the demo data is missing from this installation (ridgeline/data/demo); reinstall ridgeline")
+    with resources.as_file(bundle) as folder:
+        folder = Path(folder)
+        result = analyze_paths([folder / name for name in DEMO_FILES])
+        if fmt == "json":
+            from ridgeline.render.jsonout import render_json
+
+            click.echo(render_json(result), nl=False)
+        else:
+            from ridgeline.render.terminal import format_result
+
+            click.echo("ridgeline demo: SYNTHETIC inputs (Llama-3-8B-like decode, batch 8, H100 SXM) from")
+            click.echo(f"  {folder}")
+            click.echo("")
+            click.echo(format_result(result, top=top), nl=False)
+        if copy_to:
+            dest = Path(copy_to)
+            dest.mkdir(parents=True, exist_ok=True)
+            for name in DEMO_FILES:
+                shutil.copy2(folder / name, dest / name)
+            click.echo(f"ridgeline: copied the demo inputs to {dest}", err=True)
+        if fmt == "table":
+            click.echo("")
+            click.echo(_demo_next_steps(folder, copy_to))
+
+
+def _demo_next_steps(folder, copy_to) -> str:
+    """'Try next' lines, only for commands this installation has."""
+    where = copy_to or str(folder)
+    steps = [
+        ("analyze", f"ridgeline analyze {where}/{DEMO_PROFILE} --top 20", "the profile alone, more kernels"),
+        ("analyze", f"ridgeline analyze {where} --format json -o demo.json", "everything as one JSON document"),
+        ("rules", "ridgeline rules RL101", "what a finding means and how to act on it"),
+        ("gpus", "ridgeline gpus h100", "the roofs and ridge points used"),
+        ("demo", "ridgeline demo --copy-to demo-inputs", "copy the inputs somewhere to experiment"),
+    ]
+    lines = ["Try next:"]
+    for command, text, why in steps:
+        if command in cli.commands:
+            lines.append(f"  # {why}")
+            lines.append(f"  {text}")
+    lines.append("  # on your own GPU: capture everything ridgeline needs, nothing auto-scaled")
+    lines.append("  LC_ALL=C ncu --set roofline --csv --page raw --print-units base \\")
+    lines.append("      --log-file profile.csv python your_app.py")
+    lines.append("  ridgeline analyze profile.csv")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one line per user error, never a traceback."""
     try:

@@ -223,7 +223,7 @@ def test_launch_bound_profile_is_many_tiny_launches():
 
 
 def test_dmon_fleet_shape():
-    text = (SCENARIOS / "telemetry-fleet" / "node04.txt").read_text(encoding="utf-8")
+    text = (SCENARIOS / "telemetry-fleet" / "node04.dmon").read_text(encoding="utf-8")
     lines = text.splitlines()
     assert any(ln.startswith("dcgmi dmon -e ") and "-d 15000" in ln for ln in lines)
     rows = [ln for ln in lines if ln.startswith("GPU")]

@@ -1,0 +1,4 @@
+"""Data files shipped inside ridgeline.
+
+SYNTHETIC ridgeline fixture (not a real capture), written by fixtures/generate.py; regenerate with: python fixtures/generate.py
+"""
