@@ -54,3 +54,60 @@ def test_rl901_quiet_when_complete_or_negligible():
     # 0.04 ms of 100.04 ms = 0.04% < 5%
     rows = complete * 100 + [launch("k", duration_s=0.04e-3, flops=None, dram_bytes=1e3)]
     assert run(get_rule("RL901"), rows) == []
+
+
+# ------------------------------------------------------------------- RL902
+def test_rl902_fires_above_the_roof():
+    # 1300e9 FLOP in 1 ms = 1300 TFLOP/s at AI 2600 (compute side): 1300 / 989 = 131%
+    rows = [launch(GEMM, duration_s=1e-3, flops=1300e9, dram_bytes=0.5e9) for _ in range(4)]
+    (f,) = run(get_rule("RL902"), rows)
+    assert f.subject == GEMM
+    assert f.message == (
+        "4 of 4 launches above the roof, up to 131% of it (tolerance 105%): the counters or the peak are wrong"
+    )
+    assert {e.metric: e.value for e in f.evidence}["launches_above_roof"] == 4
+
+
+def test_rl902_quiet_within_tolerance():
+    rows = [launch(GEMM, duration_s=1e-3, flops=1020e9, dram_bytes=0.5e9)]  # 103%
+    assert run(get_rule("RL902"), rows) == []
+    assert run(get_rule("RL902"), rows, overrides={"tolerance": 0.01})[0].code == "RL902"
+
+
+# ------------------------------------------------------------------- RL903
+def test_rl903_fires_on_datasheet_roofs():
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9)]
+    (f,) = run(get_rule("RL903"), rows, extra={"gpu_match": "device name 'NVIDIA H100 80GB HBM3'"})
+    assert f.subject == "gpu:H100 SXM" and f.severity == "info" and f.subject_kind == "gpu"
+    assert f.message == (
+        "roofs for H100 SXM come from the datasheet for 100% of GPU time: "
+        "compute (bf16/fp16 989 TFLOP/s), bandwidth (3.35 TB/s)"
+    )
+    assert {e.metric: e.source for e in f.evidence}["peak_bw_bytes_per_s"] == "catalogue"
+
+
+def test_rl903_quiet_on_measured_roofs():
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9, peak_source="ncu")]
+    assert run(get_rule("RL903"), rows) == []
+
+
+# ------------------------------------------------------------------- RL904
+def test_rl904_fires_when_recorded_peak_is_far_below_datasheet():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, peak_flops=700e12, peak_source="ncu",
+               sm_clock_hz=1.2e9)
+    ]
+    (f,) = run(get_rule("RL904"), rows)
+    # 700 / 989 = 70.8%
+    assert f.message == (
+        "ncu-recorded bf16/fp16 peak 700 TFLOP/s = 71% of the datasheet 989 TFLOP/s on H100 SXM (< 85%) "
+        "at SM clock 1.2 GHz: clocks were locked or throttled"
+    )
+    assert "--clock-control none" in f.remedy
+
+
+def test_rl904_quiet_near_datasheet_or_without_measured_peaks():
+    near = [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, peak_flops=950e12, peak_source="ncu")]
+    assert run(get_rule("RL904"), near) == []  # 96%
+    cat = [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, peak_flops=700e12)]
+    assert run(get_rule("RL904"), cat) == []  # catalogue peak: nothing to compare
