@@ -361,9 +361,9 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
     source = row.get("peak_bw_source") if column == "peak_dram_bytes_per_s" else row.get("peak_flops_source")
     device = row["_dev"] or "unnamed device"
     if source == "catalogue":
-        return f"{row['gpu']} datasheet (catalogue)"
+        return f"{row['gpu']} datasheet"
     text = f"median over {row['_n_dev']} launch(es) on {device} of {column}"
-    if recipe:
+    if recipe and recipe != source:
         text += f" = {recipe}"
     return text
 

@@ -1,0 +1,253 @@
+"""inputs -> parsers -> classifier -> telemetry reduction -> rules -> AnalysisResult.
+
+:func:`analyze_paths` is the one entry point the CLI (and anyone scripting ridgeline)
+calls. It expands folders (sorted, recursively), decides each file's format by its
+content (never by its extension), parses, classifies every launch on its GPU's
+roofline, reduces telemetry to windows and runs the rules.
+
+A file named on the command line that is neither an ncu export nor telemetry is an
+:class:`~ridgeline.errors.InputError`; a file found while expanding a folder is listed in
+``skipped`` instead (folders hold READMEs and manifests).
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ridgeline.errors import InputError
+from ridgeline.result import AnalysisResult, InputInfo, Skipped
+
+EXPECTED_FORMATS = (
+    "expected an Nsight Compute CSV export (ncu --csv, raw or details page) or GPU telemetry "
+    "(dcgmi dmon, dcgm-exporter scrape, Prometheus JSON, nvidia-smi CSV/dmon)"
+)
+
+
+def _optional(module: str):
+    """Import a sibling part that may not exist yet; None when absent."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name and (module == err.name or module.startswith(err.name + ".")):
+            return None
+        raise
+
+
+def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
+    """Files to read, each with ``explicit`` (named by the user rather than found in a folder)."""
+    out: list[tuple[Path, bool]] = []
+    seen: set[Path] = set()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+            )
+            items = [(p, False) for p in found]
+        elif path.is_file():
+            items = [(path, True)]
+        elif path.exists():
+            raise InputError(path, "expected a regular file or a folder")
+        else:
+            raise InputError(path, "no such file or folder")
+        for p, explicit in items:
+            key = p.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append((p, explicit))
+    return out
+
+
+def detect(path: Path) -> tuple[str, str] | None:
+    """``("ncu", layout)`` or ``("telemetry", format)`` from the file's content, else None."""
+    ncu = _optional("ridgeline.parsers.ncu")
+    if ncu is not None and hasattr(ncu, "detect_ncu_layout"):
+        layout = ncu.detect_ncu_layout(path)
+        if layout:
+            return "ncu", layout
+    tel = _optional("ridgeline.parsers.telemetry")
+    if tel is not None and hasattr(tel, "detect_telemetry_format"):
+        kind = tel.detect_telemetry_format(path)
+        if kind:
+            return "telemetry", kind
+    return None
+
+
+def analyze_paths(
+    paths: Iterable[str | Path],
+    *,
+    gpu: Any = None,
+    select: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+    config: str | Path | Mapping[str, Any] | None = None,
+    window: str | float | None = "5m",
+    tz: str | None = None,
+    strict: bool = True,
+    warmup: str | float | None = None,
+    interval_s: float | None = None,
+    host: str | None = None,
+    thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
+    run_rules: bool = True,
+) -> AnalysisResult:
+    """Analyze ncu exports and/or telemetry files and folders into an AnalysisResult.
+
+    ``gpu``: catalogue name or spelling forcing the GPU (``--gpu``); ``select``/``ignore``:
+    rule codes or prefixes; ``config``: a TOML path (``[tool.ridgeline]``) or an already
+    loaded dict; ``window``/``warmup``/``tz``/``interval_s``/``host``: telemetry options;
+    ``strict``: a value that does not parse is an error (else the launch is skipped and
+    listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides.
+    """
+    result = AnalysisResult()
+    if gpu is not None:  # a bad --gpu fails before any file is read
+        from ridgeline.analyzer.roofline import resolve_gpu
+
+        resolve_gpu(gpu)
+    paths = list(paths)
+    files = expand_paths(paths)
+    if not files:
+        raise InputError(", ".join(str(p) for p in paths) or "(no input)", "no input files found")
+    ncu_files: list[Path] = []
+    tel_files: list[Path] = []
+    for path, explicit in files:
+        found = detect(path)
+        if found is None:
+            if explicit:
+                raise InputError(path, EXPECTED_FORMATS)
+            result.skipped.append(Skipped(str(path), "file", "not an ncu export or telemetry (found in a folder)"))
+        elif found[0] == "ncu":
+            ncu_files.append(path)
+        else:
+            tel_files.append(path)
+    if not ncu_files and not tel_files:
+        raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
+
+    gpu_entry = None
+    metrics = None
+    if ncu_files:
+        gpu_entry, metrics = _analyze_kernels(result, ncu_files, gpu=gpu, strict=strict)
+    elif gpu is not None:
+        from ridgeline.analyzer.roofline import resolve_gpu
+
+        gpu_entry, note = resolve_gpu(gpu)
+        result.gpu_name, result.gpu_match = gpu_entry.name, note
+    if tel_files:
+        _analyze_telemetry(result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host)
+
+    if run_rules:
+        engine = _optional("ridgeline.rules.engine")
+        if engine is None:
+            result.notes.append("rules engine not installed: no findings computed")
+        else:
+            from ridgeline.rules.base import Context
+
+            cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
+            ctx = Context(
+                kernels=result.kernels,
+                summary=result.summary,
+                gpu=gpu_entry,
+                telemetry=result.telemetry,
+                windows=result.windows,
+                total_gpu_time_s=result.total_gpu_time_s,
+                extra={
+                    "roofs": list(result.roofs),
+                    "inputs": list(result.inputs),
+                    "skipped": list(result.skipped),
+                    "notes": list(result.notes),
+                    "metrics": metrics,
+                },
+            )
+            result.findings = engine.run_rules(
+                ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
+            )
+    return result
+
+
+def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, strict: bool):
+    import polars as pl
+
+    from ridgeline.analyzer.roofline import classify, match_devices, summarize
+
+    ncu = _optional("ridgeline.parsers.ncu")
+    if ncu is None or not hasattr(ncu, "read_ncu"):  # pragma: no cover - only while the parser is missing
+        raise InputError(files[0], "the ncu parser is not available in this build")
+    parsed = ncu.read_ncu([str(p) for p in files], strict=strict)
+    result.inputs.extend(parsed.inputs)
+    result.skipped.extend(parsed.skipped)
+    kernels = parsed.kernels
+    roofline, roofs = classify(kernels, gpu=gpu)
+    result.kernels = roofline
+    result.roofs = roofs
+    result.summary = summarize(roofline)
+    total = roofline.get_column("duration_s").sum() if roofline.height else None
+    result.total_gpu_time_s = float(total) if total else None
+
+    # which GPU, and how it was chosen
+    names = roofline.get_column("device_name").unique(maintain_order=True).to_list()
+    matches = match_devices(names or [None], gpu=gpu)
+    matched = [(n, g, note) for n, g, note in matches if g is not None]
+    gpus = list(dict.fromkeys(g.name for _n, g, _note in matched))
+    entry = None
+    if gpu is not None and matched:
+        entry = matched[0][1]
+        result.gpu_name, result.gpu_match = entry.name, matched[0][2]
+    elif len(gpus) == 1:
+        entry = matched[0][1]
+        result.gpu_name = entry.name
+        result.gpu_match = matched[0][2] if len(matched) == 1 else f"{len(matched)} device names -> {entry.name}"
+    elif len(gpus) > 1:
+        result.gpu_name = ", ".join(gpus)
+        result.gpu_match = "several GPUs in the input: each launch uses its own device's roofs"
+        result.notes.append(
+            "several GPUs in the input (" + ", ".join(gpus) + "): each launch is classified against its own device"
+        )
+    else:
+        unnamed = [n for n in names if n]
+        result.gpu_match = (
+            f"device {unnamed[0]!r} is not in the GPU catalogue" if unnamed else "the export does not name the device"
+        )
+    for name, g, note in matches:
+        if g is None and name:
+            result.notes.append(f"device {name!r} is not in the GPU catalogue; pass --gpu NAME to use datasheet roofs")
+    if not gpus and not roofs:
+        result.notes.append("no roofs: the export recorded no peaks and names no known GPU; pass --gpu NAME")
+
+    n_unknown = roofline.filter(pl.col("bound") == "unknown").height
+    if n_unknown:
+        hints = (
+            roofline.filter(pl.col("bound") == "unknown")
+            .get_column("missing_hint")
+            .drop_nulls()
+            .unique(maintain_order=True)
+            .to_list()
+        )
+        hint = f" ({'; '.join(hints[:3])})" if hints else ""
+        result.notes.append(f"{n_unknown} of {roofline.height} launches are 'unknown' on the roofline{hint}")
+    if roofline.height and roofline.get_column("flops_tensor").null_count() == roofline.height:
+        has_flops = roofline.get_column("flops").null_count() < roofline.height
+        if has_flops:
+            result.notes.append(
+                "no tensor-core FLOP counters in the export: tensor work is invisible, so GEMM-like kernels "
+                "may look memory-bound or far below roof (collect --set roofline)"
+            )
+    return entry, getattr(parsed, "metrics", None)
+
+
+def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host) -> None:
+    tel = _optional("ridgeline.parsers.telemetry")
+    red = _optional("ridgeline.analyzer.telemetry")
+    if tel is None or red is None:  # pragma: no cover - only while the telemetry part is missing
+        result.skipped.extend(Skipped(str(p), "file", "telemetry support not available") for p in files)
+        return
+    notes: list[str] = []
+    lf, inputs, skipped = tel.scan_telemetry([str(p) for p in files], tz=tz, interval_s=interval_s, host=host, notes=notes)
+    result.inputs.extend(inputs)
+    result.skipped.extend(skipped)
+    result.notes.extend(n for n in notes if n not in result.notes)
+    telemetry = lf.collect()
+    result.telemetry = telemetry
+    result.windows = red.reduce_windows(telemetry.lazy(), window=window, warmup=warmup)
+
+
+__all__ = ["analyze_paths", "detect", "expand_paths", "EXPECTED_FORMATS", "InputInfo"]

@@ -1,0 +1,244 @@
+"""AnalysisResult -> one JSON document (``ridgeline analyze --format json``).
+
+The document's shape is versioned (:data:`ridgeline.result.JSON_SCHEMA_VERSION`) and
+written down in ``docs/json-schema.md``, generated from :func:`json_schema_markdown`;
+a test fails when a real document and the page disagree. NaN and infinities become
+``null``; datetimes become ISO 8601 strings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import math
+from typing import Any
+
+from ridgeline.analyzer.gpus import PRECISIONS, catalogue
+from ridgeline.analyzer.schema import (
+    KERNEL_COLUMNS,
+    ROOFLINE_COLUMNS,
+    SUMMARY_COLUMNS,
+    WINDOW_COLUMNS,
+)
+from ridgeline.result import JSON_SCHEMA_VERSION
+
+# top-level key -> meaning (the order of the document)
+TOP_LEVEL: dict[str, str] = {
+    "schema_version": "version of this document's shape (string, e.g. \"1.0\")",
+    "gpu": "the GPU whose roofs were used (object, below); null fields when unidentified",
+    "roofs": "every roof launches were measured against: list of Roof objects",
+    "inputs": "files read: list of {path, kind, rows}",
+    "total_gpu_time_s": "sum of launch durations (seconds), the denominator of every share; null without kernels",
+    "kernels": "one record per profiled launch (keys below); empty list without an ncu input",
+    "summary": "one record per kernel name, most GPU time first (keys below)",
+    "skipped": "items not analyzed, each {source, item, reason}",
+    "findings": "rule findings, most impactful first (keys below)",
+    "notes": "human-readable notes about the analysis (GPU matching, missing counters, ...)",
+    "telemetry": "null without telemetry input, else {\"windows\": [records of the WINDOW table]}",
+}
+
+GPU_KEYS: dict[str, str] = {
+    "name": "catalogue name (\"H100 SXM\"); several names joined by \", \" when the input mixes GPUs; null if none matched",
+    "match": "how the GPU was chosen (device name as recorded, or --gpu), with notes such as 'most common variant'",
+    "datasheet": "the datasheet the catalogue numbers come from (null when no catalogue entry)",
+    "dram_bw_bytes_per_s": "DRAM bandwidth roof used: the measured one when ncu recorded it, else the catalogue's",
+    "dram_bw_source": "\"ncu\", \"ncu-device-attributes\" or \"catalogue\"",
+    "peaks": "precision -> {flops_per_s, source, ridge_flop_per_byte}: every precision of the catalogue entry plus "
+    "any the export measured; measured values win",
+}
+
+ROOF_KEYS: dict[str, str] = {
+    "kind": "\"compute\" or \"bandwidth\"",
+    "value": "FLOP/s or byte/s",
+    "source": "\"ncu\", \"ncu-device-attributes\" or \"catalogue\"",
+    "precision": "compute roofs: precision key; null for bandwidth",
+    "level": "bandwidth roofs: \"dram\"; null for compute",
+    "detail": "where exactly the number came from (datasheet, or the median over which launches)",
+    "unit": "\"FLOP/s\" or \"B/s\"",
+}
+
+FINDING_KEYS: dict[str, str] = {
+    "code": "rule code, e.g. RL101",
+    "name": "rule name, kebab-case",
+    "severity": "info, warning or critical",
+    "subject": "what the finding is about (kernel name group, gpu:..., host:... gpu:..., profile)",
+    "message": "measured value against threshold, one line",
+    "remedy": "what to do, one line",
+    "evidence": "list of {metric, value, unit, source}",
+    "impact_s": "upper bound of GPU seconds saved, or null",
+    "impact_share": "impact_s / total GPU time (0..1), or null",
+    "confidence": "measured, derived or catalogue",
+    "subject_kind": "kernel, gpu, host, window, profile or telemetry",
+}
+
+KERNEL_KEYS: tuple[str, ...] = tuple(KERNEL_COLUMNS) + tuple(ROOFLINE_COLUMNS)
+SUMMARY_KEYS: tuple[str, ...] = tuple(SUMMARY_COLUMNS)
+
+
+def clean(value: Any) -> Any:
+    """JSON-safe copy: NaN/inf -> None, datetimes -> ISO strings, tuples -> lists."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean(v) for v in value]
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, _dt.timedelta):
+        return value.total_seconds()
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return clean(value.to_dict() if hasattr(value, "to_dict") else dataclasses.asdict(value))
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    try:  # numpy scalars and the like
+        return clean(value.item())
+    except AttributeError:
+        return str(value)
+
+
+def _records(df, columns=None) -> list[dict[str, Any]]:
+    if df is None:
+        return []
+    if columns is not None:
+        import polars as pl
+
+        df = df.select([pl.col(c) if c in df.columns else pl.lit(None).alias(c) for c in columns])
+    return [clean(r) for r in df.to_dicts()]
+
+
+def _catalogue_entry(name: str | None):
+    return next((g for g in catalogue() if g.name == name), None) if name else None
+
+
+def gpu_section(result) -> dict[str, Any]:
+    """The ``gpu`` object: catalogue peaks overlaid with the roofs actually used."""
+    entry = _catalogue_entry(result.gpu_name)
+    bw_roofs = [r for r in result.roofs if r.kind == "bandwidth" and r.level == "dram"]
+    if len(bw_roofs) == 1 or (bw_roofs and entry is None):
+        bw, bw_src = bw_roofs[0].value, bw_roofs[0].source
+    elif entry is not None:
+        bw, bw_src = entry.dram_bw_bytes_per_s, "catalogue"
+    else:
+        bw, bw_src = None, None
+    peaks: dict[str, dict[str, Any]] = {}
+    for p in PRECISIONS:
+        used = [r for r in result.roofs if r.kind == "compute" and r.precision == p]
+        if len(used) == 1 or (used and entry is None):
+            value, src = used[0].value, used[0].source
+        elif entry is not None and entry.peak(p) is not None:
+            value, src = entry.peak(p), "catalogue"
+        else:
+            continue
+        peaks[p] = {"flops_per_s": value, "source": src, "ridge_flop_per_byte": (value / bw) if bw else None}
+    return {
+        "name": result.gpu_name,
+        "match": result.gpu_match,
+        "datasheet": entry.source if entry else None,
+        "dram_bw_bytes_per_s": bw,
+        "dram_bw_source": bw_src,
+        "peaks": peaks,
+    }
+
+
+def to_document(result) -> dict[str, Any]:
+    """The JSON document as a dict (keys exactly :data:`TOP_LEVEL`)."""
+    windows = getattr(result, "windows", None)
+    doc = {
+        "schema_version": JSON_SCHEMA_VERSION,
+        "gpu": gpu_section(result),
+        "roofs": [r.to_dict() for r in result.roofs],
+        "inputs": [dataclasses.asdict(i) for i in result.inputs],
+        "total_gpu_time_s": result.total_gpu_time_s,
+        "kernels": _records(result.kernels, KERNEL_KEYS),
+        "summary": _records(result.summary, SUMMARY_KEYS),
+        "skipped": [s.to_dict() for s in result.skipped],
+        "findings": [f.to_dict() for f in result.findings],
+        "notes": list(result.notes),
+        "telemetry": None if windows is None else {"windows": _records(windows)},
+    }
+    assert list(doc) == list(TOP_LEVEL)
+    return clean(doc)
+
+
+def render_json(result, *, indent: int | None = 2) -> str:
+    return json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+
+
+def _key_table(keys: dict[str, str]) -> str:
+    lines = ["| key | meaning |", "|---|---|"]
+    lines += [f"| `{k}` | {v} |" for k, v in keys.items()]
+    return "\n".join(lines)
+
+
+def _column_table(columns: dict[str, tuple[str, str]]) -> str:
+    lines = ["| key | type | meaning |", "|---|---|---|"]
+    for name, (kind, doc) in columns.items():
+        jtype = {"str": "string", "i64": "integer", "f64": "number", "list[str]": "list of strings"}.get(kind, kind)
+        lines.append(f"| `{name}` | {jtype} or null | {doc} |")
+    return "\n".join(lines)
+
+
+def json_schema_markdown() -> str:
+    """docs/json-schema.md, generated (``python scripts/gen_schema_docs.py``)."""
+    parts = [
+        "# `ridgeline analyze --format json`: the document",
+        "",
+        "<!-- generated by scripts/gen_schema_docs.py from ridgeline/render/jsonout.py and "
+        "ridgeline/analyzer/schema.py; do not edit by hand -->",
+        "",
+        f"Schema version **{JSON_SCHEMA_VERSION}**. One JSON object per run. Numbers are SI base units "
+        "(seconds, bytes, FLOP, FLOP/s, byte/s; ratios 0..1). A value that was not measured is `null`, "
+        "never 0; NaN and infinities are written as `null` (an intensity with zero DRAM bytes is infinite "
+        "and appears as `null` next to `bound: \"compute\"`). Adding a key bumps the minor version; "
+        "renaming or removing one bumps the major version.",
+        "",
+        "## Top-level keys (always all present, in this order)",
+        "",
+        _key_table(TOP_LEVEL),
+        "",
+        "## `gpu`",
+        "",
+        _key_table(GPU_KEYS),
+        "",
+        "## `roofs[]`",
+        "",
+        _key_table(ROOF_KEYS),
+        "",
+        "## `inputs[]`",
+        "",
+        _key_table({"path": "file as given", "kind": "detected format (ncu-raw, ncu-details, dcgm-dmon, ...)",
+                    "rows": "launches or samples read"}),
+        "",
+        "## `kernels[]`: one record per launch",
+        "",
+        "The KERNEL columns (what the profiler measured) followed by the ROOFLINE columns (where the "
+        "launch sits on the roofline). `bound` is `memory`, `compute` or `unknown`; an `unknown` launch "
+        "lists what is absent in `missing` and the ncu option that collects it in `missing_hint`. "
+        "`time_to_roof_s = max(flops / peak_flops_per_s, dram_bytes / peak_bw_bytes_per_s)`: the duration "
+        "at 100% of the roof; `duration_s - time_to_roof_s` is an upper bound on what a better kernel saves.",
+        "",
+        _column_table({k: (KERNEL_COLUMNS | ROOFLINE_COLUMNS)[k] for k in KERNEL_KEYS}),
+        "",
+        "## `summary[]`: one record per kernel name",
+        "",
+        _column_table(SUMMARY_COLUMNS),
+        "",
+        "## `skipped[]`",
+        "",
+        _key_table({"source": "input file", "item": "what was skipped (launch, line, series, file)",
+                    "reason": "why"}),
+        "",
+        "## `findings[]`",
+        "",
+        _key_table(FINDING_KEYS),
+        "",
+        "## `telemetry.windows[]`",
+        "",
+        "One record per host / GPU / GPU instance / window (the WINDOW table; timestamps as ISO 8601 UTC).",
+        "",
+        _column_table(WINDOW_COLUMNS),
+        "",
+    ]
+    return "\n".join(parts)

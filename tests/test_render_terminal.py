@@ -1,0 +1,70 @@
+"""Terminal report: 80 columns, sections, roofs with sources, findings order, windows hook."""
+
+import sys
+import types
+
+import pytest
+
+from ridgeline.pipeline import analyze_paths
+from ridgeline.render.terminal import fmt_seconds, format_result, shorten, time_by_bound
+from ridgeline.result import Skipped
+from ridgeline.rules.base import Finding
+from ridge_inputs import write_mini_ncu
+
+
+@pytest.fixture
+def result(tmp_path):
+    return analyze_paths([write_mini_ncu(tmp_path / "p.csv")], run_rules=False)
+
+
+def test_sections_and_width(result):
+    long = "x" * 200
+    result.findings = [
+        Finding(code="RL999", name="made-up", severity="warning", subject="small", message="m " * 60,
+                remedy="r", impact_s=1e-5, impact_share=0.01),
+        Finding(code="RL998", name="made-up", severity="critical", subject=long, message="big", remedy="fix it",
+                impact_s=5e-4, impact_share=0.48),
+    ]
+    result.skipped = [Skipped("p.csv", "launch 9", "duration does not parse"),
+                      Skipped("p.csv", "launch 10", "duration does not parse")]
+    text = format_result(result, top=5)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "GPU: H100 SXM" in text
+    assert "[catalogue: H100 SXM datasheet]" in text
+    assert "ridge 295 FLOP/B" in text
+    assert "Skipped: 2 items" in text and "duration does not parse" in text
+    # findings printed in the order given (the engine sorts by impact)
+    assert text.index("RL999") < text.index("RL998")
+    assert "-> fix it" in text
+
+
+def test_where_the_time_goes_shares(result):
+    shares = time_by_bound(result)
+    assert shares["compute"] == pytest.approx(1e-3 / 1.04e-3)
+    assert shares["memory"] == pytest.approx(40e-6 / 1.04e-3)
+    text = format_result(result)
+    assert "4% memory-bound, 96% compute-bound, 0% unknown" in text
+
+
+def test_top_limits_the_table(result):
+    text = format_result(result, top=1)
+    assert "Top kernels by GPU time (1 of 2)" in text
+    table = text.split("Top kernels", 1)[1].split("\n\n", 1)[0]
+    assert "gemm" in table and "gemv" not in table
+
+
+def test_windows_are_rendered_by_the_telemetry_renderer(result, monkeypatch):
+    fake = types.ModuleType("ridgeline.render.telemetry")
+    fake.format_windows = lambda r: "WINDOWS GO HERE\n"
+    monkeypatch.setitem(sys.modules, "ridgeline.render.telemetry", fake)
+    result.windows = object()
+    assert "WINDOWS GO HERE" in format_result(result)
+
+
+def test_formatting_helpers():
+    assert fmt_seconds(1.5e-3) == "1.5 ms"
+    assert fmt_seconds(2e-6) == "2 us"
+    assert fmt_seconds(None) == "-"
+    assert shorten("abcdefghij", 5) == "abcd~"
+    assert shorten("abc", 5) == "abc"
