@@ -497,6 +497,102 @@ def _demo_next_steps(folder, copy_to) -> str:
     return "\n".join(lines)
 
 
+@cli.command("telemetry")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--window", default="5m", show_default=True, help="Window length (30s, 5m, 1h) or 'all' for one row per GPU.")
+@click.option("--warmup", default=None, metavar="DURATION", help="Leading span dropped per GPU (e.g. 2m).")
+@click.option("--tz", default=None, metavar="ZONE", help="Zone of naive timestamps, e.g. Europe/Berlin (nvidia-smi CSV); default UTC.")
+@click.option("--interval", "interval", default=None, metavar="DURATION",
+              help="Tick interval of dcgmi dmon / nvidia-smi dmon (their -d; default 1s) and of exporter scrapes without timestamps.")
+@click.option("--start", default=None, metavar="TIME", help="Time of the first tick for inputs without timestamps (ISO 8601, UTC if no zone).")
+@click.option("--host", default=None, help="Host name for inputs that name none (default: the file name).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]), default="table", show_default=True,
+              help="table: readable report; json: one document; csv/parquet: the per-window table.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes).")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes).")
+@click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table.")
+@click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
+@click.option("--fail-on", type=click.Choice(["warning", "critical"]), help="Exit 1 when a finding this severe (or worse) exists.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True, help="Window rows shown in the table.")
+@click.pass_context
+def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, output, select, ignore, config,
+                  thresholds, fail_on, max_rows):
+    """Busy vs. working: GPU-Util against Tensor-Core, SM and DRAM activity, per GPU and window.
+
+    PATHS are dcgmi dmon captures, dcgm-exporter scrapes, Prometheus query JSON,
+    nvidia-smi --query-gpu CSV or nvidia-smi dmon text, long/wide telemetry CSV or
+    Parquet, or folders of them (hive-partitioned Parquet folders stay one lazy scan).
+    Each file's format is detected from its content.
+
+    \b
+    Examples:
+      ridgeline telemetry dcgm-dmon.txt --interval 1s --start 2026-01-05T08:00:00Z
+      ridgeline telemetry scrapes/ --window 1h --warmup 2m
+      ridgeline telemetry gpu_log.csv --tz Europe/Berlin --window all
+      ridgeline telemetry fleet/ --format csv -o windows.csv --fail-on warning
+
+    \b
+    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
+    """
+    import datetime as _dt
+
+    from ridgeline.analyzer.telemetry import parse_duration_s, reduce_windows
+    from ridgeline.errors import UsageError
+    from ridgeline.parsers.telemetry import scan_telemetry
+    from ridgeline.result import AnalysisResult
+    from ridgeline.rules.base import Context
+    from ridgeline.rules.engine import load_config, run_rules
+
+    interval_s = parse_duration_s(interval, what="--interval")
+    start_dt = None
+    if start:
+        try:
+            start_dt = _dt.datetime.fromisoformat(start.replace("Z", "+00:00"))
+        except ValueError as err:
+            raise UsageError(f"--start {start!r}: expected an ISO 8601 time such as 2026-01-05T08:00:00Z") from err
+    cfg = load_config(config)
+    notes: list[str] = []
+    lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes)
+    windows = reduce_windows(lf, window=window, warmup=warmup)
+    context = Context(telemetry=lf, windows=windows)
+    findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
+                         family="telemetry", thresholds=thresholds)
+    result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes)
+    if fmt in ("csv", "parquet"):
+        if fmt == "parquet" and (not output or output == "-"):
+            raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
+        if fmt == "csv":
+            text = windows.write_csv()
+            if output and output != "-":
+                with open(output, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            else:
+                click.echo(text, nl=False)
+        else:
+            windows.write_parquet(output)
+    else:
+        if fmt == "json":
+            from ridgeline.render.jsonout import render_json
+
+            text = render_json(result)
+        else:
+            from ridgeline.render.telemetry import format_telemetry_report
+
+            text = format_telemetry_report(result, max_rows=max_rows)
+        if output and output != "-":
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        else:
+            click.echo(text, nl=False)
+    if output and output != "-":
+        click.echo(f"ridgeline: wrote {output}", err=True)
+    if fail_on:
+        rank = {"info": 0, "warning": 1, "critical": 2}
+        if any(rank.get(f.severity, -1) >= rank[fail_on] for f in findings):
+            ctx.exit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: one line per user error, never a traceback."""
     try:

@@ -152,7 +152,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
             )
     else:
         parts = []
-        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")}
+        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date"}
         for col in names:
             if col in used:
                 continue

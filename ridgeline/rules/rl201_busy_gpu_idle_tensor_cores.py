@@ -67,7 +67,7 @@ class BusyGpuIdleTensorCores(Rule):
         sp = T.spans(w, flag)
         if sp is None or sp.height == 0:
             return []
-        total = getattr(ctx, "total_gpu_time_s", None) or T.total_span_s(T.windows(ctx))
+        total = T.total_span_s(T.windows(ctx))  # telemetry GPU-seconds, not kernel time
         out = []
         for key, spans in T.per_gpu(sp, "busy_tensor_idle_s"):
             bti = sum(s["busy_tensor_idle_s"] or 0.0 for s in spans)

@@ -56,7 +56,7 @@ class IdleWhileAllocated(Rule):
         sp = sp.filter(pl.col("allocated_idle_s") >= p["min_idle_s"])
         if sp.height == 0:
             return []
-        total = getattr(ctx, "total_gpu_time_s", None) or T.total_span_s(T.windows(ctx))
+        total = T.total_span_s(T.windows(ctx))  # telemetry GPU-seconds, not kernel time
         out = []
         for key, spans in T.per_gpu(sp, "allocated_idle_s"):
             idle = sum(s["allocated_idle_s"] or 0.0 for s in spans)
