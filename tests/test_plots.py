@@ -102,7 +102,7 @@ def test_one_point_per_kernel_name_with_counters(fig, result):
     gemv = next(y for x, y in offsets if x == pytest.approx(1.0))
     assert gemv == pytest.approx(0.8 * 3.35e12)
     legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:kernels")
-    assert any("1 kernel name not drawn" in t.get_text() for t in legend.get_texts())
+    assert any("1 kernel name not drawn (counters missing: 1)" in t.get_text() for t in legend.get_texts())
 
 
 def test_point_area_follows_time_share_and_colour_follows_bound(fig):

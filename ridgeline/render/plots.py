@@ -183,6 +183,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
             (pl.col("duration_s") / total if total else pl.lit(0.0)).alias("share"),
             pl.col("bound").fill_null("unknown"),
             pl.lit(1).alias("launches"),
+            _why(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null(), pl.col("flops"), pl.col("dram_bytes")),
         )
         return _clean_points(df.to_dicts())
 
@@ -209,6 +210,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
         pl.when(pl.col("_ok") & (pl.col("_b") > 0)).then(pl.col("_f") / pl.col("_b")).alias("x"),
         pl.when(pl.col("_ok") & (pl.col("_tf") > 0)).then(pl.col("_f") / pl.col("_tf")).alias("y"),
         (pl.col("_t") / total if total else pl.lit(0.0)).alias("share"),
+        _why(pl.col("_ok"), pl.col("_f"), pl.col("_b")),
     )
     if summary is not None and summary.height and key in summary.columns:
         cols = [key] + [c for c in ("time_share", "bound") if c in summary.columns]
@@ -219,8 +221,21 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
             agg = agg.with_columns(pl.coalesce("bound", "_bound").alias("bound"))
     if "bound" not in agg.columns:
         agg = agg.with_columns(pl.col("_bound").alias("bound"))
-    rows = agg.select("name", "short", "x", "y", "share", "bound", "launches").to_dicts()
+    rows = agg.select("name", "short", "x", "y", "share", "bound", "launches", "why").to_dicts()
     return _clean_points(rows)
+
+
+def _why(ok, flops, dram_bytes):
+    """Why a point cannot sit on log axes: counters missing, or a zero it cannot show."""
+    import polars as pl
+
+    return (
+        pl.when(~ok).then(pl.lit("counters missing"))
+        .when(flops <= 0).then(pl.lit("no FLOPs"))
+        .when(dram_bytes <= 0).then(pl.lit("no DRAM bytes"))
+        .otherwise(pl.lit(None, dtype=pl.String))
+        .alias("why")
+    )
 
 
 def _clean_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -228,6 +243,10 @@ def _clean_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for k in ("x", "y"):
             v = r.get(k)
             r[k] = float(v) if v is not None and math.isfinite(float(v)) and float(v) > 0 else None
+        if r["x"] is None or r["y"] is None:
+            r["why"] = r.get("why") or "counters missing"
+        else:
+            r["why"] = None
         r["share"] = float(r.get("share") or 0.0)
         r["bound"] = r.get("bound") or "unknown"
         r["short"] = r.get("short") or r.get("name") or "?"
@@ -437,14 +456,16 @@ def roofline_figure(
     # ---- kernels
     multi = len(labelled) > 1
     to_label = []
-    unplotted = 0
+    unplotted: dict[str, int] = {}
     input_handles = []
     bounds_seen: set[str] = set()
     scatters = []
     per_input_top = max(1, math.ceil(top / len(labelled))) if top > 0 else 0
     for i, ((label, _res), pts) in enumerate(zip(labelled, points)):
         drawable = [p for p in pts if p["x"] and p["y"]]
-        unplotted += len(pts) - len(drawable)
+        for p in pts:
+            if p["why"]:
+                unplotted[p["why"]] = unplotted.get(p["why"], 0) + 1
         marker = INPUT_MARKERS[i % len(INPUT_MARKERS)] if multi else "o"
         sizes = [point_area(p["share"]) for p in drawable]
         colors = [BOUND_COLORS.get(p["bound"], BOUND_COLORS["unknown"]) for p in drawable]
@@ -466,7 +487,14 @@ def roofline_figure(
             input_handles.append(
                 Line2D([], [], marker=marker, linestyle="none", color="#555555", markersize=8, label=plain(label))
             )
-        to_label += [(i, rank, p) for rank, p in enumerate(drawable[:per_input_top])]
+        seen_text: set[str] = set()
+        for rank, p in enumerate(drawable):
+            if len(seen_text) >= per_input_top:
+                break
+            text = label_text(p["short"])
+            if text not in seen_text:  # names that differ only in template arguments: one label
+                seen_text.add(text)
+                to_label.append((i, rank, p))
 
     if multi:
         # the march toward the ridge: the same kernel name joined across inputs, in input order,
@@ -494,11 +522,10 @@ def roofline_figure(
     ]
     notes = [Line2D([], [], linestyle="none", label="point area = share of GPU time")]
     if unplotted:
-        what = "launch" if per_launch else "kernel name"
-        notes.append(
-            Line2D([], [], linestyle="none",
-                   label=f"{unplotted} {what}{'s' if unplotted != 1 else ''} not drawn (counters missing)")
-        )
+        n = sum(unplotted.values())
+        what = ("launch" if n == 1 else "launches") if per_launch else ("kernel name" if n == 1 else "kernel names")
+        why = ", ".join(f"{k}: {v}" for k, v in sorted(unplotted.items(), key=lambda kv: -kv[1]))
+        notes.append(Line2D([], [], linestyle="none", label=f"{n} {what} not drawn ({why})"))
     leg1 = ax.legend(
         handles=roof_handles, loc="upper left", fontsize=8.5, title="Roofs (source)",
         title_fontsize=9, framealpha=0.92,
@@ -527,16 +554,27 @@ def roofline_figure(
     return fig
 
 
+def label_text(short: str, input_label: str | None = None) -> str:
+    """A point's label: the short kernel name, cut to fit; on multi-input plots, tagged with its input."""
+    if input_label is None:
+        return shorten(short, 30)
+    return f"{shorten(short, 24)} [{shorten(input_label, 12)}]"
+
+
 def point_area(share: float) -> float:
     """Marker area (points^2) for a share of GPU time: the area grows linearly with the share."""
     return 28.0 + 1400.0 * max(0.0, min(1.0, float(share or 0.0)))
 
 
-_OFFSETS = [
+_OFFSETS = [  # (dx, dy) in points from the marker's edge, nearest first
     (8, 6, "left", "bottom"),
     (8, -6, "left", "top"),
     (-8, 6, "right", "bottom"),
     (-8, -6, "right", "top"),
+    (10, 0, "left", "center"),
+    (-10, 0, "right", "center"),
+    (0, 10, "center", "bottom"),
+    (0, -10, "center", "top"),
     (16, 20, "left", "bottom"),
     (16, -20, "left", "top"),
     (-16, 20, "right", "bottom"),
@@ -547,8 +585,8 @@ _OFFSETS = [
     (-24, -36, "right", "top"),
     (0, 52, "center", "bottom"),
     (0, -52, "center", "top"),
-    (30, 0, "left", "center"),
-    (-30, 0, "right", "center"),
+    (40, 0, "left", "center"),
+    (-40, 0, "right", "center"),
 ]
 
 
@@ -588,9 +626,7 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
 
     placed = []
     for idx, rank, p in items:
-        text = shorten(p["short"], 30)
-        if multi:
-            text = f"{text} [{shorten(labels[idx], 14)}]"
+        text = label_text(p["short"], labels[idx] if multi else None)
         cx, cy = ax.transData.transform((p["x"], p["y"]))
         own = math.sqrt(point_area(p["share"])) / 2  # clear the marker itself (in points)
         best = None
