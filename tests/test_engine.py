@@ -285,3 +285,35 @@ def test_markdown_and_text_docs_name_every_rule_and_threshold():
 def test_rule_doc_shows_configured_value():
     text = engine.rule_doc(engine.get_rule("RL103"), overrides={"min_bandwidth_fraction": 0.5})
     assert "min_bandwidth_fraction = 0.5 (configured; default 0.6)" in text
+
+
+# ---------------------------------------------------------------- scaffold
+def test_new_rule_scaffold_writes_a_valid_module_and_failing_test_stubs(tmp_path):
+    import importlib.util
+    import runpy
+
+    (tmp_path / "ridgeline" / "rules").mkdir(parents=True)
+    (tmp_path / "tests").mkdir()
+    script = runpy.run_path(str(ROOT / "scripts" / "new_rule.py"))
+    assert script["main"](["RL198", "example-condition", "--severity", "info", "--root", str(tmp_path)]) == 0
+    module = tmp_path / "ridgeline" / "rules" / "rl198_example_condition.py"
+    spec = importlib.util.spec_from_file_location("rl198_example_condition", module)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cls = mod.ExampleCondition
+    engine.validate_rule(cls, module_name="rl198_example_condition")
+    assert (cls.code, cls.name, cls.severity, cls.family) == ("RL198", "example-condition", "info", "kernel")
+    assert cls().check(_decode_ctx()) == []  # the stub predicate never fires
+    tests = (tmp_path / "tests" / "test_rules_rl198.py").read_text()
+    compile(tests, "test_rules_rl198.py", "exec")
+    assert "def test_rl198_example_condition_fires" in tests and "def test_rl198_example_condition_quiet" in tests
+    with pytest.raises(SystemExit):  # a code is never reused
+        script["main"](["RL198", "other-condition", "--root", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        script["main"](["RL197", "Not_Kebab", "--root", str(tmp_path)])
+
+
+def test_no_published_rule_keeps_scaffold_todos():
+    for r in engine.all_rules():
+        doc = engine.rule_doc_sections(r)
+        assert not any("TODO" in text for text in doc.values()), f"{r.code} still has TODO in its docstring"

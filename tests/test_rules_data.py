@@ -26,7 +26,7 @@ def test_rl901_fires_and_names_missing_counters_and_hint():
     # 2 ms of 4 ms = 50% >= critical_time_share 0.5
     assert f.severity == "critical"
     assert f.message == (
-        "FLOP or byte counters missing for 2 launches of 1 kernel holding 50% of GPU time (>= 5%): "
+        "roofline inputs missing for 2 launches of 1 kernel holding 50% of GPU time (>= 5%): "
         "flops_tensor, dram_bytes"
     )
     assert f.remedy == "Collect what is missing and re-run: ncu --set roofline."

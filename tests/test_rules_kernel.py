@@ -284,3 +284,20 @@ def test_rl109_quiet_for_tensor_gemms_non_gemms_and_compute_bound_fp32():
         launch("sgemm_128x128", duration_s=1e-3, flops=40e9, dram_bytes=0.1e9, **FP32),  # compute side: RL104
     ]
     assert run(get_rule("RL109"), rows) == []
+
+
+def test_rl107_compute_bound_gemms_with_memory_bound_attention_read_as_large_batch_decode():
+    rows = [launch(GEMM, duration_s=1e-3, flops=600e9, dram_bytes=1.5e9) for _ in range(3)]
+    rows.append(launch(ATTN, duration_s=1e-3, flops=4e9, dram_bytes=1e9))  # AI 4: memory-bound
+    (f,) = run(get_rule("RL107"), rows)
+    assert f.message == (
+        "100% of GEMM time is compute-bound (intensity 400 FLOP/B >= ridge 295 FLOP/B) while 100% of attention "
+        "time is memory-bound: this profile shows large-batch decode work; prefill behaves differently"
+    )
+
+
+def test_rl105_message_keeps_a_decimal_when_rounding_would_hide_the_gap():
+    # 491 / 989 = 49.65%: "50% < 50%" would read as nonsense
+    rows = [launch(GEMM, duration_s=1e-3, flops=491e9, dram_bytes=0.5e9)]
+    (f,) = run(get_rule("RL105"), rows)
+    assert f.message == "491 TFLOP/s = 49.6% of the bf16/fp16 compute roof 989 TFLOP/s (catalogue) < 50% on H100 SXM"

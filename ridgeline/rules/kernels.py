@@ -103,6 +103,17 @@ def fmt_pct(ratio: float | None) -> str:
     return f"{pct:.0f}%" if abs(pct) >= 1 or pct == 0 else f"{pct:.1f}%"
 
 
+def fmt_pct_vs(ratio: float | None, threshold: float) -> tuple[str, str]:
+    """Both as percents, with as many decimals as it takes to tell them apart (49.6% vs 50%)."""
+    if ratio is None:
+        return "n/a", fmt_pct(threshold)
+    for decimals in (0, 1, 2, 3):
+        a, b = f"{ratio * 100:.{decimals}f}", f"{threshold * 100:.{decimals}f}"
+        if a != b or ratio == threshold:
+            return f"{a}%", fmt_pct(threshold)
+    return f"{ratio * 100:.3f}%", fmt_pct(threshold)
+
+
 def fmt_s(seconds: float | None) -> str:
     """Durations: 3.2 s, 41.5 ms, 8.1 us."""
     if seconds is None:

@@ -75,7 +75,7 @@ class DecodeGemmMemoryBound(Rule):
                     subject=row["subject"],
                     message=(
                         f"arithmetic intensity {K.fmt(ai)} FLOP/B vs ridge {K.fmt(ridge)} FLOP/B on "
-                        f"{row['gpu']} ({K.precision_label(prec)}): ~{_count(tokens)} tokens per weight "
+                        f"{row['gpu']} ({K.precision_label(prec)}): ~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight "
                         f"read now; the ridge needs ~{_count(ridge_tokens)}"
                     ),
                     remedy=(

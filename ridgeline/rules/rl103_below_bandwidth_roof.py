@@ -70,13 +70,14 @@ class BelowBandwidthRoof(Rule):
         for row in hits.iter_rows(named=True):
             impact_s, share = K.impact(row, total)
             src = K.roof_source(row["peak_bw_source"])
+            got, limit = K.fmt_pct_vs(row["bw_fraction"], p["min_bandwidth_fraction"])
             out.append(
                 self.finding(
                     subject=row["subject"],
                     message=(
                         f"DRAM bandwidth {K.fmt_si(row['achieved_dram_bytes_per_s'], 'B/s')} = "
-                        f"{K.fmt_pct(row['bw_fraction'])} of the {K.fmt_si(row['peak_bw_bytes_per_s'], 'B/s')} "
-                        f"roof ({src}) < {K.fmt_pct(p['min_bandwidth_fraction'])} on {row['gpu']}"
+                        f"{got} of the {K.fmt_si(row['peak_bw_bytes_per_s'], 'B/s')} "
+                        f"roof ({src}) < {limit} on {row['gpu']}"
                     ),
                     remedy=(
                         "Fix the kernel's memory access, not the batch: coalesce and vectorize loads, keep more "

@@ -67,13 +67,14 @@ class BelowComputeRoof(Rule):
         for row in hits.iter_rows(named=True):
             impact_s, share = K.impact(row, total)
             src = K.roof_source(row["peak_flops_source"])
+            got, limit = K.fmt_pct_vs(row["roof_fraction"], p["min_roof_fraction"])
             out.append(
                 self.finding(
                     subject=row["subject"],
                     message=(
-                        f"{K.fmt_si(row['achieved_flops_per_s'], 'FLOP/s')} = {K.fmt_pct(row['roof_fraction'])} of the "
+                        f"{K.fmt_si(row['achieved_flops_per_s'], 'FLOP/s')} = {got} of the "
                         f"{K.precision_label(row['precision'])} compute roof {K.fmt_si(row['peak_flops_per_s'], 'FLOP/s')} "
-                        f"({src}) < {K.fmt_pct(p['min_roof_fraction'])} on {row['gpu']}"
+                        f"({src}) < {limit} on {row['gpu']}"
                     ),
                     remedy=(
                         "Tune the kernel toward its compute roof: autotune (cuBLASLt, CUTLASS, max-autotune), pad "

@@ -74,12 +74,13 @@ class ManyShortKernels(Rule):
                 known.select((pl.col("duration_s") - pl.col("time_to_roof_s")).clip(lower_bound=0.0).sum()).item()
             )
         median = float(short["duration_s"].median())
+        got, limit = K.fmt_pct_vs(share, p["min_time_share"])
         return [
             self.finding(
                 subject="profile",
                 message=(
                     f"{K.plural(short.height, 'launch')} shorter than {K.fmt_s(p['max_kernel_duration_s'])} hold "
-                    f"{K.fmt_pct(share)} of GPU time (>= {K.fmt_pct(p['min_time_share'])}); median "
+                    f"{got} of GPU time (>= {limit}); median "
                     f"{K.fmt_s(median)}; most frequent: {top['subject'][0]}"
                 ),
                 remedy=(

@@ -15,7 +15,9 @@ class ProfileDominatedByOneRegime(Rule):
     compute-bound (high intensity: prefill, training, large batches) or memory-bound
     (GEMV-like: decode at small batch). When one side holds at least ``dominance_share`` of the
     GEMM time, and GEMMs hold at least ``min_gemm_time_share`` of all GPU time, it says which
-    regime the profile captured. Severity info: this is a statement about the evidence, not a
+    regime the profile captured. Compute-bound GEMMs next to memory-bound attention (at least
+    half of the attention time) read as large-batch decode rather than prefill: decode GEMMs
+    cross the ridge once the batch does, decode attention never does. Severity info: this is a statement about the evidence, not a
     defect.
 
     Why it matters
@@ -62,14 +64,22 @@ class ProfileDominatedByOneRegime(Rule):
             return []
         comp = float(g.filter(pl.col("bound") == "compute")["duration_s"].sum()) / gemm_time
         dom = self.params["dominance_share"]
+        att = df.filter((pl.col("family") == "attention") & pl.col("bound").is_in(["memory", "compute"]))
+        att_time = float(att["duration_s"].sum() or 0.0)
+        att_mem = float(att.filter(pl.col("bound") == "memory")["duration_s"].sum() or 0.0) / att_time if att_time else None
+        note = ""
         if comp >= dom:
-            side, share, regime, other = "compute-bound", comp, "prefill-like", "decode"
+            side, share, rel = "compute-bound", comp, ">="
             sub = g.filter(pl.col("bound") == "compute")
-            rel = ">="
+            if att_mem is not None and att_mem >= 0.5:
+                # decode at a large batch: GEMMs cross the ridge, attention never does
+                regime, other = "large-batch decode", "prefill"
+                note = f" while {K.fmt_pct(att_mem)} of attention time is memory-bound"
+            else:
+                regime, other = "prefill-like", "decode"
         elif 1 - comp >= dom:
-            side, share, regime, other = "memory-bound", 1 - comp, "decode-like", "prefill"
+            side, share, regime, other, rel = "memory-bound", 1 - comp, "decode-like", "prefill", "<"
             sub = g.filter(pl.col("bound") == "memory")
-            rel = "<"
         else:
             return []
         both = sub.filter(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null())
@@ -81,7 +91,7 @@ class ProfileDominatedByOneRegime(Rule):
                 subject="profile",
                 message=(
                     f"{K.fmt_pct(share)} of GEMM time is {side} (intensity {K.fmt(ai)} FLOP/B {rel} ridge "
-                    f"{K.fmt(ridge)} FLOP/B): this profile shows {regime} work; {other} behaves differently"
+                    f"{K.fmt(ridge)} FLOP/B){note}: this profile shows {regime} work; {other} behaves differently"
                 ),
                 remedy=(
                     f"Check the capture matches the phase you are optimizing; profile {other} separately "
@@ -93,6 +103,7 @@ class ProfileDominatedByOneRegime(Rule):
                     Evidence(f"{side.replace('-', '_')}_gemm_share", share, "ratio", "derived"),
                     Evidence("intensity_dram", ai, "FLOP/B", "derived"),
                     Evidence("ridge_flop_per_byte", ridge, "FLOP/B", "derived"),
+                    Evidence("attention_memory_bound_share", att_mem, "ratio", "derived"),
                 ),
                 impact_s=None,
                 impact_share=None,

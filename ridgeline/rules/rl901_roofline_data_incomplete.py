@@ -9,7 +9,7 @@ DEFAULT_HINT = "ncu --set roofline --csv --page raw --print-units base"
 
 
 class RooflineDataIncomplete(Rule):
-    """FLOP or byte counters missing for kernels holding a significant share of GPU time.
+    """Roofline inputs (FLOP or byte counters, duration, roofs) missing for a significant share of GPU time.
 
     What it finds
     -------------
@@ -36,8 +36,10 @@ class RooflineDataIncomplete(Rule):
 
     Example
     -------
-    An export taken with ``--section SpeedOfLight`` only: ``FLOP or byte counters missing for 120
-    launches of 4 kernels holding 83% of GPU time (>= 5%): flops_tensor, dram_bytes``.
+    An export taken with ``--section SpeedOfLight`` only: ``roofline inputs missing for 120
+    launches of 4 kernels holding 83% of GPU time (>= 5%): sm__sass_thread_inst_executed_op_*_pred_on.sum,
+    dram__bytes.sum``. Roofs count as inputs too: a GPU that is neither identified from the export
+    nor given with ``--gpu`` shows as ``DRAM bandwidth roof, compute roof``.
     """
 
     code = "RL901"
@@ -92,15 +94,16 @@ class RooflineDataIncomplete(Rule):
             Evidence("share_unclassified", share, "ratio", f"derived: {basis}"),
             Evidence("largest_unclassified_kernel", names["subject"][0], "name", "measured"),
         ]
+        got, limit = K.fmt_pct_vs(share, self.params["min_time_share"])
         severity = "critical" if share >= self.params["critical_time_share"] else self.severity
         return [
             self.finding(
                 severity=severity,
                 subject="profile",
                 message=(
-                    f"FLOP or byte counters missing for {K.plural(bad.height, 'launch')} of "
+                    f"roofline inputs missing for {K.plural(bad.height, 'launch')} of "
                     f"{K.plural(names.height, 'kernel')} "
-                    f"holding {K.fmt_pct(share)} {basis} (>= {K.fmt_pct(self.params['min_time_share'])}): "
+                    f"holding {got} {basis} (>= {limit}): "
                     f"{', '.join(metrics)}"
                 ),
                 remedy=f"Collect what is missing and re-run: {hint}.",

@@ -70,14 +70,15 @@ class ClocksBelowBoost(Rule):
             ratio = row["peak"] / sheet
             if ratio >= self.params["max_peak_ratio"]:
                 continue
+            got, limit = K.fmt_pct_vs(ratio, self.params["max_peak_ratio"])
             clock = f" at SM clock {K.fmt_si(row['clock'], 'Hz')}" if row["clock"] else ""
             out.append(
                 self.finding(
                     subject=f"gpu:{row['gpu']}",
                     message=(
                         f"ncu-recorded {K.precision_label(row['precision'])} peak {K.fmt_si(row['peak'], 'FLOP/s')} = "
-                        f"{K.fmt_pct(ratio)} of the datasheet {K.fmt_si(sheet, 'FLOP/s')} on {row['gpu']} "
-                        f"(< {K.fmt_pct(self.params['max_peak_ratio'])}){clock}: clocks were locked or throttled"
+                        f"{got} of the datasheet {K.fmt_si(sheet, 'FLOP/s')} on {row['gpu']} "
+                        f"(< {limit}){clock}: clocks were locked or throttled"
                     ),
                     remedy=(
                         "Compare kernels within this profile, not with production timings; re-profile with "
