@@ -1,0 +1,173 @@
+"""Golden tests: the whole analysis on every synthetic scenario in fixtures/scenarios/.
+
+1. The set of (rule code, subject) findings equals the scenario's ``expected.json`` exactly.
+   ``pytest tests/test_golden.py --update-goldens`` rewrites expected.json when a change is
+   intended (then read the diff: each entry should make physical sense, see MANIFEST.md).
+2. Physics checked directly on the analysis, not against goldens: decode GEMM intensity ~ batch
+   (bf16) and ~ 2 x batch (fp8); GEMMs cross the ridge between batch 256 and 512; attention is
+   memory-bound at every batch; on H200 memory-bound kernels take 3.35/4.8 of the H100 time.
+   Expected values are computed here from the model shapes and datasheet numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIOS = REPO / "fixtures" / "scenarios"
+NAMES = sorted(p.name for p in SCENARIOS.iterdir() if p.is_dir()) if SCENARIOS.is_dir() else []
+
+# options a user would pass on the command line for inputs that do not say them
+OPTIONS = {
+    "telemetry-fleet": {"interval_s": 15.0},  # dcgmi dmon -d 15000 (dmon rows carry no time)
+}
+
+H100_RIDGE_BF16 = 989e12 / 3.35e12  # 295 FLOP/B
+BW_RATIO_H200_H100 = 4.8 / 3.35  # 1.433
+
+
+def _need(module: str, why: str) -> None:
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not there yet: {why}")
+
+
+@functools.lru_cache(maxsize=None)
+def analyze(name: str):
+    from ridgeline.pipeline import analyze_paths
+
+    folder = SCENARIOS / name
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != "expected.json")
+    return analyze_paths(files, **OPTIONS.get(name, {}))
+
+
+def _subject(text: str, name: str) -> str:
+    """Subjects must not depend on where the repository lives."""
+    return text.replace(str(SCENARIOS / name) + "/", "").replace(str(REPO) + "/", "")
+
+
+def _findings(result, name: str) -> list[dict]:
+    seen = {}
+    for f in result.findings:
+        key = (f.code, _subject(f.subject, name))
+        seen.setdefault(key, {"code": f.code, "name": f.name, "severity": f.severity, "subject": key[1]})
+    return [seen[k] for k in sorted(seen)]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_golden_findings(name, update_goldens):
+    _need("ridgeline.rules.engine", "goldens compare rule findings")
+    _need("ridgeline.pipeline", "goldens run the whole analysis")
+    got = _findings(analyze(name), name)
+    path = SCENARIOS / name / "expected.json"
+    if update_goldens:
+        doc = {
+            "scenario": name,
+            "about": "Golden findings (rule code, subject) for this SYNTHETIC scenario; compared exactly by "
+                     "tests/test_golden.py. Rewrite with: pytest tests/test_golden.py --update-goldens "
+                     "(then read the diff). Ground truth: fixtures/MANIFEST.md.",
+            "options": OPTIONS.get(name, {}),
+            "findings": got,
+        }
+        path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        return
+    if not path.exists():
+        pytest.fail(f"{path.relative_to(REPO)} is missing: run pytest tests/test_golden.py --update-goldens")
+    want = json.loads(path.read_text(encoding="utf-8"))["findings"]
+    want_set = {(f["code"], f["subject"]) for f in want}
+    got_set = {(f["code"], f["subject"]) for f in got}
+    assert got_set == want_set, (
+        f"{name}: new {sorted(got_set - want_set)}; gone {sorted(want_set - got_set)} "
+        "(intended? pytest tests/test_golden.py --update-goldens)"
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# physics, straight from the analysis
+# ------------------------------------------------------------------------------------------
+def _summary(name: str):
+    _need("ridgeline.pipeline", "physics checks run the whole analysis")
+    result = analyze(name)
+    assert result.summary is not None and result.summary.height > 0
+    return result, result.summary.to_dicts()
+
+
+def _gemms(rows, precision: str | None = None):
+    out = [r for r in rows if "gemm" in r["kernel_name"]]
+    if precision:
+        out = [r for r in out if r["precision"] == precision]
+    assert out
+    return out
+
+
+def _attention(rows):
+    out = [r for r in rows if r["kernel_name"].startswith("void flash_fwd_splitkv_kernel")]
+    assert len(out) == 1
+    return out[0]
+
+
+@pytest.mark.parametrize("batch", [1, 8, 32, 256])
+def test_decode_gemm_intensity_tracks_batch_bf16(batch):
+    result, rows = _summary(f"decode-b{batch}-h100")
+    for r in _gemms(rows, "fp16_tensor"):
+        # AI = 2*B*N*K / (2*N*K + 2*B*(N+K)) ~ B while B << N, K
+        assert r["intensity_dram"] == pytest.approx(batch, rel=0.15), r["kernel_name"]
+    assert result.ridge("fp16_tensor") == pytest.approx(H100_RIDGE_BF16, rel=0.01)
+
+
+def test_decode_gemm_intensity_doubles_with_fp8_weights():
+    _, rows = _summary("decode-b8-fp8-h100")
+    fp8 = _gemms(rows, "fp8_tensor")
+    assert len(fp8) == 4  # QKV, O, gate-up, down (the LM head stays bf16)
+    for r in fp8:
+        assert r["intensity_dram"] == pytest.approx(2 * 8, rel=0.15), r["kernel_name"]
+
+
+def test_gemms_cross_the_ridge_between_batch_256_and_512():
+    ridge = H100_RIDGE_BF16
+    for batch in (1, 8, 32):
+        _, rows = _summary(f"decode-b{batch}-h100")
+        assert all(r["bound"] == "memory" and r["intensity_dram"] < 0.15 * ridge for r in _gemms(rows))
+    # batch 256: GEMMs at ~0.8 of the ridge (weights still dominate the bytes): near, memory side
+    _, rows = _summary("decode-b256-h100")
+    for r in _gemms(rows):
+        assert 0.7 * ridge < r["intensity_dram"] < ridge and r["bound"] == "memory", r["kernel_name"]
+    # batch 512: every GEMM is past the ridge
+    _, rows = _summary("decode-b512-h100")
+    for r in _gemms(rows):
+        assert r["intensity_dram"] > ridge and r["bound"] == "compute", r["kernel_name"]
+
+
+@pytest.mark.parametrize("name", ["decode-b1-h100", "decode-b8-h100", "decode-b32-h100", "decode-b256-h100",
+                                  "decode-b512-h100", "decode-b8-h200", "decode-b8-fp8-h100"])
+def test_decode_attention_is_memory_bound_at_every_batch(name):
+    _, rows = _summary(name)
+    attn = _attention(rows)
+    # 4*B*L*heads*hd FLOPs over B*L*2*kv_heads*hd*2 bytes = heads/kv_heads = 4 FLOP/B
+    assert attn["intensity_dram"] == pytest.approx(32 / 8, rel=0.05)
+    assert attn["bound"] == "memory"
+
+
+def test_prefill_gemms_are_compute_bound():
+    _, rows = _summary("prefill-2048-h100")
+    big = [r for r in _gemms(rows) if r["launches"] == 32]
+    assert len(big) == 4
+    assert all(r["bound"] == "compute" and r["intensity_dram"] > H100_RIDGE_BF16 for r in big)
+
+
+def test_h200_runs_memory_bound_kernels_faster_by_the_bandwidth_ratio():
+    r100, rows100 = _summary("decode-b8-h100")
+    r200, rows200 = _summary("decode-b8-h200")
+    assert r100.gpu_name == "H100 SXM" and r200.gpu_name == "H200"
+    t100 = {r["kernel_name"]: r["total_duration_s"] for r in rows100}
+    t200 = {r["kernel_name"]: r["total_duration_s"] for r in rows200}
+    gemms = [r["kernel_name"] for r in _gemms(rows100)]
+    for k in gemms:
+        assert t200[k] / t100[k] == pytest.approx(1 / BW_RATIO_H200_H100, rel=0.03), k
+    # the whole step gains less than 1.43x: launch-floor kernels do not speed up
+    speedup = r100.total_gpu_time_s / r200.total_gpu_time_s
+    assert 1.2 < speedup < BW_RATIO_H200_H100
