@@ -103,18 +103,19 @@ def decimal_comma_expr(col):
 
 # --- units ------------------------------------------------------------------------------
 
-PREFIXES: dict[str, float] = {
-    "p": 1e-12,
-    "n": 1e-9,
-    "u": 1e-6,
-    "\u00b5": 1e-6,  # micro sign
-    "m": 1e-3,
-    "K": 1e3,
-    "k": 1e3,
-    "M": 1e6,
-    "G": 1e9,
-    "T": 1e12,
-    "P": 1e15,
+#: SI prefix -> power of ten
+PREFIXES: dict[str, int] = {
+    "p": -12,
+    "n": -9,
+    "u": -6,
+    "\u00b5": -6,  # micro sign
+    "m": -3,
+    "K": 3,
+    "k": 3,
+    "M": 6,
+    "G": 9,
+    "T": 12,
+    "P": 15,
 }
 
 #: spelling -> canonical base unit
@@ -151,23 +152,41 @@ _UNPREFIXED = {"%", "SM"}
 
 @dataclasses.dataclass(frozen=True)
 class UnitInfo:
-    """``value_in_base = value * factor``; ``base`` e.g. ``"byte"``, ``"hz"``, ``"byte/second"``."""
+    """``value_in_base = value * 10**exponent``; ``base`` e.g. ``"byte"``, ``"hz"``, ``"byte/second"``."""
 
-    factor: float
+    exponent: int
     base: str
     known: bool = True
 
+    @property
+    def factor(self) -> float:
+        return 10.0**self.exponent
 
-def _part(text: str) -> tuple[float, str] | None:
+    def apply(self, value: float) -> float:
+        """Scale one value (divides for negative exponents, so 12288 ns -> 1.2288e-05 exactly)."""
+        if self.exponent >= 0:
+            return value * 10.0**self.exponent
+        return value / 10.0 ** (-self.exponent)
+
+
+def scale_expr(expr, info: UnitInfo):
+    """Polars expression scaled to base units, same arithmetic as :meth:`UnitInfo.apply`."""
+    if info.exponent > 0:
+        return expr * 10.0**info.exponent
+    if info.exponent < 0:
+        return expr / 10.0 ** (-info.exponent)
+    return expr
+
+
+def _part(text: str) -> tuple[int, str] | None:
     if text in BASES:
-        return 1.0, BASES[text]
+        return 0, BASES[text]
     if text.lower() == "hz":
-        return 1.0, "hz"
+        return 0, "hz"
     if len(text) > 1 and text[0] in PREFIXES:
         rest = text[1:]
         if rest.lower() == "hz":  # Khz, Mhz, Ghz, mhz (mega: nobody reports millihertz)
-            factor = 1e6 if text[0] == "m" else PREFIXES[text[0]]
-            return factor, "hz"
+            return (6 if text[0] == "m" else PREFIXES[text[0]]), "hz"
         if rest in BASES and BASES[rest] not in _UNPREFIXED:
             return PREFIXES[text[0]], BASES[rest]
     return None
@@ -178,26 +197,25 @@ def parse_unit(unit: str | None) -> UnitInfo:
     """Split a unit into prefix + base [+ ``/`` denominator] and return the scale to base units.
 
     >>> parse_unit("Gbyte/second")
-    UnitInfo(factor=1000000000.0, base='byte/second', known=True)
+    UnitInfo(exponent=9, base='byte/second', known=True)
     >>> parse_unit("cycle/nsecond").base
     'hz'
     """
     u = (unit or "").strip()
     if u == "":
-        return UnitInfo(1.0, "")
+        return UnitInfo(0, "")
     pieces = u.split("/")
     if len(pieces) > 2 or any(p == "" for p in pieces):
-        return UnitInfo(1.0, u, known=False)
+        return UnitInfo(0, u, known=False)
     num = _part(pieces[0])
     if num is None:
-        return UnitInfo(1.0, u, known=False)
+        return UnitInfo(0, u, known=False)
     if len(pieces) == 1:
         return UnitInfo(num[0], num[1])
     den = _part(pieces[1])
     if den is None:
-        return UnitInfo(1.0, u, known=False)
-    factor = num[0] / den[0]
+        return UnitInfo(0, u, known=False)
     base = f"{num[1]}/{den[1]}"
     if base == "cycle/second":
         base = "hz"
-    return UnitInfo(factor, base)
+    return UnitInfo(num[0] - den[0], base)

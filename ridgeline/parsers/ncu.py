@@ -57,7 +57,7 @@ from typing import Any, Iterable
 from ridgeline.errors import InputError
 from ridgeline.parsers import ncu_metrics as V
 from ridgeline.result import InputInfo, Skipped
-from ridgeline.units import parse_unit
+from ridgeline.units import parse_unit, scale_expr
 
 HEAD_BYTES = 1 << 20  # detect_ncu_layout reads at most this much
 
@@ -66,11 +66,6 @@ _NOISE_QUOTED_RE = re.compile(rb'(?m)^(?!")[^\n]*(?:\n|\Z)')
 _NOISE_START_QUOTED_RE = re.compile(rb'\n(?!")')
 _NOISE_PLAIN_RE = re.compile(rb"(?m)^(?:==|\r?$)[^\n]*(?:\n|\Z)")
 
-#: printed unit assumed for device attributes that ncu prints without one (values in kHz)
-ATTRIBUTE_DEFAULT_UNITS = {
-    "device__attribute_memory_clock_rate": "Khz",
-    "device__attribute_clock_rate": "Khz",
-}
 
 
 @dataclasses.dataclass
@@ -145,6 +140,11 @@ def _no_csv_reason(text: str) -> str:
         )
     if "terminated before first instrumented API call" in text:
         return "the profiled process ended before any CUDA call was instrumented: the file holds no CSV"
+    if '"Invocations"' in text or "Invocations," in text:
+        return (
+            "expected a details or raw page, got ncu's --print-summary table (per-launch data is lost "
+            "there); re-export with: ncu --import rep.ncu-rep --csv --page raw"
+        )
     err = next((ln.strip() for ln in text.splitlines() if ln.startswith("==ERROR==")), None)
     if err:
         return f"ncu reported an error and wrote no CSV: {err[:120]}"
@@ -272,8 +272,10 @@ def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) ->
                     noise_total += 1
             body = noise_re.sub(b"", body)
         # a cut last row (process killed while writing)
-        body = _check_last_row(path, body, header, layout, quoted, header_line, removed, strict, skipped)
-        if not has_noise and len(starts) == 1 and not converted and body is not None and end == len(data):
+        checked = _check_last_row(path, body, header, layout, quoted, header_line, removed, strict, skipped)
+        modified = has_noise or checked is not body
+        body = checked
+        if not modified and len(starts) == 1 and not converted and end == len(data):
             source, skip = path, header_line - 1
         else:
             source, skip = data[start:hl_end] + (body or b""), 0
@@ -317,34 +319,50 @@ def _check_last_row(path, body, header, layout, quoted, header_line, removed, st
     return stripped[:cut]
 
 
-def _read_block(path: Path, blk: _Block):
+def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skipped] | None = None):
     import polars as pl
 
-    try:
-        df = pl.read_csv(
-            blk.source,
+    def read(source, skip):
+        return pl.read_csv(
+            source,
             infer_schema=False,
-            skip_lines=blk.skip_lines,
+            skip_lines=skip,
             truncate_ragged_lines=True,
             row_index_name="__row",
             raise_if_empty=False,
             quote_char='"',
         )
+
+    try:
+        return read(blk.source, blk.skip_lines)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
-        line = _find_bad_quote_line(blk)
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(path, f"expected well-formed CSV rows ({first[:100]})", line=line) from err
-    return df
-
-
-def _find_bad_quote_line(blk: _Block) -> int | None:
-    data = blk.source if isinstance(blk.source, bytes) else Path(blk.source).read_bytes()
-    lines = data.splitlines()
+        failure = err
+    # slow path, only after a failure: rows cut in the middle leave an odd number of quotes
+    data = blk.source if isinstance(blk.source, bytes) else _decode(Path(blk.source).read_bytes(), path)
+    lines = data.split(b"\n")
     start = 0 if isinstance(blk.source, bytes) else blk.skip_lines
-    for i, ln in enumerate(lines[start + 1 :]):
-        if ln.count(b'"') % 2:
-            return blk.line_of(i)
-    return None
+    bad = [i for i in range(start + 1, len(lines)) if lines[i].count(b'"') % 2]
+    if not bad:
+        raise InputError(path, f"expected well-formed CSV rows ({first[:100]})") from failure
+    physical = [blk.line_of(i - start - 1) for i in bad]
+    if strict:
+        raise InputError(
+            path,
+            "expected a complete CSV row (unterminated quote: a cut or interleaved row)",
+            line=physical[0],
+            actual=lines[bad[0]].decode("utf-8", errors="replace")[:60],
+        ) from failure
+    for ln in physical:
+        if skipped is not None:
+            skipped.append(Skipped(str(path), f"line {ln}", "cut CSV row (unterminated quote); ignored"))
+    drop = set(bad)
+    kept = b"\n".join(ln for i, ln in enumerate(lines[start:], start) if i not in drop)
+    blk.removed = sorted(set(blk.removed) | set(physical))
+    try:
+        return read(kept, 0)
+    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
+        raise InputError(path, f"expected well-formed CSV rows ({str(err).strip()[:100]})") from err
 
 
 # ======================================================================================
@@ -463,16 +481,15 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
     _bad_cells(ctx, blk, df, [(c, c) for c in numeric])
+    if not units and numeric:
+        ctx.notes.append(f"{ctx.path}: raw page without a units row: assumed ncu base units (--print-units base)")
     exprs = []
     for c in numeric:
-        unit = units.get(c, "") or ATTRIBUTE_DEFAULT_UNITS.get(c, "")
+        unit = units.get(c, "") or V.UNITS_WHEN_BLANK.get(c, "")
         info = parse_unit(unit)
         if not info.known:
             ctx.unknown_units.add(f"{unit!r} ({c})")
-        e = number_expr(pl.col(c))
-        if info.factor != 1.0:
-            e = e * info.factor
-        exprs.append(e.alias(c))
+        exprs.append(scale_expr(number_expr(pl.col(c)), info).alias(c))
     ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
     strings = [pl.col(c) for c in V.STRING_METRICS if c in cols]
     m = df.select(*[pl.col(c) for c in ident], *strings, *exprs)
@@ -504,25 +521,25 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     # unit -> factor, base (a handful of distinct spellings)
     unit_col = pl.col("Metric Unit").fill_null("")
     distinct = [u or "" for u in sub.get_column("Metric Unit").unique().to_list()]
-    factors, bases = {}, {}
+    exps, bases = {}, {}
     for u in distinct:
         info = parse_unit(u)
-        factors[u], bases[u] = info.factor, info.base
+        exps[u], bases[u] = info.exponent, info.base
         if not info.known:
             ctx.unknown_units.add(repr(u))
+    exp = unit_col.replace_strict(exps, default=0, return_dtype=pl.Int32)
+    # metrics printed with a blank unit: ncu's base unit for them
+    for metric, unit in V.UNITS_WHEN_BLANK.items():
+        info = parse_unit(unit)
+        exp = pl.when((names == metric) & (unit_col == "")).then(pl.lit(info.exponent, dtype=pl.Int32)).otherwise(exp)
     sub = sub.with_columns(
-        unit_col.replace_strict(factors, default=1.0, return_dtype=pl.Float64).alias("__factor"),
+        exp.alias("__exp"),
         unit_col.replace_strict(bases, default="", return_dtype=pl.String).alias("__base"),
     )
-    # default units of device attributes printed without one
-    for attr, unit in ATTRIBUTE_DEFAULT_UNITS.items():
-        info = parse_unit(unit)
-        sub = sub.with_columns(
-            pl.when((names == attr) & (unit_col == ""))
-            .then(pl.lit(info.factor))
-            .otherwise(pl.col("__factor"))
-            .alias("__factor")
-        )
+    sub = sub.with_columns(
+        pl.lit(10.0).pow(pl.col("__exp").clip(lower_bound=0)).alias("__mul"),
+        pl.lit(10.0).pow((-pl.col("__exp")).clip(lower_bound=0)).alias("__div"),
+    )
     label_map = {f"{label}\x1f{base}": canon for (label, base), canon in V.SECTION_LABELS.items()}
     is_raw_name = names.is_in(list(V.NEEDED_METRICS)) | names.str.starts_with("sm__ops_path_tensor_")
     sub = sub.with_columns(
@@ -536,7 +553,11 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     string_rows = sub.filter(pl.col("__canon").is_in(list(V.STRING_METRICS)))
     num = sub.filter(~pl.col("__canon").is_in(list(V.STRING_METRICS))).rename({"Metric Name": "__label"})
     _bad_cells(ctx, blk, num, [("Metric Value", "Metric Value")])
-    num = num.with_columns((number_expr(pl.col("Metric Value")) * pl.col("__factor")).alias("__v"))
+    num = num.with_columns((number_expr(pl.col("Metric Value")) * pl.col("__mul") / pl.col("__div")).alias("__v"))
+    # section labels used in this block: named next to the counter in *_source columns
+    labels_used = dict(
+        num.filter(pl.col("__label") != pl.col("__canon")).select("__canon", "__label").unique(subset="__canon").iter_rows()
+    )
     present = set(num.get_column("__canon").unique().to_list()) | set(string_rows.get_column("__canon").unique().to_list())
     m = launches
     if num.height:
@@ -545,7 +566,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     if string_rows.height:
         wide_s = string_rows.pivot(on="__canon", index=key, values="Metric Value", aggregate_function="first")
         m = m.join(wide_s, on=key, how="left", nulls_equal=True, maintain_order="left")
-    return m, present
+    return m, present, labels_used
 
 
 # --------------------------------------------------------------------------------------
@@ -706,7 +727,7 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
     return out, bool(volta)
 
 
-def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str):
+def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, labels: dict[str, str] | None = None):
     """Wide metric frame (ncu names, base units) -> KERNEL columns in schema order."""
     import polars as pl
 
@@ -858,6 +879,15 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str):
     names = m.get_column("kernel_name").unique().drop_nulls().to_list()
     mapping = {n: _short_name(n) for n in names}
     m = m.with_columns(pl.col("kernel_name").replace_strict(mapping, default=None, return_dtype=pl.String).alias("short_name"))
+    if labels:  # details pages with section labels: "'Duration' (gpu__time_duration.sum)"
+        fix = []
+        for c in KERNEL_COLUMNS:
+            if c.endswith("_source"):
+                e = pl.col(c)
+                for canon in sorted(labels, key=len, reverse=True):
+                    e = e.str.replace_all(canon, f"'{labels[canon]}' ({canon})", literal=True)
+                fix.append(e.alias(c))
+        m = m.with_columns(fix)
     schema = polars_schema(KERNEL_COLUMNS)
     return m.select([pl.col(c).cast(t) for c, t in schema.items()])
 
@@ -889,15 +919,16 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
         prefix = f"{fi}:" if len(paths) > 1 else ""
         frames, longs, unit_map, launches = [], [], {}, 0
         for blk in blocks:
-            df = _read_block(path, blk)
+            df = _read_block(path, blk, strict, skipped)
             if blk.layout == "raw":
                 m, units, present = _raw_block(ctx, blk, df)
+                labels = None
                 unit_map.update(units)
                 long = df.filter(_has_id())
             else:
-                m, present = _details_block(ctx, blk, df)
+                m, present, labels = _details_block(ctx, blk, df)
                 long = df.filter(_has_id())
-            k = _derive(ctx, m, set(present), block=blk, id_prefix=prefix)
+            k = _derive(ctx, m, set(present), block=blk, id_prefix=prefix, labels=labels if blk.layout == "details" else None)
             frames.append(k)
             launches += k.height
             id_col = pl.concat_str([pl.lit(prefix + (f"{blk.index}/" if blk.index else "")), pl.col("ID").str.replace_all(",", "", literal=True)])

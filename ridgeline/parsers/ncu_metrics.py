@@ -79,6 +79,14 @@ SECTION_LABELS: dict[tuple[str, str], str] = {
     ("Registers Per Thread", "register/thread"): "launch__registers_per_thread",
 }
 
+#: unit assumed when a metric is printed with a blank unit (or a raw page has no units row):
+#: ncu's base units. Device clock attributes are printed in kHz without a unit.
+UNITS_WHEN_BLANK: dict[str, str] = {
+    "gpu__time_duration.sum": "ns",
+    "device__attribute_memory_clock_rate": "Khz",
+    "device__attribute_clock_rate": "Khz",
+}
+
 #: string-valued metrics the KERNEL table uses
 STRING_METRICS = ("device__attribute_display_name",)
 
