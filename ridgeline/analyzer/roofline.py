@@ -242,33 +242,36 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
     flop_roof_missing = (pl.col("flops").fill_null(0.0) > 0) & pl.col("peak_flops_per_s").is_null()
     nothing = (pl.col("flops") == 0) & (pl.col("dram_bytes") == 0)
 
-    def tag(cond, text):
-        return pl.when(cond).then(pl.lit(text)).otherwise(pl.lit(None, dtype=pl.String))
-
-    df = df.with_columns(
-        pl.concat_list(
-            tag(flops_missing, MISSING_FLOPS),
-            tag(dram_missing, MISSING_DRAM),
-            tag(time_missing, MISSING_TIME),
-            tag(bw_roof_missing, MISSING_BW_ROOF),
-            tag(flop_roof_missing, MISSING_FLOP_ROOF),
-        )
-        .list.drop_nulls()
-        .alias("missing"),
-        pl.concat_list(
-            tag(flops_missing, HINT_ROOFLINE),
-            tag(dram_missing & ~flops_missing, HINT_DRAM),
-            tag(time_missing, HINT_TIME),
-            tag(bw_roof_missing | flop_roof_missing, HINT_GPU),
-            tag(nothing.fill_null(False), HINT_NOTHING),
-        )
-        .list.drop_nulls()
-        .list.join("; ")
-        .alias("_hint"),
+    # one bit per problem; the (at most 64) distinct combinations are spelled out once in
+    # Python and joined back, far cheaper than building lists row by row
+    flags = [
+        (flops_missing, MISSING_FLOPS, HINT_ROOFLINE),
+        (dram_missing, MISSING_DRAM, None),
+        (time_missing, MISSING_TIME, HINT_TIME),
+        (bw_roof_missing, MISSING_BW_ROOF, HINT_GPU),
+        (flop_roof_missing, MISSING_FLOP_ROOF, HINT_GPU),
+        (nothing.fill_null(False), None, HINT_NOTHING),
+    ]
+    code = pl.sum_horizontal([cond.cast(pl.Int64) * (1 << i) for i, (cond, _m, _h) in enumerate(flags)])
+    df = df.with_columns(code.alias("_code"))
+    codes = sorted(df.get_column("_code").unique().to_list())
+    table = {"_code": [], "missing": [], "missing_hint": []}
+    for c in codes:
+        on = [i for i in range(len(flags)) if c >> i & 1]
+        missing = [flags[i][1] for i in on if flags[i][1]]
+        hints = [flags[i][2] for i in on if flags[i][2]]
+        if 1 in on and 0 not in on:  # DRAM bytes missing but FLOPs there: ask for just the bytes
+            hints.insert(0, HINT_DRAM)
+        hints = list(dict.fromkeys(hints))
+        table["_code"].append(c)
+        table["missing"].append(missing)
+        table["missing_hint"].append("; ".join(hints) or None)
+    lookup_frame = pl.DataFrame(
+        table, schema={"_code": pl.Int64, "missing": pl.List(pl.String), "missing_hint": pl.String}
     )
-    df = df.with_columns(pl.when(pl.col("_hint") != "").then(pl.col("_hint")).alias("missing_hint"))
+    df = df.join(lookup_frame, on="_code", how="left", maintain_order="left")
 
-    known = (pl.col("missing").list.len() == 0) & ~nothing.fill_null(False)
+    known = pl.col("_code") == 0
     zero_flops = pl.col("flops") == 0
     memory_side = zero_flops | (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte"))
     df = df.with_columns(
