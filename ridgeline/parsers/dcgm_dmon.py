@@ -13,6 +13,8 @@ Layout facts this reader relies on (DCGM 2.x-4.x):
 * No timestamps: the k-th row of an entity belongs to tick k (entities are not printed in
   index order, so ticks are counted per entity, not by position); its time is
   ``start + k * interval`` (``-d``, default 1000 ms).
+* A recorded command line before the header (``dcgmi dmon -e ... -d 500``) gives the
+  interval when ``--interval`` is not set; ``#`` comment lines before it are ignored.
 * Lines such as ``dmon was stopped due to receiving a signal`` or ``Error ...`` are
   listed in ``skipped`` with their line number.
 """
@@ -32,6 +34,8 @@ ENTITY_PREFIX_RE = re.compile(
     r"^\s*((?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+\d+(?:\s+LINK\s+\d+)?)(?=\s|$)"
 )
 DEFAULT_INTERVAL_S = 1.0
+# a recorded command line before the header: "dcgmi dmon -e 1001,1004 -d 500" (delay in ms)
+CMDLINE_RE = re.compile(r"dcgmi\s+dmon\b.*?(?:-d|--delay)[\s=]+(\d+(?:\.\d+)?)")
 
 
 class _Block:
@@ -70,8 +74,9 @@ def _cells(block: _Block):
             cols.append(pl.col("line").str.slice(start, length).str.strip_chars().alias(f"c{i}"))
         return df.with_columns(cols)
     # right-aligned: entity by grammar, then whitespace-separated values
-    ent = pl.col("line").str.extract(ENTITY_PREFIX_RE.pattern, 1)
-    rest = pl.col("line").str.strip_chars_start().str.slice(ent.str.len_chars()).str.strip_chars()
+    split = r"^\s*((?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+\d+(?:\s+LINK\s+\d+)?)(\s.*)?$"
+    ent = pl.col("line").str.extract(split, 1)
+    rest = pl.col("line").str.extract(split, 2).fill_null("").str.strip_chars()
     df = df.with_columns(ent.str.replace_all(r"\s+", " ").alias("entity"), rest.alias("_rest"))
     parts = pl.col("_rest").str.split_exact(" ", len(block.fields))  # values have no spaces here
     df = df.with_columns(pl.col("_rest").str.replace_all(r"\s+", " ").alias("_rest"))
@@ -93,6 +98,7 @@ def read_dmon(path, *, opts):
     blocks: list[_Block] = []
     cur: _Block | None = None
     expect_units = False
+    delay_ms: float | None = None
     for no, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r")
         if not line.strip():
@@ -113,6 +119,12 @@ def read_dmon(path, *, opts):
             continue
         expect_units = False
         if cur is None:
+            m = CMDLINE_RE.search(line)
+            if m and delay_ms is None:
+                delay_ms = float(m.group(1))
+                continue
+            if stripped.startswith("#"):
+                continue  # a comment/banner line, not a sample
             skipped.append(Skipped(str(path), f"line {no}", f"text before the first #Entity header: {stripped[:60]!r}"))
             continue
         if ENTITY_PREFIX_RE.match(line) is None:
@@ -126,8 +138,10 @@ def read_dmon(path, *, opts):
     host = opts.host or path.stem
     if opts.host is None:
         opts.note(f"{path}: dcgmi dmon names no host; using the file name {path.stem!r} (give --host)")
-    interval = opts.interval_s or DEFAULT_INTERVAL_S
-    if opts.interval_s is None:
+    interval = opts.interval_s or (delay_ms / 1000.0 if delay_ms else None) or DEFAULT_INTERVAL_S
+    if opts.interval_s is None and delay_ms:
+        opts.note(f"{path}: tick interval {delay_ms / 1000.0:g} s from the recorded 'dcgmi dmon -d {delay_ms:g}' command line")
+    elif opts.interval_s is None:
         opts.note(f"{path}: dmon tick interval assumed {DEFAULT_INTERVAL_S:g} s (dcgmi dmon -d default; give --interval)")
     start = opts.start_time(str(path), "dcgmi dmon")
 
@@ -169,22 +183,21 @@ def read_dmon(path, *, opts):
         pl.col("entity").str.extract(ENTITY_RE.pattern, 2).cast(pl.Int64).alias("eid"),
         pl.col("entity").str.extract(ENTITY_RE.pattern, 3).alias("elink"),
     )
-    # values: N/A or blank -> null, anything else must be a number
-    raw = pl.col("raw").fill_null("")
-    allrows = allrows.with_columns(
-        pl.when(raw.is_in(["N/A", ""])).then(None).otherwise(raw.cast(pl.Float64, strict=False)).alias("num")
-    )
-    bad = allrows.filter(pl.col("num").is_null() & ~raw.is_in(["N/A", ""]))
-    if bad.height:
-        r = bad.row(0, named=True)
-        raise InputError(path, "expected a number or N/A", line=r["lineno"], column=r["short"], actual=r["raw"])
-
     # keep GPUs and GPU instances; list other entities
     other = allrows.filter(~(pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null()))
     if other.height:
         for ent, n in other.group_by("entity").agg(pl.col("lineno").n_unique()).sort("entity").iter_rows():
             skipped.append(Skipped(str(path), f"entity {ent} ({n} rows)", "entity kind ridgeline does not analyze"))
     keep = allrows.filter(pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null())
+    # values: N/A or blank -> null, anything else must be a number
+    raw = pl.col("raw").fill_null("")
+    keep = keep.with_columns(
+        pl.when(raw.is_in(["N/A", ""])).then(None).otherwise(raw.cast(pl.Float64, strict=False)).alias("num")
+    )
+    bad = keep.filter(pl.col("num").is_null() & ~raw.is_in(["N/A", ""]))
+    if bad.height:
+        r = bad.row(0, named=True)
+        raise InputError(path, "expected a number or N/A", line=r["lineno"], column=r["short"], actual=r["raw"])
 
     # ticks: the k-th row of an entity (within a capture block) is tick k
     rows = keep.select("lineno", "entity", "block").unique().sort("lineno")

@@ -90,7 +90,7 @@ def detect_telemetry_format(path) -> str | None:
         return "telemetry-parquet" if _parquet_is_telemetry(p) else None
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     stripped = text.lstrip()
-    if stripped.startswith("{"):
+    if stripped.startswith("{") or stripped.startswith("["):
         if '"resultType"' in text or ('"status"' in text and '"data"' in text):
             return "prometheus-json"
         return None
