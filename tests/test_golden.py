@@ -127,6 +127,20 @@ def test_decode_gemm_intensity_doubles_with_fp8_weights():
         assert r["intensity_dram"] == pytest.approx(2 * 8, rel=0.15), r["kernel_name"]
 
 
+def test_fp8_decode_on_b200_and_70b_on_h200():
+    # B200, batch 64, fp8 weights: AI ~ 2 x 64, far below the fp8 ridge 4.5e15 / 7.7e12 = 584
+    result, rows = _summary("decode-b64-fp8-b200")
+    assert result.gpu_name == "B200"
+    for r in _gemms(rows, "fp8_tensor"):
+        assert r["intensity_dram"] == pytest.approx(128, rel=0.15) and r["bound"] == "memory"
+    assert result.ridge("fp8_tensor") == pytest.approx(4.5e15 / 7.7e12, rel=0.01)
+    # 70B-like: 64 query heads share 8 KV heads -> attention 4 * 64 / (2 * 8 * 2) = 8 FLOP/B
+    _, rows = _summary("decode-b16-llama70b-fp8-h200")
+    assert _attention(rows)["intensity_dram"] == pytest.approx(8, rel=0.05)
+    for r in _gemms(rows, "fp8_tensor"):
+        assert r["intensity_dram"] == pytest.approx(2 * 16, rel=0.15)
+
+
 def test_gemms_cross_the_ridge_between_batch_256_and_512():
     ridge = H100_RIDGE_BF16
     for batch in (1, 8, 32):
