@@ -230,25 +230,53 @@ def test_telemetry_small_multiples_shade_the_flagged_window(result):
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == 2  # node1 GPU 0 and GPU 1
     titles = [ax.get_title(loc="left") for ax in axes]
-    assert "GPU 0" in titles[0] and "RL201" not in titles[0]
-    assert "GPU 1" in titles[1] and "RL201" in titles[1]
-    for ax in axes:
+    # the flagged GPU comes first (fleets have more GPUs than panels)
+    assert "GPU 1" in titles[0] and "RL201" in titles[0]
+    assert "GPU 0" in titles[1] and "RL201" not in titles[1]
+    for k, ax in enumerate(axes):
         gids = {ln.get_gid() for ln in ax.get_lines()}
-        k = axes.index(ax)
         assert {f"telemetry:{k}:gpu_util_ratio", f"telemetry:{k}:tensor_active_ratio",
                 f"telemetry:{k}:dram_active_ratio"} <= gids
-        assert ax.get_ylabel() in ("% of time", "")
+    assert axes[0].get_ylabel() == "% of time"
     # GPU 1 tensor activity is 4% in the flagged window: values are drawn as percent
-    tensor = next(ln for ln in axes[1].get_lines() if ln.get_gid() == "telemetry:1:tensor_active_ratio")
+    tensor = next(ln for ln in axes[0].get_lines() if ln.get_gid() == "telemetry:0:tensor_active_ratio")
     assert min(tensor.get_ydata()) == pytest.approx(4.0)
-    shaded = [p for p in axes[1].patches if (p.get_gid() or "").startswith("flagged:")]
-    assert len(shaded) == 1
-    assert not [p for p in axes[0].patches if (p.get_gid() or "").startswith("flagged:")]
+    shaded = [p for p in axes[0].patches if (p.get_gid() or "").startswith("flagged:")]
+    assert len(shaded) == 1 and shaded[0].get_gid() == "flagged:0:RL201"
+    assert not [p for p in axes[1].patches if (p.get_gid() or "").startswith("flagged:")]
     import matplotlib.dates as mdates
 
     span = shaded[0]  # an axvspan Rectangle: x and width in date numbers
     assert mdates.num2date(span.get_x()) == datetime(2026, 1, 5, 10, 5, tzinfo=timezone.utc)
     assert mdates.num2date(span.get_x() + span.get_width()) == datetime(2026, 1, 5, 10, 10, tzinfo=timezone.utc)
+
+
+def test_telemetry_shades_windows_from_the_window_table_when_the_finding_names_only_the_gpu():
+    import polars as pl
+
+    from ridgeline.rules.base import Finding
+
+    res = make_result()
+    t0 = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+    starts = [t0.replace(minute=m) for m in (0, 5, 10)]
+    ends = [t0.replace(minute=m) for m in (5, 10, 15)]
+    res.windows = pl.DataFrame(
+        {
+            "host": ["node1"] * 3, "gpu": [1] * 3, "gpu_instance": [None] * 3,
+            "window_start": starts, "window_end": ends,
+            "busy_tensor_idle_share": [0.0, 1.0, 0.0], "excluded": [None, None, None],
+        },
+        schema_overrides={"gpu_instance": pl.String, "excluded": pl.String},
+    )
+    res.findings = [Finding(code="RL201", name="busy-gpu-idle-tensor-cores", severity="warning",
+                            subject="host:node1 gpu:1", message="m", remedy="r", subject_kind="gpu")]
+    fig = plots.telemetry_figure(res)
+    ax = fig.axes[0]
+    shaded = [p for p in ax.patches if (p.get_gid() or "").startswith("flagged:")]
+    assert len(shaded) == 1  # only the 10:05-10:10 window had the state RL201 counts
+    import matplotlib.dates as mdates
+
+    assert mdates.num2date(shaded[0].get_x()) == starts[1]
 
 
 def test_telemetry_figure_is_none_without_telemetry():

@@ -53,6 +53,10 @@ def esc(value: object) -> str:
 def fmt_seconds(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return "n/a"
+    if abs(value) >= 3600:
+        return f"{value / 3600:.3g} h"
+    if abs(value) >= 120:
+        return f"{value / 60:.3g} min"
     if abs(value) >= 1:
         return f"{value:.3g} s"
     if abs(value) >= 1e-3:
@@ -139,6 +143,26 @@ def kernel_rows(result, limit: int = MAX_KERNEL_ROWS) -> tuple[list[dict[str, An
         return [], 0
     df = result.summary.sort("time_share", descending=True, nulls_last=True)
     return df.head(limit).to_dicts(), df.height
+
+
+def telemetry_overview(result) -> dict[str, Any] | None:
+    """GPUs, hosts, models and time span seen in the telemetry, or None without telemetry."""
+    import polars as pl
+
+    tel = result.telemetry
+    if tel is None or not getattr(tel, "height", 0):
+        return None
+    keys = tel.select("host", "gpu", "gpu_instance").unique()
+    span = tel.select(pl.col("timestamp").min().alias("a"), pl.col("timestamp").max().alias("b")).row(0)
+    models = sorted({str(m) for m in tel["model"].unique().to_list() if m}) if "model" in tel.columns else []
+    return {
+        "gpus": keys.height,
+        "hosts": keys["host"].n_unique(),
+        "models": models,
+        "start": span[0],
+        "end": span[1],
+        "duration_s": (span[1] - span[0]).total_seconds() if span[0] is not None and span[1] is not None else None,
+    }
 
 
 def describe_inputs(result) -> str:
@@ -296,11 +320,16 @@ def _num_cell(value, text: str | None = None) -> str:
 
 def _summary_section(result) -> str:
     parts = ['<section id="summary"><h2>Summary</h2><div class="cards">']
-    gpu = result.gpu_name or "unknown GPU"
-    cards = [
-        ("GPU", gpu, result.gpu_match and f"chosen from {result.gpu_match}"),
-        ("GPU time profiled", fmt_seconds(result.total_gpu_time_s), None),
-    ]
+    tel = telemetry_overview(result)
+    gpu = result.gpu_name or (", ".join(tel["models"]) if tel and tel["models"] else "unknown GPU")
+    cards = [("GPU", gpu, result.gpu_match and f"chosen from {result.gpu_match}")]
+    if result.kernels is not None:
+        cards.append(("GPU time profiled", fmt_seconds(result.total_gpu_time_s), None))
+    if tel:
+        cards.append(
+            ("Telemetry", f"{tel['gpus']} GPU{'s' if tel['gpus'] != 1 else ''} on {tel['hosts']} host"
+             f"{'s' if tel['hosts'] != 1 else ''}", f"over {fmt_seconds(tel['duration_s'])}" if tel["duration_s"] else None)
+        )
     if result.kernels is not None:
         n_names = result.summary.height if result.summary is not None else None
         cards.append(("Launches", f"{result.kernels.height:,}", n_names is not None and f"{n_names:,} kernel names"))
@@ -336,7 +365,9 @@ def _summary_section(result) -> str:
         parts.append("</div>")
 
     rows = roof_rows(result)
-    if rows:
+    if not rows and result.kernels is None:
+        pass  # telemetry only: no roofline
+    elif rows:
         parts.append(
             '<h3>Roofs used</h3><table id="roofs"><thead><tr><th>Roof</th><th class="num">Value</th>'
             '<th class="num">Ridge point</th><th>Source</th></tr></thead><tbody>'

@@ -19,6 +19,7 @@ from ridgeline.render.html import (
     roof_rows,
     skipped_groups,
     sorted_findings,
+    telemetry_overview,
     time_by_bound,
 )
 
@@ -44,13 +45,18 @@ def _table(header: list[str], rows: list[list[str]], align: list[str] | None = N
 
 
 def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS) -> str:
-    gpu = result.gpu_name or "unknown GPU"
+    tel = telemetry_overview(result)
+    gpu = result.gpu_name or (", ".join(tel["models"]) if tel and tel["models"] else "unknown GPU")
     title = title or f"ridgeline report \u2014 {gpu} \u2014 {describe_inputs(result)}"
     lines = [f"## {md(title)}", ""]
     gpu_line = f"**GPU:** {md(gpu)}"
     if result.gpu_match:
         gpu_line += f" (chosen from {md(result.gpu_match)})"
-    lines += [gpu_line + "  ", f"**GPU time profiled:** {fmt_seconds(result.total_gpu_time_s)}  "]
+    lines.append(gpu_line + "  ")
+    if result.kernels is not None:
+        lines.append(f"**GPU time profiled:** {fmt_seconds(result.total_gpu_time_s)}  ")
+    if tel:
+        lines.append(f"**Telemetry:** {tel['gpus']} GPUs on {tel['hosts']} hosts over {fmt_seconds(tel['duration_s'])}  ")
     shares = time_by_bound(result)
     if shares:
         lines.append(
@@ -71,7 +77,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         )
         lines.append("")
     for note in result.notes or []:
-        lines.append(f"> {md(note)}")
+        lines.append(f"- {md(note)}")
     if result.notes:
         lines.append("")
 

@@ -668,7 +668,16 @@ TELEMETRY_SERIES = (
     ("sm_active_ratio", "SM active (DCGM)", OKABE_ITO["green"], ":"),
 )
 
+# Telemetry rules judge per-window states; a finding names the GPU, and the WINDOW table says
+# which windows were in the state the rule counts. Rule code -> WINDOW share column.
+WINDOW_STATE_COLUMNS = {
+    "RL201": "busy_tensor_idle_share",
+    "RL202": "memory_bound_share",
+    "RL203": "allocated_idle_share",
+}
+
 _HOST_RE = re.compile(r"host:(\S+)")
+_GI_RE = re.compile(r"\bgi:(\S+)")
 _GPU_RE = re.compile(r"gpu:(\S+)")
 _WINDOW_RE = re.compile(r"window:(\S+?)(?:/|\.\.)(\S+)")
 
@@ -699,9 +708,11 @@ def finding_span(finding) -> dict[str, Any] | None:
         return None
     host = _HOST_RE.search(subject)
     gpu = _GPU_RE.search(subject)
+    gi = _GI_RE.search(subject)
     span = {
         "host": host.group(1) if host else None,
         "gpu": gpu.group(1) if gpu else None,
+        "gpu_instance": gi.group(1) if gi else None,
         "start": None,
         "end": None,
     }
@@ -714,6 +725,37 @@ def finding_span(finding) -> dict[str, Any] | None:
         elif ev.metric in ("window_end", "end", "end_time"):
             span["end"] = _parse_time(ev.value) or span["end"]
     return span
+
+
+def _span_matches(span, host, gpu, inst) -> bool:
+    """Does a finding's subject (host/gpu/gi, any may be absent) name this GPU panel?"""
+    if span["host"] is None and span["gpu"] is None and span["start"] is None:
+        return False
+    if span["host"] is not None and host is not None and span["host"] != str(host):
+        return False
+    if span["gpu"] not in (None, "?") and gpu is not None and span["gpu"] != str(gpu):
+        return False
+    if span["gpu_instance"] is not None and span["gpu_instance"] != str(inst):
+        return False
+    return True
+
+
+def _flagged_spans(finding, span, windows, host, gpu, inst, sub):
+    """(start, end, strength 0..1) to shade on one GPU's panel for one finding."""
+    import polars as pl
+
+    if span["start"] is not None or span["end"] is not None:
+        return [(span["start"] or sub["timestamp"].min(), span["end"] or sub["timestamp"].max(), 1.0)]
+    col = WINDOW_STATE_COLUMNS.get(finding.code)
+    if windows is None or col is None or col not in getattr(windows, "columns", ()):
+        return []
+    w = windows.filter(
+        pl.col("host").eq_missing(host) & pl.col("gpu").eq_missing(gpu) & pl.col("gpu_instance").eq_missing(inst)
+        & (pl.col(col) > 0)
+    )
+    if "excluded" in w.columns:
+        w = w.filter(pl.col("excluded").is_null())
+    return [(r["window_start"], r["window_end"], float(r[col])) for r in w.select("window_start", "window_end", col).iter_rows(named=True)]
 
 
 def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
@@ -737,13 +779,16 @@ def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
         .sort("host", "gpu", "gpu_instance", nulls_last=True)
     )
     groups = keys.select("host", "gpu", "gpu_instance").rows()
+    flagged = [(f, sp) for f, sp in ((f, finding_span(f)) for f in result.findings or []) if sp]
+    hits = {g: [(f, sp) for f, sp in flagged if _span_matches(sp, *g)] for g in groups}
+    # flagged GPUs first (a fleet has more GPUs than panels), then the rest, in name order
+    groups.sort(key=lambda g: 0 if hits[g] else 1)
     shown = groups[:max_panels]
     n = len(shown)
     ncols = 1 if n == 1 else 2
     nrows = math.ceil(n / ncols)
     fig = _new_figure(10.0 if ncols == 2 else 9.0, max(3.2, 2.5 * nrows + 0.8))
     axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
-    spans = [s for s in (finding_span(f) for f in result.findings or []) if s]
     flagged_by_panel: dict[int, list[str]] = {}
     handles = {}
     for k, (host, gpu, inst) in enumerate(shown):
@@ -762,20 +807,18 @@ def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
             )
             ln.set_gid(f"telemetry:{k}:{field}")
             handles.setdefault(label, ln)
-        for f, span in zip([f for f in result.findings or [] if finding_span(f)], spans):
-            if span["host"] is not None and host is not None and span["host"] != str(host):
-                continue
-            if span["gpu"] is not None and gpu is not None and span["gpu"] not in (str(gpu), f"{gpu}/{inst}"):
-                continue
-            if span["host"] is None and span["gpu"] is None and span["start"] is None:
-                continue
+        shade: dict[tuple, list] = {}
+        for f, span in hits[(host, gpu, inst)]:
             flagged_by_panel.setdefault(k, []).append(f.code)
-            if span["start"] is not None or span["end"] is not None:
-                t0 = span["start"] or sub["timestamp"].min()
-                t1 = span["end"] or sub["timestamp"].max()
-                patch = ax.axvspan(t0, t1, color=OKABE_ITO["yellow"], alpha=0.35, zorder=0, linewidth=0)
-                patch.set_gid(f"flagged:{k}:{f.code}")
-                handles.setdefault("span flagged by a rule", patch)
+            for t0, t1, strength in _flagged_spans(f, span, result.windows, host, gpu, inst, sub):
+                entry = shade.setdefault((t0, t1), [0.0, []])
+                entry[0] = max(entry[0], strength)
+                entry[1].append(f.code)
+        for (t0, t1), (strength, codes) in shade.items():  # one patch per span, however many rules
+            patch = ax.axvspan(t0, t1, color=OKABE_ITO["yellow"], alpha=0.15 + 0.4 * min(1.0, strength), zorder=0,
+                               linewidth=0)
+            patch.set_gid(f"flagged:{k}:{','.join(sorted(set(codes)))}")
+            handles.setdefault("span flagged by a rule", patch)
         name = f"{host or 'host ?'} \u00b7 GPU {gpu if gpu is not None else '?'}"
         if inst is not None:
             name += f" \u00b7 GI {inst}"
@@ -783,7 +826,7 @@ def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
         if codes:
             name += "  [" + ", ".join(codes) + "]"
         ax.set_title(plain(name), fontsize=10, loc="left")
-        ax.set_ylim(0, 105)
+        ax.set_ylim(-3, 105)
         ax.grid(True, color="#E5E5E5", linewidth=0.6)
         ax.tick_params(labelsize=9)
         if k % ncols == 0:
@@ -805,12 +848,13 @@ def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
             ncols=min(5, len(handles)), fontsize=9, frameon=False,
         )
     if title is None:
-        gpu_txt = result.gpu_name or "GPUs"
+        models = sorted({str(m) for m in tel["model"].unique().to_list() if m}) if "model" in tel.columns else []
+        gpu_txt = result.gpu_name or (models[0] if len(models) == 1 else "GPUs")
         srcs = sorted({Path(str(s)).name for s in tel["source"].unique().to_list() if s is not None})
         src_txt = srcs[0] if len(srcs) == 1 else f"{len(srcs)} files"
         title = f"Busy vs. working \u2014 {gpu_txt} \u2014 {src_txt}"
         if len(groups) > n:
-            title += f" (first {n} of {len(groups)} GPUs)"
+            title += f" ({n} of {len(groups)} GPUs, flagged first)"
     fig.suptitle(plain(title), fontsize=13, x=0.01, ha="left")
     return fig
 
