@@ -116,7 +116,7 @@ def gpu_section(result) -> dict[str, Any]:
     """The ``gpu`` object: catalogue peaks overlaid with the roofs actually used."""
     entry = _catalogue_entry(result.gpu_name)
     bw_roofs = [r for r in result.roofs if r.kind == "bandwidth" and r.level == "dram"]
-    if len(bw_roofs) == 1 or (bw_roofs and entry is None):
+    if len({r.value for r in bw_roofs}) == 1:
         bw, bw_src = bw_roofs[0].value, bw_roofs[0].source
     elif entry is not None:
         bw, bw_src = entry.dram_bw_bytes_per_s, "catalogue"
@@ -125,7 +125,7 @@ def gpu_section(result) -> dict[str, Any]:
     peaks: dict[str, dict[str, Any]] = {}
     for p in PRECISIONS:
         used = [r for r in result.roofs if r.kind == "compute" and r.precision == p]
-        if len(used) == 1 or (used and entry is None):
+        if len({r.value for r in used}) == 1:
             value, src = used[0].value, used[0].source
         elif entry is not None and entry.peak(p) is not None:
             value, src = entry.peak(p), "catalogue"
