@@ -67,7 +67,8 @@ def _cells(block: _Block):
     lines = pl.Series("line", [t for _, t in block.rows], dtype=pl.String)
     df = pl.DataFrame({"lineno": nums, "line": lines})
     if not block.right:
-        cols = [pl.col("line").str.slice(0, block.starts[0]).str.strip_chars().alias("entity")]
+        split = r"^\s*((?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+\d+(?:\s+LINK\s+\d+)?)"
+        cols = [pl.col("line").str.extract(split, 1).alias("entity")]
         for i, name in enumerate(block.fields):
             start = block.starts[i]
             length = (block.starts[i + 1] - start) if i + 1 < len(block.fields) else None
@@ -184,11 +185,12 @@ def read_dmon(path, *, opts):
         pl.col("entity").str.extract(ENTITY_RE.pattern, 3).alias("elink"),
     )
     # keep GPUs and GPU instances; list other entities
-    other = allrows.filter(~(pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null()))
+    is_gpu = (pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null()).fill_null(False)
+    other = allrows.filter(~is_gpu)
     if other.height:
         for ent, n in other.group_by("entity").agg(pl.col("lineno").n_unique()).sort("entity").iter_rows():
             skipped.append(Skipped(str(path), f"entity {ent} ({n} rows)", "entity kind ridgeline does not analyze"))
-    keep = allrows.filter(pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null())
+    keep = allrows.filter(is_gpu)
     # values: N/A or blank -> null, anything else must be a number
     raw = pl.col("raw").fill_null("")
     keep = keep.with_columns(

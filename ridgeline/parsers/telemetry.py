@@ -91,7 +91,7 @@ def detect_telemetry_format(path) -> str | None:
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     stripped = text.lstrip()
     if stripped.startswith("{") or stripped.startswith("["):
-        if '"resultType"' in text or ('"status"' in text and '"data"' in text):
+        if '"resultType"' in text or ('"status"' in text and ('"data"' in text or '"errorType"' in text)):
             return "prometheus-json"
         return None
     lines = [ln.rstrip("\r") for ln in text.splitlines()[:200]]
