@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -301,3 +302,87 @@ def test_si_formatting():
     assert plots.si(3.35e12, "B/s") == "3.35 TB/s"
     assert plots.si(None, "B/s") == "n/a"
     assert not math.isnan(plots.point_area(0.5))
+
+
+# ----------------------------------------------------------------------------------------
+# end to end: synthetic fixtures -> pipeline -> figure / CLI
+# ----------------------------------------------------------------------------------------
+SCENARIOS = Path(__file__).resolve().parents[1] / "fixtures" / "scenarios"
+
+
+def _scenario(name: str) -> Path:
+    path = SCENARIOS / name
+    if not path.exists():
+        pytest.skip(f"fixture scenario {name} not present")
+    return path
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from ridgeline.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        with pytest.raises(SystemExit) as exc:
+            main(list(args))
+    return exc.value.code, err.getvalue()
+
+
+def test_end_to_end_decode_batch8_profile():
+    from ridgeline.pipeline import analyze_paths
+
+    profile = _scenario("decode-b8-h100") / "profile.ncu-raw.csv"
+    result = analyze_paths([profile])
+    fig = plots.roofline_figure(result)
+    # the synthetic H100 export records ncu peaks equal to the datasheet: 989 TFLOP/s bf16, 3.35 TB/s
+    xs, ys = _line(fig, "roof:bandwidth:dram").get_data()
+    assert ys[0] / xs[0] == pytest.approx(3.35e12, rel=0.01)
+    xs, ys = _line(fig, "roof:compute:fp16_tensor").get_data()
+    assert ys[0] == pytest.approx(989e12, rel=0.01)
+    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    assert any("measured by ncu" in t.get_text() for t in legend.get_texts())
+    (coll,) = _by_gid(fig, "kernels:0")
+    drawable = result.summary.filter(pl_col_pos("intensity_dram")).height
+    assert len(coll.get_offsets()) == drawable
+    # decode at batch 8 with bf16 weights: the GEMMs sit at ~8 FLOP/B (MANIFEST: 7.97-7.98)
+    assert sum(1 for x, _y in coll.get_offsets() if 7.5 < x < 8.5) >= 1
+    assert "H100 SXM" in fig.axes[0].get_title(loc="left")
+
+
+def pl_col_pos(name):
+    import polars as pl
+
+    return pl.col(name).is_not_null() & (pl.col(name) > 0)
+
+
+def test_cli_roofline_sweep_writes_png_and_svg(tmp_path):
+    b1 = _scenario("decode-b1-h100") / "profile.ncu-raw.csv"
+    b8 = _scenario("decode-b8-h100") / "profile.ncu-raw.csv"
+    for name in ("sweep.png", "sweep.svg"):
+        out = tmp_path / name
+        rc, err = _cli("roofline", str(b1), str(b8), "--label", "batch 1", "--label", "batch 8", "-o", str(out))
+        assert rc == 0, err
+        assert out.stat().st_size > 10_000
+    svg = (tmp_path / "sweep.svg").read_text()
+    assert "batch 8" in svg  # the legend entry, as an SVG text comment
+    assert (tmp_path / "sweep.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_roofline_usage_errors_are_one_line(tmp_path):
+    b8 = _scenario("decode-b8-h100") / "profile.ncu-raw.csv"
+    rc, err = _cli("roofline", str(b8), "-o", str(tmp_path / "x.jpg"))
+    assert rc == 2 and err.count("\n") == 1 and ".png" in err
+    rc, err = _cli("roofline", str(b8), "--label", "a", "--label", "b", "-o", str(tmp_path / "x.png"))
+    assert rc == 2 and "--label" in err
+    rc, err = _cli("roofline", str(b8), "--compare-gpu", "NoSuchGPU9000", "-o", str(tmp_path / "x.png"))
+    assert rc == 2 and err.count("\n") == 1
+
+
+def test_cli_analyze_plot_option(tmp_path):
+    b8 = _scenario("decode-b8-h100") / "profile.ncu-raw.csv"
+    out = tmp_path / "roof.svg"
+    rc, err = _cli("analyze", str(b8), "--plot", str(out), "-o", str(tmp_path / "a.txt"))
+    assert rc == 0, err
+    assert out.read_text().lstrip().startswith("<?xml")

@@ -6,6 +6,7 @@ import base64
 import hashlib
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
@@ -208,3 +209,64 @@ def test_md_escape():
     assert md("a|b`c`<d>") == "a\\|b\\`c\\`&lt;d&gt;"
     assert md(PIPE_NAME).count("\\|") == 1
     assert md("two\nlines") == "two lines"
+
+
+# ----------------------------------------------------------------------------------------
+# end to end: synthetic fixture (ncu export + dcgmi dmon) -> pipeline -> report command
+# ----------------------------------------------------------------------------------------
+SCENARIOS = Path(__file__).resolve().parents[1] / "fixtures" / "scenarios"
+
+
+def _cli(*args: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from ridgeline.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with pytest.raises(SystemExit) as exc:
+            main(list(args))
+    return exc.value.code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def decode_b1():
+    path = SCENARIOS / "decode-b1-h100"
+    if not path.exists():
+        pytest.skip("fixture scenario decode-b1-h100 not present")
+    return path
+
+
+def test_cli_report_html_end_to_end(decode_b1, tmp_path):
+    from ridgeline.pipeline import analyze_paths
+
+    out = tmp_path / "report.html"
+    rc, _stdout, err = _cli("report", str(decode_b1), "-o", str(out))
+    assert rc == 0, err
+    page = out.read_text(encoding="utf-8")
+    p = _Page()
+    p.feed(page)
+    expected = analyze_paths([decode_b1])
+    assert len(expected.findings) > 0
+    assert p.rows["findings-table"] == len(expected.findings)
+    assert p.rows["kernel-table"] == expected.summary.height
+    assert len([t for t, _a in p.tags if t == "svg"]) == 2  # roofline + telemetry (the folder has a dmon file)
+    assert [r[1] for r in p.cells["inputs-table"]] == [i.kind for i in expected.inputs]
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
+    assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
+
+
+def test_cli_report_markdown_to_stdout(decode_b1):
+    rc, stdout, err = _cli("report", str(decode_b1), "--format", "markdown")
+    assert rc == 0, err
+    assert stdout.startswith("## ridgeline report")
+    assert "### Findings (" in stdout and "| Kernel |" in stdout
+    assert "<svg" not in stdout
+
+
+def test_cli_report_format_follows_suffix(decode_b1, tmp_path):
+    out = tmp_path / "summary.md"
+    rc, _o, err = _cli("report", str(decode_b1 / "profile.ncu-raw.csv"), "-o", str(out))
+    assert rc == 0, err
+    assert out.read_text().startswith("## ridgeline report")
