@@ -301,3 +301,63 @@ def test_rl105_message_keeps_a_decimal_when_rounding_would_hide_the_gap():
     rows = [launch(GEMM, duration_s=1e-3, flops=491e9, dram_bytes=0.5e9)]
     (f,) = run(get_rule("RL105"), rows)
     assert f.message == "491 TFLOP/s = 49.6% of the bf16/fp16 compute roof 989 TFLOP/s (catalogue) < 50% on H100 SXM"
+
+
+# ------------------------------------------------------------------- RL110
+TF32 = dict(precision="tf32_tensor", peak_flops=494.5e12)
+
+
+def test_rl110_fires_on_compute_bound_tf32():
+    # AI 200e9 / 0.5e9 = 400 >= 494.5 / 3.35 = 147.6
+    rows = [launch("sm80_xmma_gemm_tf32f32_tf32f32_f32_nn", duration_s=1e-3, flops=200e9, dram_bytes=0.5e9, **TF32)]
+    (f,) = run(get_rule("RL110"), rows)
+    assert f.severity == "info"
+    assert f.message == (
+        "tf32 tensor math at intensity 400 FLOP/B >= ridge 148 FLOP/B: H100 SXM's bf16/fp16 tensor roof is "
+        "989 TFLOP/s, 2x the tf32 494 TFLOP/s"
+    )
+    assert f.impact_s == pytest.approx(1e-3 - 200e9 / 989e12)
+
+
+def test_rl110_quiet_for_memory_side_tf32_bf16_and_small_gain():
+    rows = [
+        launch("tf32_gemv", duration_s=1e-3, flops=25e9, dram_bytes=0.5e9, **TF32),  # AI 50 < 148
+        launch(GEMM, duration_s=1e-3, flops=400e9, dram_bytes=0.5e9),  # bf16 already
+    ]
+    assert run(get_rule("RL110"), rows) == []
+    big = [launch("tf32_gemm", duration_s=1e-3, flops=200e9, dram_bytes=0.5e9, **TF32)]
+    assert run(get_rule("RL110"), big, overrides={"min_roof_gain": 2.5}) == []  # H100 gain is 2.0
+
+
+# ------------------------------------------------------------------- RL111
+def test_rl111_fires_on_a_grid_smaller_than_the_gpu():
+    # 0.3e9 B in 1 ms = 0.3 TB/s at AI 26.7 (memory side): 0.3 / 3.35 = 9% of the roof
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=0.3e9, grid_blocks=48) for _ in range(3)]
+    (f,) = run(get_rule("RL111"), rows)
+    assert f.subject == GEMM
+    assert f.message == "median grid 48 blocks < 132 SMs on H100 SXM; 9% of its roof"
+    assert f.impact_s == pytest.approx(3 * (1e-3 - 0.3e9 / H100_BW))
+
+
+def test_rl111_quiet_for_full_grids_fast_kernels_and_unknown_grids():
+    rows = [
+        launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=0.3e9, grid_blocks=264),  # 2 waves
+        launch("small_but_fast", duration_s=1e-3, flops=8e9, dram_bytes=2.68e9, grid_blocks=48),  # 80% of roof
+        launch("no_grid", duration_s=1e-3, flops=8e9, dram_bytes=0.3e9),
+    ]
+    assert run(get_rule("RL111"), rows) == []
+
+
+def test_rl111_leaves_short_launches_to_rl106():
+    rows = [launch("rms_norm_kernel", duration_s=4e-6, flops=1e6, dram_bytes=1e6, grid_blocks=4) for _ in range(500)]
+    assert run(get_rule("RL111"), rows) == []  # mean 4 us < 10 us
+
+
+def test_groups_sharing_a_name_are_told_apart_by_precision():
+    # same short name, two instantiations: 1.0 TB/s (30%) in fp32 and 1.34 TB/s (40%) in bf16
+    rows = [
+        launch("elementwise_kernel", duration_s=1e-3, flops=1e8, dram_bytes=1e9, precision="fp32", peak_flops=66.9e12),
+        launch("elementwise_kernel", duration_s=1e-3, flops=1e8, dram_bytes=1.34e9),
+    ]
+    subjects = sorted(f.subject for f in run(get_rule("RL103"), rows))
+    assert subjects == ["elementwise_kernel [bf16/fp16]", "elementwise_kernel [fp32]"]

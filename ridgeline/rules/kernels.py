@@ -235,6 +235,7 @@ def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "pre
         duration_s_source=_first("duration_s_source"),
     )
     share = (c("duration_s") / pl.lit(total)) if total else pl.lit(None, dtype=pl.Float64)
+    g = _disambiguate(g, by)
     return g.with_columns(
         time_share=share,
         intensity_dram=pl.when(c("dram_bytes") > 0).then(c("flops") / c("dram_bytes")),
@@ -244,6 +245,27 @@ def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "pre
             c("dram_bytes") / c("paired_duration_s")
         ),
         roof_fraction=pl.when(c("roof_duration_s") > 0).then(c("time_to_roof_s") / c("roof_duration_s")),
+    )
+
+
+def _disambiguate(g, by: tuple[str, ...]):
+    """Name groups that share a subject apart: ``name [fp32]``, ``name [bf16/fp16, H100 SXM]``."""
+    import polars as pl
+
+    if "subject" not in by or len(by) == 1:
+        return g
+    dup = pl.len().over("subject") > 1
+    parts = []
+    if "precision" in by:
+        label = pl.col("precision").replace_strict(PRECISION_LABELS, default=pl.col("precision")).fill_null("no FLOPs")
+        parts.append(label)
+    if "gpu" in by and g["gpu"].n_unique() > 1:
+        parts.append(pl.col("gpu").fill_null("unknown GPU"))
+    if not parts:
+        return g
+    tag = pl.concat_str(parts, separator=", ")
+    return g.with_columns(
+        subject=pl.when(dup).then(pl.format("{} [{}]", pl.col("subject"), tag)).otherwise(pl.col("subject"))
     )
 
 
