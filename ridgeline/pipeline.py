@@ -75,6 +75,51 @@ def detect(path: Path) -> tuple[str, str] | None:
     return None
 
 
+def _why_not_recognized(path: Path) -> InputError:
+    """The most specific one-line error for a named file no detector claims.
+
+    The ncu parser knows the common ways an ncu export goes wrong (empty file, counter
+    permission error, summary page, wrong header); its reason is kept, with the telemetry
+    formats added to what was expected. Anything else gets the generic list.
+    """
+    ncu = _optional("ridgeline.parsers.ncu")
+    if ncu is not None and hasattr(ncu, "read_ncu"):
+        try:
+            ncu.read_ncu([str(path)])
+        except InputError as err:
+            generic = err.expected.startswith("expected an Nsight Compute CSV export (a header line")
+            if not generic:
+                expected = err.expected
+                if expected.startswith("expected"):  # not clearly ncu's own output: telemetry was an option too
+                    expected += " (or GPU telemetry: dcgmi dmon, dcgm-exporter, Prometheus JSON, nvidia-smi)"
+                return InputError(
+                    path,
+                    expected,
+                    line=err.line,
+                    column=err.column,
+                    actual=err.actual,
+                )
+        except Exception:  # noqa: BLE001 - the generic message below is still right
+            pass
+    first = _first_line(path)
+    return InputError(path, EXPECTED_FORMATS, actual=first)
+
+
+def _first_line(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), None)
+    if line is None:
+        return "an empty file"
+    if any(ch in line for ch in "\ufffd\x00"):
+        return "binary data"
+    return line
+
+
 def analyze_paths(
     paths: Iterable[str | Path],
     *,
@@ -114,7 +159,7 @@ def analyze_paths(
         found = detect(path)
         if found is None:
             if explicit:
-                raise InputError(path, EXPECTED_FORMATS)
+                raise _why_not_recognized(path)
             result.skipped.append(Skipped(str(path), "file", "not an ncu export or telemetry (found in a folder)"))
         elif found[0] == "ncu":
             ncu_files.append(path)
@@ -212,6 +257,17 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
             result.notes.append(f"device {name!r} is not in the GPU catalogue; pass --gpu NAME to use datasheet roofs")
     if not gpus and not roofs:
         result.notes.append("no roofs: the export recorded no peaks and names no known GPU; pass --gpu NAME")
+    if not gpus:
+        from ridgeline.analyzer.gpus import catalogue
+
+        ccs = roofline.get_column("cc").drop_nulls().unique().sort().to_list()
+        for cc in ccs:
+            same = [g.name for g in catalogue() if g.cc == cc]
+            if same:
+                result.notes.append(
+                    f"the export records compute capability {cc}: catalogue GPUs with it are "
+                    f"{', '.join(same)} (pass --gpu NAME; ridgeline does not guess)"
+                )
 
     n_unknown = roofline.filter(pl.col("bound") == "unknown").height
     if n_unknown:

@@ -218,3 +218,42 @@ def test_fixture_scenarios_analyze_on_the_right_gpu(capsys, folder):
     suffix = folder.name.rsplit("-", 1)[-1]
     if suffix in ("h100", "h200", "a100"):
         assert doc["gpu"]["name"].lower().startswith(suffix)
+
+
+NCU_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ncu"
+GOOD = sorted(p for p in NCU_FIXTURES.glob("*.csv") if p.name.startswith(("details-", "raw-", "missing-")))
+BAD = sorted(p for p in NCU_FIXTURES.glob("*.csv") if p.name.startswith(("bad-", "empty", "error-", "no-kernels", "summary-")))
+
+
+@pytest.mark.skipif(not GOOD, reason="ncu fixtures absent")
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_parser_fixtures_analyze(capsys, path):
+    code, out, err = run(capsys, "analyze", path, "--format", "json", "--gpu", "H100")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["kernels"]
+    assert doc["gpu"]["name"] == "H100 SXM"
+    for k in doc["kernels"]:
+        assert (k["bound"] == "unknown") == bool(k["missing"] or k["missing_hint"])
+
+
+@pytest.mark.skipif(not BAD, reason="ncu fixtures absent")
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.name)
+def test_bad_fixtures_fail_with_one_line(capsys, path):
+    code, out, err = run(capsys, "analyze", path)
+    assert code == 2
+    assert err.count("\n") == 1 and path.name in err and "Traceback" not in err
+
+
+def test_specific_reason_from_the_ncu_parser_is_kept(capsys, tmp_path):
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = run(capsys, "analyze", empty)
+    assert code == 2 and "empty" in err and "empty.csv" in err
+
+
+def test_unknown_file_error_shows_what_was_found(capsys, tmp_path):
+    bad = tmp_path / "tv.csv"
+    bad.write_text("time,value\n1,2\n")
+    code, _, err = run(capsys, "analyze", bad)
+    assert code == 2 and "got 'time,value'" in err

@@ -101,3 +101,12 @@ def test_telemetry_inputs_fill_windows():
     assert r.kernels is None
     assert r.windows is not None and r.windows.height > 0
     assert r.telemetry is not None and r.telemetry.height > 0
+
+
+def test_compute_capability_lists_candidates_without_guessing(tmp_path):
+    path = write_mini_ncu(tmp_path / "p.csv", device="")
+    r = analyze_paths([path])
+    assert r.gpu_name is None
+    note = next(n for n in r.notes if "compute capability 9.0" in n)
+    assert "H100 SXM" in note and "H200" in note and "does not guess" in note
+    assert set(r.kernels.get_column("bound")) == {"unknown"}

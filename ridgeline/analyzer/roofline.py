@@ -27,6 +27,9 @@ Decisions, written down once:
   over the bandwidth roof. A launch with zero FLOPs *and* zero DRAM bytes has nothing the
   roofline describes and is ``unknown`` with an explanatory hint (``missing`` empty).
   FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side.
+* **Partial FLOP counters.** FLOPs are known when any FLOP column is; absent ones count
+  as not executed. An export with CUDA-core counters but no tensor counters therefore
+  hides tensor work; the pipeline adds a note when no launch has tensor counters.
 * **Numbers.** ``roof_flops_per_s = min(peak, intensity x bandwidth)``;
   ``roof_fraction`` = achieved FLOP/s / roof FLOP/s (equal to achieved DRAM B/s /
   bandwidth roof on the memory side); ``ridge_distance = intensity / ridge``;

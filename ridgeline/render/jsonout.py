@@ -12,6 +12,7 @@ import dataclasses
 import datetime as _dt
 import json
 import math
+import textwrap
 from typing import Any
 
 from ridgeline.analyzer.gpus import PRECISIONS, catalogue
@@ -180,6 +181,14 @@ def _column_table(columns: dict[str, tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
+def _classifier_doc() -> str:
+    """The decisions section of ridgeline.analyzer.roofline's docstring, as Markdown."""
+    from ridgeline.analyzer import roofline
+
+    text = (roofline.__doc__ or "").split("Decisions, written down once:", 1)[-1]
+    return textwrap.dedent(text).strip()
+
+
 def json_schema_markdown() -> str:
     """docs/json-schema.md, generated (``python scripts/gen_schema_docs.py``)."""
     parts = [
@@ -220,6 +229,10 @@ def json_schema_markdown() -> str:
         "at 100% of the roof; `duration_s - time_to_roof_s` is an upper bound on what a better kernel saves.",
         "",
         _column_table({k: (KERNEL_COLUMNS | ROOFLINE_COLUMNS)[k] for k in KERNEL_KEYS}),
+        "",
+        "## How launches are classified",
+        "",
+        _classifier_doc(),
         "",
         "## `summary[]`: one record per kernel name",
         "",
