@@ -317,3 +317,22 @@ def test_no_published_rule_keeps_scaffold_todos():
     for r in engine.all_rules():
         doc = engine.rule_doc_sections(r)
         assert not any("TODO" in text for text in doc.values()), f"{r.code} still has TODO in its docstring"
+
+
+def test_kernel_groups_are_computed_once_per_context_and_filters_still_apply():
+    import polars as pl
+
+    from ridgeline.rules import kernels as K
+
+    ctx = _decode_ctx()
+    a = K.kernel_groups(ctx)
+    assert K.kernel_groups(ctx) is a  # cached
+    gemm = K.kernel_groups(ctx, rows=pl.col("family") == "gemm")
+    assert gemm["subject"].to_list() == [GEMM]
+    # a filter on a launch column regroups instead of filtering groups
+    long = K.kernel_groups(ctx, rows=pl.col("duration_s") > 0.5e-3)
+    assert long["subject"].to_list() == [GEMM]
+    assert long["launches"].to_list() == [1]
+    # a new table invalidates the memo
+    ctx.kernels = ctx.kernels.head(1)
+    assert K.kernel_groups(ctx)["subject"].to_list() == [GEMM]

@@ -155,6 +155,18 @@ def total_gpu_time(ctx: Context) -> float | None:
     return float(total) if total else None
 
 
+_CACHE_KEY = "_rules_cache"
+
+
+def _cache(ctx: Context) -> dict:
+    """Per-context memo shared by the rules of one run (reset when ``ctx.kernels`` changes)."""
+    cache = ctx.extra.get(_CACHE_KEY)
+    if not isinstance(cache, dict) or cache.get("kernels") is not ctx.kernels:
+        cache = {"kernels": ctx.kernels}
+        ctx.extra[_CACHE_KEY] = cache
+    return cache
+
+
 def launches(ctx: Context):
     """The ROOFLINE table with ``subject`` and ``family`` columns added, or None if there is none."""
     import polars as pl
@@ -162,10 +174,13 @@ def launches(ctx: Context):
     df = ctx.kernels
     if df is None or df.height == 0:
         return None
-    return df.with_columns(
-        subject=pl.coalesce(pl.col("short_name"), pl.col("kernel_name")).fill_null("<unnamed kernel>"),
-        family=family_expr(),
-    )
+    cache = _cache(ctx)
+    if "launches" not in cache:
+        cache["launches"] = df.with_columns(
+            subject=pl.coalesce(pl.col("short_name"), pl.col("kernel_name")).fill_null("<unnamed kernel>"),
+            family=family_expr(),
+        )
+    return cache["launches"]
 
 
 def _first(col: str):
@@ -185,8 +200,23 @@ def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "pre
     """Aggregate launches per kernel name group (see the module docstring for the columns).
 
     ``rows`` optionally restricts the launches (a polars boolean expression over ROOFLINE columns,
-    ``subject`` and ``family``). Returns None when there is no kernel table.
+    ``subject`` and ``family``). Returns None when there is no kernel table. Groups are computed
+    once per context and reused: a ``rows`` filter that reads only group keys (``by`` and
+    ``family``) is applied to the cached groups; any other filter regroups the launches.
     """
+    keys = tuple(by) + (() if "family" in by else ("family",))
+    if rows is not None and not set(rows.meta.root_names()) <= set(keys):
+        return _groups(ctx, keys, rows)
+    if launches(ctx) is None:
+        return None
+    cache = _cache(ctx)
+    if ("groups", keys) not in cache:
+        cache[("groups", keys)] = _groups(ctx, keys, None)
+    g = cache[("groups", keys)]
+    return g if rows is None else g.filter(rows)
+
+
+def _groups(ctx: Context, by: tuple[str, ...], rows):
     import polars as pl
 
     df = launches(ctx)
@@ -207,7 +237,6 @@ def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "pre
         c("flops_fp64").is_not_null() | c("flops_fp32").is_not_null() | c("flops_fp16").is_not_null()
     )
     g = df.group_by(list(by), maintain_order=True).agg(
-        family=_first("family"),
         launches=pl.len(),
         duration_s=c("duration_s").sum(),
         mean_duration_s=c("duration_s").mean(),
