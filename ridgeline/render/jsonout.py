@@ -163,8 +163,28 @@ def to_document(result) -> dict[str, Any]:
     return clean(doc)
 
 
+_KERNELS_MARK = "__ridgeline_kernels_records__"
+
+
+def _records_json(df, columns) -> str:
+    """Records as a JSON array written by polars itself (NaN/inf -> null), for large tables."""
+    import polars as pl
+
+    df = df.select([pl.col(c) if c in df.columns else pl.lit(None).alias(c) for c in columns])
+    return df.write_json()
+
+
 def render_json(result, *, indent: int | None = 2) -> str:
-    return json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+    """The document as text. The per-launch records are serialized by polars (one compact
+    line per document) because Python-level conversion dominates on 100k+ launches."""
+    kernels = result.kernels
+    if kernels is None or kernels.height == 0:
+        return json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+    result_wo = dataclasses.replace(result, kernels=None)
+    doc = to_document(result_wo)
+    doc["kernels"] = _KERNELS_MARK
+    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
+    return text.replace(json.dumps(_KERNELS_MARK), _records_json(kernels, KERNEL_KEYS), 1) + "\n"
 
 
 def _key_table(keys: dict[str, str]) -> str:
