@@ -11,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rule_cases import context, launch  # noqa: E402
+from ridgeline.rules.base import Context  # noqa: E402
 
 from ridgeline.errors import InputError, UsageError  # noqa: E402
 from ridgeline.rules import engine  # noqa: E402
@@ -336,3 +337,45 @@ def test_kernel_groups_are_computed_once_per_context_and_filters_still_apply():
     # a new table invalidates the memo
     ctx.kernels = ctx.kernels.head(1)
     assert K.kernel_groups(ctx)["subject"].to_list() == [GEMM]
+
+
+# ---------------------------------------------------------------- aliases
+def test_aliases_resolve_in_lookup_selection_and_config(monkeypatch):
+    renamed = _dummy(code="RL199", name="renamed-condition", aliases=("RL198",))
+    monkeypatch.setattr(engine, "_registry", lambda: (renamed,))
+    assert engine.get_rule("RL198") is renamed
+    assert codes(engine.select_rules(["RL198"])) == ["RL199"]
+    with pytest.raises(UsageError, match="unknown threshold"):
+        engine.rule_overrides({"rules": {"RL198": {"nope": 1}}})
+    assert engine.rule_overrides({"rules": {"RL198": {"severity": "info"}}}) == {"RL199": {"severity": "info"}}
+
+
+# ---------------------------------------------------------------- on the classifier's output
+def test_rules_run_on_classifier_output():
+    """KERNEL rows -> classify() -> run_rules(): the contract columns the rules read exist and agree."""
+    import polars as pl
+
+    from ridgeline.analyzer.roofline import classify
+    from ridgeline.analyzer.schema import KERNEL_COLUMNS, polars_schema
+
+    schema = polars_schema(KERNEL_COLUMNS)
+    # 4 launches of a decode GEMM: 1 GB of bf16 weights, batch 8 -> 8e9 tensor FLOP, 0.5 ms each
+    rows = [
+        {
+            "id": str(i), "kernel_name": GEMM, "short_name": GEMM, "device_name": "NVIDIA H100 80GB HBM3",
+            "duration_s": 0.5e-3, "flops_tensor_fp16": 8e9, "flops_tensor": 8e9, "flops_fp32": 0.0,
+            "flops_tensor_source": "sm__ops_path_tensor_src_bf16_dst_fp32", "dram_bytes": 1e9,
+            "dram_bytes_source": "dram__bytes.sum",
+        }
+        for i in range(4)
+    ]
+    kernels = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
+    roofline, roofs = classify(kernels)
+    ctx = Context(kernels=roofline, total_gpu_time_s=2e-3, extra={"roofs": roofs})
+    found = engine.run_rules(ctx, select=["RL101"])
+    (f,) = found
+    assert "arithmetic intensity 8 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)" in f.message
+    # catalogue roofs: time at roof = 1e9 / 3.35e12 per launch
+    assert f.impact_s == pytest.approx(4 * (0.5e-3 - 1e9 / 3.35e12))
+    assert f.impact_share == pytest.approx(f.impact_s / 2e-3)
+    assert {e.metric: e.source for e in f.evidence}["dram_bytes"] == "measured: dram__bytes.sum"
