@@ -11,11 +11,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from rule_cases import context, launch  # noqa: E402
-from ridgeline.rules.base import Context  # noqa: E402
 
 from ridgeline.errors import InputError, UsageError  # noqa: E402
 from ridgeline.rules import engine  # noqa: E402
-from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, Finding, Rule  # noqa: E402
+from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, Context, Finding, Rule  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CODES = [r.code for r in engine.all_rules()]
