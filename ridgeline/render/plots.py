@@ -317,6 +317,8 @@ def roofline_figure(
     ``roof:compute:<precision>``, ``ridge:<precision>``, ``kernels:<input index>``,
     ``compare:...``, ``label:<input index>:<rank>``.
     """
+    import numpy as np
+    from matplotlib.colors import to_rgba
     from matplotlib.lines import Line2D
 
     labelled = _as_labelled(results)
@@ -467,14 +469,16 @@ def roofline_figure(
             if p["why"]:
                 unplotted[p["why"]] = unplotted.get(p["why"], 0) + 1
         marker = INPUT_MARKERS[i % len(INPUT_MARKERS)] if multi else "o"
-        sizes = [point_area(p["share"]) for p in drawable]
-        colors = [BOUND_COLORS.get(p["bound"], BOUND_COLORS["unknown"]) for p in drawable]
+        sizes = 28.0 + 1400.0 * np.clip(np.array([p["share"] for p in drawable], dtype=float), 0.0, 1.0)
+        bound_names = list(BOUND_COLORS)
+        palette = np.array([to_rgba(BOUND_COLORS[b]) for b in bound_names])
+        codes = np.array([bound_names.index(p["bound"]) if p["bound"] in BOUND_COLORS else 2 for p in drawable], dtype=int)
         bounds_seen.update(p["bound"] for p in drawable)
         coll = ax.scatter(
-            [p["x"] for p in drawable],
-            [p["y"] for p in drawable],
+            np.array([p["x"] for p in drawable], dtype=float),
+            np.array([p["y"] for p in drawable], dtype=float),
             s=sizes,
-            c=colors if drawable else None,
+            c=palette[codes] if drawable else None,
             marker=marker,
             alpha=0.75,
             edgecolors="white",
@@ -601,28 +605,40 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
         return
     fig.draw_without_rendering()  # settle the constrained layout before measuring
     renderer = fig.canvas.get_renderer()
+    import numpy as np
+
     ax_box = ax.get_window_extent(renderer)
-    obstacles = [leg.get_window_extent(renderer) for leg in ax.get_children() if type(leg).__name__ == "Legend"]
-    obstacles += [t.get_window_extent(renderer) for t in ax.texts]
+    boxes = [leg.get_window_extent(renderer).extents for leg in ax.get_children() if type(leg).__name__ == "Legend"]
+    boxes += [t.get_window_extent(renderer).extents for t in ax.texts]
+    obstacles = [np.asarray(boxes, dtype=float).reshape(-1, 4)]
     px = fig.dpi / 72.0
-    for drawable, sizes in scatters:
-        for p, s in zip(drawable, sizes):
-            cx, cy = ax.transData.transform((p["x"], p["y"]))
-            r = math.sqrt(s) / 2 * px
-            obstacles.append(Bbox.from_extents(cx - r, cy - r, cx + r, cy + r))
+    for drawable, sizes in scatters:  # markers, as squares around their centres (vectorized)
+        if not drawable:
+            continue
+        centres = ax.transData.transform(np.array([[p["x"], p["y"]] for p in drawable]))
+        r = np.sqrt(np.asarray(sizes, dtype=float)) / 2 * px
+        obstacles.append(np.column_stack([centres[:, 0] - r, centres[:, 1] - r, centres[:, 0] + r, centres[:, 1] + r]))
+    obstacle_arr = np.concatenate(obstacles)
     # roof lines as sampled display points (straight in log-log, so straight on screen)
-    line_pts = []
+    pts = [np.empty((0, 2))]
     for ln in ax.get_lines():
         gid = ln.get_gid() or ""
         if not gid.startswith(("roof:", "compare:")):
             continue
-        xy = ax.transData.transform(list(zip(ln.get_xdata(), ln.get_ydata())))
+        xy = ax.transData.transform(np.column_stack([ln.get_xdata(), ln.get_ydata()]))
         for (x0, y0), (x1, y1) in zip(xy[:-1], xy[1:]):
             n = max(2, int(math.hypot(x1 - x0, y1 - y0) / 4))
-            line_pts += [(x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n) for k in range(n + 1)]
+            t = np.linspace(0.0, 1.0, n + 1)
+            pts.append(np.column_stack([x0 + (x1 - x0) * t, y0 + (y1 - y0) * t]))
+    line_pts = np.concatenate(pts)
 
-    def crosses_line(bb) -> bool:
-        return any(bb.x0 <= x <= bb.x1 and bb.y0 <= y <= bb.y1 for x, y in line_pts)
+    def blocked(bb, placed_arr) -> bool:
+        for arr in (obstacle_arr, placed_arr):
+            if len(arr) and np.any((arr[:, 0] < bb.x1) & (arr[:, 2] > bb.x0) & (arr[:, 1] < bb.y1) & (arr[:, 3] > bb.y0)):
+                return True
+        return bool(len(line_pts)) and bool(np.any(
+            (line_pts[:, 0] >= bb.x0) & (line_pts[:, 0] <= bb.x1) & (line_pts[:, 1] >= bb.y0) & (line_pts[:, 1] <= bb.y1)
+        ))
 
     placed = []
     for idx, rank, p in items:
@@ -647,7 +663,7 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
             ann.update_positions(renderer)
             bb = Text.get_window_extent(ann, renderer).expanded(1.03, 1.12)
             inside = bb.x0 >= ax_box.x0 and bb.x1 <= ax_box.x1 and bb.y0 >= ax_box.y0 and bb.y1 <= ax_box.y1
-            if inside and not any(bb.overlaps(o) for o in placed + obstacles) and not crosses_line(bb):
+            if inside and not blocked(bb, np.asarray(placed, dtype=float).reshape(-1, 4)):
                 best = (ann, bb)
                 break
             ann.remove()
@@ -655,7 +671,7 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
             continue  # no free spot: leave it unlabelled rather than overprint
         ann, bb = best
         ann.set_gid(f"label:{idx}:{rank}")
-        placed.append(bb)
+        placed.append(bb.extents)
 
 
 # ----------------------------------------------------------------------------------------
@@ -727,6 +743,24 @@ def finding_span(finding) -> dict[str, Any] | None:
     return span
 
 
+def _downsample(series, max_points: int):
+    """At most ``max_points`` (timestamp, value) rows: means over equal time bins (a fleet-day at
+    1 s would otherwise put 86,400 points per line into the SVG)."""
+    import polars as pl
+
+    if series.height <= max_points:
+        return series
+    t0 = series["timestamp"].min()
+    span_us = (series["timestamp"].max() - t0).total_seconds() * 1e6 or 1.0
+    idx = ((pl.col("timestamp") - t0).dt.total_microseconds() / span_us * (max_points - 1)).floor().cast(pl.Int64)
+    return (
+        series.group_by(idx.alias("_bin"))
+        .agg(pl.col("timestamp").min(), pl.col("value").mean())
+        .sort("_bin")
+        .drop("_bin")
+    )
+
+
 def _span_matches(span, host, gpu, inst) -> bool:
     """Does a finding's subject (host/gpu/gi, any may be absent) name this GPU panel?"""
     if span["host"] is None and span["gpu"] is None and span["start"] is None:
@@ -758,7 +792,7 @@ def _flagged_spans(finding, span, windows, host, gpu, inst, sub):
     return [(r["window_start"], r["window_end"], float(r[col])) for r in w.select("window_start", "window_end", col).iter_rows(named=True)]
 
 
-def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
+def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, title: str | None = None):
     """Small multiples, one panel per GPU: GPU-Util vs tensor-active / DRAM-active over time.
 
     Spans that telemetry findings point at (see :func:`finding_span`) are shaded. Returns a
@@ -785,6 +819,7 @@ def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
     groups.sort(key=lambda g: 0 if hits[g] else 1)
     shown = groups[:max_panels]
     n = len(shown)
+    parts = tel.partition_by("host", "gpu", "gpu_instance", as_dict=True, maintain_order=False)
     ncols = 1 if n == 1 else 2
     nrows = math.ceil(n / ncols)
     fig = _new_figure(10.0 if ncols == 2 else 9.0, max(3.2, 2.5 * nrows + 0.8))
@@ -793,14 +828,12 @@ def telemetry_figure(result, *, max_panels: int = 16, title: str | None = None):
     handles = {}
     for k, (host, gpu, inst) in enumerate(shown):
         ax = axes[k // ncols][k % ncols]
-        sub = tel.filter(
-            (pl.col("host").eq_missing(host)) & (pl.col("gpu").eq_missing(gpu)) & (pl.col("gpu_instance").eq_missing(inst))
-        ).sort("timestamp")
+        sub = parts[(host, gpu, inst)].sort("timestamp")
         for field, label, color, style in TELEMETRY_SERIES:
             s = sub.filter(pl.col("field") == field)
             if not s.height:
                 continue
-            s = s.group_by("timestamp").agg(pl.col("value").mean()).sort("timestamp")
+            s = _downsample(s.group_by("timestamp").agg(pl.col("value").mean()).sort("timestamp"), max_points)
             (ln,) = ax.plot(
                 s["timestamp"].to_list(), (s["value"] * 100).to_list(), color=color, linestyle=style,
                 linewidth=1.4, label=label,
