@@ -245,3 +245,23 @@ def test_exporter_lines_carry_timestamps():
     mig_util = [ln for ln in samples if ln.startswith("DCGM_FI_DEV_GPU_UTIL") and "GPU_I_ID" in ln]
     assert mig_util == []
     assert not any(ln.startswith("DCGM_FI_PROF_") and 'gpu="1"' in ln for ln in samples)
+
+
+def test_new_details_layout_has_the_2023_columns():
+    rows = _csv_block(SCENARIOS / "decode-b32-h100" / "profile.ncu-details.csv")
+    assert rows[0] == ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+                       "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit",
+                       "Metric Value"]
+    assert {len(r) for r in rows} == {15}
+    units = {r[12]: r[13] for r in rows[1:]}
+    assert units["gpu__time_duration.sum"] == "ns" and units["sm__cycles_elapsed.avg.per_second"] == "hz"
+    # --launch-skip 331 --launch-count 28: IDs restart at 0 in the export
+    assert sorted({int(r[0]) for r in rows[1:]}) == list(range(28))
+
+
+def test_generation_is_deterministic(tmp_path):
+    gen = _load_generator()
+    gen.build(tmp_path)
+    first = dict(gen._WRITTEN)
+    gen.build(tmp_path)
+    assert first == gen._WRITTEN
