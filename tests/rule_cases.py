@@ -62,7 +62,7 @@ def launch(
     if duration_s is None:
         missing.append("duration_s")
     row["missing"] = missing
-    row["missing_hint"] = "ncu --set roofline" if missing else None
+    row["missing_hint"] = "--set roofline" if missing else None
     if not missing and peak_flops and peak_bw:
         ai = flops / dram_bytes if dram_bytes else None
         ridge = peak_flops / peak_bw

@@ -29,7 +29,7 @@ def test_rl901_fires_and_names_missing_counters_and_hint():
         "roofline inputs missing for 2 launches of 1 kernel holding 50% of GPU time (>= 5%): "
         "flops_tensor, dram_bytes"
     )
-    assert f.remedy == "Collect what is missing and re-run: ncu --set roofline."
+    assert f.remedy == "Re-profile with ncu --set roofline."
     assert f.impact_s is None  # unknown, not zero
     ev = {e.metric: e.value for e in f.evidence}
     assert ev["launches_missing_flops_tensor"] == 2 and ev["launches_missing_dram_bytes"] == 1
@@ -111,3 +111,15 @@ def test_rl904_quiet_near_datasheet_or_without_measured_peaks():
     assert run(get_rule("RL904"), near) == []  # 96%
     cat = [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, peak_flops=700e12)]
     assert run(get_rule("RL904"), cat) == []  # catalogue peak: nothing to compare
+
+
+def test_rl901_roofs_missing_points_to_gpu_option_and_profiler_hints_to_ncu():
+    gpu_hint = "--gpu NAME (GPU not identified from the export; see 'ridgeline gpus')"
+    rows = [
+        launch("k", duration_s=1e-3, flops=8e9, dram_bytes=1e9, gpu=None, peak_flops=None, peak_bw=None,
+               missing=["DRAM bandwidth roof", "compute roof"], missing_hint=gpu_hint),
+        launch("j", duration_s=1e-3, flops=None, dram_bytes=1e9),
+    ]
+    (f,) = run(get_rule("RL901"), rows)
+    assert f.message.endswith("DRAM bandwidth roof, compute roof, flops_tensor")
+    assert f.remedy == f"Re-profile with ncu --set roofline; then re-run ridgeline with {gpu_hint}."

@@ -81,7 +81,7 @@ class RooflineDataIncomplete(Rule):
             .agg(n=pl.len())
             .sort(["n", "hint"], descending=[True, False])
         )
-        hint = "; ".join(parts["hint"].to_list()) if parts.height else DEFAULT_HINT
+        remedy = _remedy(parts["hint"].to_list())
         names = bad.group_by("subject").agg(pl.col("duration_s").sum()).sort("duration_s", descending=True, nulls_last=True)
         metrics = per_metric["missing"].to_list()
         evidence = [
@@ -106,7 +106,7 @@ class RooflineDataIncomplete(Rule):
                     f"holding {got} {basis} (>= {limit}): "
                     f"{', '.join(metrics)}"
                 ),
-                remedy=f"Collect what is missing and re-run: {hint}.",
+                remedy=remedy,
                 evidence=tuple(evidence),
                 impact_s=None,
                 impact_share=None,
@@ -114,3 +114,15 @@ class RooflineDataIncomplete(Rule):
                 subject_kind="profile",
             )
         ]
+
+
+def _remedy(hints: list[str]) -> str:
+    """Profiler options become one ``ncu`` re-profile step; ridgeline options (``--gpu``) a re-run step."""
+    profiler = [h for h in hints if h.startswith(("--set", "--section", "--metrics"))]
+    other = [h for h in hints if h not in profiler]
+    steps = []
+    if profiler or not other:
+        steps.append(f"Re-profile with ncu {'; '.join(profiler) if profiler else DEFAULT_HINT.removeprefix('ncu ')}")
+    if other:
+        steps.append(f"{'then re-run' if steps else 'Re-run'} ridgeline with {'; '.join(other)}")
+    return "; ".join(steps) + "."

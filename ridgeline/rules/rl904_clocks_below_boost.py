@@ -88,7 +88,7 @@ class ClocksBelowBoost(Rule):
                         Evidence(f"peak_flops_{row['precision']}", row["peak"], "FLOP/s", "ncu"),
                         Evidence(f"datasheet_peak_flops_{row['precision']}", sheet, "FLOP/s", "catalogue"),
                         Evidence("peak_ratio", ratio, "ratio", "derived"),
-                        Evidence("sm_clock_hz", row["clock"], "Hz", "measured: sm__cycles_elapsed.avg.per_second"),
+                        Evidence("sm_clock_hz", row["clock"], "Hz", "measured"),
                         Evidence("launches", row["launches"], "count", "measured"),
                     ),
                     impact_s=None,
