@@ -68,3 +68,15 @@ def test_formatting_helpers():
     assert fmt_seconds(None) == "-"
     assert shorten("abcdefghij", 5) == "abcd~"
     assert shorten("abc", 5) == "abc"
+
+
+def test_truncated_names_stay_distinct():
+    from ridgeline.render.terminal import distinct_labels
+
+    a = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x64x64_warpgroupsize1x1x1_kernel"
+    b = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x128x64_warpgroupsize1x1x1_kernel"
+    labels = distinct_labels([a, b, "short", a], 25)
+    assert all(len(x) <= 25 for x in labels)
+    assert labels[0] != labels[1] and labels[0] == labels[3]
+    assert "128x64" in labels[0] and "64x128" in labels[1]
+    assert labels[2] == "short"

@@ -65,6 +65,37 @@ def shorten(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
+def distinct_labels(names: list[str], width: int) -> list[str]:
+    """Labels of at most ``width`` characters that stay distinct where plain truncation would not.
+
+    Names that truncate to the same label keep their head and show the part after the
+    prefix they share (cuBLAS names differ in the middle: ``..._tilesize128x64x64_...``).
+    """
+    labels = [shorten(n, width) for n in names]
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        groups.setdefault(label, []).append(i)
+    for idx in groups.values():
+        members = {names[i] for i in idx}
+        if len(members) < 2:
+            continue
+        common = len(_common_prefix(sorted(members)))
+        head = min(10, width // 3)
+        for i in idx:
+            name = names[i]
+            start = max(common - 2, head)
+            labels[i] = shorten(name[:head] + "~" + name[start:], width)
+    return labels
+
+
+def _common_prefix(items: list[str]) -> str:
+    first, last = items[0], items[-1]
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
 def _wrap(text: str, indent: str, width: int = WIDTH) -> list[str]:
     return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
                          break_long_words=True, break_on_hyphens=False) or [indent]
@@ -112,9 +143,10 @@ def _top_kernels(result, top: int) -> list[str]:
     name_w = WIDTH - (3 + 9 + 10 + 7 + 9 + 9 + 6) - 1
     head = f"{'#':>2} {'kernel':<{name_w}}{'launches':>9}{'time':>10}{'share':>7}{'FLOP/B':>9} {'bound':<8}{'roof':>6}"
     lines = [f"Top kernels by GPU time ({min(top, s.height)} of {s.height})", head]
-    for i, r in enumerate(rows, 1):
+    labels = distinct_labels([r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1)
+    for i, (r, label) in enumerate(zip(rows, labels), 1):
         lines.append(
-            f"{i:>2} {shorten(r['short_name'] or r['kernel_name'], name_w - 1):<{name_w}}"
+            f"{i:>2} {label:<{name_w}}"
             f"{r['launches']:>9}{fmt_seconds(r['total_duration_s']):>10}{fmt_pct(r['time_share'], 1):>7}"
             f"{fmt_num(r['intensity_dram']):>9} {(r['bound'] or '-'):<8}{fmt_pct(r['roof_fraction']):>6}"
         )
