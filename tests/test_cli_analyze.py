@@ -257,3 +257,26 @@ def test_unknown_file_error_shows_what_was_found(capsys, tmp_path):
     bad.write_text("time,value\n1,2\n")
     code, _, err = run(capsys, "analyze", bad)
     assert code == 2 and "got 'time,value'" in err
+
+
+@pytest.mark.skipif(not (NCU_FIXTURES / "bad-nonnumeric-raw.csv").exists(), reason="ncu fixtures absent")
+def test_lenient_lists_what_it_skipped(capsys):
+    path = NCU_FIXTURES / "bad-nonnumeric-raw.csv"
+    code, _, _ = run(capsys, "analyze", path)
+    assert code == 2
+    code, out, err = run(capsys, "analyze", path, "--lenient", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["skipped"] and all(s["source"].endswith("bad-nonnumeric-raw.csv") for s in doc["skipped"])
+
+
+def test_missing_config_file_is_a_usage_error(capsys, mini, tmp_path):
+    code, _, err = run(capsys, "analyze", mini, "--config", tmp_path / "nope.toml")
+    assert code == 2 and "nope.toml" in err and err.count("\n") == 1
+
+
+def test_config_file_ignores_rules(capsys, mini, tmp_path):
+    cfg = tmp_path / "ridgeline.toml"
+    cfg.write_text('[tool.ridgeline]\nignore = ["RL"]\n')
+    code, out, _ = run(capsys, "analyze", mini, "--format", "json", "--config", cfg)
+    assert code == 0 and json.loads(out)["findings"] == []
