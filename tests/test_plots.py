@@ -386,3 +386,17 @@ def test_cli_analyze_plot_option(tmp_path):
     rc, err = _cli("analyze", str(b8), "--plot", str(out), "-o", str(tmp_path / "a.txt"))
     assert rc == 0, err
     assert out.read_text().lstrip().startswith("<?xml")
+
+
+def test_many_launches_are_rasterized_in_vector_output():
+    import polars as pl
+
+    res = make_result(with_telemetry=False)
+    res.kernels = pl.concat([res.kernels] * 600)  # 6,600 launches, 6,000 with counters
+    fig = plots.roofline_figure(res, per_launch=True, top=3)
+    (coll,) = _by_gid(fig, "kernels:0")
+    assert len(coll.get_offsets()) == 6000
+    assert coll.get_rasterized()
+    svg = plots.figure_svg(fig)
+    assert "data:image/png;base64," in svg
+    assert svg.count("<use") < 1000  # not one element per marker

@@ -254,6 +254,7 @@ th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.name { overflow-wrap: anywhere; max-width: 420px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+td.subj { min-width: 11em; max-width: 300px; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th:focus { outline: 2px solid var(--mem); }
 table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: 11px; }
@@ -418,7 +419,7 @@ def _findings_section(result) -> str:
             f'<tr><td class="num" data-v="{i}">{i}</td>'
             f'<td data-v="{sev_rank}"><span class="sev sev-{esc(f.severity)}">{esc(f.severity)}</span></td>'
             f"<td><code>{esc(f.code)}</code><br><span class=\"muted\">{esc(f.name)}</span></td>"
-            f'<td class="name">{esc(f.subject)}</td>'
+            f'<td class="name subj">{esc(f.subject)}</td>'
             f'<td>{esc(f.message)}<div class="remedy"><b>Do:</b> {esc(f.remedy)}</div>{ev}</td>'
             f'<td class="num" data-v="{esc("" if f.impact_s is None else repr(float(f.impact_s)))}">{esc(impact)}</td>'
             f"<td>{esc(f.confidence)}</td></tr>"

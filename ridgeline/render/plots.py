@@ -73,6 +73,7 @@ SOURCE_LABELS = {
 INPUT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 
 SAVE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+RASTERIZE_ABOVE = 5000  # points per input beyond which vector outputs embed the markers as an image
 
 _FIG_DPI = 100
 
@@ -486,6 +487,8 @@ def roofline_figure(
             zorder=5,
         )
         coll.set_gid(f"kernels:{i}")
+        if len(drawable) > RASTERIZE_ABOVE:  # keep SVG/PDF small: the markers become one image
+            coll.set_rasterized(True)
         scatters.append((drawable, sizes))
         if multi:
             input_handles.append(
