@@ -123,3 +123,29 @@ def test_rl901_roofs_missing_points_to_gpu_option_and_profiler_hints_to_ncu():
     (f,) = run(get_rule("RL901"), rows)
     assert f.message.endswith("DRAM bandwidth roof, compute roof, flops_tensor")
     assert f.remedy == f"Re-profile with ncu --set roofline; then re-run ridgeline with {gpu_hint}."
+
+
+# ------------------------------------------------------------------- RL905
+def _no_tensor(name, **kw):
+    # a GEMM whose export has fp32 counters (a little epilogue math) but no tensor counter
+    row = launch(name, precision="fp32", peak_flops=66.9e12, **kw)
+    row.update(flops_tensor=None, flops_tensor_source=None)
+    return row
+
+
+def test_rl905_fires_and_rl101_stays_quiet_on_gemms_without_tensor_counters():
+    rows = [_no_tensor(GEMM, duration_s=1e-3, flops=1e7, dram_bytes=1e9) for _ in range(3)]
+    rows.append(launch("vectorized_elementwise_kernel", duration_s=1e-3, flops=1e7, dram_bytes=1e9))
+    (f,) = run(get_rule("RL905"), rows)
+    # 3 ms of 4 ms
+    assert f.message == (
+        "tensor FLOP counters absent for 3 launches of 1 GEMM/attention-like kernel holding 75% of GPU time "
+        "(>= 5%): their intensity counts CUDA-core FLOPs only"
+    )
+    assert run(get_rule("RL101"), rows) == []  # AI 0.01 would be a wrong "~0 tokens" verdict
+
+
+def test_rl905_quiet_when_tensor_counters_are_measured_or_kernels_are_not_gemms():
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9)]  # tensor counted
+    rows.append(_no_tensor("vectorized_elementwise_kernel", duration_s=1e-3, flops=1e7, dram_bytes=1e9))
+    assert run(get_rule("RL905"), rows) == []

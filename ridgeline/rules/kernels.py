@@ -16,7 +16,8 @@ the launches with FLOPs and DRAM bytes), ``intensity_dram``, ``intensity_l2``,
 ``roof_fraction`` (time to roof / duration over those launches), ``impact_s``
 (sum of ``max(duration_s - time_to_roof_s, 0)``, null if no launch has a roof),
 ``flops_tensor``, ``flops_cuda`` (fp64 + fp32 + fp16 on CUDA cores, over launches where the
-tensor counter was measured too), ``mean_duration_s`` and the ``*_source`` recipe strings.
+tensor counter was measured too), ``tensor_measured_launches`` (launches whose tensor FLOP
+counter is not null), ``mean_duration_s`` and the ``*_source`` recipe strings.
 """
 
 from __future__ import annotations
@@ -246,6 +247,7 @@ def _groups(ctx: Context, by: tuple[str, ...], rows):
         l2_flops=_null_sum(c("flops"), paired_l2),
         l2_bytes=_null_sum(c("l2_bytes"), paired_l2),
         flops_tensor=_null_sum(c("flops_tensor"), cuda_known),
+        tensor_measured_launches=tensor_known.sum(),
         flops_cuda=_null_sum(cuda, cuda_known),
         peak_flops_per_s=c("peak_flops_per_s").mean(),
         peak_bw_bytes_per_s=c("peak_bw_bytes_per_s").mean(),

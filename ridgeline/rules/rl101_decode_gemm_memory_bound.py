@@ -17,7 +17,8 @@ class DecodeGemmMemoryBound(Rule):
     the ridge point of the GPU and precision they ran on. It estimates how many tokens share each
     weight read: a decode GEMM reads every weight once per step and does 2 FLOPs per weight per
     token, so intensity ~ 2 x tokens / bytes per weight (bf16: ~ batch; fp8: ~ 2 x batch), and
-    says which batch would reach the ridge.
+    says which batch would reach the ridge. Groups without a measured tensor FLOP counter are
+    left to RL905: their intensity counts CUDA-core FLOPs only.
 
     Why it matters
     --------------
@@ -59,6 +60,7 @@ class DecodeGemmMemoryBound(Rule):
         p = self.params
         hits = groups.filter(
             pl.col("intensity_dram").is_not_null()
+            & (pl.col("tensor_measured_launches") > 0)  # without tensor counters intensity is understated: RL905
             & (pl.col("ridge_flop_per_byte") > 0)
             & (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte") * p["max_ridge_fraction"])
             & (pl.col("time_share").fill_null(1.0) >= p["min_time_share"])

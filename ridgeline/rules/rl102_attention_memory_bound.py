@@ -13,7 +13,8 @@ class AttentionMemoryBound(Rule):
     -------------
     Kernel name groups that look like fused attention (flash, fmha, sdpa, paged_attention,
     decode attention, flashinfer, xformers, ...; see ``ridgeline/rules/patterns.py``) whose DRAM
-    arithmetic intensity is below ``max_ridge_fraction`` of the ridge point.
+    arithmetic intensity is below ``max_ridge_fraction`` of the ridge point. Groups without a
+    measured tensor FLOP counter are left to RL905 (their intensity would be understated).
 
     Why it matters
     --------------
@@ -54,6 +55,7 @@ class AttentionMemoryBound(Rule):
         p = self.params
         hits = groups.filter(
             pl.col("intensity_dram").is_not_null()
+            & (pl.col("tensor_measured_launches") > 0)  # without tensor counters intensity is understated: RL905
             & (pl.col("ridge_flop_per_byte") > 0)
             & (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte") * p["max_ridge_fraction"])
             & (pl.col("time_share").fill_null(1.0) >= p["min_time_share"])
