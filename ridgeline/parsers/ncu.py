@@ -61,10 +61,6 @@ from ridgeline.units import parse_unit, scale_expr
 
 HEAD_BYTES = 1 << 20  # detect_ncu_layout reads at most this much
 
-_HEADER_RE = re.compile(rb'(?m)^(?:\xef\xbb\xbf)?"?ID"?,')
-_NOISE_QUOTED_RE = re.compile(rb'(?m)^(?!")[^\n]*(?:\n|\Z)')
-_NOISE_START_QUOTED_RE = re.compile(rb'\n(?!")')
-_NOISE_PLAIN_RE = re.compile(rb"(?m)^(?:==|\r?$)[^\n]*(?:\n|\Z)")
 
 
 
@@ -162,11 +158,11 @@ def detect_ncu_layout(path) -> str | None:
         head = _decode(head, path)
     except InputError:
         return None
-    m = _HEADER_RE.search(head)
-    if not m:
+    found = _find_headers(head)
+    if not found:
         return None
-    end = head.find(b"\n", m.start())
-    line = head[m.start() : end if end >= 0 else len(head)]
+    end = head.find(b"\n", found[0])
+    line = head[found[0] : end if end >= 0 else len(head)]
     try:
         layout = classify_header(_split_header(line))
     except (csv.Error, StopIteration):
@@ -205,17 +201,72 @@ def _line_number(data: bytes, pos: int, cache: list[int]) -> int:
     return line
 
 
+_NOISE_AT_NL_QUOTED = re.compile(rb'\n(?!")')
+_NOISE_AT_NL_PLAIN = re.compile(rb"\n(?:==|\r?\n)")
+
+
+def _find_headers(data: bytes) -> list[int]:
+    """Byte offsets of the lines that start an ncu header (``"ID",`` or re-saved ``ID,``).
+
+    Uses ``bytes.find`` (memchr speed): a multiline regex would test every byte of a GB file.
+    """
+    for token in (b'"ID",', b"ID,"):
+        out = []
+        pos = 0
+        while True:
+            i = data.find(token, pos)
+            if i < 0:
+                break
+            ls = data.rfind(b"\n", 0, i) + 1
+            if i - ls <= 3 and data[ls:i] in (b"", b"\xef\xbb\xbf"):
+                out.append(ls)
+            pos = i + 1
+        if out:
+            return out
+    return []
+
+
+def _is_noise_line(data: bytes, pos: int, quoted: bool) -> bool:
+    head = data[pos : pos + 2]
+    if quoted:
+        return not head.startswith(b'"')
+    return head.startswith(b"==") or head[:1] in (b"\n", b"\r")
+
+
+def _noise_spans(data: bytes, lo: int, hi: int, quoted: bool) -> list[tuple[int, int]]:
+    """(start, end) of every noise line in data[lo:hi]; ``lo`` is at a line start."""
+    spans = []
+    rx = _NOISE_AT_NL_QUOTED if quoted else _NOISE_AT_NL_PLAIN
+    starts = []
+    if lo < hi and _is_noise_line(data, lo, quoted):
+        starts.append(lo)
+    pos = lo
+    while True:
+        m = rx.search(data, pos, hi)
+        if m is None:
+            break
+        s = m.start() + 1
+        if s >= hi:
+            break
+        starts.append(s)
+        pos = s
+    for s in starts:
+        e = data.find(b"\n", s, hi)
+        spans.append((s, hi if e < 0 else e + 1))
+    return spans
+
+
 def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) -> list[_Block]:
     try:
         raw = path.read_bytes()
     except OSError as err:
         raise InputError(path, f"cannot read file ({err.strerror or err})") from err
-    if not raw.strip():
+    if not raw or raw.isspace():
         raise InputError(path, "expected an Nsight Compute CSV export, got an empty file")
     converted = raw.startswith((b"\xff\xfe", b"\xfe\xff")) or raw[:4096].count(b"\x00") > len(raw[:4096]) // 3
-    data = _decode(raw, path)
+    data = _decode(raw, path) if converted else raw
     del raw
-    starts = [m.start() for m in _HEADER_RE.finditer(data)]
+    starts = _find_headers(data)
     if not starts:
         raise InputError(path, _no_csv_reason(data[:HEAD_BYTES].decode("utf-8", errors="replace")))
     blocks: list[_Block] = []
@@ -246,77 +297,140 @@ def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) ->
                 line=header_line,
                 actual=",".join(header[:6]),
             )
-        quoted = data[start:hl_end].lstrip(b"\xef\xbb\xbf").startswith(b'"')
-        body = data[hl_end:end]
+        quoted = data[start : start + 4].lstrip(b"\xef\xbb\xbf").startswith(b'"')
         removed: list[int] = []
-        noise_re = _NOISE_QUOTED_RE if quoted else _NOISE_PLAIN_RE
-        has_noise = (_NOISE_START_QUOTED_RE.search(body) is not None) if quoted else (
-            _NOISE_PLAIN_RE.search(body) is not None
-        )
-        if quoted and body and not body.startswith(b'"'):
-            has_noise = True
-        if has_noise:
-            lc = [hl_end, header_line + 1 if data[hl_end - 1 : hl_end] == b"\n" else header_line]
-            for m in noise_re.finditer(body):
-                text = m.group(0)
-                if not text:
-                    continue
-                ln = _line_number(data, hl_end + m.start(), lc)
+        spans = _noise_spans(data, hl_end, end, quoted)
+        if spans:
+            lc = [start, header_line]
+            pieces, prev = [], hl_end
+            for s, e in spans:
+                ln = _line_number(data, s, lc)
                 removed.append(ln)
-                stripped = text.strip()
-                if stripped and b'","' in stripped:
-                    skipped.append(
-                        Skipped(str(path), f"line {ln}", "looks like a cut CSV row (does not start with a quote); ignored")
-                    )
-                if stripped:
+                text = data[s:e].strip()
+                if text:
                     noise_total += 1
-            body = noise_re.sub(b"", body)
+                    if b'","' in text:
+                        skipped.append(
+                            Skipped(str(path), f"line {ln}", "looks like a cut CSV row (does not start with a quote); ignored")
+                        )
+                pieces.append(data[prev:s])
+                prev = e
+            pieces.append(data[prev:end])
+            body, lo, hi = b"".join(pieces), 0, None
+        else:
+            body, lo, hi = data, hl_end, end
         # a cut last row (process killed while writing)
-        checked = _check_last_row(path, body, header, layout, quoted, header_line, removed, strict, skipped)
-        modified = has_noise or checked is not body
-        body = checked
-        if not modified and len(starts) == 1 and not converted and end == len(data):
+        cut = _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, removed, strict, skipped)
+        whole = not spans and cut is None and len(starts) == 1 and not converted and end == len(data)
+        if whole:
             source, skip = path, header_line - 1
         else:
-            source, skip = data[start:hl_end] + (body or b""), 0
+            if body is data:
+                body = data[hl_end : end if cut is None else cut]
+            elif cut is not None:
+                body = body[:cut]
+            source, skip = data[start:hl_end].removeprefix(b"\xef\xbb\xbf") + body, 0
         blocks.append(_Block(bi, layout, header, header_line, source, skip, removed, quoted))
     if noise_total:
         notes.append(f"{path}: {noise_total} non-CSV line(s) ignored (ncu messages or application output)")
     return blocks
 
 
-def _check_last_row(path, body, header, layout, quoted, header_line, removed, strict, skipped):
-    stripped = body.rstrip(b"\r\n")
-    if not stripped:
-        return body
-    cut = stripped.rfind(b"\n") + 1
-    last = stripped[cut:].rstrip(b"\r")
+def _last_row_problem(last: bytes, header: list[str], layout: str, quoted: bool) -> str | None:
+    """Why the final row of a block looks cut (None when it looks complete)."""
     text = last.decode("utf-8", errors="replace")
-    problem = None
     if text.count('"') % 2 == 1:
-        problem = "unterminated quote"
-    else:
-        try:
-            fields = next(csv.reader([text]))
-        except (csv.Error, StopIteration):
-            fields = []
-        need = len(header) if layout == "raw" else header.index("Metric Value") + 1
-        if len(fields) < need:
-            problem = f"{len(fields)} fields, expected at least {need}"
-        elif quoted and not (last.endswith(b'"') or last.endswith(b",")):
-            problem = "row ends inside a value"
+        return "unterminated quote"
+    try:
+        fields = next(csv.reader([text]))
+    except (csv.Error, StopIteration):
+        fields = []
+    need = len(header) if layout == "raw" else header.index("Metric Value") + 1
+    if len(fields) < need:
+        return f"{len(fields)} fields, expected at least {need}"
+    if quoted and not (last.endswith(b'"') or last.endswith(b",")):
+        return "row ends inside a value"
+    return None
+
+
+def _last_line_span(body: bytes, lo: int, hi: int) -> tuple[int, int] | None:
+    e = hi
+    while e > lo and body[e - 1 : e] in (b"\n", b"\r"):
+        e -= 1
+    if e <= lo:
+        return None
+    return max(lo, body.rfind(b"\n", lo, e) + 1), e
+
+
+def _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, removed, strict, skipped):
+    """Check the last row of body[lo:hi]; return the offset to cut at when it is dropped."""
+    hi = len(body) if hi is None else hi
+    span = _last_line_span(body, lo, hi)
+    if span is None:
+        return None
+    ls, e = span
+    last = body[ls:e]
+    problem = _last_row_problem(last, header, layout, quoted)
     if problem is None:
-        return body
-    # physical line of the last row: header + kept rows before it + removed lines
-    kept_before = stripped[:cut].count(b"\n")
+        return None
+    kept_before = body.count(b"\n", lo, ls)
     blk = _Block(0, layout, header, header_line, None, 0, removed, quoted)
     line = blk.line_of(kept_before)
     if strict:
+        text = last.decode("utf-8", errors="replace")
         raise InputError(path, f"expected a complete CSV row, the file looks truncated ({problem})", line=line, actual=text[:60])
     skipped.append(Skipped(str(path), f"line {line}", f"truncated row ({problem}); ignored"))
     removed.append(line)
     removed.sort()
-    return stripped[:cut]
+    return ls
+
+
+TAIL_BYTES = 1 << 16
+
+
+def _plan_fast(path: Path) -> _Block | None:
+    """One block read by polars straight from the file, when the head and tail allow it.
+
+    Returns None (use :func:`_plan`) for UTF-16, a header longer than the head, or a last row
+    that looks cut. Noise and extra header blocks further down are found after the read.
+    """
+    try:
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+            if size > HEAD_BYTES:
+                fh.seek(max(0, size - TAIL_BYTES))
+                tail = fh.read()
+            else:
+                tail = head
+    except OSError:
+        return None
+    if not head or head.isspace() or head.startswith((b"\xff\xfe", b"\xfe\xff")) or head[:4096].count(b"\x00"):
+        return None
+    found = _find_headers(head)
+    if not found:
+        return None
+    start = found[0]
+    hl_end = head.find(b"\n", start)
+    if hl_end < 0:
+        return None
+    try:
+        header = _split_header(head[start:hl_end])
+    except (csv.Error, StopIteration):
+        return None
+    layout = classify_header(header)
+    if layout not in ("raw", "details"):
+        return None
+    quoted = head[start : start + 4].lstrip(b"\xef\xbb\xbf").startswith(b'"')
+    lo = 0 if tail is not head else hl_end + 1
+    span = _last_line_span(tail, lo, len(tail))
+    if span is not None:
+        last = tail[span[0] : span[1]]
+        if (tail is head or span[0] > 0) and not _is_noise_line(tail, span[0], quoted):
+            if _last_row_problem(last, header, layout, quoted) is not None:
+                return None
+    header_line = head.count(b"\n", 0, start) + 1
+    return _Block(0, layout, header, header_line, path, header_line - 1, [], quoted)
 
 
 def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skipped] | None = None):
@@ -363,6 +477,34 @@ def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skip
         return read(kept, 0)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
         raise InputError(path, f"expected well-formed CSV rows ({str(err).strip()[:100]})") from err
+
+
+def _read_fast(path: Path, notes: list[str]):
+    """[(block, frame)] read by polars straight from the file, or None to take the slow path.
+
+    After the read, rows whose ID is not a launch number are examined: ncu's own ``==`` lines
+    are dropped (counted in the notes); anything else (application output, a second header
+    block, a cut row) sends the file to the slow path, which handles it line by line.
+    """
+    import polars as pl
+
+    blk = _plan_fast(path)
+    if blk is None:
+        return None
+    try:
+        df = _read_block(path, blk)
+    except InputError:
+        return None
+    if "ID" not in df.columns:
+        return None
+    ident = pl.col("ID").str.strip_chars()
+    odd = df.filter(ident.is_not_null() & (ident != "") & ~ident.str.contains(r"^[0-9][0-9,]*$"))
+    if odd.height:
+        if not odd.get_column("ID").str.starts_with("==").all():
+            return None
+        notes.append(f"{path}: {odd.height} non-CSV line(s) ignored (ncu messages or application output)")
+        df = df.filter(~pl.col("__row").is_in(odd.get_column("__row").implode()))
+    return [(blk, df)]
 
 
 # ======================================================================================
@@ -915,11 +1057,14 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
     kernels, metrics, inputs, units_all = [], {}, [], {}
     for fi, path in enumerate(paths):
         ctx = _Ctx(path, strict, skipped, notes)
-        blocks = _plan(path, strict, skipped, notes)
         prefix = f"{fi}:" if len(paths) > 1 else ""
         frames, longs, unit_map, launches = [], [], {}, 0
-        for blk in blocks:
-            df = _read_block(path, blk, strict, skipped)
+        read = _read_fast(path, notes)
+        if read is None:
+            blocks = _plan(path, strict, skipped, notes)
+            read = [(blk, _read_block(path, blk, strict, skipped)) for blk in blocks]
+        blocks = [blk for blk, _df in read]
+        for blk, df in read:
             if blk.layout == "raw":
                 m, units, present = _raw_block(ctx, blk, df)
                 labels = None
