@@ -120,7 +120,7 @@ KEYS = ("host", "gpu", "gpu_instance")
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
           "allocated_idle", "stuck_profiler")
 SECONDS = ("busy", "busy_tensor_idle", "memory_bound", "idle", "allocated_idle")
-CHUNK_ROWS = 40_000_000  # long rows per reduction chunk (bounded memory)
+CHUNK_ROWS = 16_000_000  # long rows per reduction chunk (~25 bytes each in memory: bounded)
 
 _DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|min|h|d)?\s*$")
 _UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -196,32 +196,68 @@ def _window_columns_doc() -> dict[str, tuple[str, str]]:
 from ridgeline.analyzer.schema import WINDOW_COLUMNS  # noqa: E402  (same list, kept in the contract file)
 
 
-def _fold_per_timestamp(lf, th):
-    """Long rows of one chunk -> one row per (host, gpu, gpu_instance, timestamp)."""
+def _gid_expr():
+    """One integer per (host, gpu, gpu_instance): grouping on it is far cheaper than on strings."""
     import polars as pl
 
-    aggs = []
-    for f in USED_FIELDS:
-        sel = pl.col("value").filter(pl.col("field") == f)
-        aggs.append(sel.mean().alias(f))
-    aggs.append(pl.col("value").is_null().sum().alias("_nulls"))
-    aggs.append(pl.col("uuid").max().alias("uuid"))
-    aggs.append(pl.col("model").max().alias("model"))
-    return lf.group_by([*KEYS, "timestamp"]).agg(aggs)
+    return pl.struct(*KEYS).hash(seed=20260105).alias("_gid")
+
+
+def _fold_per_timestamp(lf, th):
+    """Long rows of one chunk -> one row per (GPU, timestamp), one column per field.
+
+    Rows of a GPU usually arrive in time order (every reader writes them so, and so do
+    Parquet files written per host), so consecutive rows with the same (GPU, timestamp)
+    form a run; each value is scattered into a (field x run) array in one vectorized step.
+    If a (GPU, timestamp) pair shows up in two runs (out-of-order input) the chunk is sorted
+    first: same result, slower. A field given twice at one timestamp keeps its last value.
+    """
+    import numpy as np
+    import polars as pl
+
+    nf = len(USED_FIELDS)
+    df = lf.select(
+        _gid_expr(),
+        "timestamp",
+        pl.col("field").cast(pl.Enum(list(USED_FIELDS))).to_physical().cast(pl.Int32).alias("_fi"),
+        "value",
+    ).collect(engine="streaming")
+
+    def fold(d):
+        run = d.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
+        n_runs = int(run[-1]) + 1
+        fi = d.get_column("_fi").to_numpy()
+        val = d.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
+        grid = np.full((nf, n_runs), np.nan)
+        grid[fi, run] = val
+        starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+        nulls = np.bincount(run[np.isnan(val)], minlength=n_runs)
+        cols = {"_gid": d.get_column("_gid").gather(starts), "timestamp": d.get_column("timestamp").gather(starts)}
+        cols.update({f: grid[i] for i, f in enumerate(USED_FIELDS)})
+        cols["_nulls"] = nulls
+        return pl.DataFrame(cols).with_columns(pl.col(list(USED_FIELDS)).fill_nan(None))
+
+    if df.height == 0:
+        return pl.DataFrame()
+    wide = fold(df)
+    if wide.select(pl.struct("_gid", "timestamp").n_unique()).item() != wide.height:
+        wide = fold(df.sort("_gid", "timestamp", maintain_order=True))
+    return wide
 
 
 def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
     """Per-timestamp wide rows (eager) -> window rows."""
     import polars as pl
 
-    wide = wide.sort([*KEYS, "timestamp"], nulls_last=True)
-    gap = (pl.col("timestamp").diff().over(KEYS).dt.total_microseconds() / 1e6)
+    wide = wide.sort("_gid", "timestamp")
+    same = pl.col("_gid") == pl.col("_gid").shift(1)
+    gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)
     wide = wide.with_columns(gap.alias("_gap"))
-    interval = wide.group_by(KEYS).agg(
+    interval = wide.group_by("_gid").agg(
         pl.col("_gap").median().alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
         pl.col("timestamp").max().alias("_t1"),
     )
-    wide = wide.join(interval, on=list(KEYS), how="left", nulls_equal=True)
+    wide = wide.join(interval, on="_gid", how="left")
     wide = wide.with_columns(pl.col("interval_s").fill_null(1.0))
 
     # clamp-and-flag profiling ratios
@@ -266,8 +302,6 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
     frac_part = ((pl.col("_util_raw") * 100 - (pl.col("_util_raw") * 100).round(0)).abs() > 1e-6)
     aggs = [
         pl.len().alias("samples"),
-        pl.col("uuid").max().alias("uuid"),
-        pl.col("model").max().alias("model"),
         pl.col("interval_s").first().alias("interval_s"),
         pl.col("_t1").first().alias("_t1"),
         pl.col("_gap").max().alias("max_gap_s"),
@@ -306,7 +340,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
     ]
     aggs.append((pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
                  else pl.lit(None, pl.String)).alias("stalled_fields"))
-    out = wide.group_by([*KEYS, "window_start"]).agg(aggs)
+    out = wide.group_by(["_gid", "window_start"]).agg(aggs)
 
     if window_s is None:
         out = out.with_columns(
@@ -382,13 +416,14 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     lf = lf.select("timestamp", *KEYS, "uuid", "model", "field", "value").filter(
         pl.col("field").is_in(list(USED_FIELDS)) & pl.col("timestamp").is_not_null()
     )
-    if warmup_s:
-        t0 = pl.col("timestamp").min().over(list(KEYS))
-        lf = lf.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
-
-    counts = lf.group_by("host").agg(pl.len().alias("n")).collect(engine="streaming").sort("host", nulls_last=True)
-    if counts.height == 0:
+    # identity of every GPU series (and its size, to cut hosts into chunks): a cheap,
+    # low-cardinality pass
+    ident = lf.group_by(list(KEYS)).agg(
+        pl.len().alias("n"), pl.col("uuid").max().alias("uuid"), pl.col("model").max().alias("model"),
+    ).collect(engine="streaming").with_columns(_gid_expr())
+    if ident.height == 0:
         return empty_windows()
+    counts = ident.group_by("host").agg(pl.col("n").sum()).sort("host", nulls_last=True)
     chunks: list[list] = []
     cur: list = []
     size = 0
@@ -410,12 +445,17 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
             if any(h is None for h in hosts):
                 cond = cond | pl.col("host").is_null()
             sub = lf.filter(cond)
-        wide = _fold_per_timestamp(sub, th).collect(engine="streaming")
+        wide = _fold_per_timestamp(sub, th)
+        if warmup_s:
+            t0 = pl.col("timestamp").min().over("_gid")
+            wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
         if wide.height:
             parts.append(_reduce_wide(wide, window_s=window_s, th=th))
     if not parts:
         return empty_windows()
-    return _finish_columns(pl.concat(parts, how="diagonal_relaxed"))
+    out = pl.concat(parts, how="diagonal_relaxed")
+    out = out.join(ident.drop("n"), on="_gid", how="left")
+    return _finish_columns(out)
 
 
 def fleet_summary(windows, *, by: str = "gpu"):
