@@ -162,24 +162,31 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
     )
     if plot_path:
         _write_plot(result, plot_path)
-    if fmt in ("csv", "parquet"):
-        from ridgeline.render.tables import write_table
+    from ridgeline.errors import UsageError
 
-        write_table(result, fmt, output)
-    else:
-        if fmt == "json":
-            from ridgeline.render.jsonout import render_json
+    try:
+        if fmt in ("csv", "parquet"):
+            from ridgeline.render.tables import write_table
 
-            text = render_json(result)
+            write_table(result, fmt, output)
         else:
-            from ridgeline.render.terminal import format_result
+            if fmt == "json":
+                from ridgeline.render.jsonout import render_json
 
-            text = format_result(result, top=top)
-        if output and output != "-":
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        else:
-            click.echo(text, nl=False)
+                text = render_json(result)
+            else:
+                from ridgeline.render.terminal import format_result
+
+                text = format_result(result, top=top)
+            if output and output != "-":
+                with open(output, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            else:
+                click.echo(text, nl=False)
+    except BrokenPipeError:  # `ridgeline analyze x | head`: main() exits quietly
+        raise
+    except OSError as err:  # includes polars' own FileNotFoundError / PermissionError
+        raise UsageError(f"cannot write {output}: {getattr(err, 'strerror', None) or err}") from None
     if output and output != "-":
         click.echo(f"ridgeline: wrote {output}", err=True)
     if fail_on:

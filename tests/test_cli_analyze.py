@@ -280,3 +280,10 @@ def test_config_file_ignores_rules(capsys, mini, tmp_path):
     cfg.write_text('[tool.ridgeline]\nignore = ["RL"]\n')
     code, out, _ = run(capsys, "analyze", mini, "--format", "json", "--config", cfg)
     assert code == 0 and json.loads(out)["findings"] == []
+
+
+def test_unwritable_output_is_a_one_line_error(capsys, mini, tmp_path):
+    target = tmp_path / "no-such-dir" / "out.json"
+    for fmt in ("json", "csv", "parquet", "table"):
+        code, _, err = run(capsys, "analyze", mini, "--format", fmt, "-o", target)
+        assert code == 2 and "cannot write" in err and err.count("\n") == 1, fmt
