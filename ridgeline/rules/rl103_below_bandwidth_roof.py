@@ -34,7 +34,7 @@ class BelowBandwidthRoof(Rule):
     Example
     -------
     A ``rms_norm_kernel`` moving 1.21 TB/s on an H100 SXM: ``DRAM bandwidth 1.21 TB/s = 36% of
-    the 3.35 TB/s roof (catalogue) < 60%``.
+    the 3.35 TB/s roof (catalogue) < 60% on H100 SXM``.
     """
 
     code = "RL103"

@@ -43,7 +43,7 @@ class ComputeBoundOnCudaCores(Rule):
     -------
     An fp32 ``sgemm``-style custom kernel at 45 TFLOP/s on an H100 SXM: ``100% of FLOPs on CUDA
     cores (fp32) at intensity 400 FLOP/B >= ridge 20 FLOP/B: H100 SXM has tf32 tensor cores at
-    495 TFLOP/s vs 66.9 TFLOP/s here``.
+    494 TFLOP/s vs 66.9 TFLOP/s here``.
     """
 
     code = "RL104"
