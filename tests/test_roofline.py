@@ -203,3 +203,25 @@ def test_summarize_shares_and_weighted_values():
     # most time first
     assert s.get_column("total_duration_s").to_list() == sorted(s.get_column("total_duration_s").to_list(), reverse=True)
     assert s.get_column("time_share").sum() == pytest.approx(1.0)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+positive = st.floats(min_value=1e3, max_value=1e15, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=60, deadline=None)
+@given(flops=positive, nbytes=positive, dur=st.floats(min_value=1e-7, max_value=1.0), tensor=st.booleans())
+def test_roofline_identities(flops, nbytes, dur, tensor):
+    col = "flops_tensor_fp16" if tensor else "flops_fp32"
+    out, _ = classify(kernels(row(1, "k", duration_s=dur, dram_bytes=nbytes, **{col: flops})))
+    r = one(out, 1)
+    peak = BF16 if tensor else 66.9e12
+    ai = flops / nbytes
+    assert r["bound"] == ("memory" if ai < peak / BW else "compute")
+    assert r["roof_flops_per_s"] == pytest.approx(min(peak, ai * BW))
+    assert r["roof_fraction"] * r["roof_flops_per_s"] == pytest.approx(flops / dur)
+    assert r["time_to_roof_s"] == pytest.approx(max(flops / peak, nbytes / BW))
+    # at 100% of the roof the launch would take exactly time_to_roof_s
+    assert r["time_to_roof_s"] == pytest.approx(dur * r["roof_fraction"])
+    assert (r["ridge_distance"] < 1) == (r["bound"] == "memory")
