@@ -103,7 +103,8 @@ def format_windows(result, *, max_rows: int = MAX_ROWS) -> str:
     span_h = float(fleet.get_column("span_h").sum() or 0.0)
     lines.append("")
     lines.append(f"Fleet: wasted {wasted:.2f} GPU-h of {span_h:.2f} GPU-h observed "
-                 f"({_pct(wasted / span_h if span_h else None)}; busy-with-idle-tensor + allocated-idle, upper bound)")
+                 f"({_pct(wasted / span_h if span_h else None)}, upper bound)")
+    lines.append("  wasted = busy with idle tensor cores + idle with memory allocated")
     top = fleet.filter(pl.col("wasted_gpu_h") > 0).head(5)
     for r in top.iter_rows(named=True):
         lines.append(f"  {r['rank']:>3}. host:{_cut(r['host'] or '?', 24)} gpu:{_gpu_label(r):<6} "

@@ -1,0 +1,90 @@
+"""`ridgeline telemetry` end to end on the synthetic fixtures and the real samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from ridgeline.cli import cli
+from telemetry_cases import BUSY_NO_TENSOR, IDLE_EMPTY, gpu_series, table
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "telemetry"
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "dcgm"
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(map(str, args)), catch_exceptions=False)
+
+
+@pytest.fixture()
+def busy_parquet(tmp_path):
+    """Two hosts as hive-partitioned long Parquet: node1 GPU 0 busy with idle tensor cores for
+    30 minutes, node2 GPU 1 idle."""
+    df = table(gpu_series(host="node1", gpu=0, n=1800, **BUSY_NO_TENSOR),
+               gpu_series(host="node2", gpu=1, n=1800, **IDLE_EMPTY))
+    for host in ("node1", "node2"):
+        d = tmp_path / "fleet" / "date=2026-01-05" / f"host={host}"
+        d.mkdir(parents=True)
+        df.filter(pl.col("host") == host).select("timestamp", "gpu", "field", "value").write_parquet(d / "p.parquet")
+    return tmp_path / "fleet"
+
+
+def test_table_output_fits_80_columns_and_names_the_finding(busy_parquet):
+    r = run("telemetry", busy_parquet)
+    assert r.exit_code == 0, r.output
+    assert "RL201" in r.output and "host:node1 gpu:0" in r.output
+    assert "Fleet: wasted 0.50 GPU-h of 1.00 GPU-h observed" in r.output  # 1800 s of 3600 s
+    assert max(len(line) for line in r.output.splitlines()) <= 80
+
+
+def test_fail_on_warning_exits_1(busy_parquet):
+    assert run("telemetry", busy_parquet, "--fail-on", "warning").exit_code == 1
+    assert run("telemetry", busy_parquet, "--fail-on", "warning", "--ignore", "RL201").exit_code == 0
+
+
+def test_json_and_csv_outputs(busy_parquet, tmp_path):
+    out = tmp_path / "t.json"
+    r = run("telemetry", busy_parquet, "--format", "json", "-o", out, "--window", "all")
+    assert r.exit_code == 0
+    doc = json.loads(out.read_text())
+    assert len(doc["telemetry"]["windows"]) == 2
+    assert [f["code"] for f in doc["findings"]] == ["RL201"]
+    csv = tmp_path / "w.csv"
+    assert run("telemetry", busy_parquet, "--format", "csv", "-o", csv, "--window", "10m").exit_code == 0
+    w = pl.read_csv(csv)
+    assert w.height == 6  # 2 GPUs x three 10-minute windows
+    assert w.filter(pl.col("host") == "node1").get_column("busy_tensor_idle_s").sum() == pytest.approx(1800.0)
+
+
+def test_dmon_options_interval_start_host():
+    r = run("telemetry", FIX / "dmon-v45-desc.txt", "--interval", "2s", "--start", "2026-01-05T08:00:00Z",
+            "--host", "gpu-box", "--window", "all", "--format", "csv")
+    assert r.exit_code == 0
+    w = pl.read_csv(r.output.encode())
+    assert w.get_column("host").unique().to_list() == ["gpu-box"]
+    assert w.get_column("interval_s").to_list() == [2.0, 2.0]
+    assert w.get_column("window_start").to_list()[0].startswith("2026-01-05T08:00:00")
+
+
+def test_bad_options_are_usage_errors_exit_2():
+    from ridgeline.cli import main
+
+    for args in (["telemetry", str(FIX / "long.csv"), "--window", "soon"],
+                 ["telemetry", str(FIX / "nvidia-smi-query.csv"), "--tz", "Nowhere/Land"],
+                 ["telemetry", str(FIX / "MANIFEST.md")]):
+        with pytest.raises(SystemExit) as e:
+            main(args)
+        assert e.value.code == 2
+
+
+def test_real_samples_folder_runs():
+    if not SAMPLES.exists():
+        pytest.skip("samples absent")
+    r = run("telemetry", SAMPLES, "--window", "all")
+    assert r.exit_code == 0
+    assert "Telemetry: 9 GPU(s)" in r.output
+    assert "no DCGM profiling fields" in r.output
