@@ -303,9 +303,11 @@ def _write_plot(result, path) -> None:
 @click.option("--label", "labels", multiple=True, metavar="TEXT",
               help="Legend name for each input, in order (default: the file name).")
 @click.option("--title", help="Plot title (default names the GPU and the input).")
+@click.option("--levels/--no-levels", default=True, show_default=True,
+              help="Also mark the labelled kernels at their L2/L1 intensities (hollow) when counted.")
 @click.option("--strict/--lenient", default=True, show_default=True,
               help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
-def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title, strict):
+def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title, levels, strict):
     """Draw the roofline: kernels as points against the GPU's bandwidth and compute roofs.
 
     Each FILE (an ncu export, or a folder of them) is analyzed on its own and drawn
@@ -350,7 +352,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
         from ridgeline.errors import InputError
 
         raise InputError(", ".join(files), "expected Nsight Compute kernels to draw; found none")
-    fig = roofline_figure(runs, per_launch=per_launch, top=top, compare_gpu=compare, title=title)
+    fig = roofline_figure(runs, per_launch=per_launch, top=top, compare_gpu=compare, title=title, levels=levels)
     save_figure(fig, output)
     click.echo(f"ridgeline: wrote {output}", err=True)
 

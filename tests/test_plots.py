@@ -400,3 +400,27 @@ def test_many_launches_are_rasterized_in_vector_output():
     svg = plots.figure_svg(fig)
     assert "data:image/png;base64," in svg
     assert svg.count("<use") < 1000  # not one element per marker
+
+
+def test_l2_and_l1_intensities_are_marked_for_labelled_kernels():
+    import polars as pl
+
+    res = make_result(with_telemetry=False)
+    # four times the DRAM bytes through L2, ten times through L1 -> intensities /4 and /10
+    res.kernels = res.kernels.with_columns(
+        (pl.col("dram_bytes") * 4).alias("l2_bytes"), (pl.col("dram_bytes") * 10).alias("l1_bytes")
+    )
+    fig = plots.roofline_figure(res)
+    (l2,) = _by_gid(fig, "level:l2")
+    (l1,) = _by_gid(fig, "level:l1")
+    labelled = len(_by_gid(fig, "label:"))
+    assert len(l2.get_offsets()) == len(l1.get_offsets()) == 5  # top 8 asked, 5 names drawable
+    assert labelled >= 4
+    xs_l2 = sorted(float(x) for x, _ in l2.get_offsets())
+    assert xs_l2 == pytest.approx([0.9 / 4, 1.0 / 4, 2.0 / 4, 5.0 / 4, 600.0 / 4])
+    xs_l1 = sorted(float(x) for x, _ in l1.get_offsets())
+    assert xs_l1 == pytest.approx([0.09, 0.1, 0.2, 0.5, 60.0])
+    assert "L2" in fig.axes[0].get_xlabel()
+    # no level markers without the byte counters, nor on multi-input plots
+    assert not _by_gid(plots.roofline_figure(make_result(with_telemetry=False)), "level:")
+    assert not _by_gid(plots.roofline_figure([("a", res), ("b", res)]), "level:")

@@ -184,6 +184,8 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
             (pl.col("duration_s") / total if total else pl.lit(0.0)).alias("share"),
             pl.col("bound").fill_null("unknown"),
             pl.lit(1).alias("launches"),
+            pl.col("intensity_l2").alias("x_l2"),
+            pl.col("intensity_l1").alias("x_l1"),
             _why(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null(), pl.col("flops"), pl.col("dram_bytes")),
         )
         return _clean_points(df.to_dicts())
@@ -206,6 +208,13 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
         pl.len().alias("launches"),
         pl.col("bound").fill_null("unknown").mode().first().alias("_bound"),
         flops_ok.any().alias("_ok"),
+        *[
+            (
+                pl.col("flops").filter(pl.col("flops").is_not_null() & pl.col(b).is_not_null()).sum()
+                / pl.col(b).filter(pl.col("flops").is_not_null() & pl.col(b).is_not_null()).sum()
+            ).alias(f"x_{lvl}")
+            for lvl, b in (("l2", "l2_bytes"), ("l1", "l1_bytes"))
+        ],
     )
     agg = agg.with_columns(
         pl.when(pl.col("_ok") & (pl.col("_b") > 0)).then(pl.col("_f") / pl.col("_b")).alias("x"),
@@ -222,7 +231,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
             agg = agg.with_columns(pl.coalesce("bound", "_bound").alias("bound"))
     if "bound" not in agg.columns:
         agg = agg.with_columns(pl.col("_bound").alias("bound"))
-    rows = agg.select("name", "short", "x", "y", "share", "bound", "launches", "why").to_dicts()
+    rows = agg.select("name", "short", "x", "y", "share", "bound", "launches", "why", "x_l2", "x_l1").to_dicts()
     return _clean_points(rows)
 
 
@@ -241,7 +250,7 @@ def _why(ok, flops, dram_bytes):
 
 def _clean_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in rows:
-        for k in ("x", "y"):
+        for k in ("x", "y", "x_l2", "x_l1"):
             v = r.get(k)
             r[k] = float(v) if v is not None and math.isfinite(float(v)) and float(v) > 0 else None
         if r["x"] is None or r["y"] is None:
@@ -307,6 +316,7 @@ def roofline_figure(
     top: int = 8,
     compare_gpu=None,
     title: str | None = None,
+    levels: bool = True,
     width: float = 10.0,
     height: float = 6.6,
 ):
@@ -316,7 +326,12 @@ def roofline_figure(
     :func:`ridgeline.analyzer.gpus.lookup`) whose datasheet roofs are drawn in grey for
     comparison. Returns the Figure; artists carry gids a test can find: ``roof:bandwidth:<level>``,
     ``roof:compute:<precision>``, ``ridge:<precision>``, ``kernels:<input index>``,
-    ``compare:...``, ``label:<input index>:<rank>``.
+    ``compare:...``, ``label:<input index>:<rank>``, ``level:l2`` / ``level:l1``.
+
+    ``levels``: on a single-input plot, also mark the labelled kernels at their L2 and L1
+    intensities (same FLOP/s, hollow markers joined to the DRAM point: the hierarchical
+    roofline) when those byte counters exist. L2/L1 slopes are drawn when the result carries
+    roofs for those levels.
     """
     import numpy as np
     from matplotlib.colors import to_rgba
@@ -503,6 +518,29 @@ def roofline_figure(
                 seen_text.add(text)
                 to_label.append((i, rank, p))
 
+    level_handles = []
+    if levels and not multi and to_label:
+        for lvl, marker in (("l2", "^"), ("l1", "v")):
+            pts = [p for _i, _r, p in to_label if p.get(f"x_{lvl}")]
+            if not pts:
+                continue
+            lc = ax.scatter(
+                [p[f"x_{lvl}"] for p in pts], [p["y"] for p in pts], s=36, marker=marker,
+                facecolors="none", edgecolors="#555555", linewidths=1.0, zorder=4,
+            )
+            lc.set_gid(f"level:{lvl}")
+            scatters.append(([{"x": p[f"x_{lvl}"], "y": p["y"]} for p in pts], [36.0] * len(pts)))
+            ax.set_xlabel("Arithmetic intensity (FLOP/byte): filled = at DRAM, hollow = at L2 / L1", fontsize=11)
+            level_handles.append(
+                Line2D([], [], marker=marker, linestyle="none", markerfacecolor="none", markeredgecolor="#555555",
+                       markersize=7, label=f"labelled kernels at {LEVEL_LABELS[lvl]} intensity")
+            )
+        for _i, _r, p in to_label:
+            xs_l = [v for v in (p["x"], p.get("x_l2"), p.get("x_l1")) if v]
+            if len(xs_l) > 1:
+                (ln,) = ax.plot([min(xs_l), max(xs_l)], [p["y"], p["y"]], color="#AAAAAA", linewidth=0.8, zorder=3)
+                ln.set_gid("level-link")
+
     if multi:
         # the march toward the ridge: the same kernel name joined across inputs, in input order,
         # for the names with the most GPU time that appear in more than one input
@@ -539,7 +577,7 @@ def roofline_figure(
     )
     ax.add_artist(leg1)
     leg2 = ax.legend(
-        handles=bound_handles + input_handles + notes,
+        handles=bound_handles + input_handles + level_handles + notes,
         loc="lower right", fontsize=8.5, framealpha=0.92,
         title="Kernels" + (" (marker = input)" if multi else ""), title_fontsize=9,
     )
