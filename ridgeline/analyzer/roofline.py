@@ -184,6 +184,8 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
         pl.col("peak_dram_bytes_per_s").median().alias("_m_bw"),
         pl.col("peak_dram_bytes_per_s_source").drop_nulls().first().alias("_m_bw_src"),
         pl.len().alias("_n_dev"),
+        pl.col("sm_clock_hz").median().alias("_sm_clk"),
+        pl.col("dram_clock_hz").median().alias("_dram_clk"),
     )
     is_tensor = pl.col("precision").str.ends_with("_tensor")
     meas_t = (
@@ -327,7 +329,7 @@ def _roofs_used(df) -> list[Roof]:
     roofs: list[Roof] = []
     bw = (
         df.filter(pl.col("peak_bw_bytes_per_s").is_not_null())
-        .group_by("_dev", "gpu", "peak_bw_bytes_per_s", "peak_bw_source", "_m_bw_src", "_n_dev")
+        .group_by("_dev", "gpu", "peak_bw_bytes_per_s", "peak_bw_source", "_m_bw_src", "_n_dev", "_dram_clk")
         .agg()
         .sort("_dev")
     )
@@ -343,7 +345,7 @@ def _roofs_used(df) -> list[Roof]:
         )
     comp = (
         df.filter(pl.col("peak_flops_per_s").is_not_null() & pl.col("precision").is_not_null())
-        .group_by("_dev", "gpu", "precision", "peak_flops_per_s", "peak_flops_source", "_n_dev")
+        .group_by("_dev", "gpu", "precision", "peak_flops_per_s", "peak_flops_source", "_n_dev", "_sm_clk")
         .agg()
     )
     order = {p: i for i, p in enumerate(PRECISIONS)}
@@ -368,9 +370,13 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
     device = row["_dev"] or "unnamed device"
     if source == "catalogue":
         return f"{row['gpu']} datasheet"
-    text = f"median over {row['_n_dev']} launch(es) on {device} of {column}"
+    n = row["_n_dev"]
+    text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
     if recipe and recipe != source:
         text += f" = {recipe}"
+    clock = row.get("_dram_clk") if column == "peak_dram_bytes_per_s" else row.get("_sm_clk")
+    if clock:
+        text += f", at {'DRAM' if column == 'peak_dram_bytes_per_s' else 'SM'} clock {clock / 1e9:.3g} GHz"
     return text
 
 

@@ -16,6 +16,11 @@ from typing import Any
 from ridgeline.analyzer.gpus import PRECISION_LABELS
 
 WIDTH = 80
+SOURCE_LABELS = {
+    "ncu": "measured by ncu",
+    "ncu-device-attributes": "from ncu device attributes",
+    "catalogue": "catalogue",
+}
 
 
 def fmt_seconds(value: float | None) -> str:
@@ -131,7 +136,8 @@ def _gpu_lines(result) -> list[str]:
             text = f"{label:<15} {fmt_si(r.value, 'FLOP/s'):>12}"
             if len(bw_values) == 1 and bw_values[0]:
                 text += f"  ridge {fmt_num(r.value / bw_values[0])} FLOP/B"
-        lines += _wrap(f"{text}  [{r.source}: {r.detail}]" if r.detail else f"{text}  [{r.source}]", "  ")
+        label = SOURCE_LABELS.get(r.source, r.source)
+        lines += _wrap(f"{text}  [{label}: {r.detail}]" if r.detail else f"{text}  [{label}]", "  ")
     return lines
 
 
