@@ -154,3 +154,21 @@ def test_screenshot_for_a_human(browser, page_file, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert shot.exists() and shot.read_bytes()[:4] == b"\x89PNG"
     assert shot.stat().st_size > 50_000  # a rendered page, not a blank one
+
+
+def test_fixture_report_end_to_end_in_the_browser(browser, tmp_path):
+    """ncu export + dcgmi dmon fixture -> pipeline -> page -> Chromium: loads clean, all rows there."""
+    scenario = Path(__file__).resolve().parents[1] / "fixtures" / "scenarios" / "decode-b1-h100"
+    if not scenario.exists():
+        pytest.skip("fixture scenario decode-b1-h100 not present")
+    from ridgeline.pipeline import analyze_paths
+
+    result = analyze_paths([scenario])
+    page = tmp_path / "b1.html"
+    page.write_text(render_html(result), encoding="utf-8")
+    proc = _run(browser, tmp_path, page.as_uri(), "--dump-dom")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert _console_lines(proc.stderr) == []
+    body = proc.stdout.split('id="findings-table"', 1)[1].split("</table>", 1)[0]
+    assert body.count("<tr") == 1 + len(result.findings)  # header row + one per finding
+    assert proc.stdout.count("<svg") >= 2  # roofline and telemetry figures rendered inline
