@@ -225,3 +225,13 @@ def test_roofline_identities(flops, nbytes, dur, tensor):
     # at 100% of the roof the launch would take exactly time_to_roof_s
     assert r["time_to_roof_s"] == pytest.approx(dur * r["roof_fraction"])
     assert (r["ridge_distance"] < 1) == (r["bound"] == "memory")
+
+
+def test_measured_roof_names_its_clock():
+    k = kernels(row(1, "k", duration_s=1e-3, flops_fp32=1e9, dram_bytes=1e9, sm_clock_hz=1.5e9,
+                    dram_clock_hz=2.6e9, peak_flops_fp32_per_s=50e12, peak_dram_bytes_per_s=3e12))
+    _, roofs = classify(k)
+    compute = next(r for r in roofs if r.kind == "compute")
+    bandwidth = next(r for r in roofs if r.kind == "bandwidth")
+    assert compute.source == "ncu" and "SM clock 1.5 GHz" in compute.detail
+    assert bandwidth.source == "ncu" and "DRAM clock 2.6 GHz" in bandwidth.detail
