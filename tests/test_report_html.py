@@ -270,3 +270,27 @@ def test_cli_report_format_follows_suffix(decode_b1, tmp_path):
     rc, _o, err = _cli("report", str(decode_b1 / "profile.ncu-raw.csv"), "-o", str(out))
     assert rc == 0, err
     assert out.read_text().startswith("## ridgeline report")
+
+
+def test_hostile_kernel_name_from_a_real_export_is_escaped_everywhere(tmp_path):
+    """A kernel name with markup and mathtext dollars, parsed from an ncu CSV, through every output."""
+    src = SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv"
+    if not src.exists():
+        pytest.skip("fixture scenario decode-b8-h100 not present")
+    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>$x$|`y`"
+    text = src.read_text(encoding="utf-8").replace("void flash_fwd_splitkv_kernel<", f"void {hostile}<")
+    profile = tmp_path / "hostile.csv"
+    profile.write_text(text, encoding="utf-8")
+    out = tmp_path / "r.html"
+    rc, _o, err = _cli("report", str(profile), "-o", str(out))
+    assert rc == 0, err
+    page = out.read_text(encoding="utf-8")
+    assert page.count("<script") == 1 and "<img" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;" in page
+    rc, md_text, err = _cli("report", str(profile), "--format", "markdown")
+    assert rc == 0, err
+    assert "<script>" not in md_text and "<img" not in md_text
+    png = tmp_path / "r.png"
+    rc, _o, err = _cli("roofline", str(profile), "-o", str(png), "--top", "20")
+    assert rc == 0, err
+    assert png.stat().st_size > 10_000
