@@ -300,6 +300,14 @@ def _disambiguate(g, by: tuple[str, ...]):
     )
 
 
+def cuda_core_share():
+    """Group expression: CUDA-core FLOPs / all FLOPs; null when no FLOPs were counted (never NaN)."""
+    import polars as pl
+
+    both = pl.col("flops_cuda") + pl.col("flops_tensor")
+    return pl.when(both > 0).then(pl.col("flops_cuda") / both)
+
+
 def flops_recipe(row: dict[str, Any]) -> str | None:
     """The counter recipes behind a group's FLOPs, joined (tensor first)."""
     parts = [

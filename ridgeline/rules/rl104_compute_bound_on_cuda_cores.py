@@ -63,7 +63,7 @@ class ComputeBoundOnCudaCores(Rule):
             return []
         p = self.params
         c = pl.col
-        cuda_share = c("flops_cuda") / (c("flops_cuda") + c("flops_tensor"))
+        cuda_share = K.cuda_core_share()
         hits = groups.with_columns(cuda_share=cuda_share).filter(
             c("intensity_dram").is_not_null()
             & (c("ridge_flop_per_byte") > 0)

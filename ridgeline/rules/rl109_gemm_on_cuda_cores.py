@@ -53,7 +53,7 @@ class GemmOnCudaCores(Rule):
             return []
         p = self.params
         c = pl.col
-        hits = groups.with_columns(cuda_share=c("flops_cuda") / (c("flops_cuda") + c("flops_tensor"))).filter(
+        hits = groups.with_columns(cuda_share=K.cuda_core_share()).filter(
             c("intensity_dram").is_not_null()
             & (c("ridge_flop_per_byte") > 0)
             & (c("intensity_dram") < c("ridge_flop_per_byte"))
