@@ -31,6 +31,8 @@ def cli() -> None:
       ridgeline demo                        # a bundled decode profile, no GPU needed
       ridgeline analyze profile.csv         # kernels on the roofline + findings
       ridgeline analyze profile.csv --format json -o out.json
+      ridgeline roofline profile.csv -o roofline.png
+      ridgeline report profile.csv dcgm.txt -o report.html
       ridgeline telemetry dcgm-dmon.txt     # busy vs. working, per GPU and window
       ridgeline gpus                        # the GPU catalogue and ridge points
       ridgeline rules                       # the rule catalogue
