@@ -424,3 +424,18 @@ def test_l2_and_l1_intensities_are_marked_for_labelled_kernels():
     # no level markers without the byte counters, nor on multi-input plots
     assert not _by_gid(plots.roofline_figure(make_result(with_telemetry=False)), "level:")
     assert not _by_gid(plots.roofline_figure([("a", res), ("b", res)]), "level:")
+
+
+def test_roofs_measured_on_several_devices_are_drawn_once():
+    from ridgeline.result import Roof
+
+    res = make_result(with_telemetry=False)
+    res.roofs = res.roofs + [Roof("compute", 950e12, "ncu", precision="fp16_tensor"),
+                             Roof("bandwidth", 3.2e12, "ncu", level="dram")]
+    fig = plots.roofline_figure(res)
+    xs, ys = _line(fig, "roof:compute:fp16_tensor").get_data()  # exactly one line
+    assert ys[0] == pytest.approx(PEAK_BF16)  # the higher of 989 and 950 TFLOP/s
+    xs, ys = _line(fig, "roof:bandwidth:dram").get_data()
+    assert ys[0] / xs[0] == pytest.approx(DRAM_BW)
+    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    assert any("highest of 2" in t.get_text() and "FP16/BF16" in t.get_text() for t in legend.get_texts())

@@ -305,8 +305,27 @@ def _roof_sets(labelled) -> list[tuple[str, list]]:
     for _label, res in labelled:
         name = res.gpu_name or "GPU"
         if name not in seen and res.roofs:
-            seen[name] = list(res.roofs)
+            seen[name] = distinct_roofs(res.roofs)
     return list(seen.items())
+
+
+def distinct_roofs(roofs) -> list:
+    """One roof per (kind, precision or level): several devices (or clocks) may each have
+    measured one; the highest is drawn and its detail says how many there were."""
+    import dataclasses
+
+    groups: dict[tuple, list] = {}
+    for r in roofs:
+        groups.setdefault((r.kind, r.precision, r.level), []).append(r)
+    out = []
+    for group in groups.values():
+        best = max(group, key=lambda r: r.value)
+        if len(group) > 1:
+            lo = min(r.value for r in group)
+            note = f"highest of {len(group)} ({si(lo, best.unit)} .. {si(best.value, best.unit)})"
+            best = dataclasses.replace(best, detail=note)
+        out.append(best)
+    return out
 
 
 def roofline_figure(
@@ -413,7 +432,8 @@ def roofline_figure(
                 linewidth=2.0 if r.level == "dram" else 1.4,
                 alpha=alpha,
                 label=f"{prefix}{LEVEL_LABELS.get(r.level or '', r.level)} {si(r.value, 'B/s')} "
-                f"({SOURCE_LABELS.get(r.source, r.source)})",
+                f"({SOURCE_LABELS.get(r.source, r.source)}"
+                f"{', ' + r.detail.split(' (')[0] if r.detail and r.detail.startswith('highest of') else ''})",
                 zorder=2,
             )
             ln.set_gid(f"roof:bandwidth:{r.level}" + (f":{gi}" if gi else ""))
@@ -428,7 +448,8 @@ def roofline_figure(
                 linewidth=2.0,
                 alpha=alpha,
                 label=f"{prefix}{PRECISION_LABELS.get(r.precision or '', r.precision)} "
-                f"{si(r.value, 'FLOP/s')} ({SOURCE_LABELS.get(r.source, r.source)})",
+                f"{si(r.value, 'FLOP/s')} ({SOURCE_LABELS.get(r.source, r.source)}"
+                f"{', ' + r.detail if r.detail and r.detail.startswith('highest of') else ''})",
                 zorder=2,
             )
             ln.set_gid(f"roof:compute:{r.precision}" + (f":{gi}" if gi else ""))
