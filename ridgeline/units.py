@@ -32,7 +32,7 @@ import re
 # --- numbers ----------------------------------------------------------------------------
 
 #: cells that mean "not measured" (compared after stripping blanks, case-insensitive)
-NULL_TOKENS = ("", "n/a", "na", "nan", "-nan", "+nan", "inf", "-inf", "+inf")
+NULL_TOKENS = ("", "n/a", "na", "nan", "-nan", "+nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity")
 #: thousands grouping with commas, C/en_US style
 GROUPED_RE = r"^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?$"
 #: a plain decimal number (what remains after removing grouping commas)
@@ -85,6 +85,26 @@ def number_expr(col):
 
     s = _clean_expr(col)
     return pl.when(s.str.contains(NUMBER_RE)).then(s.cast(pl.Float64, strict=False)).otherwise(None)
+
+
+def fast_number_expr(col):
+    """Polars expression: the native float cast, non-finite -> null.
+
+    Accepts exactly the cells :data:`NUMBER_RE` accepts (plus the inf/nan spellings, which
+    become null as in :func:`parse_number`); cells it rejects (blanks, grouping commas, ``n/a``,
+    garbage) come out null, so a column where :func:`needs_slow_expr` is false is fully parsed.
+    """
+    import polars as pl
+
+    v = col.cast(pl.Float64, strict=False)
+    return pl.when(v.is_finite()).then(v)
+
+
+def needs_slow_expr(col):
+    """Polars expression (aggregate): True when some present cell is not a plain number."""
+    import polars as pl
+
+    return (col.is_not_null() & col.cast(pl.Float64, strict=False).is_null()).any()
 
 
 def bad_number_expr(col):

@@ -531,6 +531,16 @@ def _short_name(name: str) -> str:
     return r or name
 
 
+def _dims_product(text: str) -> int | None:
+    nums = re.findall(r"[0-9]+", text.replace(",", " ") if "(" in text else text.replace(",", ""))
+    if not nums:
+        return None
+    out = 1
+    for n in nums:
+        out *= int(n)
+    return out
+
+
 def short_name(name: str | None) -> str | None:
     """Public helper: see the module docstring for the rule."""
     return None if name is None else _short_name(name)
@@ -598,6 +608,20 @@ def _bad_cells(ctx: _Ctx, blk: _Block, frame, value_cols: Iterable[tuple[str, st
             )
 
 
+def _launch_rows(df):
+    """Rows with a launch ID (drops a units row and blank lines), without copying when possible."""
+    import polars as pl
+
+    ident = df.get_column("ID")
+    if df.height and ident[0] in (None, "") and ident.slice(1).null_count() == 0:
+        rest = df.slice(1)
+        if not (rest.get_column("ID") == "").any():
+            return rest
+    if ident.null_count() == 0 and not (ident == "").any():
+        return df
+    return df.filter(_has_id())
+
+
 def _has_id():
     import polars as pl
 
@@ -611,7 +635,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     """-> (wide metric frame M with identity columns + canonical Float64 metrics, units, present)"""
     import polars as pl
 
-    from ridgeline.units import number_expr
+    from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
 
     units: dict[str, str] = {}
     if df.height and df["ID"][0] in (None, ""):
@@ -622,7 +646,10 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     cols = set(df.columns)
     wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
-    _bad_cells(ctx, blk, df, [(c, c) for c in numeric])
+    # cells the native float cast cannot read (n/a, grouping commas, garbage) need the slow path
+    slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
+    slow = {c for c, f in zip(numeric, slow_flags) if f}
+    _bad_cells(ctx, blk, df, [(c, c) for c in numeric if c in slow])
     if not units and numeric:
         ctx.notes.append(f"{ctx.path}: raw page without a units row: assumed ncu base units (--print-units base)")
     exprs = []
@@ -631,7 +658,8 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
         info = parse_unit(unit)
         if not info.known:
             ctx.unknown_units.add(f"{unit!r} ({c})")
-        exprs.append(scale_expr(number_expr(pl.col(c)), info).alias(c))
+        value = number_expr(pl.col(c)) if c in slow else fast_number_expr(pl.col(c))
+        exprs.append(scale_expr(value, info).alias(c))
     ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
     strings = [pl.col(c) for c in V.STRING_METRICS if c in cols]
     m = df.select(*[pl.col(c) for c in ident], *strings, *exprs)
@@ -647,7 +675,7 @@ _LABELS = {label for (label, _b) in V.SECTION_LABELS}
 def _details_block(ctx: _Ctx, blk: _Block, df):
     import polars as pl
 
-    from ridgeline.units import number_expr
+    from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
 
     key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
     df = df.filter(_has_id())
@@ -694,8 +722,13 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     ).filter(pl.col("__canon").is_not_null())
     string_rows = sub.filter(pl.col("__canon").is_in(list(V.STRING_METRICS)))
     num = sub.filter(~pl.col("__canon").is_in(list(V.STRING_METRICS))).rename({"Metric Name": "__label"})
-    _bad_cells(ctx, blk, num, [("Metric Value", "Metric Value")])
-    num = num.with_columns((number_expr(pl.col("Metric Value")) * pl.col("__mul") / pl.col("__div")).alias("__v"))
+    value = pl.col("Metric Value")
+    if num.height and num.select(needs_slow_expr(value)).item():
+        _bad_cells(ctx, blk, num, [("Metric Value", "Metric Value")])
+        parsed = number_expr(value)
+    else:
+        parsed = fast_number_expr(value)
+    num = num.with_columns((parsed * pl.col("__mul") / pl.col("__div")).alias("__v"))
     # section labels used in this block: named next to the counter in *_source columns
     labels_used = dict(
         num.filter(pl.col("__label") != pl.col("__canon")).select("__canon", "__label").unique(subset="__canon").iter_rows()
@@ -874,7 +907,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     import polars as pl
 
     from ridgeline.analyzer.schema import KERNEL_COLUMNS, polars_schema
-    from ridgeline.units import number_expr
+    from ridgeline.units import needs_slow_expr, number_expr
 
     cols = set(m.columns)
     # derived__ section metrics stand for counters (fill the counter when it is missing)
@@ -889,8 +922,19 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     cols = set(m.columns)
     present = {p for p in present if p in cols}
 
+    int_cols = [c for c in ("ID", "Process ID", "Context", "Stream", "Device") if c in cols]
+    slow_ints = set()
+    if int_cols and m.height:
+        flags = m.select([needs_slow_expr(pl.col(c).cast(pl.String)).alias(c) for c in int_cols]).row(0)
+        slow_ints = {c for c, f in zip(int_cols, flags) if f}
+
     def num_int(name):
-        return number_expr(pl.col(name).cast(pl.String)).cast(pl.Int64, strict=False) if name in cols else None
+        if name not in cols:
+            return None
+        col = pl.col(name).cast(pl.String)
+        if name in slow_ints:  # grouping commas ("1,024") or blanks
+            return number_expr(col).cast(pl.Int64, strict=False)
+        return col.cast(pl.Int64, strict=False)
 
     def lit_null(dtype):
         return pl.lit(None, dtype=dtype)
@@ -924,10 +968,10 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     def dims(col_name, attr):
         printed = pl.col(col_name) if col_name in cols else None
         product = None
-        if printed is not None:
-            product = (
-                printed.str.extract_all(r"[0-9]+").list.eval(pl.element().cast(pl.Int64).product()).list.first()
-            )
+        if printed is not None:  # "(128, 2, 1)" -> 256, computed once per distinct string
+            distinct = m.get_column(col_name).unique().drop_nulls().to_list()
+            table = {d: _dims_product(d) for d in distinct}
+            product = printed.replace_strict(table, default=None, return_dtype=pl.Int64)
         attr_v = pl.col(attr).cast(pl.Int64, strict=False) if attr in cols else None
         if printed is None and attr_v is not None:
             printed = pl.col(attr).cast(pl.Int64, strict=False).cast(pl.String)
@@ -1069,10 +1113,10 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
                 m, units, present = _raw_block(ctx, blk, df)
                 labels = None
                 unit_map.update(units)
-                long = df.filter(_has_id())
+                long = _launch_rows(df)
             else:
                 m, present, labels = _details_block(ctx, blk, df)
-                long = df.filter(_has_id())
+                long = _launch_rows(df)
             k = _derive(ctx, m, set(present), block=blk, id_prefix=prefix, labels=labels if blk.layout == "details" else None)
             frames.append(k)
             launches += k.height
