@@ -378,3 +378,10 @@ def test_rules_run_on_classifier_output():
     assert f.impact_s == pytest.approx(4 * (0.5e-3 - 1e9 / 3.35e12))
     assert f.impact_share == pytest.approx(f.impact_s / 2e-3)
     assert {e.metric: e.source for e in f.evidence}["dram_bytes"] == "measured: dram__bytes.sum"
+
+
+def test_unknown_top_level_config_keys_are_usage_errors():
+    with pytest.raises(UsageError, match=r"unknown key 'RL103'.*\[tool.ridgeline.rules.RL103\]"):
+        engine.run_rules(_decode_ctx(), config={"RL103": {"min_bandwidth_fraction": 0.5}})
+    with pytest.raises(UsageError, match="unknown key 'selct'"):
+        engine.run_rules(_decode_ctx(), config={"selct": ["RL1"]})

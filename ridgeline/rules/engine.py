@@ -34,7 +34,8 @@ Configuration
         severity = "critical"   # any rule's severity may be overridden
 
     Flags: ``--threshold RL103.min_bandwidth_fraction=0.5`` (see :func:`parse_threshold_flags`).
-    Unknown codes, unknown threshold keys and values of the wrong type are UsageErrors.
+    Unknown top-level keys (``CONFIG_KEYS``), unknown codes, unknown threshold keys and values
+    of the wrong type are UsageErrors.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ FAMILIES = ("kernel", "telemetry", "data", "run")
 THRESHOLD_FLAG_RE = re.compile(r"^\s*(RL[0-9]{3})\.([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 # config keys inside a [tool.ridgeline.rules.RLnnn] table that are not thresholds
 RULE_META_KEYS = ("severity",)
+# top-level keys of [tool.ridgeline]; a part that reads another key adds it here
+CONFIG_KEYS = ["select", "ignore", "rules"]
 
 
 class RuleDefinitionError(Exception):
@@ -422,6 +425,17 @@ def _as_list(value: Any, key: str) -> list[str]:
     raise UsageError(f"config: {key} must be a list of rule codes or prefixes, got {value!r}")
 
 
+def validate_config(config: Mapping[str, Any] | None) -> None:
+    """UsageError for a top-level key nobody reads (a typo would otherwise be ignored silently)."""
+    for key in config or {}:
+        if key in CONFIG_KEYS:
+            continue
+        hint = ""
+        if isinstance(key, str) and CODE_RE.match(key.upper()):
+            hint = f"; rule settings go in [tool.ridgeline.rules.{key.upper()}]"
+        raise UsageError(f"config: unknown key {key!r} in [tool.ridgeline]; known: {', '.join(CONFIG_KEYS)}{hint}")
+
+
 def _rules_table(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     rules = config.get("rules", {})
     if not isinstance(rules, Mapping) or not all(isinstance(v, Mapping) for v in rules.values()):
@@ -562,6 +576,7 @@ def run_rules(
     raises is a bug and the exception propagates.
     """
     cfg = merge_config(config, select=tuple(select), ignore=tuple(ignore), thresholds=thresholds)
+    validate_config(cfg)
     overrides = rule_overrides(cfg)
     chosen = select_rules(
         _as_list(cfg.get("select", ()), "select"), _as_list(cfg.get("ignore", ()), "ignore"), family=family
