@@ -197,6 +197,7 @@ def analyze_paths(
                 total_gpu_time_s=result.total_gpu_time_s,
                 extra={
                     "roofs": list(result.roofs),
+                    "gpu_match": result.gpu_match,
                     "inputs": list(result.inputs),
                     "skipped": list(result.skipped),
                     "notes": list(result.notes),
