@@ -120,7 +120,7 @@ KEYS = ("host", "gpu", "gpu_instance")
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
           "allocated_idle", "stuck_profiler")
 SECONDS = ("busy", "busy_tensor_idle", "memory_bound", "idle", "allocated_idle")
-CHUNK_ROWS = 16_000_000  # long rows per reduction chunk (~25 bytes each in memory: bounded)
+CHUNK_ROWS = 4_000_000  # long rows per reduction chunk (whole hosts; ~25 bytes each in memory: bounded)
 
 _DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|min|h|d)?\s*$")
 _UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -228,14 +228,19 @@ def _fold_per_timestamp(lf, th):
         n_runs = int(run[-1]) + 1
         fi = d.get_column("_fi").to_numpy()
         val = d.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
-        grid = np.full((nf, n_runs), np.nan)
-        grid[fi, run] = val
+        present = np.flatnonzero(np.bincount(fi, minlength=nf))  # only fields this chunk has
+        row_of = np.full(nf, -1, dtype=np.int64)
+        row_of[present] = np.arange(len(present))
+        grid = np.full((len(present), n_runs), np.nan)
+        grid[row_of[fi], run] = val
         starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
         nulls = np.bincount(run[np.isnan(val)], minlength=n_runs)
         cols = {"_gid": d.get_column("_gid").gather(starts), "timestamp": d.get_column("timestamp").gather(starts)}
-        cols.update({f: grid[i] for i, f in enumerate(USED_FIELDS)})
+        cols.update({USED_FIELDS[i]: grid[row_of[i]] for i in present})
         cols["_nulls"] = nulls
-        return pl.DataFrame(cols).with_columns(pl.col(list(USED_FIELDS)).fill_nan(None))
+        out = pl.DataFrame(cols).with_columns(pl.col([USED_FIELDS[i] for i in present]).fill_nan(None))
+        missing = [f for i, f in enumerate(USED_FIELDS) if row_of[i] < 0]
+        return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing])
 
     if df.height == 0:
         return pl.DataFrame()

@@ -40,9 +40,9 @@ class FieldDef:
 
 FIELDS: tuple[FieldDef, ...] = (
     FieldDef(100, "DCGM_FI_DEV_SM_CLOCK", "sm_clock_hz", MHZ, "MHz", "SMCLK",
-             ("dcgm_sm_clock", "DCGM_FI_DEV_SM_CLOCK_MHZ")),
+             ("dcgm_sm_clock",)),
     FieldDef(101, "DCGM_FI_DEV_MEM_CLOCK", "mem_clock_hz", MHZ, "MHz", "MMCLK",
-             ("dcgm_memory_clock", "DCGM_FI_DEV_MEM_CLOCK_MHZ")),
+             ("dcgm_memory_clock",)),
     FieldDef(150, "DCGM_FI_DEV_GPU_TEMP", "gpu_temp_c", 1.0, "C", "TMPTR",
              ("dcgm_gpu_temp", "DCGM_FI_DEV_GPU_TEMP_CELSIUS")),
     FieldDef(155, "DCGM_FI_DEV_POWER_USAGE", "power_w", 1.0, "W", "POWER",
@@ -50,7 +50,7 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef(203, "DCGM_FI_DEV_GPU_UTIL", "gpu_util_ratio", PERCENT, "%", "GPUTL",
              ("dcgm_gpu_utilization", "DCGM_FI_DEV_GPU_UTIL_RATIO")),
     FieldDef(204, "DCGM_FI_DEV_MEM_COPY_UTIL", "mem_copy_util_ratio", PERCENT, "%", "MCUTL",
-             ("dcgm_mem_copy_utilization", "DCGM_FI_DEV_MEM_COPY_UTIL_RATIO")),
+             ("dcgm_mem_copy_utilization",)),
     FieldDef(250, "DCGM_FI_DEV_FB_TOTAL", "fb_total_bytes", MIB, "MiB", "FBTTL",
              ("dcgm_fb_total",)),
     FieldDef(251, "DCGM_FI_DEV_FB_FREE", "fb_free_bytes", MIB, "MiB", "FBFRE",
