@@ -439,3 +439,14 @@ def test_roofs_measured_on_several_devices_are_drawn_once():
     assert ys[0] / xs[0] == pytest.approx(DRAM_BW)
     legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
     assert any("highest of 2" in t.get_text() and "FP16/BF16" in t.get_text() for t in legend.get_texts())
+
+
+def test_summary_only_result_places_names_at_their_fraction_of_the_roof():
+    res = make_result(with_telemetry=False)
+    res.kernels = None  # e.g. a result rebuilt from a summary table
+    fig = plots.roofline_figure(res)
+    (coll,) = _by_gid(fig, "kernels:0")
+    pts = {round(float(x), 6): float(y) for x, y in coll.get_offsets()}
+    assert len(pts) == 5
+    assert pts[1.0] == pytest.approx(0.8 * 1.0 * DRAM_BW)  # gemv: 80% of min(989e12, 1 x 3.35e12)
+    assert pts[600.0] == pytest.approx(0.7 * PEAK_BF16)  # GEMM past the ridge: 70% of the bf16 peak
