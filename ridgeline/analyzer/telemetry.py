@@ -216,12 +216,7 @@ def _fold_per_timestamp(lf, th):
     import polars as pl
 
     nf = len(USED_FIELDS)
-    df = lf.select(
-        _gid_expr(),
-        "timestamp",
-        pl.col("field").cast(pl.Enum(list(USED_FIELDS))).to_physical().cast(pl.Int32).alias("_fi"),
-        "value",
-    ).collect(engine="streaming")
+    df = lf.select(_gid_expr(), "timestamp", "_fi", "value").collect(engine="streaming")
 
     def fold(d):
         run = d.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
@@ -418,9 +413,11 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     warmup_s = parse_duration_s(warmup, what="--warmup")
 
     lf = lf.lazy() if isinstance(lf, pl.DataFrame) else lf
-    lf = lf.select("timestamp", *KEYS, "uuid", "model", "field", "value").filter(
-        pl.col("field").is_in(list(USED_FIELDS)) & pl.col("timestamp").is_not_null()
-    )
+    # fields the reduction does not use become null codes and are dropped (an integer test)
+    lf = lf.select(
+        "timestamp", *KEYS, "uuid", "model", "value",
+        pl.col("field").cast(pl.Enum(list(USED_FIELDS)), strict=False).to_physical().cast(pl.Int32).alias("_fi"),
+    ).filter(pl.col("_fi").is_not_null() & pl.col("timestamp").is_not_null())
     # identity of every GPU series (and its size, to cut hosts into chunks): a cheap,
     # low-cardinality pass
     ident = lf.group_by(list(KEYS)).agg(

@@ -141,7 +141,8 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
         value = pl.col(roles["value"]).cast(pl.Float64, strict=not (vdtype == pl.String))
         # canonical names: identity mapping keeps the column as is (cheap path for big scans)
         identity = all(k == v for k, v in fmap.items()) and all(s == 1.0 for s in smap.values())
-        out = lf.filter(f.is_in(list(fmap)))
+        unknown = present.height > len(fmap)
+        out = lf.filter(f.is_in(list(fmap))) if unknown else lf
         if identity:
             out = out.select(*ident, f.alias("field"), value.alias("value"))
         else:
