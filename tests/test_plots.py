@@ -32,6 +32,13 @@ def _by_gid(fig, prefix):
     return [a for a in ax.get_children() if (a.get_gid() or "").startswith(prefix)]
 
 
+def _roof_legend(fig):
+    """The roofs legend: inside the axes, or below them when there are many roofs."""
+    found = [a for a in fig.axes[0].get_children() + fig.legends if a.get_gid() == "legend:roofs"]
+    assert len(found) == 1
+    return found[0]
+
+
 def _line(fig, gid):
     found = [ln for ln in fig.axes[0].get_lines() if ln.get_gid() == gid]
     assert len(found) == 1, f"expected one line {gid!r}, got {len(found)}"
@@ -84,7 +91,7 @@ def test_ridge_points_are_labelled_with_their_value(fig):
 
 
 def test_legend_names_each_roof_with_its_source(fig):
-    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    legend = _roof_legend(fig)
     labels = [t.get_text() for t in legend.get_texts()]
     assert any("DRAM" in t and "measured by ncu" in t for t in labels)
     assert any("FP8 tensor" in t and "catalogue" in t for t in labels)
@@ -175,7 +182,7 @@ def test_compare_gpu_draws_the_catalogue_roofs():
     assert ys[0] / xs[0] == pytest.approx(other.dram_bw_bytes_per_s)
     xs, ys = _line(fig, "compare:compute:fp16_tensor").get_data()
     assert ys[0] == pytest.approx(other.peak_flops["fp16_tensor"])
-    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    legend = _roof_legend(fig)
     assert any("B200" in t.get_text() and "catalogue" in t.get_text() for t in legend.get_texts())
     assert "vs B200" in fig.axes[0].get_title(loc="left")
 
@@ -341,7 +348,7 @@ def test_end_to_end_decode_batch8_profile():
     assert ys[0] / xs[0] == pytest.approx(3.35e12, rel=0.01)
     xs, ys = _line(fig, "roof:compute:fp16_tensor").get_data()
     assert ys[0] == pytest.approx(989e12, rel=0.01)
-    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    legend = _roof_legend(fig)
     assert any("measured by ncu" in t.get_text() for t in legend.get_texts())
     (coll,) = _by_gid(fig, "kernels:0")
     drawable = result.summary.filter(pl_col_pos("intensity_dram")).height
@@ -437,7 +444,7 @@ def test_roofs_measured_on_several_devices_are_drawn_once():
     assert ys[0] == pytest.approx(PEAK_BF16)  # the higher of 989 and 950 TFLOP/s
     xs, ys = _line(fig, "roof:bandwidth:dram").get_data()
     assert ys[0] / xs[0] == pytest.approx(DRAM_BW)
-    legend = next(a for a in fig.axes[0].get_children() if a.get_gid() == "legend:roofs")
+    legend = _roof_legend(fig)
     assert any("highest of 2" in t.get_text() and "FP16/BF16" in t.get_text() for t in legend.get_texts())
 
 

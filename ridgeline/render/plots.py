@@ -300,13 +300,12 @@ def _default_label(result, i: int) -> str:
 
 
 def _roof_sets(labelled) -> list[tuple[str, list]]:
-    """Distinct GPUs among the inputs, with the roofs of the first input on each."""
+    """Distinct GPUs among the inputs, with the roofs used on each."""
     seen: dict[str, list] = {}
-    for _label, res in labelled:
-        name = res.gpu_name or "GPU"
-        if name not in seen and res.roofs:
-            seen[name] = distinct_roofs(res.roofs)
-    return list(seen.items())
+    for _label, res in labelled:  # the union over inputs on the same GPU (an fp8 run adds its roof)
+        if res.roofs:
+            seen.setdefault(res.gpu_name or "GPU", []).extend(res.roofs)
+    return [(name, distinct_roofs(roofs)) for name, roofs in seen.items()]
 
 
 def distinct_roofs(roofs) -> list:
@@ -322,7 +321,7 @@ def distinct_roofs(roofs) -> list:
         best = max(group, key=lambda r: r.value)
         if len(group) > 1:
             lo = min(r.value for r in group)
-            note = f"highest of {len(group)} ({si(lo, best.unit)} .. {si(best.value, best.unit)})"
+            note = f"highest of {len(group)}, lowest {si(lo, best.unit)}"
             best = dataclasses.replace(best, detail=note)
         out.append(best)
     return out
@@ -417,7 +416,8 @@ def roofline_figure(
     roof_handles = []
     for gi, (gpu_name, roofs) in enumerate(roof_sets):
         prefix = f"{gpu_name}: " if len(roof_sets) > 1 else ""
-        alpha = 1.0 if gi == 0 else 0.6
+        alpha = 1.0 if gi == 0 else 0.75
+        gpu_style = None if gi == 0 else (0, (6, 2 + gi))  # later GPUs: dashed
         compute = sorted((r for r in roofs if r.kind == "compute" and r.value > 0), key=lambda r: r.value)
         bws = [r for r in roofs if r.kind == "bandwidth" and r.value > 0]
         top_peak = compute[-1].value if compute else ymax
@@ -428,12 +428,12 @@ def roofline_figure(
                 [xmin, x_end],
                 [r.value * xmin, r.value * x_end],
                 color="#222222" if r.level == "dram" else "#666666",
-                linestyle=LEVEL_STYLES.get(r.level or "", "-."),
+                linestyle=(gpu_style if gpu_style and r.level == "dram" else LEVEL_STYLES.get(r.level or "", "-.")),
                 linewidth=2.0 if r.level == "dram" else 1.4,
                 alpha=alpha,
                 label=f"{prefix}{LEVEL_LABELS.get(r.level or '', r.level)} {si(r.value, 'B/s')} "
                 f"({SOURCE_LABELS.get(r.source, r.source)}"
-                f"{', ' + r.detail.split(' (')[0] if r.detail and r.detail.startswith('highest of') else ''})",
+                f"{', ' + r.detail.split(',')[0] if r.detail and r.detail.startswith('highest of') else ''})",
                 zorder=2,
             )
             ln.set_gid(f"roof:bandwidth:{r.level}" + (f":{gi}" if gi else ""))
@@ -446,10 +446,11 @@ def roofline_figure(
                 [r.value, r.value],
                 color=PRECISION_COLORS.get(r.precision or "", "#444444"),
                 linewidth=2.0,
+                linestyle=gpu_style or "-",
                 alpha=alpha,
                 label=f"{prefix}{PRECISION_LABELS.get(r.precision or '', r.precision)} "
                 f"{si(r.value, 'FLOP/s')} ({SOURCE_LABELS.get(r.source, r.source)}"
-                f"{', ' + r.detail if r.detail and r.detail.startswith('highest of') else ''})",
+                f"{', ' + r.detail.split(',')[0] if r.detail and r.detail.startswith('highest of') else ''})",
                 zorder=2,
             )
             ln.set_gid(f"roof:compute:{r.precision}" + (f":{gi}" if gi else ""))
@@ -592,11 +593,17 @@ def roofline_figure(
         what = ("launch" if n == 1 else "launches") if per_launch else ("kernel name" if n == 1 else "kernel names")
         why = ", ".join(f"{k}: {v}" for k, v in sorted(unplotted.items(), key=lambda kv: -kv[1]))
         notes.append(Line2D([], [], linestyle="none", label=f"{n} {what} not drawn ({why})"))
-    leg1 = ax.legend(
-        handles=roof_handles, loc="upper left", fontsize=8.5, title="Roofs (source)",
-        title_fontsize=9, framealpha=0.92,
-    )
-    ax.add_artist(leg1)
+    if len(roof_handles) <= 5:
+        leg1 = ax.legend(
+            handles=roof_handles, loc="upper left", fontsize=8.5, title="Roofs (source)",
+            title_fontsize=9, framealpha=0.92,
+        )
+        ax.add_artist(leg1)
+    else:  # many roofs (several GPUs, a comparison GPU): below the plot, never over the data
+        leg1 = fig.legend(
+            handles=roof_handles, loc="outside lower center", fontsize=8.5, title="Roofs (source)",
+            title_fontsize=9, ncols=2, frameon=False,
+        )
     leg2 = ax.legend(
         handles=bound_handles + input_handles + level_handles + notes,
         loc="lower right", fontsize=8.5, framealpha=0.92,
@@ -624,7 +631,8 @@ def label_text(short: str, input_label: str | None = None) -> str:
     """A point's label: the short kernel name, cut to fit; on multi-input plots, tagged with its input."""
     if input_label is None:
         return shorten(short, 30)
-    return f"{shorten(short, 24)} [{shorten(input_label, 12)}]"
+    tag = input_label if len(input_label) <= 14 else input_label[:6] + "\u2026" + input_label[-7:]
+    return f"{shorten(short, 24)} [{tag}]"
 
 
 def point_area(share: float) -> float:
