@@ -457,3 +457,23 @@ def test_summary_only_result_places_names_at_their_fraction_of_the_roof():
     assert len(pts) == 5
     assert pts[1.0] == pytest.approx(0.8 * 1.0 * DRAM_BW)  # gemv: 80% of min(989e12, 1 x 3.35e12)
     assert pts[600.0] == pytest.approx(0.7 * PEAK_BF16)  # GEMM past the ridge: 70% of the bf16 peak
+
+
+def test_roofs_of_all_inputs_on_one_gpu_are_drawn_and_a_second_gpu_is_dashed():
+    from ridgeline.result import Roof
+
+    bf16_run = make_result(with_telemetry=False)
+    bf16_run.roofs = [r for r in bf16_run.roofs if r.precision != "fp8_tensor"]
+    fp8_run = make_result(with_telemetry=False)  # same GPU, its export also measured the fp8 roof
+    other = make_result(with_telemetry=False)
+    other.gpu_name = "H200"
+    other.roofs = [Roof("bandwidth", 4.8e12, "ncu", level="dram"), Roof("compute", PEAK_BF16, "ncu", precision="fp16_tensor")]
+    fig = plots.roofline_figure([("bf16", bf16_run), ("fp8", fp8_run), ("h200", other)])
+    assert _line(fig, "roof:compute:fp8_tensor").get_ydata()[0] == pytest.approx(PEAK_FP8)
+    h200 = _line(fig, "roof:bandwidth:dram:1")
+    xs, ys = h200.get_data()
+    assert ys[0] / xs[0] == pytest.approx(4.8e12)
+    assert h200.get_linestyle() != "-"
+    assert _line(fig, "roof:bandwidth:dram").get_linestyle() == "-"
+    labels = [t.get_text() for t in _roof_legend(fig).get_texts()]
+    assert any(t.startswith("H200: DRAM 4.8 TB/s") for t in labels)
