@@ -641,8 +641,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     if df.height and df["ID"][0] in (None, ""):
         first = df.row(0)
         units = {c: (v or "") for c, v in zip(df.columns, first) if c != "__row"}
-        df = df.slice(1)
-    df = df.filter(_has_id())
+    df = _launch_rows(df)
     cols = set(df.columns)
     wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
