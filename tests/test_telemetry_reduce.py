@@ -146,3 +146,10 @@ def test_bad_window_values():
 def test_empty_input_gives_empty_windows():
     w = reduce_windows(table(), window="5m")
     assert w.height == 0 and w.columns == list(WINDOW_COLUMNS)
+
+
+def test_saturated_constant_is_not_a_stalled_field():
+    # a fully busy GPU legitimately prints GRACT 1.000 tick after tick
+    r = one(reduce_windows(gpu_series(n=120, jitter=0, gpu_util_ratio=1.0, gr_engine_active_ratio=1.0,
+                                      tensor_active_ratio=lambda i: 0.5 + 0.01 * (i % 3)), window="all"))
+    assert r["stalled_fields"] is None and r["excluded"] is None

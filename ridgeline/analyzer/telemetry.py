@@ -59,7 +59,7 @@ ratio_clamped_values            profiling ratios in (1, 1.5] clamped to 1
 ratio_max_raw                   largest profiling ratio before clamping
 percent_as_ratio                a ratio field held values > 1.5 (percent fed as ratio)
 ratio_as_percent                GPU-Util looked like a 0..1 ratio fed where percent belongs
-stalled_fields                  profiling fields constant and non-zero over >= 30 samples, comma list
+stalled_fields                  profiling fields constant over >= 30 samples (not 0, not saturated ~1), comma list
 excluded                        why the window is unfit for performance rules, or null
 ==============================  ============================================================
 """
@@ -81,6 +81,7 @@ STATE_THRESHOLDS: dict[str, float] = {
     "stuck_gr_engine": 0.01,
     "clamp_max": 1.5,
     "stall_min_samples": 30,
+    "stall_saturated": 0.995,
     "excluded_share": 0.5,
 }
 
@@ -334,7 +335,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
     stall_n = int(th["stall_min_samples"])
     stall_exprs = [
         pl.when((pl.col(f"_raw_{f}").count() >= stall_n) & (pl.col(f"_raw_{f}").min() == pl.col(f"_raw_{f}").max())
-                & (pl.col(f"_raw_{f}").max() > 0))
+                & (pl.col(f"_raw_{f}").max() > 0) & (pl.col(f"_raw_{f}").max() < th["stall_saturated"]))
         .then(pl.lit(f)).otherwise(None)
         for f in prof_present
     ]
