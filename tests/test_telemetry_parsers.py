@@ -244,3 +244,17 @@ def test_explicit_unknown_file_is_an_error_folder_file_is_skipped(tmp_path):
     (tmp_path / "ok.csv").write_text((FIX / "long.csv").read_text())
     df, inputs, skipped = read_telemetry([tmp_path])
     assert len(inputs) == 1 and any(s.source.endswith("notes.txt") for s in skipped)
+
+
+def test_nvidia_smi_dmon_with_date_time_columns(tmp_path):
+    p = tmp_path / "dmon-dt.txt"
+    p.write_text("#Date       Time        gpu    pwr     sm    mem\n"
+                 "#YYYYMMDD   HH:MM:SS    Idx      W      %      %\n"
+                 " 20260105   09:00:00      0     86     30     27\n"
+                 " 20260105   09:00:01      0     87     40      -\n")
+    assert detect_telemetry_format(p) == "nvidia-smi-dmon"
+    df, _, _ = read_telemetry([p], tz="Europe/Berlin")
+    util = df.filter(pl.col("field") == "gpu_util_ratio").sort("timestamp")
+    assert util.get_column("value").to_list() == [0.30, 0.40]
+    assert util.get_column("timestamp").to_list()[0] == dt.datetime(2026, 1, 5, 8, 0, tzinfo=UTC)  # CET = UTC+1
+    assert vals(df, field="mem_copy_util_ratio") == [0.27, None]

@@ -98,9 +98,9 @@ def detect_telemetry_format(path) -> str | None:
     if any(ln.startswith("#Entity") or ln.startswith("# Entity") for ln in lines):
         return "dcgm-dmon"
     low = [ln.strip().lower() for ln in lines if ln.strip()]
-    if low and low[0].startswith("#") and any(ln.startswith("# gpu") or ln.startswith("#gpu") for ln in low[:5]) \
-            and any(ln.startswith("# idx") for ln in low[:5]):
-        return "nvidia-smi-dmon"
+    hdr = [ln.lstrip("#").split() for ln in low[:5] if ln.startswith("#")]
+    if low and low[0].startswith("#") and any("gpu" in h for h in hdr) and any("idx" in h for h in hdr):
+        return "nvidia-smi-dmon"  # '# gpu pwr ...' / '# Idx W ...' (or '#Date Time gpu ...' with -o DT)
     from ridgeline.parsers import dcgm_exporter
 
     if dcgm_exporter.looks_like(lines):
