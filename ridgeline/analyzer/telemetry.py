@@ -197,14 +197,15 @@ def _window_columns_doc() -> dict[str, tuple[str, str]]:
 from ridgeline.analyzer.schema import WINDOW_COLUMNS  # noqa: E402  (same list, kept in the contract file)
 
 
-def _gid_expr():
-    """One integer per (host, gpu, gpu_instance): grouping on it is far cheaper than on strings."""
+def _gid_expr(seed: int = 20260105):
+    """One integer per (host, gpu, gpu_instance): grouping on it is far cheaper than on strings.
+    :func:`reduce_windows` checks the ids are distinct over the input (else tries another seed)."""
     import polars as pl
 
-    return pl.struct(*KEYS).hash(seed=20260105).alias("_gid")
+    return pl.struct(*KEYS).hash(seed=seed).alias("_gid")
 
 
-def _fold_per_timestamp(lf, th):
+def _fold_per_timestamp(lf, th, seed: int = 20260105):
     """Long rows of one chunk -> one row per (GPU, timestamp), one column per field.
 
     Rows of a GPU usually arrive in time order (every reader writes them so, and so do
@@ -217,7 +218,7 @@ def _fold_per_timestamp(lf, th):
     import polars as pl
 
     nf = len(USED_FIELDS)
-    df = lf.select(_gid_expr(), "timestamp", "_fi", "value").collect(engine="streaming")
+    df = lf.select(_gid_expr(seed), "timestamp", "_fi", "value").collect(engine="streaming")
 
     def fold(d):
         run = d.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
@@ -423,9 +424,13 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     # low-cardinality pass
     ident = lf.group_by(list(KEYS)).agg(
         pl.len().alias("n"), pl.col("uuid").max().alias("uuid"), pl.col("model").max().alias("model"),
-    ).collect(engine="streaming").with_columns(_gid_expr())
+    ).collect(engine="streaming")
     if ident.height == 0:
         return empty_windows()
+    seed = 20260105
+    while ident.select(_gid_expr(seed).n_unique()).item() != ident.height:  # 64-bit collision: ~never
+        seed += 1
+    ident = ident.with_columns(_gid_expr(seed))
     counts = ident.group_by("host").agg(pl.col("n").sum()).sort("host", nulls_last=True)
     chunks: list[list] = []
     cur: list = []
@@ -448,7 +453,7 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
             if any(h is None for h in hosts):
                 cond = cond | pl.col("host").is_null()
             sub = lf.filter(cond)
-        wide = _fold_per_timestamp(sub, th)
+        wide = _fold_per_timestamp(sub, th, seed)
         if warmup_s:
             t0 = pl.col("timestamp").min().over("_gid")
             wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
