@@ -258,3 +258,36 @@ def test_nvidia_smi_dmon_with_date_time_columns(tmp_path):
     assert util.get_column("value").to_list() == [0.30, 0.40]
     assert util.get_column("timestamp").to_list()[0] == dt.datetime(2026, 1, 5, 8, 0, tzinfo=UTC)  # CET = UTC+1
     assert vals(df, field="mem_copy_util_ratio") == [0.27, None]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_gpus=st.integers(1, 4),
+    n_ticks=st.integers(1, 20),
+    data=st.data(),
+)
+def test_dmon_roundtrip_any_entity_order_and_na(tmp_path_factory, n_gpus, n_ticks, data):
+    """Whatever order the GPUs are printed in each tick, and wherever N/A appears, every
+    value lands on its own GPU and tick (header repeated every 14 ticks as dcgmi does)."""
+    cell = st.one_of(st.none(), st.integers(0, 1000).map(lambda k: k / 1000))
+    values = {(g, t): (data.draw(cell), data.draw(cell)) for g in range(n_gpus) for t in range(n_ticks)}
+    lines = []
+    for t in range(n_ticks):
+        if t % 14 == 0:
+            lines += ["#Entity   GRACT        TENSO        ", "ID                                    "]
+        order = data.draw(st.permutations(list(range(n_gpus))))
+        for g in order:
+            a, b = ("N/A" if v is None else f"{v:.3f}" for v in values[(g, t)])
+            lines.append(f"{'GPU ' + str(g):<10}{a:<13}{b:<13}")
+    p = tmp_path_factory.mktemp("dmon") / "x.txt"
+    p.write_text("\n".join(lines) + "\n")
+    df, inputs, _ = read_telemetry([p])
+    assert inputs[0].rows == n_gpus * n_ticks
+    for g in range(n_gpus):
+        for field, k in (("gr_engine_active_ratio", 0), ("tensor_active_ratio", 1)):
+            got = vals(df, gpu=g, field=field)
+            assert got == [values[(g, t)][k] for t in range(n_ticks)]
