@@ -291,3 +291,13 @@ def test_dmon_roundtrip_any_entity_order_and_na(tmp_path_factory, n_gpus, n_tick
         for field, k in (("gr_engine_active_ratio", 0), ("tensor_active_ratio", 1)):
             got = vals(df, gpu=g, field=field)
             assert got == [values[(g, t)][k] for t in range(n_ticks)]
+
+
+def test_committed_fixtures_match_their_generator():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fixtures", FIX / "make_fixtures.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    for name, make in mod.FILES.items():
+        assert (FIX / name).read_text(encoding="utf-8") == make(), f"{name} is stale: run python fixtures/telemetry/make_fixtures.py"
