@@ -294,3 +294,10 @@ def test_hostile_kernel_name_from_a_real_export_is_escaped_everywhere(tmp_path):
     rc, _o, err = _cli("roofline", str(profile), "-o", str(png), "--top", "20")
     assert rc == 0, err
     assert png.stat().st_size > 10_000
+
+
+def test_top_finding_is_called_out(page, result):
+    top = sorted(result.findings, key=lambda f: f.sort_key)[0]
+    assert top.code == "RL101"
+    assert '<p class="verdict"><b>Top finding:</b> <code>RL101</code>' in page
+    assert "**Top finding:** RL101" in render_markdown(result)

@@ -274,6 +274,9 @@ details summary { cursor: pointer; color: var(--muted); }
 ul.ev { margin: 4px 0 0; padding-left: 18px; font-size: 13px; }
 .remedy { margin-top: 3px; }
 .muted { color: var(--muted); }
+.verdict { background: #FFF6D6; border-left: 4px solid #E69F00; padding: 8px 12px; margin: 14px 0; overflow-wrap: anywhere; }
+span.name { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+@media print { figure, tr, .card { break-inside: avoid; } body { padding: 0; } }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 """
@@ -347,6 +350,13 @@ def _summary_section(result) -> str:
         )
     parts.append("</div>")
 
+    top = sorted_findings(result)
+    if top:
+        f = top[0]
+        parts.append(
+            f'<p class="verdict"><b>Top finding:</b> <code>{esc(f.code)}</code> {esc(f.name)} on '
+            f'<span class="name">{esc(f.subject)}</span>: {esc(f.message)} <b>Do:</b> {esc(f.remedy)}</p>'
+        )
     shares = time_by_bound(result)
     if shares:
         parts.append("<h3>Where the GPU time goes</h3><div class=\"bar\" role=\"img\" aria-label=\"share of GPU time by bound\">")

@@ -56,7 +56,15 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
     if result.kernels is not None:
         lines.append(f"**GPU time profiled:** {fmt_seconds(result.total_gpu_time_s)}  ")
     if tel:
-        lines.append(f"**Telemetry:** {tel['gpus']} GPUs on {tel['hosts']} hosts over {fmt_seconds(tel['duration_s'])}  ")
+        g, h = tel["gpus"], tel["hosts"]
+        lines.append(
+            f"**Telemetry:** {g} GPU{'s' if g != 1 else ''} on {h} host{'s' if h != 1 else ''} "
+            f"over {fmt_seconds(tel['duration_s'])}  "
+        )
+    top_findings = sorted_findings(result)
+    if top_findings:
+        f = top_findings[0]
+        lines.append(f"**Top finding:** {md(f.code)} {md(f.name)} on {md(f.subject)}: {md(f.message)}  ")
     shares = time_by_bound(result)
     if shares:
         lines.append(
