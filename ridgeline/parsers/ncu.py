@@ -385,7 +385,7 @@ def _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, rem
     return ls
 
 
-TAIL_BYTES = 1 << 16
+TAIL_BYTES = 1 << 20
 
 
 def _plan_fast(path: Path) -> _Block | None:
@@ -424,11 +424,11 @@ def _plan_fast(path: Path) -> _Block | None:
     quoted = head[start : start + 4].lstrip(b"\xef\xbb\xbf").startswith(b'"')
     lo = 0 if tail is not head else hl_end + 1
     span = _last_line_span(tail, lo, len(tail))
-    if span is not None:
-        last = tail[span[0] : span[1]]
-        if (tail is head or span[0] > 0) and not _is_noise_line(tail, span[0], quoted):
-            if _last_row_problem(last, header, layout, quoted) is not None:
-                return None
+    while span is not None and _is_noise_line(tail, span[0], quoted):  # trailing ==PROF== lines
+        span = _last_line_span(tail, lo, span[0])
+    if span is not None and (tail is head or span[0] > 0):
+        if _last_row_problem(tail[span[0] : span[1]], header, layout, quoted) is not None:
+            return None
     header_line = head.count(b"\n", 0, start) + 1
     return _Block(0, layout, header, header_line, path, header_line - 1, [], quoted)
 
