@@ -477,3 +477,15 @@ def test_roofs_of_all_inputs_on_one_gpu_are_drawn_and_a_second_gpu_is_dashed():
     assert _line(fig, "roof:bandwidth:dram").get_linestyle() == "-"
     labels = [t.get_text() for t in _roof_legend(fig).get_texts()]
     assert any(t.startswith("H200: DRAM 4.8 TB/s") for t in labels)
+
+
+def test_cli_roofline_of_telemetry_only_is_an_input_error(tmp_path):
+    prom = _scenario("telemetry-exporter-mig") / "dcgm-exporter.prom"
+    b8 = _scenario("decode-b8-h100") / "profile.ncu-raw.csv"
+    rc, err = _cli("roofline", str(prom), "-o", str(tmp_path / "x.png"))
+    assert rc == 2 and err.count("\n") == 1
+    assert "found none" in err
+    # mixed: the telemetry input is left out (and said so), the profile is drawn
+    rc, err = _cli("roofline", str(b8), str(prom), "-o", str(tmp_path / "y.png"))
+    assert rc == 0, err
+    assert "left out" in err and (tmp_path / "y.png").exists()
