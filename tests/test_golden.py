@@ -185,3 +185,68 @@ def test_h200_runs_memory_bound_kernels_faster_by_the_bandwidth_ratio():
     # the whole step gains less than 1.43x: launch-floor kernels do not speed up
     speedup = r100.total_gpu_time_s / r200.total_gpu_time_s
     assert 1.2 < speedup < BW_RATIO_H200_H100
+
+
+# ------------------------------------------------------------------------------------------
+# findings that the physics of each scenario calls for (a guard against --update-goldens
+# accepting a physically wrong change); rule codes are stable once published
+# ------------------------------------------------------------------------------------------
+def _by_code(name: str) -> dict[str, list]:
+    _need("ridgeline.rules.engine", "these checks read rule findings")
+    out: dict[str, list] = {}
+    for f in analyze(name).findings:
+        out.setdefault(f.code, []).append(f)
+    return out
+
+
+def _gemm_subjects(name: str) -> set[str]:
+    return {r["short_name"] or r["kernel_name"] for r in _summary(name)[1] if "gemm" in r["kernel_name"]}
+
+
+@pytest.mark.parametrize("batch", [1, 8, 32])
+def test_small_batch_decode_flags_every_weight_gemm(batch):
+    name = f"decode-b{batch}-h100"
+    flagged = {f.subject for f in _by_code(name).get("RL101", [])}
+    assert flagged and all("gemm" in s for s in flagged)
+    big = {r["short_name"] or r["kernel_name"] for r in _summary(name)[1]
+           if "gemm" in r["kernel_name"] and r["time_share"] >= 0.01}
+    assert big <= flagged  # every GEMM holding >= 1% of the time is called memory-bound
+
+
+@pytest.mark.parametrize("name", ["decode-b256-h100", "decode-b512-h100", "prefill-2048-h100"])
+def test_no_small_batch_finding_where_gemms_sit_near_or_past_the_ridge(name):
+    assert "RL101" not in _by_code(name)
+
+
+@pytest.mark.parametrize("name", ["decode-b1-h100", "decode-b8-h100", "decode-b32-h100", "decode-b256-h100",
+                                  "decode-b512-h100", "decode-b8-h200", "decode-b8-fp8-h100"])
+def test_decode_attention_is_called_memory_bound(name):
+    subjects = {f.subject for f in _by_code(name).get("RL102", [])}
+    assert any(s.startswith("flash_fwd_splitkv_kernel") for s in subjects)
+
+
+def test_prefill_profile_is_recognised_as_prefill():
+    notes = _by_code("prefill-2048-h100").get("RL107", [])
+    assert notes and "prefill" in notes[0].message
+
+
+def test_inefficiency_findings():
+    found = _by_code("kernel-inefficiency-h100")
+    assert any("sgemm" in f.subject for f in found.get("RL104", []))  # fp32 GEMM on CUDA cores
+    assert any("LayerNorm" in f.subject for f in found.get("RL103", []))  # 30% of DRAM bandwidth
+
+
+def test_launch_bound_profile_is_flagged():
+    assert "RL106" in _by_code("launch-bound-h100")
+
+
+def test_fleet_findings_match_the_planted_cases():
+    found = _by_code("telemetry-fleet")
+    idle = [f.subject for f in found.get("RL203", [])]
+    assert any("node02" in s and "gpu:6" in s for s in idle)  # idle but allocated
+    busy = [f.subject for f in found.get("RL201", [])]
+    assert sum("node02" in s for s in busy) == 6  # busy with idle tensor cores
+    stuck = [f.subject for f in found.get("RL205", [])]
+    assert any("node03" in s and "gpu:7" in s for s in stuck)  # stuck profiler
+    sag = [f.subject for f in found.get("RL204", [])]
+    assert sum("node03" in s for s in sag) == 7  # low-traffic sag on the serving-mix GPUs
