@@ -275,3 +275,77 @@ def test_layout_detection_by_content_not_name(tmp_path):
 )
 def test_short_name_rule(name, short):
     assert short_name(name) == short
+
+
+@pytest.mark.parametrize(
+    "src, bucket",
+    [
+        ("fp64", "fp64"),  # not fp6!
+        ("fp16_dst_fp16", "fp16"),
+        ("bf16_dst_fp32", "fp16"),
+        ("fp16_bf16_tf32_dst_fp32", "fp16"),  # CC 7.5 shared path
+        ("tf32_dst_fp32", "tf32"),
+        ("fp8_sparsity_off", "fp8"),
+        ("fp4_fp6_fp8_dst_fp16", "fp8"),
+        ("fp4_dst_fp32", "fp8"),
+        ("int8_sparsity_on", "int8"),
+        ("int4", "int8"),
+        ("int1", "int8"),
+        ("fp2_dst_fp32", None),
+    ],
+)
+def test_tensor_precision_buckets(src, bucket):
+    from ridgeline.parsers.ncu_metrics import tensor_bucket
+
+    assert tensor_bucket(src) == bucket
+
+
+def _raw_file(tmp_path, metrics, values, name="x.csv"):
+    ident = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+             "Grid Size", "Device", "CC"]
+    q = lambda fs: ",".join(f'"{f}"' for f in fs)  # noqa: E731
+    lines = [q(ident + [m for m, _u in metrics]), q([""] * len(ident) + [u for _m, u in metrics])]
+    for i, vals in enumerate(values):
+        lines.append(q([str(i), "1", "a", "h", "k", "1", "7", "(1, 1, 1)", "(1, 1, 1)", "0", "10.0"] + list(vals)))
+    p = tmp_path / name
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_blackwell_paired_fp32_per_second_rates_sparse_and_unknown_tensor(tmp_path):
+    s = "sm__sass_thread_inst_executed_op_{}_pred_on.sum"
+    metrics = [
+        ("gpu__time_duration.sum", "usecond"),
+        (s.format("fadd"), "inst"), (s.format("fmul"), "inst"), (s.format("ffma"), "inst"),
+        (s.format("fadd2"), "inst"), (s.format("fmul2"), "inst"), (s.format("ffma2"), "inst"),
+        ("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_second", "inst/second"),
+        ("smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_second", "inst/second"),
+        ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_second", "Ginst/second"),
+        ("sm__ops_path_tensor_src_fp64.sum", ""),
+        ("sm__ops_path_tensor_src_fp8_sparsity_on.sum", ""),
+        ("sm__ops_path_tensor_src_fp2_dst_fp32.sum", ""),
+    ]
+    p = _raw_file(tmp_path, metrics, [["10.00", "1", "2", "3", "4", "5", "6", "1000000", "0", "1.50", "77", "1000", "5"]])
+    res = read_ncu([p])
+    r = row(res, 0)
+    # fadd + fmul + 2 ffma + 2 fadd2 + 2 fmul2 + 4 ffma2
+    assert r["flops_fp32"] == 1 + 2 + 2 * 3 + 2 * 4 + 2 * 5 + 4 * 6
+    assert "ffma2" in r["flops_fp32_source"]
+    # rates x duration: (1e6 + 0 + 2 x 1.5e9 inst/s) x 10 us
+    assert r["flops_fp64"] == pytest.approx((1e6 + 0 + 2 * 1.5e9) * 10e-6)
+    assert "per_second" in r["flops_fp64_source"] and "duration" in r["flops_fp64_source"]
+    assert r["flops_tensor_fp64"] == 77 and r["flops_tensor_fp8"] == 1000
+    assert r["flops_tensor"] == 1077  # the unknown fp2 counter is not counted...
+    assert any("fp2_dst_fp32" in n for n in res.notes)  # ...and said so
+    assert any("sparsity_on" in n for n in res.notes)
+
+
+def test_no_units_row_assumes_base_units(tmp_path):
+    ident = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC"'
+    p = tmp_path / "nounits.csv"
+    p.write_text(ident + ',"gpu__time_duration.sum","dram__bytes.sum"\n"0","1","a","h","k","1","7","(2, 2, 1)","(3, 1, 1)","0","8.0","2500","4096"\n')
+    res = read_ncu([p])
+    r = row(res, 0)
+    assert r["duration_s"] == pytest.approx(2500e-9)  # ns assumed for gpu__time_duration.sum
+    assert r["dram_bytes"] == 4096 and r["block_threads"] == 4 and r["grid_blocks"] == 3
+    assert any("without a units row" in n for n in res.notes)

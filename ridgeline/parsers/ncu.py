@@ -39,6 +39,13 @@ Decisions (documented here, tested in ``tests/test_ncu_*.py``):
   counter ``sm__inst_executed_pipe_tensor.sum`` x 512 only on CC 7.0; on other or unknown CC a
   non-zero count leaves tensor FLOPs null (a note says why; the counter stays in ``metrics``);
   a count of exactly 0 proves no tensor work, so the tensor columns are 0.
+* FLOPs on CUDA cores follow ncu's own roofline sections: FP64/FP32 ``add + mul + 2*fma``
+  (plus Blackwell's paired ``fadd2``/``fmul2`` x2 and ``ffma2`` x4 when collected), FP16
+  ``2*hadd + 2*hmul + 4*hfma``: ncu's Half roofline counts HADD/HMUL/HFMA as half2
+  instructions (two lanes), so its FP16 FLOPs are twice NERSC's ``hadd + hmul + 2*hfma``; we
+  follow ncu so achieved FP16 matches the peak ncu records (hfma peak x 4). Totals (``.sum``)
+  first, then ``.sum.per_cycle_elapsed`` x elapsed cycles, then ``.sum.per_second`` x duration.
+* Sparse tensor counters (``*_sparsity_on``) are counted as reported, with a note.
 * Old details pages print ``Block Size``/``Grid Size`` as Launch Statistics metrics (total
   threads / blocks): they fill ``block_size``/``grid_size`` as printed and the thread/block
   counts.
@@ -836,6 +843,13 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
         totals_expr[base] = v.otherwise(None)
         src_expr[base] = s.otherwise(None)
 
+    unknown = sorted(b for b in totals_expr if V.tensor_bucket(b.split("_src_", 1)[1]) is None)
+    if unknown:
+        ctx.notes.append(
+            f"{ctx.path}: tensor counter(s) with an input precision ridgeline does not know, not counted: "
+            + ", ".join(unknown)
+        )
+
     def bucket_sum(kind: str, bucket: str):
         items = [b for b in totals_expr if kinds[b] == kind and V.tensor_bucket(b.split("_src_", 1)[1]) == bucket]
         if not items:
@@ -1059,6 +1073,14 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
                 f"{ctx.path}: {n_lost} launch(es) executed tensor instructions ({pipe_cols[0]} > 0) but "
                 "x512 FLOPs per instruction holds only on CC 7.0 (Volta): tensor FLOPs left null; collect "
                 "sm__ops_path_tensor_* (ncu --section SpeedOfLight_HierarchicalTensorRooflineChart)"
+            )
+    sparse = [c for c in m.columns if V.is_tensor_metric(c) and "sparsity_on" in c and c in present]
+    if sparse:
+        n_sparse = m.select(pl.any_horizontal([pl.col(c).fill_null(0) > 0 for c in sparse]).sum()).item()
+        if n_sparse:
+            ctx.notes.append(
+                f"{ctx.path}: {n_sparse} launch(es) used sparse tensor paths (*_sparsity_on): their ops are "
+                "counted as ncu reports them; whether those are dense-equivalent is not documented"
             )
     # short names: on distinct kernel names only
     names = m.get_column("kernel_name").unique().drop_nulls().to_list()

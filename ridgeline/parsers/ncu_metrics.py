@@ -251,14 +251,14 @@ PERCENT_METRICS: dict[str, list[str]] = {
 TENSOR_TOTAL_RE = re.compile(r"^sm__ops_path_tensor_src_([a-z0-9_]+?)(\.sum(\.per_cycle_elapsed|\.per_second)?)$")
 TENSOR_FAMILY_RE = re.compile(r"^sm__ops_path_tensor_op_[a-z0-9]+_src_([a-z0-9_]+?)(\.sum(\.per_cycle_elapsed|\.per_second)?)$")
 TENSOR_PEAK_SUFFIX = ".sum.peak_sustained"
-#: (regex on the src_... part, bucket), first match wins. fp4/fp6 go with fp8 (one column);
-#: CC 7.5's src_fp16_bf16_tf32 path is counted as fp16.
+#: (regex on what follows "src_", i.e. the input precision first; bucket), first match wins.
+#: fp4/fp6 go with fp8 (one column); CC 7.5's src_fp16_bf16_tf32 path is counted as fp16.
 TENSOR_BUCKETS: list[tuple[str, str]] = [
-    (r"fp4|fp6|fp8", "fp8"),
-    (r"int8|int4|int1", "int8"),
-    (r"fp64", "fp64"),
-    (r"^tf32", "tf32"),
-    (r"fp16|bf16", "fp16"),
+    (r"^fp64(_|$)", "fp64"),
+    (r"^(fp4|fp6|fp8)(_|$)", "fp8"),
+    (r"^int(8|4|1)(_|$)", "int8"),
+    (r"^tf32(_|$)", "tf32"),
+    (r"^(fp16|bf16)(_|$)", "fp16"),
 ]
 TENSOR_COLUMNS = {
     "fp16": "flops_tensor_fp16",
