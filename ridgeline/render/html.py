@@ -255,6 +255,7 @@ th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.name { overflow-wrap: anywhere; max-width: 420px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 td.subj { min-width: 11em; max-width: 300px; }
+#roofs td:first-child { white-space: nowrap; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th:focus { outline: 2px solid var(--mem); }
 table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: 11px; }
