@@ -349,3 +349,17 @@ def test_no_units_row_assumes_base_units(tmp_path):
     assert r["duration_s"] == pytest.approx(2500e-9)  # ns assumed for gpu__time_duration.sum
     assert r["dram_bytes"] == 4096 and r["block_threads"] == 4 and r["grid_blocks"] == 3
     assert any("without a units row" in n for n in res.notes)
+
+
+def test_decimal_comma_seen_in_a_metric_no_recipe_reads(tmp_path):
+    # the counters ridgeline reads look like C numbers ("1.024"), but another column gives the
+    # locale away: refuse rather than read 1.024 ns
+    metrics = [("gpu__time_duration.sum", "ns"), ("numa__cpu_affinity", ""), ("sm__warps_active.avg.pct_of_peak_sustained_active", "%")]
+    p = _raw_file(tmp_path, metrics, [["1.024", "0,12", "66,61"]])
+    with pytest.raises(InputError) as exc:
+        read_ncu([p])
+    assert "LC_ALL=C" in str(exc.value)
+    assert exc.value.line == 3 and exc.value.column == "sm__warps_active.avg.pct_of_peak_sustained_active"
+    # a list-valued attribute alone ("0,12") is not taken for a decimal comma
+    p2 = _raw_file(tmp_path, metrics[:2], [["1024", "0,12"]], name="y.csv")
+    assert read_ncu([p2]).kernels["duration_s"][0] == pytest.approx(1024e-9)

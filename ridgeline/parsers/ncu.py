@@ -635,6 +635,34 @@ def _has_id():
     return pl.col("ID").is_not_null() & (pl.col("ID").str.strip_chars() != "")
 
 
+LOCALE_SAMPLE_ROWS = 2000
+
+
+def _check_locale(ctx: _Ctx, blk: _Block, frame, cols: list[str]) -> None:
+    """Refuse decimal-comma exports from a sample of every value column (not only the ones the
+    recipes read: a file whose counters happen to look like C numbers, "1.234", would
+    otherwise be read wrong without a word)."""
+    import polars as pl
+
+    from ridgeline.units import decimal_comma_expr
+
+    if not cols or frame.height == 0:
+        return
+    head = frame.head(LOCALE_SAMPLE_ROWS)
+    flags = head.select([decimal_comma_expr(pl.col(c)).any().alias(f"c{i}") for i, c in enumerate(cols)]).row(0)
+    for c, hit in zip(cols, flags):
+        if hit:
+            r = head.filter(decimal_comma_expr(pl.col(c))).row(0, named=True)
+            column = r.get("Metric Name") or c
+            raise InputError(
+                ctx.path,
+                "numbers written with a decimal comma (a non-English locale); re-export with LC_ALL=C",
+                line=blk.line_of(r["__row"]),
+                column=column,
+                actual=r[c],
+            )
+
+
 # --------------------------------------------------------------------------------------
 # raw page
 # --------------------------------------------------------------------------------------
@@ -652,6 +680,9 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     cols = set(df.columns)
     wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
+    # counters have a rollup suffix (x.sum, x.avg.pct_of_peak...); suffix-less attributes may hold
+    # lists such as "0,12" and are not sampled
+    _check_locale(ctx, blk, df, [c for c in df.columns if "__" in c and "." in c and not c.startswith("__")])
     # cells the native float cast cannot read (n/a, grouping commas, garbage) need the slow path
     slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
     slow = {c for c, f in zip(numeric, slow_flags) if f}
@@ -689,6 +720,14 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     first_rows = df.filter(pl.col("ID").ne_missing(pl.col("ID").shift(1)) | (pl.int_range(pl.len()) == 0))
     launches = first_rows.select(ident).unique(subset=key, keep="first", maintain_order=True)
 
+    _check_locale(
+        ctx,
+        blk,
+        df.head(20 * LOCALE_SAMPLE_ROWS).filter(
+            pl.col("Metric Name").str.contains(".", literal=True) | (pl.col("Metric Unit").fill_null("") != "")
+        ),
+        ["Metric Value"],
+    )
     names = pl.col("Metric Name")
     wanted = list(V.NEEDED_METRICS | _LABELS)
     sub = df.filter(names.is_in(wanted) | names.str.starts_with("sm__ops_path_tensor_")).select(
