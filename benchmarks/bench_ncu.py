@@ -204,11 +204,12 @@ def measure(mode: str, path: Path, repeat: int) -> dict:
 
 
 def has_classify() -> bool:
+    import importlib
+
     try:
-        from ridgeline.analyzer.roofline import classify  # noqa: F401
+        return hasattr(importlib.import_module("ridgeline.analyzer.roofline"), "classify")
     except Exception:
         return False
-    return True
 
 
 def run(layout: str, n: int, repeat: int, tmp: Path) -> list[str]:

@@ -109,8 +109,6 @@ def needs_slow_expr(col):
 
 def bad_number_expr(col):
     """Polars expression: True where a cell is present but is not a number."""
-    import polars as pl
-
     s = col.str.strip_chars()
     is_null = s.is_null() | s.str.to_lowercase().is_in(list(NULL_TOKENS))
     return (~is_null) & ~_clean_expr(col).str.contains(NUMBER_RE).fill_null(False)

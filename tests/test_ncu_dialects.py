@@ -113,7 +113,7 @@ def _d15_rows(noise=False, ns="ns"):
 def details_2023(noise=False):
     lines = [q(*H15)]
     for r in _d15_rows(noise):
-        lines.append(f"==PROF== Profiling \"kernel\" - 0: 0%....50%....100% - 9 passes" if r is None else q(*r))
+        lines.append("==PROF== Profiling \"kernel\" - 0: 0%....50%....100% - 9 passes" if r is None else q(*r))
     return "\n".join(lines) + "\n"
 
 

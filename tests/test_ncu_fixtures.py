@@ -172,6 +172,8 @@ def test_raw_autoscaled_rates_and_unknown_unit():
     # (fadd 2 + fmul 0 + 2 x (derived x2 8.00 / 2)) per cycle x 75,000 smsp cycles
     assert r["flops_fp32"] == pytest.approx((2 + 0 + 2 * 4) * 75_000)
     assert "per_cycle_elapsed" in r["flops_fp32_source"]
+    # the counter actually read is named: ffma came from ncu's derived x2 metric
+    assert "2*derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2/2" in r["flops_fp32_source"]
     assert r["flops_tensor_fp16"] == pytest.approx(1000 * 75_000)
     assert r["peak_flops_fp32_per_s"] == pytest.approx(33792 * 1.5e9)
     assert r["sm_throughput_pct"] == 42.0  # unknown unit: value kept

@@ -56,7 +56,6 @@ from __future__ import annotations
 import bisect
 import csv
 import dataclasses
-import io
 import re
 from pathlib import Path
 from typing import Any, Iterable
@@ -617,8 +616,6 @@ def _bad_cells(ctx: _Ctx, blk: _Block, frame, value_cols: Iterable[tuple[str, st
 
 def _launch_rows(df):
     """Rows with a launch ID (drops a units row and blank lines), without copying when possible."""
-    import polars as pl
-
     ident = df.get_column("ID")
     if df.height and ident[0] in (None, "") and ident.slice(1).null_count() == 0:
         rest = df.slice(1)
@@ -829,14 +826,13 @@ def _recipe(alts: list[V.Alt], present: set[str]):
         if alt.scale:
             total = total * _col(alt.scale)
             scale = "duration" if alt.scale == V.DURATION else alt.scale.lstrip("@")
+            if len(alt.terms) > 1:  # "(a + b + 2*c) x cycles"
+                src_parts = [pl.lit("("), *src_parts, pl.lit(")")]
             src_parts.append(pl.lit(f" x {scale}"))
         if alt.divide:
             total = total / _col(alt.divide)
             src_parts.append(pl.lit(f" / {alt.divide}"))
         src = pl.concat_str(src_parts, ignore_nulls=True)
-        if alt.scale and len(alt.terms) > 1:
-            src = pl.concat_str([pl.lit("("), src], ignore_nulls=True)  # cosmetic only
-            src = src.str.replace(r" x ", ") x ", literal=True)
         if chain is None:
             chain, src_chain = pl.when(cond).then(total), pl.when(cond).then(src)
         else:
@@ -964,10 +960,15 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     cols = set(m.columns)
     # derived__ section metrics stand for counters (fill the counter when it is missing)
     alias_exprs = []
+    replacements: dict[str, str] = {f"{c}": f"'{lbl}' ({c})" for c, lbl in (labels or {}).items()}
     for dname, (target, f) in V.DERIVED_ALIASES.items():
         if dname in cols:
             e = pl.col(dname) / f
-            alias_exprs.append((pl.coalesce([pl.col(target), e]) if target in cols else e).alias(target))
+            if target in cols:
+                alias_exprs.append(pl.coalesce([pl.col(target), e]).alias(target))
+            else:  # the source columns name the derived metric actually read
+                alias_exprs.append(e.alias(target))
+                replacements[target] = f"{dname}/{f:g}"
             present.add(target)
     if alias_exprs:
         m = m.with_columns(alias_exprs)
@@ -1125,13 +1126,17 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     names = m.get_column("kernel_name").unique().drop_nulls().to_list()
     mapping = {n: _short_name(n) for n in names}
     m = m.with_columns(pl.col("kernel_name").replace_strict(mapping, default=None, return_dtype=pl.String).alias("short_name"))
-    if labels:  # details pages with section labels: "'Duration' (gpu__time_duration.sum)"
+    if replacements:  # section labels ("'Duration' (gpu__time_duration.sum)"), derived__ metrics
+        # one pass per column through placeholders, so a replacement is never replaced again
+        order = sorted(replacements, key=len, reverse=True)
         fix = []
         for c in KERNEL_COLUMNS:
             if c.endswith("_source"):
                 e = pl.col(c)
-                for canon in sorted(labels, key=len, reverse=True):
-                    e = e.str.replace_all(canon, f"'{labels[canon]}' ({canon})", literal=True)
+                for i, canon in enumerate(order):
+                    e = e.str.replace_all(canon, f"\x00{i}\x00", literal=True)
+                for i, canon in enumerate(order):
+                    e = e.str.replace_all(f"\x00{i}\x00", replacements[canon], literal=True)
                 fix.append(e.alias(c))
         m = m.with_columns(fix)
     schema = polars_schema(KERNEL_COLUMNS)
