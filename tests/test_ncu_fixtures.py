@@ -365,3 +365,24 @@ def test_decimal_comma_seen_in_a_metric_no_recipe_reads(tmp_path):
     # a list-valued attribute alone ("0,12") is not taken for a decimal comma
     p2 = _raw_file(tmp_path, metrics[:2], [["1024", "0,12"]], name="y.csv")
     assert read_ncu([p2]).kernels["duration_s"][0] == pytest.approx(1024e-9)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size",'
+        '"Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n',
+        '"ID","Process ID","Kernel Name","gpu__time_duration.sum"\n"","","","ns"\n',
+    ],
+    ids=["details-header-only", "raw-units-row-only"],
+)
+def test_header_without_launches_is_an_error(tmp_path, text):
+    p = tmp_path / "h.csv"
+    p.write_text(text)
+    with pytest.raises(InputError, match="at least one profiled launch"):
+        read_ncu([p])
+
+
+def test_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="cannot read file"):
+        read_ncu([tmp_path / "nope.csv"])

@@ -68,8 +68,6 @@ from ridgeline.units import parse_unit, scale_expr
 HEAD_BYTES = 1 << 20  # detect_ncu_layout reads at most this much
 
 
-
-
 @dataclasses.dataclass
 class NcuResult:
     """What :func:`read_ncu` returns.
