@@ -89,18 +89,22 @@ class NcuResult:
 # ======================================================================================
 # text level: encoding, header blocks, noise
 # ======================================================================================
-def _decode(raw: bytes, path: object) -> bytes:
-    """Return UTF-8 bytes without BOM (UTF-16 with or without BOM is converted)."""
+def _decode(raw: bytes, path: object, *, partial: bool = False) -> bytes:
+    """Return UTF-8 bytes without BOM (UTF-16 with or without BOM is converted).
+
+    ``partial``: ``raw`` is only the head of a file (a character may be cut at the end).
+    """
+    errors = "ignore" if partial else "strict"
     if raw.startswith(b"\xff\xfe") or raw.startswith(b"\xfe\xff"):
         try:
-            return raw.decode("utf-16").encode("utf-8")
+            return raw.decode("utf-16", errors=errors).encode("utf-8")
         except UnicodeDecodeError as err:
             raise InputError(path, "expected UTF-16 text after a UTF-16 byte-order mark") from err
     head = raw[:4096]
     if len(head) >= 4 and head.count(b"\x00") > len(head) // 3:
         enc = "utf-16-le" if head[1:2] == b"\x00" else "utf-16-be"
         try:
-            return raw.decode(enc).encode("utf-8")
+            return raw.decode(enc, errors=errors).encode("utf-8")
         except UnicodeDecodeError as err:
             raise InputError(path, f"expected text, got binary data (tried {enc})") from err
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -158,10 +162,7 @@ def detect_ncu_layout(path) -> str | None:
             head = fh.read(HEAD_BYTES)
     except OSError:
         return None
-    try:
-        head = _decode(head, path)
-    except InputError:
-        return None
+    head = _decode(head, path, partial=True)
     found = _find_headers(head)
     if not found:
         return None
