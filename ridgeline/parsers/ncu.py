@@ -711,7 +711,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
 
     key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
-    df = df.filter(_has_id())
+    df = _launch_rows(df)
     ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
     first_rows = df.filter(pl.col("ID").ne_missing(pl.col("ID").shift(1)) | (pl.int_range(pl.len()) == 0))
     launches = first_rows.select(ident).unique(subset=key, keep="first", maintain_order=True)
