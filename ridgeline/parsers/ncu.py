@@ -124,7 +124,7 @@ def classify_header(fields: list[str]) -> str | None:
         return None
     if {"Metric Name", "Metric Value"} <= cols:
         return "details"
-    if "Invocations" in cols or {"Minimum", "Maximum", "Average"} & cols:
+    if set(V.SUMMARY_MARKERS) & cols:
         return "summary"
     if any("__" in f for f in fields):
         return "raw"
