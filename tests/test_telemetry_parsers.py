@@ -301,3 +301,16 @@ def test_committed_fixtures_match_their_generator():
     spec.loader.exec_module(mod)
     for name, make in mod.FILES.items():
         assert (FIX / name).read_text(encoding="utf-8") == make(), f"{name} is stale: run python fixtures/telemetry/make_fixtures.py"
+
+
+def test_openmetrics_seconds_timestamps(tmp_path):
+    p = tmp_path / "om.txt"
+    p.write_text("# TYPE DCGM_FI_PROF_DRAM_ACTIVE gauge\n"
+                 'DCGM_FI_PROF_DRAM_ACTIVE{gpu="0",Hostname="n"} 0.5 1767600000.25\n'
+                 'DCGM_FI_PROF_DRAM_ACTIVE{gpu="0",Hostname="n"} 0.6 1767600030\n'
+                 "# EOF\n")
+    df, _, skipped = read_telemetry([p])
+    t0 = dt.datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
+    assert df.sort("timestamp").get_column("timestamp").to_list() == [
+        t0 + dt.timedelta(milliseconds=250), t0 + dt.timedelta(seconds=30)]
+    assert skipped == []

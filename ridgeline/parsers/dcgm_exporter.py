@@ -3,7 +3,8 @@
 One file may hold many scrapes appended to each other (``while sleep 15; do curl
 :9400/metrics; done >> file``). A scrape boundary is a series (metric + label set) seen
 again: the k-th occurrence of a series belongs to scrape k. A sample line may carry its own
-timestamp (milliseconds since the epoch); otherwise scrape k is at ``start + k * interval``
+timestamp (milliseconds since the epoch; OpenMetrics files, ending in ``# EOF``, use
+seconds, possibly fractional: told apart by magnitude); otherwise scrape k is at ``start + k * interval``
 (default 30 s, the exporter's collect interval).
 
 Labels are read by name with their known drift: host = ``hostname`` | ``Hostname`` |
@@ -25,7 +26,7 @@ from pathlib import Path
 from ridgeline.errors import InputError
 from ridgeline.result import InputInfo, Skipped
 
-SAMPLE_RE = r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?[ \t]+([^ \t]+)(?:[ \t]+(-?[0-9]+))?[ \t]*$"
+SAMPLE_RE = r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?[ \t]+([^ \t]+)(?:[ \t]+(-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$"
 DEFAULT_SCRAPE_INTERVAL_S = 30.0
 _NAME_RE = re.compile(r"^(dcgm_|DCGM_)[A-Za-z0-9_]*(\{.*\})?\s+\S+")
 
@@ -113,7 +114,10 @@ def read_exporter(path, *, opts):
         base_us = int(start.timestamp() * 1_000_000)
     else:
         base_us = 0
-    ts = pl.when(pl.col("ts_ms").is_not_null()).then(pl.col("ts_ms").cast(pl.Int64) * 1000).otherwise(
+    # Prometheus text: integer milliseconds; OpenMetrics: (fractional) seconds
+    t = pl.col("ts_ms").cast(pl.Float64)
+    t_us = pl.when(t.abs() < 1e11).then(t * 1e6).otherwise(t * 1e3).round(0).cast(pl.Int64)
+    ts = pl.when(pl.col("ts_ms").is_not_null()).then(t_us).otherwise(
         pl.lit(base_us) + (pl.col("scrape") * interval * 1_000_000).round(0).cast(pl.Int64)
     )
     host = _label(("hostname", "Hostname", "instance"))
