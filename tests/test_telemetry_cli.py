@@ -88,3 +88,12 @@ def test_real_samples_folder_runs():
     assert r.exit_code == 0
     assert "Telemetry: 9 GPU(s)" in r.output
     assert "no DCGM profiling fields" in r.output
+
+
+def test_parquet_output_and_warmup(busy_parquet, tmp_path):
+    out = tmp_path / "w.parquet"
+    r = run("telemetry", busy_parquet, "--format", "parquet", "-o", out, "--window", "all", "--warmup", "10m")
+    assert r.exit_code == 0
+    w = pl.read_parquet(out).sort("host")
+    assert w.get_column("samples").to_list() == [1200, 1200]  # 1800 - 600 warm-up seconds each
+    assert run("telemetry", busy_parquet, "--format", "parquet").exit_code != 0  # needs -o
