@@ -96,4 +96,7 @@ def test_parquet_output_and_warmup(busy_parquet, tmp_path):
     assert r.exit_code == 0
     w = pl.read_parquet(out).sort("host")
     assert w.get_column("samples").to_list() == [1200, 1200]  # 1800 - 600 warm-up seconds each
-    assert run("telemetry", busy_parquet, "--format", "parquet").exit_code != 0  # needs -o
+    from ridgeline.errors import UsageError
+
+    with pytest.raises(UsageError):  # Parquet needs -o
+        run("telemetry", busy_parquet, "--format", "parquet")
