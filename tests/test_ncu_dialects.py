@@ -12,6 +12,7 @@ import io
 import pytest
 
 from ridgeline.analyzer.schema import KERNEL_COLUMNS
+from ridgeline.errors import InputError
 from ridgeline.parsers.ncu import detect_ncu_layout, read_ncu
 
 GEMM = "void gemm_kernel<float, (int)128>(const float *, float *, int)"
@@ -227,3 +228,53 @@ def test_lenient_equals_strict_on_clean_input(dialect):
     path, _ = dialect
     a, b = read_ncu([path]), read_ncu([path], strict=False)
     assert a.kernels.equals(b.kernels)
+
+
+# --- noise anywhere after the header does not change the table ------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NOISE = st.sampled_from(
+    [
+        "==PROF== Disconnected from process 4100",
+        "==WARNING== Found outstanding GPU clock reset, trying to revert...Success.",
+        "step 12: loss=0.25, lr=1e-4",
+        "",
+        "   ",
+        "2208    2048    5608    0   358.15  141.59",
+    ]
+)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    layout=st.sampled_from(["details-2023-15col", "details-2021-15col-rules-ragged", "raw-units-row"]),
+    inserts=st.lists(st.tuples(st.integers(1, 10_000), NOISE), max_size=6),
+    bad=st.booleans(),
+)
+def test_noise_lines_anywhere_after_the_header(tmp_path_factory, layout, inserts, bad):
+    make, _ = DIALECTS[layout]
+    lines = make().decode().splitlines()
+    header_at = next(i for i, ln in enumerate(lines) if ln.startswith('"ID"'))
+    first_data = header_at + (2 if layout.startswith("raw") else 1)
+    if bad:  # a garbage value in a counter the recipes read, on the last data line
+        if layout.startswith("raw"):
+            target = max(i for i, ln in enumerate(lines) if ln.startswith('"2",'))
+        else:
+            target = max(i for i, ln in enumerate(lines) if '"dram__bytes.sum"' in ln)
+        old = lines[target]
+        lines[target] = old.replace('"5,000,000"', '"oops"').replace('"5000000"', '"oops"')
+        assert lines[target] != old
+    for pos, text in sorted(inserts, reverse=True):
+        lines.insert(first_data + pos % (len(lines) - first_data), text)
+    path = tmp_path_factory.mktemp("noise") / "n.csv"
+    path.write_text("\n".join(lines) + "\n")
+    if bad:
+        with pytest.raises(InputError) as exc:
+            read_ncu([path])
+        assert lines[exc.value.line - 1].count('"oops"') == 1  # the reported line is the physical one
+        return
+    k = read_ncu([path]).kernels
+    assert k["id"].to_list() == ["0", "1", "2"]
+    assert k["dram_bytes"].to_list() == [e["dram_bytes"] for e in EXPECTED]
+    assert k["flops_fp32"].to_list() == [e["flops_fp32"] for e in EXPECTED]

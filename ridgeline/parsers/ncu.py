@@ -615,13 +615,11 @@ def _bad_cells(ctx: _Ctx, blk: _Block, frame, value_cols: Iterable[tuple[str, st
 
 def _launch_rows(df):
     """Rows with a launch ID (drops a units row and blank lines), without copying when possible."""
-    ident = df.get_column("ID")
-    if df.height and ident[0] in (None, "") and ident.slice(1).null_count() == 0:
-        rest = df.slice(1)
-        if not (rest.get_column("ID") == "").any():
-            return rest
-    if ident.null_count() == 0 and not (ident == "").any():
+    missing = df.select((~_has_id()).fill_null(True).arg_true()).to_series()
+    if missing.len() == 0:
         return df
+    if missing.len() == 1 and missing[0] == 0:  # the raw page's units row
+        return df.slice(1)
     return df.filter(_has_id())
 
 
