@@ -188,7 +188,9 @@ class UnitInfo:
 
 
 def scale_expr(expr, info: UnitInfo):
-    """Polars expression scaled to base units, same arithmetic as :meth:`UnitInfo.apply`."""
+    """Polars expression scaled to base units like :meth:`UnitInfo.apply` (polars may turn the
+    division by a literal into a multiplication by its reciprocal: results can differ from the
+    scalar by one ulp)."""
     if info.exponent > 0:
         return expr * 10.0**info.exponent
     if info.exponent < 0:
