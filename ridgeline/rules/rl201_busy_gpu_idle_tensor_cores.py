@@ -87,8 +87,9 @@ class BusyGpuIdleTensorCores(Rule):
                 remedy = ("Math runs on CUDA cores, not Tensor Cores: enable bf16/fp16 autocast or TF32 matmuls "
                           "and check layer shapes are multiples of 8/16.")
             util_txt = "GPU-Util" if util is not None else "GR_ENGINE"
-            parts = [f"mean {util_txt} {T.pct(util if util is not None else gr)}", f"tensor {T.pct(tensor)}",
-                     f"GR_ENGINE {T.pct(gr)}"]
+            parts = [f"mean {util_txt} {T.pct(util if util is not None else gr)}", f"tensor {T.pct(tensor)}"]
+            if util is not None:
+                parts.append(f"GR_ENGINE {T.pct(gr)}")
             if sm is not None:
                 parts.append(f"SM_ACTIVE {T.pct(sm)}")
             if dram is not None:

@@ -51,7 +51,8 @@ def spans(w, flag):
     weight = pl.col("span_s")
 
     def wmean(col: str):
-        return (pl.col(col) * weight).sum() / pl.when(pl.col(col).is_not_null()).then(weight).otherwise(None).sum()
+        den = pl.when(pl.col(col).is_not_null()).then(weight).otherwise(None).sum()
+        return pl.when(den > 0).then((pl.col(col) * weight).sum() / den).otherwise(None)
 
     return w.group_by([*KEYS, "_span"]).agg(
         pl.col("window_start").min().alias("span_start"),
@@ -91,14 +92,14 @@ def wavg(spans_: list[dict], col: str, weight: str = "observed_s") -> float | No
     num = den = 0.0
     for s in spans_:
         v, w = s.get(col), s.get(weight) or 0.0
-        if v is not None and w:
+        if v is not None and v == v and w:  # skip missing and NaN
             num += v * w
             den += w
     return num / den if den else None
 
 
 def pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.0f}%"
+    return "n/a" if x is None or x != x else f"{100 * x:.0f}%"
 
 
 def minutes(s: float | None) -> str:
