@@ -205,7 +205,7 @@ def _gid_expr(seed: int = 20260105):
     return pl.struct(*KEYS).hash(seed=seed).alias("_gid")
 
 
-def _fold_per_timestamp(lf, th, seed: int = 20260105):
+def _fold_per_timestamp(lf, th, gid=None):
     """Long rows of one chunk -> one row per (GPU, timestamp), one column per field.
 
     Rows of a GPU usually arrive in time order (every reader writes them so, and so do
@@ -218,7 +218,7 @@ def _fold_per_timestamp(lf, th, seed: int = 20260105):
     import polars as pl
 
     nf = len(USED_FIELDS)
-    df = lf.select(_gid_expr(seed), "timestamp", "_fi", "value").collect(engine="streaming")
+    df = lf.select(gid if gid is not None else _gid_expr(), "timestamp", "_fi", "value").collect(engine="streaming")
 
     def fold(d):
         run = d.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
@@ -453,17 +453,24 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
             if any(h is None for h in hosts):
                 cond = cond | pl.col("host").is_null()
             sub = lf.filter(cond)
-        wide = _fold_per_timestamp(sub, th, seed)
+        chunk_ident = ident.filter(pl.col("host").is_in([h for h in hosts if h is not None])
+                                   | (pl.col("host").is_null() if None in hosts else pl.lit(False)))
+        gid = _gid_expr(seed)
+        if (len(hosts) == 1 and chunk_ident.get_column("gpu_instance").null_count() == chunk_ident.height
+                and chunk_ident.get_column("gpu").null_count() == 0):
+            # one host, whole GPUs: the GPU index is already a unique id (no per-row hashing)
+            gid = pl.col("gpu").cast(pl.UInt64).alias("_gid")
+            chunk_ident = chunk_ident.with_columns(gid)
+        wide = _fold_per_timestamp(sub, th, gid)
         if warmup_s:
             t0 = pl.col("timestamp").min().over("_gid")
             wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
         if wide.height:
-            parts.append(_reduce_wide(wide, window_s=window_s, th=th))
+            part = _reduce_wide(wide, window_s=window_s, th=th)
+            parts.append(part.join(chunk_ident.drop("n"), on="_gid", how="left"))
     if not parts:
         return empty_windows()
-    out = pl.concat(parts, how="diagonal_relaxed")
-    out = out.join(ident.drop("n"), on="_gid", how="left")
-    return _finish_columns(out)
+    return _finish_columns(pl.concat(parts, how="diagonal_relaxed"))
 
 
 def fleet_summary(windows, *, by: str = "gpu"):
