@@ -16,8 +16,8 @@ scaled-down fleet runs (``--gpus 128 --hours 6``: 33 M samples) and the full-day
 extrapolated linearly from samples/s. ``--gpus 512 --hours 24`` runs the real size (2.1 GB
 of Parquet; about 3 minutes to generate and 2 to measure on 2 cores).
 
-    python benchmarks/bench_telemetry.py                 # default, < 2 minutes on 2 cores
-    python benchmarks/bench_telemetry.py --gpus 128 --hours 4 --keep /tmp/fleet
+    python benchmarks/bench_telemetry.py                 # default, well under 2 minutes on 2 cores
+    python benchmarks/bench_telemetry.py --gpus 512 --hours 24 --keep fleet-data   # the real size
 """
 
 from __future__ import annotations
