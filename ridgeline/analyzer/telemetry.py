@@ -225,18 +225,17 @@ def _fold_per_timestamp(lf, th, gid=None):
         n_runs = int(run[-1]) + 1
         fi = d.get_column("_fi").to_numpy()
         val = d.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
-        present = np.flatnonzero(np.bincount(fi, minlength=nf))  # only fields this chunk has
-        row_of = np.full(nf, -1, dtype=np.int64)
-        row_of[present] = np.arange(len(present))
-        grid = np.full((len(present), n_runs), np.nan)
-        grid[row_of[fi], run] = val
+        present = np.flatnonzero(np.bincount(fi, minlength=nf))  # fields this chunk has
+        grid = np.full(nf * n_runs, np.nan)
+        grid[fi.astype(np.int64) * n_runs + run] = val  # 1-D scatter: one vectorized step
+        grid = grid.reshape(nf, n_runs)
         starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
         nulls = np.bincount(run[np.isnan(val)], minlength=n_runs)
         cols = {"_gid": d.get_column("_gid").gather(starts), "timestamp": d.get_column("timestamp").gather(starts)}
-        cols.update({USED_FIELDS[i]: grid[row_of[i]] for i in present})
+        cols.update({USED_FIELDS[i]: grid[i] for i in present})
         cols["_nulls"] = nulls
         out = pl.DataFrame(cols).with_columns(pl.col([USED_FIELDS[i] for i in present]).fill_nan(None))
-        missing = [f for i, f in enumerate(USED_FIELDS) if row_of[i] < 0]
+        missing = [f for i, f in enumerate(USED_FIELDS) if i not in set(present.tolist())]
         return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing])
 
     if df.height == 0:
