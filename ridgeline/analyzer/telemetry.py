@@ -414,16 +414,16 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     warmup_s = parse_duration_s(warmup, what="--warmup")
 
     lf = lf.lazy() if isinstance(lf, pl.DataFrame) else lf
+    # identity of every GPU series (and its size, to cut hosts into chunks): a cheap,
+    # low-cardinality pass over the identity columns only
+    ident = lf.group_by(list(KEYS)).agg(
+        pl.len().alias("n"), pl.col("uuid").max().alias("uuid"), pl.col("model").max().alias("model"),
+    ).collect(engine="streaming")
     # fields the reduction does not use become null codes and are dropped (an integer test)
     lf = lf.select(
         "timestamp", *KEYS, "uuid", "model", "value",
         pl.col("field").cast(pl.Enum(list(USED_FIELDS)), strict=False).to_physical().cast(pl.Int32).alias("_fi"),
     ).filter(pl.col("_fi").is_not_null() & pl.col("timestamp").is_not_null())
-    # identity of every GPU series (and its size, to cut hosts into chunks): a cheap,
-    # low-cardinality pass
-    ident = lf.group_by(list(KEYS)).agg(
-        pl.len().alias("n"), pl.col("uuid").max().alias("uuid"), pl.col("model").max().alias("model"),
-    ).collect(engine="streaming")
     if ident.height == 0:
         return empty_windows()
     seed = 20260105
