@@ -250,7 +250,13 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
     """Per-timestamp wide rows (eager) -> window rows."""
     import polars as pl
 
-    wide = wide.sort("_gid", "timestamp")
+    import numpy as np
+
+    g = wide.get_column("_gid").to_numpy()
+    t = wide.get_column("timestamp").to_physical().to_numpy()
+    in_order = bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (t[1:] > t[:-1])))) if len(g) > 1 else True
+    if not in_order:  # interleaved GPUs (dmon ticks) or out-of-order input
+        wide = wide.sort("_gid", "timestamp")
     same = pl.col("_gid") == pl.col("_gid").shift(1)
     gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)
     wide = wide.with_columns(gap.alias("_gap"))
