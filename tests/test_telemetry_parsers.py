@@ -314,3 +314,19 @@ def test_openmetrics_seconds_timestamps(tmp_path):
     assert df.sort("timestamp").get_column("timestamp").to_list() == [
         t0 + dt.timedelta(milliseconds=250), t0 + dt.timedelta(seconds=30)]
     assert skipped == []
+
+
+def test_parquet_unknown_field_listed_with_count(tmp_path):
+    d = tmp_path / "host=h1"
+    d.mkdir()
+    t0 = dt.datetime(2026, 1, 5, tzinfo=UTC)
+    pl.DataFrame({
+        "timestamp": [t0, t0, t0 + dt.timedelta(seconds=1)],
+        "gpu": [0, 0, 0],
+        "field": ["DCGM_FI_DEV_GPU_UTIL", "fan_speed", "DCGM_FI_DEV_GPU_UTIL"],
+        "value": [50.0, 30.0, 70.0],
+    }).write_parquet(d / "p.parquet")
+    df, inputs, skipped = read_telemetry([tmp_path])
+    assert [s.item for s in skipped] == ["field fan_speed (1 rows)"]
+    assert vals(df, field="gpu_util_ratio") == [0.5, 0.7]  # DCGM name: percent -> ratio
+    assert df.get_column("host").unique().to_list() == ["h1"]

@@ -124,15 +124,24 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
         opts.note(f"{path}: table has no host column; host left empty (give --host)")
     if layout == "long":
         fcol = roles["field"]
-        present = lf.select(pl.col(fcol).cast(pl.String).alias("f")).group_by("f").agg(pl.len().alias("n")) \
-            .collect(engine="streaming")
-        fmap, smap = {}, {}
-        for f, n in present.iter_rows():
+        distinct = _parquet_distinct(path, fcol) if kind == "telemetry-parquet" else None
+        if distinct is None:
+            present = lf.select(pl.col(fcol).cast(pl.String).alias("f")).group_by("f").agg(pl.len().alias("n")) \
+                .collect(engine="streaming")
+            distinct = present.get_column("f").to_list()
+        fmap, smap, unknown_names = {}, {}, []
+        for f in distinct:
             hit = nm.get((f or "").strip().lower())
             if hit is None:
-                skipped.append(Skipped(str(path), f"field {f} ({n} rows)", "field ridgeline does not analyze"))
+                unknown_names.append(f)
                 continue
             fmap[f], smap[f] = hit
+        if unknown_names:  # count them (a pass only when there is something to report)
+            counts = dict(lf.select(pl.col(fcol).cast(pl.String).alias("f")).filter(pl.col("f").is_in(unknown_names))
+                          .group_by("f").agg(pl.len()).collect(engine="streaming").iter_rows())
+            for f in sorted(unknown_names, key=str):
+                if counts.get(f):
+                    skipped.append(Skipped(str(path), f"field {f} ({counts[f]} rows)", "field ridgeline does not analyze"))
         if not fmap:
             raise InputError(path, "expected field values naming telemetry fields (e.g. gpu_util_ratio, DCGM_FI_DEV_GPU_UTIL)",
                              column=fcol)
@@ -141,8 +150,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
         value = pl.col(roles["value"]).cast(pl.Float64, strict=not (vdtype == pl.String))
         # canonical names: identity mapping keeps the column as is (cheap path for big scans)
         identity = all(k == v for k, v in fmap.items()) and all(s == 1.0 for s in smap.values())
-        unknown = present.height > len(fmap)
-        out = lf.filter(f.is_in(list(fmap))) if unknown else lf
+        out = lf.filter(f.is_in(list(fmap))) if unknown_names else lf
         if identity:
             out = out.select(*ident, f.alias("field"), value.alias("value"))
         else:
@@ -167,6 +175,25 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
             parts.append(lf.select(*ident, pl.lit(field).alias("field"), (v * scale).alias("value")))
         out = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
     return out
+
+
+def _parquet_distinct(path: Path, column: str) -> list | None:
+    """Distinct values of a Parquet string column from its dictionary pages (no per-row
+    hashing); None when that does not work (then polars counts them)."""
+    try:
+        import pyarrow.compute as pc
+        import pyarrow.dataset as ds
+
+        fmt = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=[column]))
+        dset = ds.dataset(str(path), format=fmt, partitioning="hive")
+        seen: set = set()
+        for batch in dset.scanner(columns=[column]).to_batches():
+            col = batch.column(0)
+            values = col.dictionary if hasattr(col, "dictionary") else pc.unique(col)
+            seen.update(values.to_pylist())
+        return sorted(seen, key=lambda v: (v is None, str(v)))
+    except Exception:  # noqa: BLE001 - fall back to the polars pass
+        return None
 
 
 def read_table_csv(path, *, opts):
