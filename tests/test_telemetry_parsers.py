@@ -328,5 +328,5 @@ def test_parquet_unknown_field_listed_with_count(tmp_path):
     }).write_parquet(d / "p.parquet")
     df, inputs, skipped = read_telemetry([tmp_path])
     assert [s.item for s in skipped] == ["field fan_speed (1 rows)"]
-    assert vals(df, field="gpu_util_ratio") == [0.5, 0.7]  # DCGM name: percent -> ratio
+    assert vals(df, field="gpu_util_ratio") == [0.5, 0.7]  # percent -> ratio, exactly (70 / 100, not 70 * 0.01)
     assert df.get_column("host").unique().to_list() == ["h1"]

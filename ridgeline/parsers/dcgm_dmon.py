@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
 ENTITY_RE = re.compile(
@@ -213,7 +214,7 @@ def read_dmon(path, *, opts):
         pl.when(pl.col("ekind") == "GPU").then(pl.col("eid")).otherwise(None).alias("gpu"),
         pl.when(pl.col("ekind") == "GPU-I").then(pl.col("eid").cast(pl.String)).otherwise(None).alias("gpu_instance"),
         pl.col("field"),
-        (pl.col("num") * pl.col("scale")).alias("value"),
+        scaled(pl.col("num"), pl.col("scale")).alias("value"),
     )
     if keep.filter(pl.col("ekind") == "GPU-I").height:
         opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
 SAMPLE_RE = r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?[ \t]+([^ \t]+)(?:[ \t]+(-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$"
@@ -133,7 +134,7 @@ def read_exporter(path, *, opts):
         _label(("GPU_I_ID",)).alias("gpu_instance"),
         _label(("modelName", "model_name")).alias("model"),
         pl.col("field"),
-        pl.when(sentinel).then(None).otherwise(pl.col("num") * pl.col("scale")).alias("value"),
+        pl.when(sentinel).then(None).otherwise(scaled(pl.col("num"), pl.col("scale"))).alias("value"),
         pl.when(pod.is_null() | (pod == "")).then(None)
         .when(ns.is_null() | (ns == "")).then(pod)
         .otherwise(ns + "/" + pod).alias("pod"),

@@ -88,6 +88,17 @@ RATIO_FIELDS: frozenset[str] = frozenset(f.canonical for f in FIELDS if f.raw_un
 PROFILING_FIELDS: frozenset[str] = frozenset(f.canonical for f in FIELDS if 1001 <= f.field_id <= 1015)
 
 
+def scaled(num, scale):
+    """``num`` (polars expression) in canonical units: percent is divided by 100 (exact:
+    70 % -> 0.7, not 0.7000000000000001); other scales multiply. ``scale``: a float or a
+    polars expression holding one per row."""
+    import polars as pl
+
+    if isinstance(scale, (int, float)):
+        return num / 100.0 if scale == PERCENT else num * float(scale)
+    return pl.when(scale == PERCENT).then(num / 100.0).otherwise(num * scale)
+
+
 def _by_name() -> dict[str, FieldDef]:
     out: dict[str, FieldDef] = {}
     for f in FIELDS:

@@ -19,6 +19,7 @@ import io
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
 _MISSING = ["[N/A]", "[Not Supported]", "N/A", "[Unknown Error]", "[GPU is lost]", "", "-"]
@@ -84,7 +85,7 @@ def read_query_csv(path, *, opts):
         if bad.height:
             r = bad.row(0, named=True)
             raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
-        parts.append(df.select(*base, pl.lit(field).alias("field"), (num * scale).alias("value")))
+        parts.append(df.select(*base, pl.lit(field).alias("field"), scaled(num, scale).alias("value")))
     if not parts:
         raise InputError(path, "expected at least one measured property (utilization.gpu, memory.used, power.draw, ...)", line=1)
     info = InputInfo(str(path), "nvidia-smi-csv", df.height)
@@ -160,7 +161,7 @@ def read_smi_dmon(path, *, opts):
             r = bad.row(0, named=True)
             raise InputError(path, "expected a number or -", line=r["lineno"], column=col, actual=r[col])
         parts.append(df.select("timestamp", pl.lit(host).alias("host"), pl.col("_gpu").alias("gpu"),
-                               pl.lit(field).alias("field"), (num * scale).alias("value")))
+                               pl.lit(field).alias("field"), scaled(num, scale).alias("value")))
     if not parts:
         raise InputError(path, "expected dmon columns ridgeline analyzes (sm, mem, pwr, pclk, ...)")
     return pl.concat(parts), InputInfo(str(path), "nvidia-smi-dmon", df.height), skipped

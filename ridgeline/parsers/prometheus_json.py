@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
 
@@ -86,7 +87,7 @@ def read_prometheus_json(path, *, opts):
                 pl.lit(labels.get("GPU_I_ID"), pl.String).alias("gpu_instance"),
                 pl.lit(_first(labels, ("modelName", "model_name")), pl.String).alias("model"),
                 pl.lit(fd.canonical).alias("field"),
-                (pl.col("raw").cast(pl.Float64, strict=False) * fd.scale).alias("value"),
+                scaled(pl.col("raw").cast(pl.Float64, strict=False), fd.scale).alias("value"),
                 pl.lit(f"{ns}/{pod}" if pod and ns else pod, pl.String).alias("pod"),
             ))
     if not frames:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
 ALIASES = {
@@ -157,7 +158,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
             out = out.select(
                 *ident,
                 f.replace_strict(fmap, return_dtype=pl.String).alias("field"),
-                (value * f.replace_strict(smap, return_dtype=pl.Float64)).alias("value"),
+                scaled(value, f.replace_strict(smap, return_dtype=pl.Float64)).alias("value"),
             )
     else:
         parts = []
@@ -172,7 +173,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
             field, scale = hit
             dt = schema[col]
             v = pl.col(col).cast(pl.Float64, strict=not (dt == pl.String))
-            parts.append(lf.select(*ident, pl.lit(field).alias("field"), (v * scale).alias("value")))
+            parts.append(lf.select(*ident, pl.lit(field).alias("field"), scaled(v, scale).alias("value")))
         out = pl.concat(parts, how="vertical") if len(parts) > 1 else parts[0]
     return out
 
