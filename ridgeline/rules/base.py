@@ -61,8 +61,15 @@ class Finding:
 
     @property
     def sort_key(self) -> tuple:
+        """Most impactful first.
+
+        Impact is compared as a share of the GPU time each source observed
+        (``impact_share``), then in seconds: a profile covers milliseconds of kernels and
+        telemetry hours of wall-clock, so raw seconds would always rank telemetry first.
+        Within one source the two orders are the same. Ties: severity, code, subject.
+        """
         sev = {"critical": 0, "warning": 1, "info": 2}.get(self.severity, 3)
-        return (-(self.impact_s or 0.0), sev, self.code, self.subject)
+        return (-(self.impact_share or 0.0), -(self.impact_s or 0.0), sev, self.code, self.subject)
 
 
 @dataclasses.dataclass

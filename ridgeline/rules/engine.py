@@ -595,7 +595,7 @@ def run_rules(
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Largest impact first; then critical before warning before info; then code and subject."""
+    """Largest impact first (share of observed GPU time, then seconds; see Finding.sort_key)."""
     return sorted(findings, key=lambda f: f.sort_key)
 
 
