@@ -12,7 +12,6 @@ A file named on the command line that is neither an ncu export nor telemetry is 
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -25,14 +24,18 @@ EXPECTED_FORMATS = (
 )
 
 
-def _optional(module: str):
-    """Import a sibling part that may not exist yet; None when absent."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as err:
-        if err.name and (module == err.name or module.startswith(err.name + ".")):
-            return None
-        raise
+# The telemetry kept on the result for plots and the report's overview: these fields only, as
+# means over at most this many equal time bins per GPU (the full long table of a fleet day does
+# not fit memory; the rules and the WINDOW table are computed from the lazy scan).
+TELEMETRY_PLOT_FIELDS = ("gpu_util_ratio", "tensor_active_ratio", "dram_active_ratio", "sm_active_ratio")
+TELEMETRY_PLOT_BINS = 1500
+
+
+def _add_notes(result: AnalysisResult, notes: Iterable[str]) -> None:
+    """Append notes that are not already there (order kept)."""
+    for note in notes:
+        if note not in result.notes:
+            result.notes.append(note)
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
@@ -62,16 +65,15 @@ def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
 
 def detect(path: Path) -> tuple[str, str] | None:
     """``("ncu", layout)`` or ``("telemetry", format)`` from the file's content, else None."""
-    ncu = _optional("ridgeline.parsers.ncu")
-    if ncu is not None and hasattr(ncu, "detect_ncu_layout"):
-        layout = ncu.detect_ncu_layout(path)
-        if layout:
-            return "ncu", layout
-    tel = _optional("ridgeline.parsers.telemetry")
-    if tel is not None and hasattr(tel, "detect_telemetry_format"):
-        kind = tel.detect_telemetry_format(path)
-        if kind:
-            return "telemetry", kind
+    from ridgeline.parsers.ncu import detect_ncu_layout
+    from ridgeline.parsers.telemetry import detect_telemetry_format
+
+    layout = detect_ncu_layout(path)
+    if layout:
+        return "ncu", layout
+    kind = detect_telemetry_format(path)
+    if kind:
+        return "telemetry", kind
     return None
 
 
@@ -82,25 +84,25 @@ def _why_not_recognized(path: Path) -> InputError:
     permission error, summary page, wrong header); its reason is kept, with the telemetry
     formats added to what was expected. Anything else gets the generic list.
     """
-    ncu = _optional("ridgeline.parsers.ncu")
-    if ncu is not None and hasattr(ncu, "read_ncu"):
-        try:
-            ncu.read_ncu([str(path)])
-        except InputError as err:
-            generic = err.expected.startswith("expected an Nsight Compute CSV export (a header line")
-            if not generic:
-                expected = err.expected
-                if expected.startswith("expected"):  # not clearly ncu's own output: telemetry was an option too
-                    expected += " (or GPU telemetry: dcgmi dmon, dcgm-exporter, Prometheus JSON, nvidia-smi)"
-                return InputError(
-                    path,
-                    expected,
-                    line=err.line,
-                    column=err.column,
-                    actual=err.actual,
-                )
-        except Exception:  # noqa: BLE001 - the generic message below is still right
-            pass
+    from ridgeline.parsers.ncu import read_ncu
+
+    try:
+        read_ncu([str(path)])
+    except InputError as err:
+        generic = err.expected.startswith("expected an Nsight Compute CSV export (a header line")
+        if not generic:
+            expected = err.expected
+            if expected.startswith("expected"):  # not clearly ncu's own output: telemetry was an option too
+                expected += " (or GPU telemetry: dcgmi dmon, dcgm-exporter, Prometheus JSON, nvidia-smi)"
+            return InputError(
+                path,
+                expected,
+                line=err.line,
+                column=err.column,
+                actual=err.actual,
+            )
+    except Exception:  # noqa: BLE001 - the generic message below is still right
+        pass
     first = _first_line(path)
     return InputError(path, EXPECTED_FORMATS, actual=first)
 
@@ -133,6 +135,7 @@ def analyze_paths(
     warmup: str | float | None = None,
     interval_s: float | None = None,
     host: str | None = None,
+    start: Any = None,
     thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
     run_rules: bool = True,
 ) -> AnalysisResult:
@@ -140,7 +143,8 @@ def analyze_paths(
 
     ``gpu``: catalogue name or spelling forcing the GPU (``--gpu``); ``select``/``ignore``:
     rule codes or prefixes; ``config``: a TOML path (``[tool.ridgeline]``) or an already
-    loaded dict; ``window``/``warmup``/``tz``/``interval_s``/``host``: telemetry options;
+    loaded dict; ``window``/``warmup``/``tz``/``interval_s``/``host``/``start`` (datetime of the
+    first tick of inputs without timestamps): telemetry options;
     ``strict``: a value that does not parse is an error (else the launch is skipped and
     listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides.
     """
@@ -177,36 +181,36 @@ def analyze_paths(
 
         gpu_entry, note = resolve_gpu(gpu)
         result.gpu_name, result.gpu_match = gpu_entry.name, note
+    telemetry_lf = None
     if tel_files:
-        _analyze_telemetry(result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host)
+        telemetry_lf = _analyze_telemetry(
+            result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start
+        )
 
     if run_rules:
-        engine = _optional("ridgeline.rules.engine")
-        if engine is None:
-            result.notes.append("rules engine not installed: no findings computed")
-        else:
-            from ridgeline.rules.base import Context
+        from ridgeline.rules import engine
+        from ridgeline.rules.base import Context
 
-            cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
-            ctx = Context(
-                kernels=result.kernels,
-                summary=result.summary,
-                gpu=gpu_entry,
-                telemetry=result.telemetry,
-                windows=result.windows,
-                total_gpu_time_s=result.total_gpu_time_s,
-                extra={
-                    "roofs": list(result.roofs),
-                    "gpu_match": result.gpu_match,
-                    "inputs": list(result.inputs),
-                    "skipped": list(result.skipped),
-                    "notes": list(result.notes),
-                    "metrics": metrics,
-                },
-            )
-            result.findings = engine.run_rules(
-                ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
-            )
+        cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
+        ctx = Context(
+            kernels=result.kernels,
+            summary=result.summary,
+            gpu=gpu_entry,
+            telemetry=telemetry_lf,
+            windows=result.windows,
+            total_gpu_time_s=result.total_gpu_time_s,
+            extra={
+                "roofs": list(result.roofs),
+                "gpu_match": result.gpu_match,
+                "inputs": list(result.inputs),
+                "skipped": list(result.skipped),
+                "notes": list(result.notes),
+                "metrics": metrics,
+            },
+        )
+        result.findings = engine.run_rules(
+            ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
+        )
     return result
 
 
@@ -215,12 +219,12 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
 
     from ridgeline.analyzer.roofline import classify, match_devices, summarize
 
-    ncu = _optional("ridgeline.parsers.ncu")
-    if ncu is None or not hasattr(ncu, "read_ncu"):  # pragma: no cover - only while the parser is missing
-        raise InputError(files[0], "the ncu parser is not available in this build")
-    parsed = ncu.read_ncu([str(p) for p in files], strict=strict)
+    from ridgeline.parsers.ncu import read_ncu
+
+    parsed = read_ncu([str(p) for p in files], strict=strict)
     result.inputs.extend(parsed.inputs)
     result.skipped.extend(parsed.skipped)
+    _add_notes(result, parsed.notes)
     kernels = parsed.kernels
     roofline, roofs = classify(kernels, gpu=gpu)
     result.kernels = roofline
@@ -288,23 +292,71 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
                 "no tensor-core FLOP counters in the export: tensor work is invisible, so GEMM-like kernels "
                 "may look memory-bound or far below roof (collect --set roofline)"
             )
-    return entry, getattr(parsed, "metrics", None)
+    return entry, parsed.metrics
 
 
-def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host) -> None:
-    tel = _optional("ridgeline.parsers.telemetry")
-    red = _optional("ridgeline.analyzer.telemetry")
-    if tel is None or red is None:  # pragma: no cover - only while the telemetry part is missing
-        result.skipped.extend(Skipped(str(p), "file", "telemetry support not available") for p in files)
-        return
+def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,
+                       start=None):
+    """Windows from the lazy scan (never the whole long table in memory); returns the LazyFrame.
+
+    ``result.telemetry`` gets :func:`plot_telemetry`'s small downsampled frame.
+    """
+    from ridgeline.analyzer.telemetry import reduce_windows
+    from ridgeline.parsers.telemetry import scan_telemetry
+
     notes: list[str] = []
-    lf, inputs, skipped = tel.scan_telemetry([str(p) for p in files], tz=tz, interval_s=interval_s, host=host, notes=notes)
+    lf, inputs, skipped = scan_telemetry(
+        [str(p) for p in files], tz=tz, interval_s=interval_s, host=host, start=start, notes=notes
+    )
     result.inputs.extend(inputs)
     result.skipped.extend(skipped)
-    result.notes.extend(n for n in notes if n not in result.notes)
-    telemetry = lf.collect()
-    result.telemetry = telemetry
-    result.windows = red.reduce_windows(telemetry.lazy(), window=window, warmup=warmup)
+    _add_notes(result, notes)
+    result.windows = reduce_windows(lf, window=window, warmup=warmup)
+    result.telemetry = plot_telemetry(lf, result.windows)
+    return lf
 
 
-__all__ = ["analyze_paths", "detect", "expand_paths", "EXPECTED_FORMATS", "InputInfo"]
+def plot_telemetry(lf, windows, *, fields=TELEMETRY_PLOT_FIELDS, bins: int = TELEMETRY_PLOT_BINS):
+    """A small TELEMETRY-shaped DataFrame for plots and the report overview.
+
+    Only ``fields``; per host / GPU / GPU instance / field, the mean ``value`` over at most
+    ``bins`` equal time bins spanning the run (bin timestamp = its first sample's time). The
+    other columns keep their first value in the bin. Runs on the streaming engine, so the
+    long table is never materialized. A run shorter than ``bins`` samples per series is kept
+    as is.
+    """
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TELEMETRY_COLUMNS
+
+    lf = lf.filter(pl.col("field").is_in(list(fields)) & pl.col("value").is_not_null())
+    t0 = t1 = None
+    if windows is not None and windows.height and "window_start" in windows.columns:
+        t0 = windows.get_column("window_start").min()
+        t1 = windows.get_column("window_end").max() if "window_end" in windows.columns else None
+    if t0 is None or t1 is None or t1 <= t0:
+        span = lf.select(pl.col("timestamp").min().alias("a"), pl.col("timestamp").max().alias("b")).collect()
+        t0, t1 = span.row(0)
+    if t0 is None or t1 is None:
+        return lf.collect(engine="streaming")
+    span_us = max((t1 - t0).total_seconds() * 1e6, 1.0)
+    bin_us = max(span_us / bins, 1.0)
+    keys = ["host", "gpu", "gpu_instance", "field"]
+    bin_expr = ((pl.col("timestamp") - pl.lit(t0)).dt.total_microseconds() / bin_us).floor().cast(pl.Int64)
+    others = [c for c in TELEMETRY_COLUMNS if c not in keys and c not in ("timestamp", "value")]
+    schema = lf.collect_schema()
+    out = (
+        lf.group_by(*keys, bin_expr.alias("_bin"))
+        .agg(
+            pl.col("timestamp").min(),
+            pl.col("value").mean(),
+            *[pl.col(c).first() for c in others if c in schema],
+        )
+        .drop("_bin")
+        .collect(engine="streaming")
+    )
+    order = [c for c in TELEMETRY_COLUMNS if c in out.columns] + [c for c in out.columns if c not in TELEMETRY_COLUMNS]
+    return out.select(order).sort("host", "gpu", "gpu_instance", "field", "timestamp", nulls_last=True)
+
+
+__all__ = ["analyze_paths", "detect", "expand_paths", "plot_telemetry", "EXPECTED_FORMATS", "InputInfo"]

@@ -36,7 +36,22 @@ TOP_LEVEL: dict[str, str] = {
     "skipped": "items not analyzed, each {source, item, reason}",
     "findings": "rule findings, most impactful first (keys below)",
     "notes": "human-readable notes about the analysis (GPU matching, missing counters, ...)",
-    "telemetry": "null without telemetry input, else {\"windows\": [records of the WINDOW table]}",
+    "telemetry": "null without telemetry input, else {\"windows\": [records of the WINDOW table], "
+    "\"fleet\": {\"by_gpu\": [...], \"by_host\": [...]}} (since 1.1)",
+}
+
+FLEET_KEYS: dict[str, str] = {
+    "host": "host name",
+    "gpu": "GPU index (`by_gpu` only)",
+    "gpu_instance": "MIG GPU instance, null for a whole GPU (`by_gpu` only)",
+    "gpus": "GPUs (and MIG instances) in the group",
+    "windows": "windows in the group",
+    "span_h": "GPU-hours observed",
+    "busy_tensor_idle_h": "GPU-hours busy (GPU-Util) with idle tensor cores, windows not excluded by RL205 only",
+    "allocated_idle_h": "GPU-hours idle with memory allocated",
+    "wasted_gpu_h": "busy_tensor_idle_h + allocated_idle_h: an upper bound of GPU time that did no tensor work",
+    "wasted_share": "wasted_gpu_h / span_h (0..1), null when nothing was observed",
+    "rank": "1 = most wasted GPU-hours",
 }
 
 GPU_KEYS: dict[str, str] = {
@@ -143,6 +158,21 @@ def gpu_section(result) -> dict[str, Any]:
     }
 
 
+def telemetry_section(windows) -> dict[str, Any]:
+    """``{"windows": [...], "fleet": {"by_gpu": [...], "by_host": [...]}}`` (fleet ranked by waste)."""
+    from ridgeline.analyzer.telemetry import fleet_summary
+
+    gpu_keys = list(FLEET_KEYS)
+    host_keys = [k for k in FLEET_KEYS if k not in ("gpu", "gpu_instance")]
+    return {
+        "windows": _records(windows),
+        "fleet": {
+            "by_gpu": _records(fleet_summary(windows, by="gpu"), gpu_keys),
+            "by_host": _records(fleet_summary(windows, by="host"), host_keys),
+        },
+    }
+
+
 def to_document(result) -> dict[str, Any]:
     """The JSON document as a dict (keys exactly :data:`TOP_LEVEL`)."""
     windows = getattr(result, "windows", None)
@@ -157,7 +187,7 @@ def to_document(result) -> dict[str, Any]:
         "skipped": [s.to_dict() for s in result.skipped],
         "findings": [f.to_dict() for f in result.findings],
         "notes": list(result.notes),
-        "telemetry": None if windows is None else {"windows": _records(windows)},
+        "telemetry": None if windows is None else telemetry_section(windows),
     }
     assert list(doc) == list(TOP_LEVEL)
     return clean(doc)
@@ -266,6 +296,13 @@ def json_schema_markdown() -> str:
         "## `findings[]`",
         "",
         _key_table(FINDING_KEYS),
+        "",
+        "## `telemetry.fleet`",
+        "",
+        "GPUs (`by_gpu`) and hosts (`by_host`) ranked by wasted GPU-hours over the whole input "
+        "(`ridgeline.analyzer.telemetry.fleet_summary`). `by_host` records have no `gpu` and `gpu_instance`.",
+        "",
+        _key_table(FLEET_KEYS),
         "",
         "## `telemetry.windows[]`",
         "",
