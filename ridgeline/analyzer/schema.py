@@ -69,6 +69,10 @@ KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
     "peak_flops_tensor_per_s": ("f64", "tensor peak the export recorded, for the tensor precision used"),
     "peak_dram_bytes_per_s": ("f64", "DRAM bandwidth peak the export recorded (or derived from device attributes)"),
     "peak_dram_bytes_per_s_source": ("str", "counters the DRAM peak came from"),
+    "peak_l2_bytes_per_s": ("f64", "L2 bandwidth peak the export recorded: lts__t_bytes (or ncu's lts2xbar x 32 B) peak_sustained x L2 clock; null if not recorded"),
+    "peak_l2_bytes_per_s_source": ("str", "counters the L2 peak came from ('lts2xbar' in it: ncu's L2-to-crossbar definition, not lts__t_bytes)"),
+    "peak_l1_bytes_per_s": ("f64", "L1/TEX bandwidth peak the export recorded: l1tex__t_bytes (or ncu's LSU writeback x 128 B) peak_sustained x L1 clock; null if not recorded"),
+    "peak_l1_bytes_per_s_source": ("str", "counters the L1 peak came from ('lsu_writeback' in it: ncu's writeback definition, not l1tex__t_bytes)"),
     "dram_throughput_pct": ("f64", "gpu__dram_throughput / 'DRAM Throughput' percent of peak, when recorded"),
     "sm_throughput_pct": ("f64", "sm__throughput / 'Compute (SM) Throughput' percent of peak, when recorded"),
 }
@@ -97,6 +101,9 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "time_to_roof_s": ("f64", "duration at 100% of the roof: flops / roof_flops_per_s (upper bound on savings is duration_s - this)"),
     "missing": ("list[str]", "metrics whose absence made the kernel 'unknown' (empty list otherwise)"),
     "missing_hint": ("str", "the ncu option that collects the missing metrics"),
+    "peak_l2_bw_bytes_per_s": ("f64", "L2 bandwidth roof used (median recorded L2 peak of the device; never from the catalogue), null if none recorded"),
+    "peak_l1_bw_bytes_per_s": ("f64", "L1 bandwidth roof used (median recorded L1 peak of the device; never from the catalogue), null if none recorded"),
+    "roof_level": ("str", "binding roof: 'dram', 'l2' or 'l1' (the memory level whose roof is lowest at the launch's intensities, i.e. largest bytes / bandwidth) or 'compute' when the compute roof is below every memory roof; levels without bytes or roof are left out; null when bound is unknown"),
 }
 
 # --------------------------------------------------------------------------------------

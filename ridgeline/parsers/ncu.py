@@ -1082,6 +1082,9 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         stage2.append((v if v is not None else lit_null(pl.Float64)).alias(out))
         if out == "peak_dram_bytes_per_s":
             stage2.append((s if s is not None else lit_null(pl.String)).alias("__peak_dram_src"))
+        elif out in V.CACHE_PEAK_LEVELS:  # L2/L1 roofs: a non-positive peak is no roof (null)
+            stage2[-1] = (pl.when(v > 0).then(v) if v is not None else lit_null(pl.Float64)).alias(out)
+            stage2.append((pl.when(v > 0).then(s) if s is not None else lit_null(pl.String)).alias(out + "_source"))
     m = m.with_columns(stage2)
     clk, bus = V.DEVICE_DRAM_PEAK
     if clk in present and bus in present:

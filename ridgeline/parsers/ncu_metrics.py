@@ -206,7 +206,24 @@ PEAK_RECIPES: dict[str, list[Alt]] = {
     "peak_dram_bytes_per_s": [
         _alt(["dram__bytes.sum.peak_sustained"], scale="dram__cycles_elapsed.avg.per_second"),
     ],
+    # L2 and L1 roofs: bytes/cycle peak x the cache's own clock. The NERSC definition first
+    # (all traffic through the tag stage, the one l2_bytes/l1_bytes are counted with), then the
+    # one ncu's hierarchical roofline sections use: L2 -> crossbar cycles x 32 B, L1
+    # writeback cycles x 128 B (local/global(+shared) since CC 7.5/9.0, all before). The source
+    # string names the counters, so "lts2xbar"/"lsu_writeback" in it says which definition.
+    "peak_l2_bytes_per_s": [
+        _alt(["lts__t_bytes.sum.peak_sustained"], scale="lts__cycles_elapsed.avg.per_second"),
+        _alt([("lts__lts2xbar_cycles_active.sum.peak_sustained", 32)], scale="lts__cycles_elapsed.avg.per_second"),
+    ],
+    "peak_l1_bytes_per_s": [
+        _alt(["l1tex__t_bytes.sum.peak_sustained"], scale="l1tex__cycles_elapsed.avg.per_second"),
+        _alt([("l1tex__lsu_writeback_active_mem_lgds.sum.peak_sustained", 128)], scale="l1tex__cycles_elapsed.avg.per_second"),
+        _alt([("l1tex__lsu_writeback_active_mem_lg.sum.peak_sustained", 128)], scale="l1tex__cycles_elapsed.avg.per_second"),
+        _alt([("l1tex__lsu_writeback_active.sum.peak_sustained", 128)], scale="l1tex__cycles_elapsed.avg.per_second"),
+    ],
 }
+#: recorded bandwidth peaks of the cache levels: KERNEL column -> memory level of its roof
+CACHE_PEAK_LEVELS = {"peak_l2_bytes_per_s": "l2", "peak_l1_bytes_per_s": "l1"}
 
 #: derived__ metrics of ncu's roofline sections, rewritten to the counters they stand for:
 #: derived name -> (counter, divide by). [section files: derived__sm__..._x2 is the per-cycle
@@ -218,6 +235,14 @@ for _op, _f in (("dfma", 2), ("ffma", 2), ("hfma", 4), ("hadd", 2), ("hmul", 2),
         f"smsp__{SASS.format(op=_op)}.sum.per_cycle_elapsed",
         _f,
     )
+# hierarchical roofline sections: byte peaks defined as cycle peaks x bytes per cycle
+for _d, _t, _f in (
+    ("lts__lts2xbar_bytes", "lts__lts2xbar_cycles_active", 32),
+    ("l1tex__lsu_writeback_bytes_mem_lgds", "l1tex__lsu_writeback_active_mem_lgds", 128),  # CC 9.0+
+    ("l1tex__lsu_writeback_bytes_mem_lg", "l1tex__lsu_writeback_active_mem_lg", 128),  # CC 7.5-8.9
+    ("l1tex__lsu_writeback_bytes", "l1tex__lsu_writeback_active", 128),  # up to CC 7.2
+):
+    DERIVED_ALIASES[f"derived__{_d}.sum.peak_sustained"] = (f"{_t}.sum.peak_sustained", _f)
 
 #: DRAM peak from device attributes when no peak counter was collected (theoretical):
 #: 2 (DDR) x memory_clock_rate [kHz] x 1e3 x bus_width [bit] / 8
