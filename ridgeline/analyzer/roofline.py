@@ -11,6 +11,26 @@ Decisions, written down once:
   The catalogue entry comes from ``--gpu`` when given, else from each launch's
   ``device_name``. Every roof carries its source: ``ncu``, ``ncu-device-attributes``
   (DRAM peak computed from recorded memory clock and bus width) or ``catalogue``.
+* **Cache roofs (hierarchical roofline).** L2 and L1 bandwidth roofs exist only when the
+  export recorded them (KERNEL ``peak_l2_bytes_per_s`` / ``peak_l1_bytes_per_s``: a
+  per-cycle peak x the cache clock); they are reduced per device like the DRAM peak
+  (median over the launches that recorded one) and returned as ``Roof(kind="bandwidth",
+  level="l2"|"l1", source="ncu")``. The catalogue has no cache bandwidths and none is
+  assumed. The roof's ``detail`` names the counters: ``lts2xbar``/``lsu_writeback`` there
+  means ncu's own definition (bytes toward the SM), which is not the ``lts__t_bytes`` /
+  ``l1tex__t_bytes`` the cache intensities are counted with; the peaks per cycle agree
+  closely, the traffic need not, so read such a placement as indicative.
+* **Binding level.** ``roof_level`` is the roof the launch meets first: at each level the
+  attainable FLOP/s is ``intensity_level x bandwidth_level`` (and the compute peak), and
+  the lowest wins; equivalently the largest of ``bytes_level / bandwidth_level`` and
+  ``flops / peak``, which also covers launches with zero FLOPs. Values ``"dram"``,
+  ``"l2"``, ``"l1"`` or ``"compute"`` (compute roof below every memory roof); levels
+  without bytes or roof are left out; null when ``bound`` is unknown. DRAM against compute
+  follows ``bound`` (intensity == ridge is compute); a cache level binds only when its time
+  is strictly longer; L2 wins a tie with L1. ``bound``, ``roof_flops_per_s``,
+  ``roof_fraction`` and ``time_to_roof_s`` stay the DRAM roofline's, unchanged: a launch
+  can be ``bound = "compute"`` at DRAM and ``roof_level = "l2"`` (the L2 wall is what it
+  meets first).
 * **Several devices in one input.** Each launch is classified against the roofs of its
   own device (measured peaks per ``device_name``; catalogue entry per ``device_name``).
   ``--gpu`` forces one catalogue entry for every launch.
@@ -63,6 +83,8 @@ MEASURED_PEAK_COLUMNS = {
     "fp32": "peak_flops_fp32_per_s",
     "fp16": "peak_flops_fp16_per_s",
 }
+# KERNEL column holding the cache bandwidth peak ncu recorded -> memory level of the roof
+CACHE_PEAK_COLUMNS = {"peak_l2_bytes_per_s": "l2", "peak_l1_bytes_per_s": "l1"}
 TENSOR_COMPONENTS = ("flops_tensor_fp16", "flops_tensor_tf32", "flops_tensor_fp8", "flops_tensor_int8", "flops_tensor_fp64")
 
 MISSING_FLOPS = "sm__sass_thread_inst_executed_op_*_pred_on.sum"
@@ -183,6 +205,9 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
         *[pl.col(c).median().alias(f"_m_{p}") for p, c in MEASURED_PEAK_COLUMNS.items()],
         pl.col("peak_dram_bytes_per_s").median().alias("_m_bw"),
         pl.col("peak_dram_bytes_per_s_source").drop_nulls().first().alias("_m_bw_src"),
+        *[pl.col(c).median().alias(f"_m_{lvl}") for c, lvl in CACHE_PEAK_COLUMNS.items()],
+        *[pl.col(f"{c}_source").drop_nulls().first().alias(f"_m_{lvl}_src") for c, lvl in CACHE_PEAK_COLUMNS.items()],
+        *[pl.col(c).count().alias(f"_n_{lvl}") for c, lvl in CACHE_PEAK_COLUMNS.items()],
         pl.len().alias("_n_dev"),
         pl.col("sm_clock_hz").median().alias("_sm_clk"),
         pl.col("dram_clock_hz").median().alias("_dram_clk"),
@@ -226,6 +251,9 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
         .when(pl.col("_cat_bw").is_not_null())
         .then(pl.lit("catalogue"))
         .alias("peak_bw_source"),
+        # cache roofs: measured only (the catalogue has no L2/L1 bandwidths)
+        pl.col("_m_l2").alias("peak_l2_bw_bytes_per_s"),
+        pl.col("_m_l1").alias("peak_l1_bw_bytes_per_s"),
     )
 
     # intensities and achieved rates
@@ -316,10 +344,37 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
         .alias("roof_fraction"),
     )
 
+    df = df.with_columns(_roof_level(known).alias("roof_level"))
+
     roofs = _roofs_used(df)
     out_schema = polars_schema(KERNEL_COLUMNS) | polars_schema(ROOFLINE_COLUMNS)
     df = df.select([pl.col(c).cast(t) for c, t in out_schema.items()])
     return df, roofs
+
+
+def _roof_level(known):
+    """The binding roof: the level with the longest time at its roof (see the module docstring)."""
+    import polars as pl
+
+    # time at the roof the DRAM classification chose (ties between DRAM and compute follow
+    # ``bound``: intensity == ridge is compute)
+    t_base = (
+        pl.when(pl.col("bound") == "memory")
+        .then(pl.col("dram_bytes") / pl.col("peak_bw_bytes_per_s"))
+        .otherwise(pl.col("flops") / pl.col("peak_flops_per_s"))
+    )
+    t_l2 = (pl.col("l2_bytes") / pl.col("peak_l2_bw_bytes_per_s")).fill_nan(None).fill_null(-1.0)
+    t_l1 = (pl.col("l1_bytes") / pl.col("peak_l1_bw_bytes_per_s")).fill_nan(None).fill_null(-1.0)
+    base = pl.when(pl.col("bound") == "memory").then(pl.lit("dram")).otherwise(pl.lit("compute"))
+    return (
+        pl.when(~known)
+        .then(pl.lit(None, dtype=pl.String))
+        .when((t_l2 > t_base) & (t_l2 >= t_l1))  # a tie between the caches goes to the outer one
+        .then(pl.lit("l2"))
+        .when(t_l1 > t_base)
+        .then(pl.lit("l1"))
+        .otherwise(base)
+    )
 
 
 def _roofs_used(df) -> list[Roof]:
@@ -343,6 +398,26 @@ def _roofs_used(df) -> list[Roof]:
                 detail=_detail(row, "peak_dram_bytes_per_s", row["_m_bw_src"]),
             )
         )
+    for column, lvl in CACHE_PEAK_COLUMNS.items():
+        used = f"peak_{lvl}_bw_bytes_per_s"
+        cache = (
+            df.filter(pl.col(used).is_not_null())
+            .group_by("_dev", used, f"_m_{lvl}_src", f"_n_{lvl}")
+            .agg()
+            .sort("_dev")
+        )
+        for row in cache.iter_rows(named=True):
+            n = row[f"_n_{lvl}"]
+            device = row["_dev"] or "unnamed device"
+            roofs.append(
+                Roof(
+                    kind="bandwidth",
+                    value=float(row[used]),
+                    source="ncu",
+                    level=lvl,
+                    detail=f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column} = {row[f'_m_{lvl}_src']}",
+                )
+            )
     comp = (
         df.filter(pl.col("peak_flops_per_s").is_not_null() & pl.col("precision").is_not_null())
         .group_by("_dev", "gpu", "precision", "peak_flops_per_s", "peak_flops_source", "_n_dev", "_sm_clk")
