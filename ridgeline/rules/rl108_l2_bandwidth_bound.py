@@ -14,9 +14,12 @@ class L2BandwidthBound(Rule):
     Kernel name groups whose DRAM intensity is at or above the ridge (DRAM is not the wall)
     but whose L2 intensity (FLOPs / L2 bytes) is below the L2 ridge (compute peak / L2
     bandwidth), and which reach less than ``max_roof_fraction`` of their roof. The L2 bandwidth
-    is the L2 roof the pipeline recorded (``ctx.extra["roofs"]``, level ``l2``) when there is
-    one, else ``l2_bandwidth_multiple`` x the DRAM bandwidth roof -- an assumption, reported
-    as ``derived`` with lower confidence.
+    is the L2 roof the export measured for the group's GPU (ROOFLINE ``peak_l2_bw_bytes_per_s``:
+    ncu's recorded L2 peak x L2 clock, median per device), else an L2 roof passed in
+    ``ctx.extra["roofs"]`` (level ``l2``), else ``l2_bandwidth_multiple`` x the DRAM bandwidth
+    roof -- an assumption, reported as ``derived`` with lower confidence. The evidence names
+    the counters of a measured roof; ``lts2xbar`` there is ncu's L2-to-SM definition, close to
+    but not the same traffic as the ``lts__t_bytes`` counted.
 
     Why it matters
     --------------
@@ -56,6 +59,7 @@ class L2BandwidthBound(Rule):
             return []
         p = self.params
         l2_roofs = [r for r in K.gpu_roofs(ctx) if r.kind == "bandwidth" and r.level == "l2" and r.value]
+        measured_l2 = self._measured_l2(ctx)
         c = pl.col
         cand = groups.filter(
             c("intensity_dram").is_not_null()
@@ -68,7 +72,10 @@ class L2BandwidthBound(Rule):
         total = K.total_gpu_time(ctx)
         out = []
         for row in cand.iter_rows(named=True):
-            if l2_roofs:
+            if measured_l2.get(row["gpu"]):
+                l2_bw, recipe = measured_l2[row["gpu"]]
+                l2_src, conf = K.measured(recipe), "measured"
+            elif l2_roofs:
                 l2_bw, l2_src, conf = l2_roofs[0].value, l2_roofs[0].source, "measured"
             else:
                 l2_bw = (row["peak_bw_bytes_per_s"] or 0.0) * p["l2_bandwidth_multiple"]
@@ -110,3 +117,22 @@ class L2BandwidthBound(Rule):
                 )
             )
         return out
+
+    @staticmethod
+    def _measured_l2(ctx: Context) -> dict:
+        """GPU name of the groups -> (L2 roof measured on it, counters), from the ROOFLINE table."""
+        import polars as pl
+
+        df = K.launches(ctx)
+        if df is None or "peak_l2_bw_bytes_per_s" not in df.columns:
+            return {}
+        src = "peak_l2_bytes_per_s_source"
+        per_gpu = (
+            df.filter(pl.col("peak_l2_bw_bytes_per_s") > 0)
+            .group_by("gpu")
+            .agg(
+                pl.col("peak_l2_bw_bytes_per_s").median().alias("bw"),
+                (pl.col(src).drop_nulls().first() if src in df.columns else pl.lit(None, dtype=pl.String)).alias("src"),
+            )
+        )
+        return {r["gpu"]: (float(r["bw"]), r["src"]) for r in per_gpu.iter_rows(named=True)}
