@@ -102,6 +102,43 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
         click.echo(f"{r['code']}  {r['name']:<{width}}  {r['severity']:<8}  {r['summary']}")
 
 
+def _parse_start(start: str | None):
+    """--start as an aware datetime (UTC when no zone), or None."""
+    if not start:
+        return None
+    import datetime as _dt
+
+    from ridgeline.errors import UsageError
+
+    try:
+        value = _dt.datetime.fromisoformat(start.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--start {start!r}: expected an ISO 8601 time such as 2026-01-05T08:00:00Z") from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+
+
+def _parse_interval(interval: str | None):
+    if interval is None:
+        return None
+    from ridgeline.analyzer.telemetry import parse_duration_s
+
+    return parse_duration_s(interval, what="--interval")
+
+
+def _emit(text: str, output: str | None) -> None:
+    """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError."""
+    if output and output != "-":
+        from ridgeline.errors import UsageError
+
+        try:
+            with open(output, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as err:
+            raise UsageError(f"cannot write {output}: {getattr(err, 'strerror', None) or err}") from None
+    else:
+        click.echo(text, nl=False)
+
+
 def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
     """``--select RL1,RL9 --select RL201`` -> ("RL1", "RL9", "RL201")."""
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
@@ -124,11 +161,16 @@ def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given.")
 @click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m).")
 @click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV).")
+@click.option("--start", default=None, metavar="TIME",
+              help="Telemetry: time of the first tick for inputs without timestamps (dcgmi dmon), ISO 8601.")
+@click.option("--interval", default=None, metavar="DURATION",
+              help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s).")
+@click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name).")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PATH",
               help="Also draw the roofline to PATH (.png, .svg or .pdf).")
 @click.pass_context
 def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
-                warmup, tz, plot_path=None):
+                warmup, tz, start=None, interval=None, host=None, plot_path=None):
     """Place every kernel on its GPU's roofline and report findings.
 
     FILES are Nsight Compute CSV exports (raw or details page) and/or telemetry
@@ -141,6 +183,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
       ridgeline analyze runs/ --format json -o report.json
       ridgeline analyze profile.csv --format csv -o launches.csv
       ridgeline analyze profile.csv --select RL1 --ignore RL103 --fail-on warning
+      ridgeline analyze profile.csv dcgm-dmon.txt --start 2026-01-05T08:00:00Z
 
     \b
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
@@ -148,8 +191,11 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
       LC_ALL=C ncu --set roofline --csv --page raw --print-units base \\
           --log-file profile.csv ./app
     """
+    from ridgeline.errors import UsageError
     from ridgeline.pipeline import analyze_paths
 
+    if fmt == "parquet" and (not output or output == "-"):  # before any file is read
+        raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
     result = analyze_paths(
         files,
         gpu=gpu,
@@ -159,13 +205,14 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         window=window,
         warmup=warmup,
         tz=tz,
+        start=_parse_start(start),
+        interval_s=_parse_interval(interval),
+        host=host,
         strict=strict,
         thresholds=thresholds,
     )
     if plot_path:
         _write_plot(result, plot_path)
-    from ridgeline.errors import UsageError
-
     try:
         if fmt in ("csv", "parquet"):
             from ridgeline.render.tables import write_table
@@ -261,13 +308,14 @@ def gpus_cmd(name, fmt):
 
 
 def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds=(), strict=True, window="5m",
-                    warmup=None, tz=None):
+                    warmup=None, tz=None, start=None, interval=None, host=None):
     """analyze_paths with the CLI's option spellings (shared by roofline and report)."""
     from ridgeline.pipeline import analyze_paths
 
     return analyze_paths(
         files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=config,
         window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
+        start=_parse_start(start), interval_s=_parse_interval(interval), host=host,
     )
 
 
@@ -379,8 +427,13 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
 @click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given.")
 @click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m).")
 @click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV).")
+@click.option("--start", default=None, metavar="TIME",
+              help="Telemetry: time of the first tick for inputs without timestamps (dcgmi dmon), ISO 8601.")
+@click.option("--interval", default=None, metavar="DURATION",
+              help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s).")
+@click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name).")
 def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds, strict,
-               window, warmup, tz):
+               window, warmup, tz, start=None, interval=None, host=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
 
     FILES (ncu exports and/or telemetry, or folders) are analyzed together, as by
@@ -398,7 +451,8 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
     if fmt is None:
         fmt = "markdown" if output and Path(output).suffix.lower() in (".md", ".markdown") else "html"
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
-                             strict=strict, window=window, warmup=warmup, tz=tz)
+                             strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
+                             host=host)
     if fmt == "markdown":
         from ridgeline.render.markdown import render_markdown
 
@@ -413,16 +467,31 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
 
         text = render_html(result, title=title, per_launch=per_launch, compare_gpu=compare)
         output = output or "report.html"
+    _emit(text, output)
     if output and output != "-":
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
         click.echo(f"ridgeline: wrote {output}", err=True)
-    else:
-        click.echo(text, nl=False)
 
 
 DEMO_PROFILE = "decode-b8-h100.ncu-raw.csv"
 DEMO_FILES = (DEMO_PROFILE, "infer-0.dmon")
+DEMO_LABEL = "ridgeline/data/demo"  # printed instead of the installation's absolute path
+# dcgmi dmon records no timestamps: the demo anchors its first tick here (any fixed time would do;
+# a fixed one keeps the output reproducible) and says so
+DEMO_START = "2026-01-05T08:00:00Z"
+
+
+def _relabel_demo(result, folder) -> None:
+    """Inputs, skipped items and notes name ``ridgeline/data/demo/...``, not this machine's path."""
+    import dataclasses
+
+    prefix = str(folder)
+
+    def fix(text):
+        return text.replace(prefix, DEMO_LABEL) if isinstance(text, str) else text
+
+    result.inputs = [dataclasses.replace(i, path=fix(i.path)) for i in result.inputs]
+    result.skipped = [dataclasses.replace(s, source=fix(s.source)) for s in result.skipped]
+    result.notes = [fix(n) for n in result.notes]
 
 
 def demo_folder():
@@ -463,7 +532,12 @@ def demo_cmd(top, fmt, copy_to):
         raise UsageError("the demo data is missing from this installation (ridgeline/data/demo); reinstall ridgeline")
     with resources.as_file(bundle) as folder:
         folder = Path(folder)
-        result = analyze_paths([folder / name for name in DEMO_FILES])
+        result = analyze_paths([folder / name for name in DEMO_FILES], start=_parse_start(DEMO_START))
+        _relabel_demo(result, folder)
+        result.notes.append(
+            f"demo: dcgmi dmon records no timestamps; its first tick is placed at {DEMO_START} "
+            "(a fixed time, for reproducible output)"
+        )
         if fmt == "json":
             from ridgeline.render.jsonout import render_json
 
@@ -472,7 +546,7 @@ def demo_cmd(top, fmt, copy_to):
             from ridgeline.render.terminal import format_result
 
             click.echo("ridgeline demo: SYNTHETIC inputs (Llama-3-8B-like decode, batch 8, H100 SXM) from")
-            click.echo(f"  {folder}")
+            click.echo(f"  {DEMO_LABEL} (bundled)")
             click.echo("")
             click.echo(format_result(result, top=top), nl=False)
         if copy_to:
@@ -488,13 +562,16 @@ def demo_cmd(top, fmt, copy_to):
 
 def _demo_next_steps(folder, copy_to) -> str:
     """'Try next' lines, only for commands this installation has."""
-    where = copy_to or str(folder)
-    steps = [
+    where = copy_to or "demo-inputs"
+    steps = [] if copy_to else [
+        ("demo", "ridgeline demo --copy-to demo-inputs", "copy the inputs somewhere to experiment"),
+    ]
+    steps += [
         ("analyze", f"ridgeline analyze {where}/{DEMO_PROFILE} --top 20", "the profile alone, more kernels"),
-        ("analyze", f"ridgeline analyze {where} --format json -o demo.json", "everything as one JSON document"),
+        ("analyze", f"ridgeline analyze {where} --start {DEMO_START} --format json -o demo.json",
+         "everything as one JSON document"),
         ("rules", "ridgeline rules RL101", "what a finding means and how to act on it"),
         ("gpus", "ridgeline gpus h100", "the roofs and ridge points used"),
-        ("demo", "ridgeline demo --copy-to demo-inputs", "copy the inputs somewhere to experiment"),
     ]
     lines = ["Try next:"]
     for command, text, why in steps:
@@ -525,10 +602,15 @@ def _demo_next_steps(folder, copy_to) -> str:
 @click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table.")
 @click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
 @click.option("--fail-on", type=click.Choice(["warning", "critical"]), help="Exit 1 when a finding this severe (or worse) exists.")
-@click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True, help="Window rows shown in the table.")
+@click.option("--all-windows", is_flag=True,
+              help="Table: every window row (up to --max-rows) instead of per-GPU totals and the worst windows.")
+@click.option("--worst", type=click.IntRange(min=0), default=10, show_default=True,
+              help="Table: worst windows by wasted time shown under the per-GPU totals.")
+@click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True,
+              help="Table: at most this many GPU rows (or window rows with --all-windows).")
 @click.pass_context
 def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, output, select, ignore, config,
-                  thresholds, fail_on, max_rows):
+                  thresholds, fail_on, max_rows, all_windows=False, worst=10):
     """Busy vs. working: GPU-Util against Tensor-Core, SM and DRAM activity, per GPU and window.
 
     PATHS are dcgmi dmon captures, dcgm-exporter scrapes, Prometheus query JSON,
@@ -542,12 +624,11 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
       ridgeline telemetry scrapes/ --window 1h --warmup 2m
       ridgeline telemetry gpu_log.csv --tz Europe/Berlin --window all
       ridgeline telemetry fleet/ --format csv -o windows.csv --fail-on warning
+      ridgeline telemetry fleet/ --all-windows --max-rows 200
 
     \b
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
     """
-    import datetime as _dt
-
     from ridgeline.analyzer.telemetry import parse_duration_s, reduce_windows
     from ridgeline.errors import UsageError
     from ridgeline.parsers.telemetry import scan_telemetry
@@ -556,12 +637,9 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     from ridgeline.rules.engine import load_config, run_rules
 
     interval_s = parse_duration_s(interval, what="--interval")
-    start_dt = None
-    if start:
-        try:
-            start_dt = _dt.datetime.fromisoformat(start.replace("Z", "+00:00"))
-        except ValueError as err:
-            raise UsageError(f"--start {start!r}: expected an ISO 8601 time such as 2026-01-05T08:00:00Z") from err
+    start_dt = _parse_start(start)
+    if fmt == "parquet" and (not output or output == "-"):  # before any file is read
+        raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
     cfg = load_config(config)
     notes: list[str] = []
     lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes)
@@ -570,32 +648,23 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
                          family="telemetry", thresholds=thresholds)
     result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes)
-    if fmt in ("csv", "parquet"):
-        if fmt == "parquet" and (not output or output == "-"):
-            raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
+    if fmt == "parquet":
+        try:
+            windows.write_parquet(output)
+        except OSError as err:
+            raise UsageError(f"cannot write {output}: {getattr(err, 'strerror', None) or err}") from None
+    else:
         if fmt == "csv":
             text = windows.write_csv()
-            if output and output != "-":
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            else:
-                click.echo(text, nl=False)
-        else:
-            windows.write_parquet(output)
-    else:
-        if fmt == "json":
+        elif fmt == "json":
             from ridgeline.render.jsonout import render_json
 
             text = render_json(result)
         else:
             from ridgeline.render.telemetry import format_telemetry_report
 
-            text = format_telemetry_report(result, max_rows=max_rows)
-        if output and output != "-":
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        else:
-            click.echo(text, nl=False)
+            text = format_telemetry_report(result, max_rows=max_rows, all_windows=all_windows, worst=worst)
+        _emit(text, output)
     if output and output != "-":
         click.echo(f"ridgeline: wrote {output}", err=True)
     if fail_on:

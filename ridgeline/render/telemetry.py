@@ -1,9 +1,10 @@
 """Telemetry windows as 80-column terminal text (``ridgeline telemetry``, and the telemetry
 block of ``ridgeline analyze``).
 
-:func:`format_windows` prints the per-GPU / per-window table (long inputs are cut at
-``max_rows`` rows with a pointer to ``--format csv``) and the fleet summary ranking GPUs and
-hosts by wasted GPU-hours (:func:`ridgeline.analyzer.telemetry.fleet_summary`).
+:func:`format_windows` prints one row per GPU over the whole run, the worst windows by
+wasted time (every window with ``all_windows``, cut at ``max_rows`` with a pointer to
+``--format csv``) and the fleet summary ranking GPUs and hosts by wasted GPU-hours
+(:func:`ridgeline.analyzer.telemetry.fleet_summary`).
 :func:`format_telemetry_report` adds inputs, findings, skipped items and notes.
 Columns: util = mean GPU-Util (GR_ENGINE_ACTIVE where absent), gract/tens/dram = mean
 GR_ENGINE / PIPE_TENSOR / DRAM_ACTIVE, cov = share of the window with samples, waste =
@@ -60,8 +61,74 @@ def _wrap(text: str, indent: str = "") -> list[str]:
                          break_long_words=True, break_on_hyphens=False) or [indent]
 
 
-def format_windows(result, *, max_rows: int = MAX_ROWS) -> str:
-    """Per-GPU/per-window table + fleet summary, 80 columns wide. Empty string without windows."""
+HEADER = (f"{'host':<11} {'gpu':>5} {'window start':<11} {'len':>5} {'n':>5} {'cov':>4} {'util':>4} {'gract':>5} "
+          f"{'tens':>4} {'dram':>4} {'power':>5} {'waste':>5}")
+
+
+def _waste_expr():
+    """Seconds busy with idle tensor cores (windows not excluded) + idle with memory allocated."""
+    import polars as pl
+
+    return (
+        pl.when(pl.col("excluded").is_null()).then(pl.col("busy_tensor_idle_s").fill_null(0.0)).otherwise(0.0)
+        + pl.col("allocated_idle_s").fill_null(0.0)
+    )
+
+
+def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M") -> str:
+    length = (r["window_end"] - r["window_start"]).total_seconds() if r.get("window_end") and r.get("window_start") else None
+    util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
+    start = r["window_start"].strftime(start_fmt) if r.get("window_start") else "-"
+    line = (f"{_cut(r['host'] or '?', 11):<11} {_cut(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
+            f"{_cut(str(r['samples']), 5):>5} {_pct(r['coverage_ratio']):>4} {_pct(util):>4} "
+            f"{_pct(r['gr_engine_active_mean_ratio']):>5} {_pct(r['tensor_active_mean_ratio']):>4} "
+            f"{_pct(r['dram_active_mean_ratio']):>4} {_num(r['power_mean_w']):>5} {_dur(r['_waste']):>5}")
+    if r.get("excluded") is not None:
+        line = line[: WIDTH - 2] + " x"
+    return line[:WIDTH]
+
+
+def per_gpu(windows):
+    """One row per host / GPU / GPU instance over the whole run: window means weighted by each
+    window's observed span (``span_s``), samples and waste summed, coverage = span / length."""
+    import polars as pl
+
+    keys = ["host", "gpu", "gpu_instance"]
+    means = ["gpu_util_mean_ratio", "gr_engine_active_mean_ratio", "tensor_active_mean_ratio",
+             "dram_active_mean_ratio", "power_mean_w"]
+    w = windows.with_columns(_waste_expr().alias("_waste"), pl.col("span_s").fill_null(0.0).alias("_span"))
+
+    def wmean(c):
+        ok = pl.col(c).is_not_null() & (pl.col("_span") > 0)
+        den = pl.when(ok).then(pl.col("_span")).otherwise(0.0).sum()
+        num = pl.when(ok).then(pl.col(c) * pl.col("_span")).otherwise(0.0).sum()
+        return pl.when(den > 0).then(num / den).otherwise(None).alias(c)
+
+    return (
+        w.group_by(keys)
+        .agg(
+            pl.col("window_start").min(),
+            pl.col("window_end").max(),
+            pl.col("samples").sum(),
+            pl.col("_span").sum().alias("span_s"),
+            pl.len().alias("_windows"),
+            pl.col("excluded").is_not_null().all().alias("_all_excluded"),
+            *[wmean(c) for c in means],
+            pl.col("_waste").sum(),
+        )
+        .with_columns(
+            (pl.col("span_s") / (pl.col("window_end") - pl.col("window_start")).dt.total_microseconds() * 1e6)
+            .alias("coverage_ratio"),
+            pl.when(pl.col("_all_excluded")).then(pl.lit("all windows")).otherwise(None).alias("excluded"),
+        )
+        .sort(keys, nulls_last=True)
+    )
+
+
+def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10) -> str:
+    """Per-GPU summary (whole run), the ``worst`` windows by wasted time, and the fleet summary,
+    80 columns wide; ``all_windows``: every window row (up to ``max_rows``) instead of the worst.
+    Empty string without windows."""
     import polars as pl
 
     from ridgeline.analyzer.telemetry import fleet_summary
@@ -75,28 +142,51 @@ def format_windows(result, *, max_rows: int = MAX_ROWS) -> str:
     hosts = w.get_column("host").n_unique()
     lines = [f"Telemetry: {gpus} GPU(s) on {hosts} host(s), {w.height} window(s), "
              f"{_dur(float(w.get_column('span_s').sum() or 0))} of GPU time observed"]
-    hdr = f"{'host':<11} {'gpu':>5} {'window start':<11} {'len':>5} {'n':>5} {'cov':>4} {'util':>4} {'gract':>5} " \
-          f"{'tens':>4} {'dram':>4} {'power':>5} {'waste':>5}"
-    lines.append(hdr)
-    lines.append("-" * len(hdr))
-    rows = w.sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
-    for r in rows.head(max_rows).iter_rows(named=True):
-        length = (r["window_end"] - r["window_start"]).total_seconds() if r["window_end"] else None
-        util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
-        waste = (r["busy_tensor_idle_s"] or 0.0) * (r["excluded"] is None) + (r["allocated_idle_s"] or 0.0)
-        start = r["window_start"].strftime("%m-%d %H:%M") if r["window_start"] else "-"
-        line = (f"{_cut(r['host'] or '?', 11):<11} {_cut(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
-                f"{_cut(str(r['samples']), 5):>5} {_pct(r['coverage_ratio']):>4} {_pct(util):>4} "
-                f"{_pct(r['gr_engine_active_mean_ratio']):>5} {_pct(r['tensor_active_mean_ratio']):>4} "
-                f"{_pct(r['dram_active_mean_ratio']):>4} {_num(r['power_mean_w']):>5} {_dur(waste):>5}")
-        if r["excluded"] is not None:
-            line = line[: WIDTH - 2] + " x"
-        lines.append(line[:WIDTH])
-    if rows.height > max_rows:
-        lines.append(f"... {rows.height - max_rows} more window rows (--window all for one row per GPU, "
-                     "or --format csv)")
-    if rows.filter(pl.col("excluded").is_not_null()).height:
+    wx = w.with_columns(_waste_expr().alias("_waste"))
+    excluded_seen = wx.filter(pl.col("excluded").is_not_null()).height > 0
+
+    if all_windows:
+        lines.append(HEADER)
+        lines.append("-" * len(HEADER))
+        rows = wx.sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
+        for r in rows.head(max_rows).iter_rows(named=True):
+            lines.append(_row_line(r))
+        if rows.height > max_rows:
+            lines.append(f"... {rows.height - max_rows} more window rows (--max-rows N, or --format csv)")
+    else:
+        g = per_gpu(w)
+        lines.append("")
+        title = "Per GPU, whole run (means weighted by observed time; len = first to last window)"
+        if g.height > max_rows:
+            g = g.sort("_waste", descending=True, nulls_last=True)
+            title = f"Per GPU, whole run: the {max_rows} of {g.height} GPUs with most waste"
+        lines += _wrap(title)
+        lines.append(HEADER.replace("window start", "first start "))
+        lines.append("-" * len(HEADER))
+        for r in g.head(max_rows).iter_rows(named=True):
+            lines.append(_row_line(r))
+        # ties (a GPU wasting every window) would fill the list with one GPU: each GPU's worst
+        # window comes before any GPU's second worst
+        in_gpu = pl.col("_waste").rank("ordinal", descending=True).over("host", "gpu", "gpu_instance")
+        bad = (
+            wx.filter(pl.col("_waste") > 0)
+            .with_columns(in_gpu.alias("_nth"))
+            .sort(["_nth", "_waste", "host", "gpu", "gpu_instance", "window_start"],
+                  descending=[False, True, False, False, False, False], nulls_last=True)
+        )
+        if w.height > g.height and worst > 0 and bad.height:
+            lines.append("")
+            shown = min(worst, bad.height)
+            lines += _wrap(f"Worst windows by wasted time ({shown} of {w.height}, each GPU's worst first; "
+                           "--all-windows for every window)")
+            lines.append(HEADER)
+            lines.append("-" * len(HEADER))
+            for r in bad.head(worst).iter_rows(named=True):
+                lines.append(_row_line(r))
+    if excluded_seen and any(ln.endswith(" x") for ln in lines):
         lines.append("x = excluded from performance rules (see RL205)")
+    lines.append("util = GPU-Util (a kernel ran, not tensor work); waste = busy with idle tensor")
+    lines.append("  cores + idle with memory allocated (upper bound)")
 
     fleet = fleet_summary(w)
     wasted = float(fleet.get_column("wasted_gpu_h").sum() or 0.0)
@@ -104,7 +194,6 @@ def format_windows(result, *, max_rows: int = MAX_ROWS) -> str:
     lines.append("")
     lines.append(f"Fleet: wasted {wasted:.2f} GPU-h of {span_h:.2f} GPU-h observed "
                  f"({_pct(wasted / span_h if span_h else None)}, upper bound)")
-    lines.append("  wasted = busy with idle tensor cores + idle with memory allocated")
     top = fleet.filter(pl.col("wasted_gpu_h") > 0).head(5)
     for r in top.iter_rows(named=True):
         lines.append(f"  {r['rank']:>3}. host:{_cut(r['host'] or '?', 24)} gpu:{_gpu_label(r):<6} "
@@ -118,25 +207,23 @@ def format_windows(result, *, max_rows: int = MAX_ROWS) -> str:
 
 
 def format_findings(findings) -> str:
-    if not findings:
-        return "Findings: none\n"
-    lines = [f"Findings ({len(findings)}), most impactful first"]
-    for f in findings:
-        impact = f"  [up to {_dur(f.impact_s)} GPU time]" if f.impact_s else ""
-        lines += _wrap(f"{f.code} {f.severity:<8} {f.subject}{impact}")
-        lines += _wrap(f.message, "    ")
-        lines += _wrap(f"-> {f.remedy}", "    ")
-    return "\n".join(lines) + "\n"
+    """Findings, most impactful first; several findings of one rule print as one group
+    (the layout of ``ridgeline analyze``)."""
+    from types import SimpleNamespace
+
+    from ridgeline.render.terminal import _findings
+
+    return "\n".join(_findings(SimpleNamespace(findings=list(findings or [])))) + "\n"
 
 
-def format_telemetry_report(result, *, max_rows: int = MAX_ROWS) -> str:
+def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10) -> str:
     """Inputs, the window table and fleet summary, findings, skipped items, notes."""
     blocks = []
     if result.inputs:
         n = sum(i.rows for i in result.inputs)
         kinds = sorted({i.kind for i in result.inputs})
         blocks.append(f"Inputs: {len(result.inputs)} file(s), {n} record(s) ({', '.join(kinds)})\n")
-    blocks.append(format_windows(result, max_rows=max_rows))
+    blocks.append(format_windows(result, max_rows=max_rows, all_windows=all_windows, worst=worst))
     blocks.append(format_findings(result.findings))
     if result.skipped:
         groups: dict[str, list] = {}

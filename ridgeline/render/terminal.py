@@ -8,8 +8,8 @@ first; message and remedy wrapped), notes, and the telemetry windows when presen
 
 from __future__ import annotations
 
-import importlib
 import math
+import re
 import textwrap
 from typing import Any
 
@@ -18,15 +18,38 @@ from ridgeline.analyzer.gpus import PRECISION_LABELS
 WIDTH = 80
 SOURCE_LABELS = {
     "ncu": "measured by ncu",
-    "ncu-device-attributes": "from ncu device attributes",
-    "catalogue": "catalogue",
+    "ncu-device-attributes": "theoretical, from clocks ncu recorded",
+    "catalogue": "datasheet",
 }
+LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
+
+
+def roof_source_text(roof) -> str:
+    """Short provenance of a roof for the terminal: ``measured by ncu (359 launches, at 1.83 GHz
+    SM clock)``, ``datasheet``. The full detail stays in the JSON document."""
+    label = SOURCE_LABELS.get(roof.source, roof.source)
+    detail = roof.detail or ""
+    parts = []
+    m = re.search(r"(?:median|max|min)\s+(?:of|over)\s+([0-9,]+)\s+launch", detail)
+    if m:
+        n = int(m.group(1).replace(",", ""))
+        parts.append(f"{n:,} launch{'es' if n != 1 else ''}")
+    m = re.search(r"at (SM|DRAM|L2|memory) clock ([0-9.]+ ?[kMG]?Hz)", detail)
+    if m:
+        parts.append(f"at {m.group(2)} {m.group(1)} clock")
+    if len(re.findall(r" on ", detail)) > 1 or "devices" in detail:
+        parts.append("several devices")
+    return f"{label} ({', '.join(parts)})" if parts else label
 
 
 def fmt_seconds(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return "-"
     a = abs(value)
+    if a >= 3600:
+        return f"{value / 3600:.3g} h"
+    if a >= 60:
+        return f"{value / 60:.3g} min"
     if a >= 1:
         return f"{value:.3g} s"
     if a >= 1e-3:
@@ -70,35 +93,69 @@ def shorten(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
-def distinct_labels(names: list[str], width: int) -> list[str]:
+_SEP = re.compile(r"[_:<>,()\s]+")
+
+
+def _middle(text: str, width: int) -> str:
+    """``head~tail`` in at most ``width`` characters (the tail carries tile sizes and variants)."""
+    if len(text) <= width:
+        return text
+    tail = (width - 1) // 2
+    head = width - 1 - tail
+    return text[:head] + "~" + text[len(text) - tail:]
+
+
+def _varying_label(name: str, tokens_common: set[str], width: int) -> str:
+    """The name's head, ``~``, then the tokens that set it apart from its look-alikes."""
+    tokens = [t for t in _SEP.split(name) if t]
+    varying = [t for t in dict.fromkeys(tokens) if t not in tokens_common]
+    tail = "~".join(varying)
+    if not tail:
+        return _middle(name, width)
+    room = width - 1 - len(tail)
+    if room < 6:  # the distinguishing part alone is too long: keep its ends
+        return _middle(name[:10] + "~" + tail, width) if width > 12 else _middle(tail, width)
+    head = name[:room]
+    cut = max(head.rfind("_"), head.rfind(":"))
+    if cut >= 6:  # end the head at a token boundary
+        head = head[:cut]
+    head = head.rstrip("_:")
+    return f"{head}~{tail}"
+
+
+def distinct_labels(names: list[str], width: int, full_names: list[str] | None = None) -> list[str]:
     """Labels of at most ``width`` characters that stay distinct where plain truncation would not.
 
-    Names that truncate to the same label keep their head and show the part after the
-    prefix they share (cuBLAS names differ in the middle: ``..._tilesize128x64x64_...``).
+    Names that truncate to the same label keep their head and show the tokens they do not
+    share (cuBLAS names differ in the middle: ``sm90_xmma~tilesize128x64x64~off``).
+    ``full_names`` (e.g. demangled names with template arguments) disambiguate short names
+    that are equal. Labels that still collide get ``#1``, ``#2``...
     """
+    full = list(full_names) if full_names is not None else list(names)
     labels = [shorten(n, width) for n in names]
     groups: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
         groups.setdefault(label, []).append(i)
     for idx in groups.values():
-        members = {names[i] for i in idx}
-        if len(members) < 2:
+        if len(idx) < 2:
             continue
-        common = len(_common_prefix(sorted(members)))
-        head = min(10, width // 3)
-        for i in idx:
-            name = names[i]
-            start = max(common - 2, head)
-            labels[i] = shorten(name[:head] + "~" + name[start:], width)
+        use = [names[i] if len({names[j] for j in idx}) == len(idx) else (full[i] or names[i]) for i in idx]
+        if len(set(use)) < 2:
+            continue
+        token_sets = [{t for t in _SEP.split(u) if t} for u in use]
+        common = set.intersection(*token_sets)
+        for i, u in zip(idx, use):
+            labels[i] = _varying_label(u, common, width)
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    counter: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        if seen[label] > 1 and len({full[j] for j, lab in enumerate(labels) if lab == label}) > 1:
+            counter[label] = counter.get(label, 0) + 1
+            suffix = f"#{counter[label]}"
+            labels[i] = shorten(label, width - len(suffix)).rstrip("~") + suffix
     return labels
-
-
-def _common_prefix(items: list[str]) -> str:
-    first, last = items[0], items[-1]
-    n = 0
-    while n < min(len(first), len(last)) and first[n] == last[n]:
-        n += 1
-    return first[:n]
 
 
 def _wrap(text: str, indent: str, width: int = WIDTH) -> list[str]:
@@ -130,14 +187,16 @@ def _gpu_lines(result) -> list[str]:
     bw_values = [r.value for r in result.roofs if r.kind == "bandwidth" and r.level == "dram"]
     for r in result.roofs:
         if r.kind == "bandwidth":
-            text = f"DRAM bandwidth  {fmt_si(r.value, 'B/s'):>12}"
+            level = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper())
+            text = f"{level + ' bandwidth':<15} {fmt_si(r.value, 'B/s'):>12}"
         else:
             label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
             text = f"{label:<15} {fmt_si(r.value, 'FLOP/s'):>12}"
             if len(bw_values) == 1 and bw_values[0]:
                 text += f"  ridge {fmt_num(r.value / bw_values[0])} FLOP/B"
-        label = SOURCE_LABELS.get(r.source, r.source)
-        lines += _wrap(f"{text}  [{label}: {r.detail}]" if r.detail else f"{text}  [{label}]", "  ")
+        lines += _wrap(f"{text}  {roof_source_text(r)}", "  ")
+    if any(r.detail for r in result.roofs):
+        lines.append("  (where each roof came from, in full: --format json, roofs[].detail)")
     return lines
 
 
@@ -146,17 +205,29 @@ def _top_kernels(result, top: int) -> list[str]:
     if s is None or s.height == 0:
         return []
     rows = s.head(top).to_dicts()
-    name_w = WIDTH - (3 + 9 + 10 + 7 + 9 + 9 + 6) - 1
-    head = f"{'#':>2} {'kernel':<{name_w}}{'launches':>9}{'time':>10}{'share':>7}{'FLOP/B':>9} {'bound':<8}{'roof':>6}"
+    name_w = WIDTH - (3 + 7 + 10 + 7 + 8 + 9 + 5)
+    head = f"{'#':>2} {'kernel':<{name_w}}{'launch':>7}{'time':>10}{'share':>7}{'FLOP/B':>8} {'bound':<8}{'roof':>5}"
     lines = [f"Top kernels by GPU time ({min(top, s.height)} of {s.height})", head]
-    labels = distinct_labels([r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1)
+    labels = distinct_labels([r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
+                             [r["kernel_name"] or r["short_name"] or "?" for r in rows])
     for i, (r, label) in enumerate(zip(rows, labels), 1):
         lines.append(
             f"{i:>2} {label:<{name_w}}"
-            f"{r['launches']:>9}{fmt_seconds(r['total_duration_s']):>10}{fmt_pct(r['time_share'], 1):>7}"
-            f"{fmt_num(r['intensity_dram']):>9} {(r['bound'] or '-'):<8}{fmt_pct(r['roof_fraction']):>6}"
+            f"{fmt_count(r['launches']):>7}{fmt_seconds(r['total_duration_s']):>10}{fmt_pct(r['time_share'], 1):>7}"
+            f"{fmt_num(r['intensity_dram']):>8} {(r['bound'] or '-'):<8}{fmt_pct(r['roof_fraction']):>5}"
         )
+    lines.append("FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it")
     return lines
+
+
+def fmt_count(n: int | None) -> str:
+    if n is None:
+        return "-"
+    if n >= 1_000_000:
+        return f"{n / 1e6:.3g}M"
+    if n >= 100_000:
+        return f"{n / 1e3:.0f}k"
+    return str(n)
 
 
 def time_by_bound(result) -> dict[str, float]:
@@ -196,30 +267,64 @@ def _skipped(result) -> list[str]:
     return lines
 
 
+def _impact_text(impact_s, share) -> str:
+    if impact_s is None:
+        return ""
+    text = f"  [up to {fmt_seconds(impact_s)}"
+    return text + (f", {fmt_pct(share, 1)} of GPU time]" if share is not None else "]")
+
+
 def _findings(result) -> list[str]:
+    """Findings, most impactful first; several findings of one rule print as one group (the
+    rule's line, one line per subject, the message and remedy once when they are shared)."""
     if not result.findings:
         return ["Findings: none"]
     n = len(result.findings)
+    groups: dict[tuple[str, str], list] = {}
+    for f in result.findings:  # insertion order = the position of each rule's most impactful finding
+        groups.setdefault((f.code, f.severity), []).append(f)
     lines = [f"Findings ({n}), most impactful first"]
-    for f in result.findings:
-        impact = ""
-        if f.impact_s is not None:
-            impact = f"  [up to {fmt_seconds(f.impact_s)}"
-            impact += f", {fmt_pct(f.impact_share, 1)} of GPU time]" if f.impact_share is not None else "]"
-        lines += _wrap(f"{f.code} {f.severity:<8} {f.subject}{impact}", "")
-        lines += _wrap(f.message, "    ")
-        lines += _wrap(f"-> {f.remedy}", "    ")
+    for (code, severity), items in groups.items():
+        if len(items) == 1:
+            f = items[0]
+            lines += _wrap(f"{f.code} {f.severity:<8} {f.subject}{_impact_text(f.impact_s, f.impact_share)}", "")
+            lines += _wrap(f.message, "    ")
+            lines += _wrap(f"-> {f.remedy}", "    ")
+            continue
+        impacts = [f.impact_s for f in items if f.impact_s is not None]
+        shares = [f.impact_share for f in items if f.impact_share is not None]
+        total = sum(impacts) if impacts else None
+        share = sum(shares) if shares else None
+        kind = items[0].subject_kind or "subject"
+        plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows"}.get(kind, kind + "s")
+        lines += _wrap(f"{code} {severity:<8} {len(items)} {plural}{_impact_text(total, share)}", "")
+        same_message = len({f.message for f in items}) == 1
+        same_remedy = len({f.remedy for f in items}) == 1
+        labels = distinct_labels([f.subject for f in items], WIDTH - 4 - 22)
+        for f, label in zip(items, labels):
+            impact = ""
+            if f.impact_s is not None:
+                impact = f"up to {fmt_seconds(f.impact_s)}"
+                if f.impact_share is not None:
+                    impact += f" ({fmt_pct(f.impact_share, 1)})"
+            lines.append(f"  - {label:<{WIDTH - 4 - 22}}{impact:>21}".rstrip())
+            if not same_message:
+                lines += _wrap(f.message, "      ")
+            if not same_remedy:
+                lines += _wrap(f"-> {f.remedy}", "      ")
+        if same_message:
+            lines += _wrap(items[0].message, "    ")
+        if same_remedy:
+            lines += _wrap(f"-> {items[0].remedy}", "    ")
     return lines
 
 
 def _windows(result) -> list[str]:
     if getattr(result, "windows", None) is None:
         return []
-    try:
-        mod = importlib.import_module("ridgeline.render.telemetry")
-    except ModuleNotFoundError:
-        return [f"Telemetry: {result.windows.height} window(s) (text view not available)"]
-    text = mod.format_windows(result)
+    from ridgeline.render.telemetry import format_windows
+
+    text = format_windows(result)
     return text.rstrip("\n").splitlines() if text else []
 
 
