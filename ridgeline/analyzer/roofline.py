@@ -346,7 +346,7 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
 
     df = df.with_columns(_roof_level(known).alias("roof_level"))
 
-    roofs = _roofs_used(df)
+    roofs = _roofs_used(df, meas)
     out_schema = polars_schema(KERNEL_COLUMNS) | polars_schema(ROOFLINE_COLUMNS)
     df = df.select([pl.col(c).cast(t) for c, t in out_schema.items()])
     return df, roofs
@@ -377,7 +377,7 @@ def _roof_level(known):
     )
 
 
-def _roofs_used(df) -> list[Roof]:
+def _roofs_used(df, meas) -> list[Roof]:
     """The distinct roofs the launches were measured against (bandwidth first)."""
     import polars as pl
 
@@ -400,12 +400,8 @@ def _roofs_used(df) -> list[Roof]:
         )
     for column, lvl in CACHE_PEAK_COLUMNS.items():
         used = f"peak_{lvl}_bw_bytes_per_s"
-        cache = (
-            df.filter(pl.col(used).is_not_null())
-            .group_by("_dev", used, f"_m_{lvl}_src", f"_n_{lvl}")
-            .agg()
-            .sort("_dev")
-        )
+        # from the per-device medians (one row per device), not the launches
+        cache = meas.filter(pl.col(f"_m_{lvl}").is_not_null()).rename({f"_m_{lvl}": used}).sort("_dev")
         for row in cache.iter_rows(named=True):
             n = row[f"_n_{lvl}"]
             device = row["_dev"] or "unnamed device"
