@@ -125,6 +125,35 @@ def test_lts_t_bytes_peak_wins_over_lts2xbar_and_clock_is_required(tmp_path):
     assert r["peak_l1_bytes_per_s"] is None and r["peak_l1_bytes_per_s_source"] is None
 
 
+def test_roofline_section_only_export_gets_cache_bytes_in_the_same_definition(tmp_path):
+    # what `ncu --set roofline` records: ncu's derived L2/L1 rates and peaks, no lts__t_bytes
+    p = _raw(
+        tmp_path,
+        {
+            "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.peak_sustained": "16896",
+            "derived__l1tex__lsu_writeback_bytes_mem_lgds.sum.per_second": "1000000000000",
+            "derived__lts__lts2xbar_bytes.sum.peak_sustained": "5120",
+            "derived__lts__lts2xbar_bytes.sum.per_second": "2500000000000",
+            "l1tex__cycles_elapsed.avg.per_second": "1750000000",
+            "lts__cycles_elapsed.avg.per_second": "1750000000",
+        },
+    )
+    r = _rows(p)["0"]
+    # duration 1000 ns: L2 2.5e12 B/s x 1e-6 s = 2.5e6 B; L1 1e12 x 1e-6 = 1e6 B
+    assert r["l2_bytes"] == pytest.approx(2.5e6)
+    assert r["l1_bytes"] == pytest.approx(1e6)
+    assert "lts2xbar" in r["l2_bytes_source"] and r["l2_bytes_source"].endswith("x duration")
+    assert "lsu_writeback_bytes_mem_lgds" in r["l1_bytes_source"]
+    assert r["peak_l2_bytes_per_s"] == pytest.approx(5120 * 1.75e9)  # 8.96e12
+    assert r["peak_l1_bytes_per_s"] == pytest.approx(16896 * 1.75e9)
+
+
+def test_lts_t_bytes_stay_first_for_l2_bytes(tmp_path):
+    p = _raw(tmp_path, {"derived__lts__lts2xbar_bytes.sum.per_second": "2500000000000", "lts__t_bytes.sum": "7"})
+    r = _rows(p)["0"]
+    assert r["l2_bytes"] == 7 and r["l2_bytes_source"] == "lts__t_bytes.sum"
+
+
 # ------------------------------------------------------------------------------ classifier
 @pytest.fixture(scope="module")
 def fixture_run():

@@ -17,9 +17,11 @@ Decisions, written down once:
   (median over the launches that recorded one) and returned as ``Roof(kind="bandwidth",
   level="l2"|"l1", source="ncu")``. The catalogue has no cache bandwidths and none is
   assumed. The roof's ``detail`` names the counters: ``lts2xbar``/``lsu_writeback`` there
-  means ncu's own definition (bytes toward the SM), which is not the ``lts__t_bytes`` /
-  ``l1tex__t_bytes`` the cache intensities are counted with; the peaks per cycle agree
-  closely, the traffic need not, so read such a placement as indicative.
+  means ncu's own definition (bytes toward the SM). When the export also has
+  ``lts__t_bytes`` / ``l1tex__t_bytes`` the cache intensities are counted with those (all
+  traffic through the tag stage): the peaks per cycle agree closely, the traffic need not,
+  so read such a placement as indicative. An export with only ncu's roofline sections
+  counts bytes and peaks in ncu's definition (``l2_bytes_source`` says so).
 * **Binding level.** ``roof_level`` is the roof the launch meets first: at each level the
   attainable FLOP/s is ``intensity_level x bandwidth_level`` (and the compute peak), and
   the lowest wins; equivalently the largest of ``bytes_level / bandwidth_level`` and

@@ -179,11 +179,18 @@ BYTE_RECIPES: dict[str, list[Alt]] = {
         _alt(["lts__t_bytes.sum"]),
         _alt([("lts__t_sectors.sum", 32)]),
         _alt(["lts__t_bytes.sum.per_second"], scale=DURATION),
+        # last resort, what `--set roofline` collects: ncu's own definition (L2 -> crossbar, 32 B
+        # a cycle), named in the source; matches the lts2xbar L2 peak
+        _alt([("lts__lts2xbar_cycles_active.sum.per_second", 32)], scale=DURATION),
     ],
     "l1_bytes": [
         _alt(["l1tex__t_bytes.sum"]),
         _alt([("l1tex__t_sectors.sum", 32)]),
         _alt(["l1tex__t_bytes.sum.per_second"], scale=DURATION),
+        # ncu's roofline sections: LSU writeback cycles x 128 B (see peak_l1_bytes_per_s)
+        _alt([("l1tex__lsu_writeback_active_mem_lgds.sum.per_second", 128)], scale=DURATION),
+        _alt([("l1tex__lsu_writeback_active_mem_lg.sum.per_second", 128)], scale=DURATION),
+        _alt([("l1tex__lsu_writeback_active.sum.per_second", 128)], scale=DURATION),
     ],
 }
 
@@ -243,6 +250,7 @@ for _d, _t, _f in (
     ("l1tex__lsu_writeback_bytes", "l1tex__lsu_writeback_active", 128),  # up to CC 7.2
 ):
     DERIVED_ALIASES[f"derived__{_d}.sum.peak_sustained"] = (f"{_t}.sum.peak_sustained", _f)
+    DERIVED_ALIASES[f"derived__{_d}.sum.per_second"] = (f"{_t}.sum.per_second", _f)
 
 #: DRAM peak from device attributes when no peak counter was collected (theoretical):
 #: 2 (DDR) x memory_clock_rate [kHz] x 1e3 x bus_width [bit] / 8
