@@ -121,6 +121,8 @@ KEYS = ("host", "gpu", "gpu_instance")
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
           "allocated_idle", "stuck_profiler")
 SECONDS = ("busy", "busy_tensor_idle", "memory_bound", "idle", "allocated_idle")
+_ENGINE = "in-memory"  # the per-window group-by (small frames, many aggregations)
+PARALLEL_CHUNKS = 2  # chunks reduced at the same time (threads: polars and numpy release the GIL)
 CHUNK_ROWS = 4_000_000  # long rows per reduction chunk (whole hosts; ~25 bytes each in memory: bounded)
 
 _DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|min|h|d)?\s*$")
@@ -206,13 +208,15 @@ def _gid_expr(seed: int = 20260105):
 
 
 def _fold_per_timestamp(lf, th, gid=None):
-    """Long rows of one chunk -> one row per (GPU, timestamp), one column per field.
+    """Long rows of one chunk -> (one row per (GPU, timestamp) with one column per field, ordered).
 
     Rows of a GPU usually arrive in time order (every reader writes them so, and so do
     Parquet files written per host), so consecutive rows with the same (GPU, timestamp)
     form a run; each value is scattered into a (field x run) array in one vectorized step.
     If a (GPU, timestamp) pair shows up in two runs (out-of-order input) the chunk is sorted
     first: same result, slower. A field given twice at one timestamp keeps its last value.
+    ``ordered`` is True when the rows come out sorted by (GPU, timestamp) with no repeats
+    (checked on the run starts, so :func:`_reduce_wide` need not check again).
     """
     import numpy as np
     import polars as pl
@@ -225,60 +229,76 @@ def _fold_per_timestamp(lf, th, gid=None):
         n_runs = int(run[-1]) + 1
         fi = d.get_column("_fi").to_numpy()
         val = d.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
-        present = np.flatnonzero(np.bincount(fi, minlength=nf))  # fields this chunk has
-        grid = np.full(nf * n_runs, np.nan)
-        grid[fi.astype(np.int64) * n_runs + run] = val  # 1-D scatter: one vectorized step
-        grid = grid.reshape(nf, n_runs)
+        counts = np.bincount(fi, minlength=nf)
+        present = np.flatnonzero(counts)  # fields this chunk has
+        slot = np.zeros(nf, dtype=np.int64)
+        slot[present] = np.arange(len(present)) * n_runs
+        grid = np.full(len(present) * n_runs, np.nan)
+        grid[slot[fi] + run] = val  # 1-D scatter into (present field x run): one vectorized step
+        grid = grid.reshape(len(present), n_runs)
         starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
         nulls = np.bincount(run[np.isnan(val)], minlength=n_runs)
-        cols = {"_gid": d.get_column("_gid").gather(starts), "timestamp": d.get_column("timestamp").gather(starts)}
-        cols.update({USED_FIELDS[i]: grid[i] for i in present})
+        g = d.get_column("_gid").gather(starts)
+        t = d.get_column("timestamp").gather(starts)
+        gn, tn = g.to_numpy(), t.to_physical().to_numpy()
+        ordered = bool(np.all((gn[1:] > gn[:-1]) | ((gn[1:] == gn[:-1]) & (tn[1:] > tn[:-1])))) if n_runs > 1 else True
+        cols = {"_gid": g, "timestamp": t}
+        cols.update({USED_FIELDS[i]: pl.Series(USED_FIELDS[i], grid[k], nan_to_null=True)
+                     for k, i in enumerate(present)})
         cols["_nulls"] = nulls
-        out = pl.DataFrame(cols).with_columns(pl.col([USED_FIELDS[i] for i in present]).fill_nan(None))
-        missing = [f for i, f in enumerate(USED_FIELDS) if i not in set(present.tolist())]
-        return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing])
+        out = pl.DataFrame(cols)
+        have = set(present.tolist())
+        missing = [f for i, f in enumerate(USED_FIELDS) if i not in have]
+        return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing]), ordered
 
     if df.height == 0:
-        return pl.DataFrame()
-    wide = fold(df)
-    if wide.select(pl.struct("_gid", "timestamp").n_unique()).item() != wide.height:
-        wide = fold(df.sort("_gid", "timestamp", maintain_order=True))
-    return wide
+        return pl.DataFrame(), True
+    wide, ordered = fold(df)
+    if not ordered and wide.select(pl.struct("_gid", "timestamp").n_unique()).item() != wide.height:
+        wide, ordered = fold(df.sort("_gid", "timestamp", maintain_order=True))
+    return wide, ordered
 
 
-def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
-    """Per-timestamp wide rows (eager) -> window rows."""
+def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered: bool = False):
+    """Per-timestamp wide rows (eager) -> window rows, in one lazy query.
+
+    ``ordered``: the rows are known to be sorted by (GPU, timestamp) without repeats.
+    Fields with no value at all in ``wide`` get their (null / zero) results directly.
+    """
+    import numpy as np
     import polars as pl
 
-    import numpy as np
-
-    g = wide.get_column("_gid").to_numpy()
-    t = wide.get_column("timestamp").to_physical().to_numpy()
-    in_order = bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (t[1:] > t[:-1])))) if len(g) > 1 else True
-    if not in_order:  # interleaved GPUs (dmon ticks) or out-of-order input
-        wide = wide.sort("_gid", "timestamp")
+    if not ordered:
+        g = wide.get_column("_gid").to_numpy()
+        t = wide.get_column("timestamp").to_physical().to_numpy()
+        ordered = bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (t[1:] > t[:-1])))) if len(g) > 1 else True
+        if not ordered:  # interleaved GPUs (dmon ticks) or out-of-order input
+            wide = wide.sort("_gid", "timestamp")
+    # fields holding at least one value (the others are all null: their aggregates are known)
+    has = {c for c in USED_FIELDS if c in wide.columns and wide.get_column(c).null_count() < wide.height}
+    lf = wide.lazy()
     same = pl.col("_gid") == pl.col("_gid").shift(1)
     gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)
-    wide = wide.with_columns(gap.alias("_gap"))
-    interval = wide.group_by("_gid").agg(
+    lf = lf.with_columns(gap.alias("_gap"))
+    interval = lf.group_by("_gid").agg(
         pl.col("_gap").median().alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
         pl.col("timestamp").max().alias("_t1"),
     )
-    wide = wide.join(interval, on="_gid", how="left")
-    wide = wide.with_columns(pl.col("interval_s").fill_null(1.0))
+    lf = lf.join(interval, on="_gid", how="left")
+    lf = lf.with_columns(pl.col("interval_s").fill_null(1.0))
 
     # clamp-and-flag profiling ratios
-    prof_present = [f for f in PROF_FIELDS if f in wide.columns]
+    prof_present = [f for f in PROF_FIELDS if f in has]
     clamped_terms = [((pl.col(f) > 1.0) & (pl.col(f) <= th["clamp_max"])).cast(pl.Int64).fill_null(0)
                      for f in prof_present]
     raw_max = pl.max_horizontal([pl.col(f) for f in prof_present]) if prof_present else pl.lit(None, pl.Float64)
-    wide = wide.with_columns(
+    lf = lf.with_columns(
         (pl.sum_horizontal(clamped_terms) if clamped_terms else pl.lit(0)).alias("_clamped"),
         raw_max.alias("_ratio_raw_max"),
         pl.col("gpu_util_ratio").alias("_util_raw"),
         *[pl.col(f).alias(f"_raw_{f}") for f in prof_present],
     )
-    wide = wide.with_columns([
+    lf = lf.with_columns([
         pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
         .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present
     ])
@@ -299,12 +319,12 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
         "allocated_idle": idle & (fb >= th["allocated_fb_bytes"]),
         "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
     }
-    wide = wide.with_columns([e.alias(f"_st_{k}") for k, e in states.items()])
+    lf = lf.with_columns([e.alias(f"_st_{k}") for k, e in states.items()])
 
     if window_s is None:
-        wide = wide.with_columns(pl.col("_t0").alias("window_start"))
+        lf = lf.with_columns(pl.col("_t0").alias("window_start"))
     else:
-        wide = wide.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
+        lf = lf.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
 
     frac_part = ((pl.col("_util_raw") * 100 - (pl.col("_util_raw") * 100).round(0)).abs() > 1e-6)
     aggs = [
@@ -347,7 +367,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
     ]
     aggs.append((pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
                  else pl.lit(None, pl.String)).alias("stalled_fields"))
-    out = wide.group_by(["_gid", "window_start"]).agg(aggs)
+    out = lf.group_by(["_gid", "window_start"]).agg(aggs)
 
     if window_s is None:
         out = out.with_columns(
@@ -374,7 +394,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float]):
         .when(pl.col("stalled_fields").is_not_null()).then(pl.lit("stalled profiling fields: ") + pl.col("stalled_fields"))
         .otherwise(None).alias("excluded")
     )
-    return out
+    return out.collect(engine=_ENGINE)
 
 
 def _finish_columns(df):
@@ -448,8 +468,7 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
         size += n
     chunks.append(cur)
 
-    parts = []
-    for hosts in chunks:
+    def reduce_chunk(hosts):
         if len(chunks) == 1:
             sub = lf
         else:
@@ -466,13 +485,25 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
             # one host, whole GPUs: the GPU index is already a unique id (no per-row hashing)
             gid = pl.col("gpu").cast(pl.UInt64).alias("_gid")
             chunk_ident = chunk_ident.with_columns(gid)
-        wide = _fold_per_timestamp(sub, th, gid)
+        wide, ordered = _fold_per_timestamp(sub, th, gid)
         if warmup_s:
             t0 = pl.col("timestamp").min().over("_gid")
             wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
-        if wide.height:
-            part = _reduce_wide(wide, window_s=window_s, th=th)
-            parts.append(part.join(chunk_ident.drop("n"), on="_gid", how="left"))
+        if not wide.height:
+            return None
+        part = _reduce_wide(wide, window_s=window_s, th=th, ordered=ordered)
+        return part.join(chunk_ident.drop("n"), on="_gid", how="left")
+
+    if len(chunks) == 1:
+        parts = [reduce_chunk(chunks[0])]
+    else:
+        # two chunks in flight: one is read and decoded while the other is folded (numpy and
+        # the per-window group-by are mostly single-threaded); memory stays ~2 chunks
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=PARALLEL_CHUNKS) as pool:
+            parts = list(pool.map(reduce_chunk, chunks))
+    parts = [p for p in parts if p is not None]
     if not parts:
         return empty_windows()
     return _finish_columns(pl.concat(parts, how="diagonal_relaxed"))

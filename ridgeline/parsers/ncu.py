@@ -73,7 +73,9 @@ class NcuResult:
     """What :func:`read_ncu` returns.
 
     ``kernels``: KERNEL table (schema order). ``metrics``: source -> every metric by its ncu
-    name (raw page: the wide table as printed, strings; details page: the long table, strings).
+    name (raw page: the wide table as printed, strings; details page: the long table, strings);
+    a :class:`MetricsTables` dict: a raw page read by the fast path keeps only the counters its
+    recipes need in memory and reads its full table from the file on first access.
     ``units``: source -> {column: unit as printed} for raw pages. ``notes``: things worth telling
     the user that are not errors (unknown units, tensor counters that cannot give FLOPs...).
     """
@@ -185,6 +187,10 @@ class _Block:
     skip_lines: int
     removed: list[int]  # physical line numbers removed as noise, ascending
     quoted: bool
+    # raw page read by columns (fast path): the first rows with every column (units row and
+    # locale sample) and a loader of the whole table (NcuResult.metrics, read on first access)
+    head: Any = None
+    full: Any = None
 
     def line_of(self, row: int) -> int:
         """1-based physical line of data row ``row`` (0-based, as polars read the block)."""
@@ -438,7 +444,8 @@ def _plan_fast(path: Path) -> _Block | None:
     return _Block(0, layout, header, header_line, path, header_line - 1, [], quoted)
 
 
-def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skipped] | None = None):
+def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skipped] | None = None,
+                *, columns: list[str] | None = None, n_rows: int | None = None):
     import polars as pl
 
     def read(source, skip):
@@ -450,6 +457,8 @@ def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skip
             row_index_name="__row",
             raise_if_empty=False,
             quote_char='"',
+            columns=columns,
+            n_rows=n_rows,
         )
 
     try:
@@ -496,20 +505,47 @@ def _read_fast(path: Path, notes: list[str]):
     blk = _plan_fast(path)
     if blk is None:
         return None
+    columns = _raw_columns(blk.header) if blk.layout == "raw" else None
     try:
-        df = _read_block(path, blk)
+        df = _read_block(path, blk, columns=columns)
     except InputError:
         return None
     if "ID" not in df.columns:
         return None
     ident = pl.col("ID").str.strip_chars()
     odd = df.filter(ident.is_not_null() & (ident != "") & ~ident.str.contains(r"^[0-9][0-9,]*$"))
+    odd_rows = odd.get_column("__row").implode()
     if odd.height:
         if not odd.get_column("ID").str.starts_with("==").all():
             return None
         notes.append(f"{path}: {odd.height} non-CSV line(s) ignored (ncu messages or application output)")
-        df = df.filter(~pl.col("__row").is_in(odd.get_column("__row").implode()))
+        df = df.filter(~pl.col("__row").is_in(odd_rows))
+    if columns is not None:
+        # every column of the rows the units row and the locale check look at (the first
+        # LOCALE_SAMPLE_ROWS launches), and the whole table only when NcuResult.metrics is read
+        kept = df.select("__row", launch=_has_id().fill_null(False))
+        launch_rows = kept.filter(pl.col("launch")).get_column("__row")
+        last = launch_rows[LOCALE_SAMPLE_ROWS - 1] if launch_rows.len() >= LOCALE_SAMPLE_ROWS else None
+        upto = max(int(last) + 1, 1) if last is not None else None
+        try:
+            head = _read_block(path, blk, n_rows=upto)
+        except InputError:
+            return None
+        blk.head = head.join(kept.select("__row"), on="__row", how="semi", maintain_order="left")
+
+        def full(path=path, blk=blk, odd_rows=odd_rows):
+            whole = _read_block(path, blk)
+            return whole.filter(~pl.col("__row").is_in(odd_rows)) if odd_rows.list.len().item() else whole
+
+        blk.full = full
     return [(blk, df)]
+
+
+def _raw_columns(header: list[str]) -> list[str] | None:
+    """Columns of a raw page the KERNEL recipes read (None: read them all, e.g. repeated names)."""
+    if len(set(header)) != len(header) or "ID" not in header:
+        return None
+    return [c for c in header if c in V.IDENTITY_COLUMNS or c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
 
 
 # ======================================================================================
@@ -666,17 +702,19 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
 
     from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
 
+    every = blk.head if blk.head is not None else df  # every column (the first rows when read by columns)
     units: dict[str, str] = {}
-    if df.height and df["ID"][0] in (None, ""):
-        first = df.row(0)
-        units = {c: (v or "") for c, v in zip(df.columns, first) if c != "__row"}
+    if every.height and every["ID"][0] in (None, ""):
+        first = every.row(0)
+        units = {c: (v or "") for c, v in zip(every.columns, first) if c != "__row"}
     df = _launch_rows(df)
+    every = _launch_rows(every) if blk.head is not None else df
     cols = set(df.columns)
     wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
     # counters have a rollup suffix (x.sum, x.avg.pct_of_peak...); suffix-less attributes may hold
     # lists such as "0,12" and are not sampled
-    _check_locale(ctx, blk, df, [c for c in df.columns if "__" in c and "." in c and not c.startswith("__")])
+    _check_locale(ctx, blk, every, [c for c in every.columns if "__" in c and "." in c and not c.startswith("__")])
     # cells the native float cast cannot read (n/a, grouping commas, garbage) need the slow path
     slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
     slow = {c for c, f in zip(numeric, slow_flags) if f}
@@ -1146,6 +1184,71 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
 # ======================================================================================
 # entry point
 # ======================================================================================
+def _concat_longs(longs):
+    import polars as pl
+
+    return longs[0] if len(longs) == 1 else pl.concat(longs, how="diagonal_relaxed")
+
+
+class MetricsTables(dict):
+    """``NcuResult.metrics``: source -> DataFrame of every metric by its ncu name.
+
+    A raw page read by the fast path keeps only the columns the recipes need in memory; its
+    full table (every column, strings) is read from the file the first time it is looked up
+    (``[]``, ``get``, ``values``, ``items``, iteration into another mapping), then kept.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._loaders: dict = {}
+
+    def defer(self, key, loader) -> None:
+        self._loaders[key] = loader
+        super().__setitem__(key, None)
+
+    def _load(self, key) -> None:
+        loader = self._loaders.pop(key, None)
+        if loader is not None:
+            super().__setitem__(key, loader())
+
+    def __getitem__(self, key):
+        self._load(key)
+        return super().__getitem__(key)
+
+    def __setitem__(self, key, value) -> None:
+        self._loaders.pop(key, None)
+        super().__setitem__(key, value)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __iter__(self):  # not the C fast path: dict(m) and {**m} go through __getitem__
+        return iter(list(super().keys()))
+
+    def values(self):
+        return [self[k] for k in self]
+
+    def items(self):
+        return [(k, self[k]) for k in self]
+
+    def pop(self, key, *default):
+        if key in self:
+            self._load(key)
+        return super().pop(key, *default)
+
+    def copy(self):
+        return dict(self.items())
+
+    def __eq__(self, other):
+        return dict(self.items()) == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(f"{k!r}: " + ("<read on first access>" if k in self._loaders else repr(v))
+                               for k, v in super().items()) + "}"
+
+
 def read_ncu(paths, *, strict: bool = True) -> NcuResult:
     """Read one or several ncu CSV exports (details or raw page, detected per file).
 
@@ -1163,7 +1266,7 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
         raise InputError("<no input>", "expected at least one ncu CSV file")
     skipped: list[Skipped] = []
     notes: list[str] = []
-    kernels, metrics, inputs, units_all = [], {}, [], {}
+    kernels, metrics, inputs, units_all = [], MetricsTables(), [], {}
     for fi, path in enumerate(paths):
         ctx = _Ctx(path, strict, skipped, notes)
         prefix = f"{fi}:" if len(paths) > 1 else ""
@@ -1178,7 +1281,7 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
                 m, units, present = _raw_block(ctx, blk, df)
                 labels = None
                 unit_map.update(units)
-                long = _launch_rows(df)
+                long = None if blk.full is not None else _launch_rows(df)
             else:
                 m, present, labels = _details_block(ctx, blk, df)
                 long = _launch_rows(df)
@@ -1186,11 +1289,18 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
             frames.append(k)
             launches += k.height
             id_col = pl.concat_str([pl.lit(prefix + (f"{blk.index}/" if blk.index else "")), pl.col("ID").str.replace_all(",", "", literal=True)])
-            longs.append(long.drop("__row").with_columns(id_col.alias("id")).select("id", pl.exclude("id")))
+            if blk.full is not None:  # read by columns: the whole table is read when first asked for
+                longs.append(lambda load=blk.full, id_col=id_col: _launch_rows(load()).drop("__row").with_columns(
+                    id_col.alias("id")).select("id", pl.exclude("id")))
+            else:
+                longs.append(long.drop("__row").with_columns(id_col.alias("id")).select("id", pl.exclude("id")))
         if launches == 0:
             raise InputError(path, "expected at least one profiled launch after the header, found none")
         kernels.extend(frames)
-        metrics[str(path)] = longs[0] if len(longs) == 1 else pl.concat(longs, how="diagonal_relaxed")
+        if any(callable(x) for x in longs):
+            metrics.defer(str(path), lambda longs=longs: _concat_longs([x() if callable(x) else x for x in longs]))
+        else:
+            metrics[str(path)] = _concat_longs(longs)
         if unit_map:
             units_all[str(path)] = unit_map
         kind = "ncu-" + blocks[0].layout
