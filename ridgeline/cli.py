@@ -79,9 +79,10 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
 
     from ridgeline.rules import engine
 
+    cfg = engine.load_config(config_path)  # a named file that is missing or broken is an error in every view
     exact = [c for c in codes if _re.fullmatch(r"(?i)RL[0-9]{3}", c.strip())]
     if codes and len(exact) == len(codes) and fmt == "text":
-        overrides = engine.rule_overrides(engine.load_config(config_path))
+        overrides = engine.rule_overrides(cfg)
         docs = []
         for code in codes:
             cls = engine.get_rule(code)
@@ -97,9 +98,29 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
     if fmt == "json":
         click.echo(_json.dumps(rows, indent=2, default=str))
         return
-    width = max((len(r["name"]) for r in rows), default=4)
+    width = None
+    if sys.stdout.isatty():  # a terminal: wrap to it; a pipe or file: one line per rule (grep-able)
+        import shutil
+
+        width = shutil.get_terminal_size((80, 24)).columns
+    click.echo("\n".join(rule_list_lines(rows, width)))
+
+
+def rule_list_lines(rows, width: int | None = None) -> list[str]:
+    """``CODE  name  severity  summary`` per rule; with ``width``, summaries wrap under the name."""
+    import textwrap
+
+    name_w = max((len(r["name"]) for r in rows), default=4)
+    lines = []
     for r in rows:
-        click.echo(f"{r['code']}  {r['name']:<{width}}  {r['severity']:<8}  {r['summary']}")
+        line = f"{r['code']}  {r['name']:<{name_w}}  {r['severity']:<8}  {r['summary']}"
+        if width is None or len(line) <= width:
+            lines.append(line)
+            continue
+        indent = " " * (len(r["code"]) + 2)
+        lines.append(f"{r['code']}  {r['name']}  {r['severity']}")
+        lines += textwrap.wrap(r["summary"], width=width, initial_indent=indent, subsequent_indent=indent)
+    return lines
 
 
 def _parse_start(start: str | None):
@@ -125,6 +146,14 @@ def _parse_interval(interval: str | None):
     return parse_duration_s(interval, what="--interval")
 
 
+def _os_error_text(err: OSError) -> str:
+    """'No such file or directory' (polars' own errors add ' (os error 2): PATH')."""
+    import re as _re
+
+    text = getattr(err, "strerror", None) or str(err)
+    return _re.sub(r"\s*\(os error \d+\).*$", "", text, flags=_re.S).strip() or str(err)
+
+
 def _emit(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError."""
     if output and output != "-":
@@ -134,7 +163,7 @@ def _emit(text: str, output: str | None) -> None:
             with open(output, "w", encoding="utf-8") as fh:
                 fh.write(text)
         except OSError as err:
-            raise UsageError(f"cannot write {output}: {getattr(err, 'strerror', None) or err}") from None
+            raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:
         click.echo(text, nl=False)
 
@@ -235,7 +264,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
     except BrokenPipeError:  # `ridgeline analyze x | head`: main() exits quietly
         raise
     except OSError as err:  # includes polars' own FileNotFoundError / PermissionError
-        raise UsageError(f"cannot write {output}: {getattr(err, 'strerror', None) or err}") from None
+        raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     if output and output != "-":
         click.echo(f"ridgeline: wrote {output}", err=True)
     if fail_on:
@@ -330,7 +359,7 @@ def _input_label(path, files) -> str:
 
 def _write_plot(result, path) -> None:
     """analyze --plot: the roofline of this result, format by suffix."""
-    from ridgeline.render.plots import roofline_figure, save_figure
+    from ridgeline.render.plots import roofline_figure
 
     has_kernels = (result.kernels is not None and result.kernels.height) or (
         result.summary is not None and result.summary.height
@@ -338,8 +367,19 @@ def _write_plot(result, path) -> None:
     if not has_kernels:
         click.echo(f"ridgeline: no kernels to draw; {path} not written", err=True)
         return
-    save_figure(roofline_figure(result), path)
+    _save_plot(roofline_figure(result), path)
     click.echo(f"ridgeline: wrote {path}", err=True)
+
+
+def _save_plot(fig, path) -> None:
+    """save_figure with an unwritable path as a one-line UsageError."""
+    from ridgeline.errors import UsageError
+    from ridgeline.render.plots import save_figure
+
+    try:
+        save_figure(fig, path)
+    except OSError as err:
+        raise UsageError(f"cannot write {path}: {_os_error_text(err)}") from None
 
 
 @cli.command("roofline")
@@ -375,7 +415,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
     from pathlib import Path
 
     from ridgeline.errors import UsageError
-    from ridgeline.render.plots import SAVE_FORMATS, roofline_figure, save_figure
+    from ridgeline.render.plots import SAVE_FORMATS, roofline_figure
 
     if Path(output).suffix.lower() not in SAVE_FORMATS:  # fail before the analysis, not after
         raise UsageError(f"cannot write a plot to {output!r}: use a .png, .svg or .pdf file name")
@@ -403,7 +443,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
 
         raise InputError(", ".join(files), "expected Nsight Compute kernels to draw; found none")
     fig = roofline_figure(runs, per_launch=per_launch, top=top, compare_gpu=compare, title=title, levels=levels)
-    save_figure(fig, output)
+    _save_plot(fig, output)
     click.echo(f"ridgeline: wrote {output}", err=True)
 
 
@@ -643,6 +683,12 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     cfg = load_config(config)
     notes: list[str] = []
     lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes)
+    if not inputs:
+        from ridgeline.errors import InputError
+
+        why = f"; {len(skipped)} file(s) skipped, e.g. {skipped[0].source}: {skipped[0].reason}" if skipped else ""
+        raise InputError(", ".join(paths), "expected telemetry files (dcgmi dmon, dcgm-exporter, Prometheus JSON, "
+                         "nvidia-smi CSV/dmon, telemetry CSV/Parquet); none found" + why)
     windows = reduce_windows(lf, window=window, warmup=warmup)
     context = Context(telemetry=lf, windows=windows)
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
@@ -652,7 +698,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         try:
             windows.write_parquet(output)
         except OSError as err:
-            raise UsageError(f"cannot write {output}: {getattr(err, 'strerror', None) or err}") from None
+            raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:
         if fmt == "csv":
             text = windows.write_csv()
@@ -683,15 +729,44 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         click.echo("ridgeline: aborted", err=True)
         sys.exit(130)
-    except click.ClickException as err:
-        err.show()
+    except click.ClickException as err:  # bad option value, missing argument...: one line too
+        hint = ""
+        ctx = getattr(err, "ctx", None)
+        if ctx is not None and getattr(ctx, "command_path", None):
+            hint = f" (see '{ctx.command_path} --help')"
+        message = " ".join(err.format_message().split())
+        click.echo(f"ridgeline: error: {message}{hint}", err=True)
         sys.exit(2)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
     except BrokenPipeError:  # `ridgeline analyze x | head`
+        _quiet_stdout()
+        sys.exit(0)
+    except SystemExit as err:
+        # click answers a broken pipe (EPIPE while echoing) with exit 1 after wrapping stdout
+        # in a flush-pacifier; the reader leaving is not a failure of ours
+        if err.code == 1 and type(sys.stdout).__name__ == "_PacifyFlushWrapper":
+            _quiet_stdout()
+            sys.exit(0)
+        raise
+    try:  # what is still buffered fails here when the reader has gone (`ridgeline rules | head -2`)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
         sys.exit(0)
     # with standalone_mode=False click returns ctx.exit()'s code (e.g. 1 from --fail-on)
     sys.exit(rc if isinstance(rc, int) else 0)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not fail again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (tests capture it)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

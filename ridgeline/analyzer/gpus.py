@@ -99,6 +99,18 @@ class GPU:
         }
 
 
+def _word_ends(name: str) -> set[int]:
+    """Offsets in ``normalize(name)`` where a word of ``name`` ends (letters/digits runs)."""
+    text = name.lower()
+    for word in _NOISE_WORDS:
+        text = re.sub(rf"\b{word}\b", " ", text)
+    ends, n = set(), 0
+    for word in re.findall(r"[a-z0-9]+", text):
+        n += len(word)
+        ends.add(n)
+    return ends
+
+
 def normalize(name: str) -> str:
     """Lower-case, drop vendor words and everything but letters and digits."""
     text = name.lower()
@@ -170,12 +182,14 @@ def lookup(name: str) -> tuple[GPU, str]:
         others = [g.name for g in _load() if g.family == gpu.family and g is not gpu]
         extra = f"; other variants: {', '.join(others)} (pass --gpu to pick one)" if others else ""
         return gpu, f"'{name}' -> {gpu.name} (most common {gpu.family} variant{extra})"
-    # longest alias the name starts with: device names with suffixes (MIG profile, memory size)
-    best = max((a for a in aliases if len(a) >= 3 and key.startswith(a)), key=len, default=None)
+    # longest alias the name starts with: device names with suffixes (MIG profile, memory size);
+    # the alias must end where a word of the name ends ('h1000' / RTX A1000 is not an H100 / A100)
+    bounds = _word_ends(str(name))
+    best = max((a for a in aliases if len(a) >= 3 and key.startswith(a) and len(a) in bounds), key=len, default=None)
     if best is not None:
         gpu = aliases[best]
         return gpu, f"'{name}' -> {gpu.name} (closest catalogue name; pass --gpu if wrong)"
-    fam = max((f for f in families if len(f) >= 3 and key.startswith(f)), key=len, default=None)
+    fam = max((f for f in families if len(f) >= 3 and key.startswith(f) and len(f) in bounds), key=len, default=None)
     if fam is not None:
         gpu = families[fam]
         return gpu, f"'{name}' -> {gpu.name} (family match, most common variant; pass --gpu if wrong)"

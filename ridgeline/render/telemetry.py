@@ -77,6 +77,8 @@ def _waste_expr():
 
 def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M") -> str:
     length = (r["window_end"] - r["window_start"]).total_seconds() if r.get("window_end") and r.get("window_start") else None
+    if r.get("_observed") is not None:  # per-GPU rows: the time observed, not the windows' extent
+        length = r["_observed"]
     util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
     start = r["window_start"].strftime(start_fmt) if r.get("window_start") else "-"
     line = (f"{_cut(r['host'] or '?', 11):<11} {_cut(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
@@ -111,6 +113,7 @@ def per_gpu(windows):
             pl.col("window_end").max(),
             pl.col("samples").sum(),
             pl.col("_span").sum().alias("span_s"),
+            pl.col("_span").sum().alias("_observed"),
             pl.len().alias("_windows"),
             pl.col("excluded").is_not_null().all().alias("_all_excluded"),
             *[wmean(c) for c in means],
@@ -156,7 +159,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     else:
         g = per_gpu(w)
         lines.append("")
-        title = "Per GPU, whole run (means weighted by observed time; len = first to last window)"
+        title = "Per GPU, whole run (len = time observed; means weighted by it)"
         if g.height > max_rows:
             g = g.sort("_waste", descending=True, nulls_last=True)
             title = f"Per GPU, whole run: the {max_rows} of {g.height} GPUs with most waste"

@@ -21,6 +21,8 @@ SOURCE_LABELS = {
     "ncu-device-attributes": "theoretical, from clocks ncu recorded",
     "catalogue": "datasheet",
 }
+GROUP_DETAIL_MAX = 3  # a rule with more findings lists its subjects one line each
+GROUP_LIST_MAX = 8  # ... at most this many, then "and N more"
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
@@ -34,11 +36,9 @@ def roof_source_text(roof) -> str:
     if m:
         n = int(m.group(1).replace(",", ""))
         parts.append(f"{n:,} launch{'es' if n != 1 else ''}")
-    m = re.search(r"at (SM|DRAM|L2|memory) clock ([0-9.]+ ?[kMG]?Hz)", detail)
+    m = re.search(r"at (?:SM|DRAM|L2|L1|memory) clock ([0-9.]+ ?[kMG]?Hz)", detail)
     if m:
-        parts.append(f"at {m.group(2)} {m.group(1)} clock")
-    if len(re.findall(r" on ", detail)) > 1 or "devices" in detail:
-        parts.append("several devices")
+        parts.append(f"at {m.group(1)}")
     return f"{label} ({', '.join(parts)})" if parts else label
 
 
@@ -105,16 +105,44 @@ def _middle(text: str, width: int) -> str:
     return text[:head] + "~" + text[len(text) - tail:]
 
 
-def _varying_label(name: str, tokens_common: set[str], width: int) -> str:
-    """The name's head, ``~``, then the tokens that set it apart from its look-alikes."""
-    tokens = [t for t in _SEP.split(name) if t]
-    varying = [t for t in dict.fromkeys(tokens) if t not in tokens_common]
-    tail = "~".join(varying)
+def _common_prefix(items: list[str]) -> str:
+    first, last = items[0], items[-1]
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
+def _tokens(name: str) -> list[str]:
+    """Words of a kernel name: split at ``_ : < > , ( ) space``, punctuation such as ``*`` dropped."""
+    return [w for t in _SEP.split(name) if (w := re.sub(r"[^A-Za-z0-9.]", "", t))]
+
+
+def _varying_tail(name: str, tokens_common: set[str], prefixes: set[str]) -> str:
+    varying = []
+    for t in dict.fromkeys(_tokens(name)):
+        if t in tokens_common:
+            continue
+        m = re.match(r"([A-Za-z]+)(\d\S*)$", t)
+        varying.append(m.group(2) if m and m.group(1) in prefixes else t)
+    return "~".join(varying)
+
+
+def _varying_label(name: str, tokens_common: set[str], width: int, prefixes: set[str] = frozenset(),
+                   head: str | None = None) -> str:
+    """The name's head, ``~``, then the tokens that set it apart from its look-alikes.
+
+    A varying token whose letters are a prefix every look-alike has (``tilesize`` in
+    ``tilesize128x64x64``) is shown by its value only (``128x64x64``).
+    """
+    tail = _varying_tail(name, tokens_common, prefixes)
     if not tail:
         return _middle(name, width)
     room = width - 1 - len(tail)
     if room < 6:  # the distinguishing part alone is too long: keep its ends
         return _middle(name[:10] + "~" + tail, width) if width > 12 else _middle(tail, width)
+    if head is not None:  # the short name everyone sees, then what tells the full names apart
+        return f"{shorten(head, room)}~{tail}"
     head = name[:room]
     cut = max(head.rfind("_"), head.rfind(":"))
     if cut >= 6:  # end the head at a token boundary
@@ -123,29 +151,53 @@ def _varying_label(name: str, tokens_common: set[str], width: int) -> str:
     return f"{head}~{tail}"
 
 
-def distinct_labels(names: list[str], width: int, full_names: list[str] | None = None) -> list[str]:
+def _shared_prefixes(names: list[str]) -> set[str]:
+    """Letter prefixes of ``letters+digits`` tokens that every name has (``tilesize``)."""
+    sets = []
+    for n in names:
+        sets.append({m.group(1) for t in _tokens(n) if (m := re.match(r"([A-Za-z]+)\d", t))})
+    return set.intersection(*sets) if sets else set()
+
+
+def distinct_labels(names: list[str], width: int, full_names: list[str] | None = None, *,
+                    together: bool = False) -> list[str]:
     """Labels of at most ``width`` characters that stay distinct where plain truncation would not.
 
     Names that truncate to the same label keep their head and show the tokens they do not
     share (cuBLAS names differ in the middle: ``sm90_xmma~tilesize128x64x64~off``).
     ``full_names`` (e.g. demangled names with template arguments) disambiguate short names
-    that are equal. Labels that still collide get ``#1``, ``#2``...
+    that are equal. Labels that still collide get ``#1``, ``#2``... ``together``: every name
+    too long for ``width`` is labelled against all the others (a list of look-alikes, such
+    as the subjects of one rule's findings), not only those it collides with.
     """
     full = list(full_names) if full_names is not None else list(names)
     labels = [shorten(n, width) for n in names]
     groups: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
-        groups.setdefault(label, []).append(i)
+        key = "\0long" if together and len(names[i] or "") > width else label
+        groups.setdefault(key, []).append(i)
     for idx in groups.values():
         if len(idx) < 2:
             continue
-        use = [names[i] if len({names[j] for j in idx}) == len(idx) else (full[i] or names[i]) for i in idx]
+        by_full = len({names[j] for j in idx}) < len(idx)  # equal short names: tell them apart by full name
+        use = [(full[i] or names[i]) if by_full else names[i] for i in idx]
         if len(set(use)) < 2:
             continue
-        token_sets = [{t for t in _SEP.split(u) if t} for u in use]
+        token_sets = [set(_tokens(u)) for u in use]
         common = set.intersection(*token_sets)
+        prefixes = _shared_prefixes(use)
+        # one head for the whole group (their common start, cut at a word end) so the varying
+        # parts line up; as long as the longest varying part allows
+        tails = [_varying_tail(u, common, prefixes) for u in use]
+        shared = _common_prefix(sorted(use))
+        room = width - 1 - max(len(t) for t in tails)
+        head = shared[:room] if room >= 6 else None
+        if head:
+            cut = max(head.rfind("_"), head.rfind(":"))
+            head = (head[:cut] if cut >= 6 else head).rstrip("_:")
         for i, u in zip(idx, use):
-            labels[i] = _varying_label(u, common, width)
+            labels[i] = _varying_label(u, common, width, prefixes,
+                                       head=names[i] if by_full else (head if head and tails[idx.index(i)] else None))
     seen: dict[str, int] = {}
     for label in labels:
         seen[label] = seen.get(label, 0) + 1
@@ -183,20 +235,25 @@ def _gpu_lines(result) -> list[str]:
     if not result.roofs:
         lines.append("Roofs: none (no measured peaks, no catalogue match: pass --gpu NAME)")
         return lines
-    lines.append("Roofs:")
     bw_values = [r.value for r in result.roofs if r.kind == "bandwidth" and r.level == "dram"]
+    one_bw = len(bw_values) == 1 and bw_values[0]
+    has_compute = any(r.kind == "compute" for r in result.roofs)
+    lines.append("Roofs" + (" (ridge = compute roof / DRAM roof, FLOP/B)" if one_bw and has_compute else "") + ":")
+    devices = {m.group(1) for r in result.roofs if (m := re.search(r" on (.+?)(?::|,|$)", r.detail or ""))}
     for r in result.roofs:
         if r.kind == "bandwidth":
-            level = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper())
-            text = f"{level + ' bandwidth':<15} {fmt_si(r.value, 'B/s'):>12}"
+            label = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper()) + " bandwidth"
+            value, ridge = fmt_si(r.value, "B/s"), ""
         else:
             label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
-            text = f"{label:<15} {fmt_si(r.value, 'FLOP/s'):>12}"
-            if len(bw_values) == 1 and bw_values[0]:
-                text += f"  ridge {fmt_num(r.value / bw_values[0])} FLOP/B"
-        lines += _wrap(f"{text}  {roof_source_text(r)}", "  ")
+            value = fmt_si(r.value, "FLOP/s")
+            ridge = fmt_num(r.value / bw_values[0]) if one_bw else ""
+        source = roof_source_text(r)
+        if len(devices) > 1 and (m := re.search(r" on (.+?)(?::|,|$)", r.detail or "")):
+            source += f", {m.group(1)}"
+        lines += _wrap(f"{label:<15}{value:>12}{ridge:>6}  {source}", "  ")
     if any(r.detail for r in result.roofs):
-        lines.append("  (where each roof came from, in full: --format json, roofs[].detail)")
+        lines.append("  (each roof's full provenance: --format json, roofs[].detail)")
     return lines
 
 
@@ -295,27 +352,39 @@ def _findings(result) -> list[str]:
         shares = [f.impact_share for f in items if f.impact_share is not None]
         total = sum(impacts) if impacts else None
         share = sum(shares) if shares else None
-        kind = items[0].subject_kind or "subject"
-        plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows"}.get(kind, kind + "s")
+        kinds = {f.subject_kind for f in items}
+        kind = kinds.pop() if len(kinds) == 1 else None
+        plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows"}.get(kind, "findings")
         lines += _wrap(f"{code} {severity:<8} {len(items)} {plural}{_impact_text(total, share)}", "")
         same_message = len({f.message for f in items}) == 1
-        same_remedy = len({f.remedy for f in items}) == 1
-        labels = distinct_labels([f.subject for f in items], WIDTH - 4 - 22)
-        for f, label in zip(items, labels):
+        remedies = list(dict.fromkeys(f.remedy for f in items))
+        compact = len(items) > GROUP_DETAIL_MAX  # many subjects: one line each, one example message
+        shown = items[:GROUP_LIST_MAX] if compact else items
+        name_w = WIDTH - 4 - 22
+        labels = distinct_labels([f.subject for f in shown], name_w, together=True)
+        for f, label in zip(shown, labels):
             impact = ""
             if f.impact_s is not None:
                 impact = f"up to {fmt_seconds(f.impact_s)}"
                 if f.impact_share is not None:
                     impact += f" ({fmt_pct(f.impact_share, 1)})"
-            lines.append(f"  - {label:<{WIDTH - 4 - 22}}{impact:>21}".rstrip())
-            if not same_message:
+            lines.append(f"  - {label:<{name_w}}{impact:>21}".rstrip())
+            if not compact and not same_message:
                 lines += _wrap(f.message, "      ")
-            if not same_remedy:
+            if not compact and len(remedies) > 1:
                 lines += _wrap(f"-> {f.remedy}", "      ")
+        if len(shown) < len(items):
+            lines.append(f"  - ... and {len(items) - len(shown)} more (--format json lists every finding)")
         if same_message:
             lines += _wrap(items[0].message, "    ")
-        if same_remedy:
-            lines += _wrap(f"-> {items[0].remedy}", "    ")
+        elif compact:
+            lines += _wrap(f"e.g. {items[0].subject}: {items[0].message}", "    ")
+        if len(remedies) == 1:
+            lines += _wrap(f"-> {remedies[0]}", "    ")
+        elif compact:
+            for remedy in remedies:
+                n_r = sum(f.remedy == remedy for f in items)
+                lines += _wrap(f"-> ({n_r} of {len(items)}) {remedy}", "    ")
     return lines
 
 

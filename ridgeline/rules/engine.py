@@ -335,6 +335,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as err:
         raise UsageError(f"cannot read config file {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise InputError(path, "expected a UTF-8 TOML file", actual=f"byte 0x{err.object[err.start]:02x} at offset {err.start}") from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:

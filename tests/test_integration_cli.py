@@ -1,0 +1,281 @@
+"""Integration: every command end to end through ``ridgeline.cli.main``: readable 80-column
+output, honest provenance, and bad input answered by ONE line on stderr with exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ridgeline.cli import DEMO_START, main
+from ridgeline.render.terminal import distinct_labels, format_result, roof_source_text
+from ridgeline.result import Roof
+from ridgeline.rules.base import Finding
+from ridge_inputs import write_mini_ncu
+from test_integration_pipeline import write_dmon
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIOS = REPO / "fixtures" / "scenarios"
+
+GEMMS = [
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x128x64_warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_cublas",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x32x64_warpgroupsize1x1x1_execute_segment_k_on_kernel__5x_cublas",
+]
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exc:
+        main(list(map(str, args)))
+    out = capsys.readouterr()
+    return exc.value.code, out.out, out.err
+
+
+def assert_one_line_error(code, out, err, *needles):
+    assert code == 2, (code, out, err)
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("ridgeline: error: ")
+    assert "Traceback" not in err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+# ---------------------------------------------------------------- kernel names and roofs
+
+
+def test_gemm_labels_keep_the_tile_size_and_stay_distinct():
+    labels = distinct_labels(GEMMS, 30)
+    assert len(set(labels)) == 4
+    assert all(len(label) <= 30 for label in labels)
+    for label, tile in zip(labels, ("128x64x64", "64x128x64", "64x64x64", "64x32x64")):
+        assert tile in label and label.startswith("sm90_xmma")
+
+
+def test_equal_short_names_use_the_full_names():
+    labels = distinct_labels(["gemv", "gemv", "norm"], 20,
+                             ["void gemv<float, 128>(float*)", "void gemv<half, 256>(half*)", "norm"])
+    assert labels[0] != labels[1] and labels[2] == "norm"
+    assert "128" in labels[0] and "256" in labels[1]
+
+
+def test_roof_source_is_short_and_says_measured_or_datasheet():
+    ncu = Roof("bandwidth", 3.35e12, "ncu", level="dram",
+               detail="median of 359 launches on NVIDIA H100 80GB HBM3: peak_dram_bytes_per_s = "
+                      "dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second, at DRAM clock 2.62 GHz")
+    assert roof_source_text(ncu) == "measured by ncu (359 launches, at 2.62 GHz)"
+    cat = Roof("compute", 989e12, "catalogue", precision="fp16_tensor", detail="H100 SXM datasheet")
+    assert roof_source_text(cat) == "datasheet"
+
+
+def test_analyze_table_names_distinct_and_roofs_brief(capsys):
+    code, out, err = run(capsys, "analyze", SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv")
+    assert code == 0, err
+    assert max(map(len, out.splitlines())) <= 80
+    table = out.split("Top kernels by GPU time", 1)[1].split("\n\n", 1)[0]
+    rows = [ln for ln in table.splitlines()[2:] if ln[:2].strip().isdigit()]
+    gemm_rows = [ln for ln in rows if "sm90_xmma" in ln]
+    assert len(gemm_rows) == 5
+    names = [ln[3:33].strip() for ln in gemm_rows]
+    assert len(set(names)) == 5 and any("128x64x64" in n for n in names)
+    # provenance: short on the roof lines, the full counter formula only in JSON
+    assert "measured by ncu (359 launches, at 2.62 GHz)" in out
+    assert "dram__bytes.sum.peak_sustained" not in out
+
+
+def test_findings_of_one_rule_are_grouped_in_the_terminal_only(capsys, tmp_path):
+    from ridgeline.pipeline import analyze_paths
+
+    result = analyze_paths([write_mini_ncu(tmp_path / "p.csv")], run_rules=False)
+    result.findings = [
+        Finding(code="RL101", name="x", severity="warning", subject=name, message="intensity 8 < ridge 295",
+                remedy="batch more", impact_s=1e-4 * (4 - i), impact_share=0.01 * (4 - i), subject_kind="kernel")
+        for i, name in enumerate(GEMMS[:3])
+    ]
+    text = format_result(result)
+    assert max(map(len, text.splitlines())) <= 80
+    assert "RL101 warning  3 kernels  [up to 900 us, 9.0% of GPU time]" in text
+    assert text.count("intensity 8 < ridge 295") == 1 and text.count("-> batch more") == 1
+    assert "128x64x64" in text and "64x128x64" in text and "64x64x64" in text
+    from ridgeline.render.jsonout import to_document
+
+    assert len(to_document(result)["findings"]) == 3
+
+
+# ---------------------------------------------------------------- telemetry
+
+
+def test_telemetry_default_is_per_gpu_plus_worst_windows(capsys):
+    code, out, err = run(capsys, "telemetry", SCENARIOS / "telemetry-fleet")
+    assert code == 0, err
+    assert max(map(len, out.splitlines())) <= 80
+    assert "Per GPU, whole run" in out and "Worst windows by wasted time (10 of 816" in out
+    per_gpu = out.split("Per GPU, whole run", 1)[1].split("\n\n", 1)[0].splitlines()[3:]
+    assert len(per_gpu) == 34  # one row per GPU / MIG instance
+    worst = out.split("Worst windows", 1)[1].split("util = ", 1)[0].splitlines()[4:]
+    assert len([ln for ln in worst if ln.strip()]) == 10
+    assert "Fleet: wasted" in out
+    assert len(out.splitlines()) < 300
+
+
+def test_telemetry_all_windows(capsys):
+    code, out, err = run(capsys, "telemetry", SCENARIOS / "telemetry-fleet", "--all-windows", "--max-rows", "50")
+    assert code == 0, err
+    assert "Per GPU, whole run" not in out
+    assert "... 766 more window rows" in out
+
+
+def test_analyze_accepts_start_for_dmon(capsys, tmp_path):
+    dmon = write_dmon(tmp_path / "node.dmon", 30)
+    code, out, err = run(capsys, "analyze", dmon, "--start", "2026-01-05T08:00:00Z", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["telemetry"]["windows"][0]["window_start"].startswith("2026-01-05T08:00:00")
+
+
+# ---------------------------------------------------------------- demo
+
+
+def test_demo_prints_a_short_path_and_anchored_times(capsys):
+    code, out, err = run(capsys, "demo")
+    assert code == 0, err
+    assert "ridgeline/data/demo (bundled)" in out
+    assert str(REPO) not in out
+    assert "1970" not in out
+    assert DEMO_START in out
+    assert max(map(len, out.splitlines())) <= 90  # the capture recipe line is the widest
+
+
+def test_demo_json_paths_are_short(capsys):
+    code, out, err = run(capsys, "demo", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert all(i["path"].startswith("ridgeline/data/demo/") for i in doc["inputs"])
+
+
+# ---------------------------------------------------------------- bad input: one line, exit 2
+
+
+def test_missing_file(capsys):
+    assert_one_line_error(*run(capsys, "analyze", "/nonexistent/profile.csv"), "/nonexistent/profile.csv",
+                          "no such file")
+
+
+def test_empty_folder(capsys, tmp_path):
+    assert_one_line_error(*run(capsys, "analyze", tmp_path), str(tmp_path), "no input files")
+
+
+def test_folder_with_nothing_usable(capsys, tmp_path):
+    (tmp_path / "README.txt").write_text("hello\n")
+    assert_one_line_error(*run(capsys, "analyze", tmp_path), "none found")
+    assert_one_line_error(*run(capsys, "telemetry", tmp_path), "none found", "README.txt")
+
+
+def test_binary_file(capsys, tmp_path):
+    p = tmp_path / "x.csv"
+    p.write_bytes(bytes(range(256)) * 8)
+    assert_one_line_error(*run(capsys, "analyze", p), str(p), "binary data")
+
+
+def test_truncated_csv(capsys, tmp_path):
+    src = (SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv").read_bytes()
+    p = tmp_path / "cut.csv"
+    p.write_bytes(src[:2500])
+    code, out, err = run(capsys, "analyze", p)
+    assert_one_line_error(code, out, err, f"{p}:", "truncated")
+
+
+def test_wrong_gpu(capsys, mini=None, tmp_path=None):
+    assert_one_line_error(*run(capsys, "analyze", SCENARIOS / "decode-b8-h100", "--gpu", "h1000"),
+                          "unknown GPU 'h1000'", "H100 SXM")
+
+
+@pytest.mark.parametrize("window", ["5q", "-5m", "0s"])
+def test_bad_window(capsys, window):
+    assert_one_line_error(*run(capsys, "analyze", SCENARIOS / "decode-b1-h100", "--window", window), "--window")
+
+
+@pytest.mark.parametrize("threshold, needle", [("garbage", "CODE.name=value"), ("RL101.nope=3", "unknown threshold")])
+def test_bad_threshold(capsys, threshold, needle):
+    assert_one_line_error(*run(capsys, "analyze", SCENARIOS / "decode-b8-h100", "--threshold", threshold), needle)
+
+
+def test_bad_start(capsys, tmp_path):
+    dmon = write_dmon(tmp_path / "n.dmon", 3)
+    assert_one_line_error(*run(capsys, "analyze", dmon, "--start", "yesterday"), "--start", "ISO 8601")
+
+
+@pytest.mark.parametrize("command", ["analyze", "telemetry", "report"])
+def test_unwritable_output(capsys, tmp_path, command):
+    target = tmp_path / "missing-dir" / "out.txt"
+    src = SCENARIOS / ("telemetry-fleet" if command == "telemetry" else "decode-b8-h100")
+    assert_one_line_error(*run(capsys, command, src, "-o", target), f"cannot write {target}", "No such file")
+
+
+def test_unwritable_csv_has_no_polars_noise(capsys, tmp_path):
+    target = tmp_path / "missing-dir" / "out.csv"
+    code, out, err = run(capsys, "analyze", SCENARIOS / "decode-b8-h100", "--format", "csv", "-o", target)
+    assert_one_line_error(code, out, err, f"cannot write {target}")
+    assert "os error" not in err
+
+
+def test_unwritable_plot(capsys, tmp_path):
+    target = tmp_path / "missing-dir" / "r.png"
+    assert_one_line_error(*run(capsys, "roofline", SCENARIOS / "decode-b8-h100", "-o", target), f"cannot write {target}")
+
+
+def test_output_is_a_directory(capsys, tmp_path):
+    code, out, err = run(capsys, "analyze", SCENARIOS / "decode-b8-h100", "-o", tmp_path)
+    assert_one_line_error(code, out, err, "is a directory", "ridgeline analyze --help")
+
+
+def test_parquet_to_stdout_fails_before_reading(capsys, tmp_path):
+    # the input does not even exist: the usage error comes first
+    assert_one_line_error(*run(capsys, "analyze", tmp_path / "nope.csv", "--format", "parquet"), "-o PATH")
+    assert_one_line_error(*run(capsys, "telemetry", tmp_path / "nope.dmon", "--format", "parquet"), "-o PATH")
+
+
+def test_usage_errors_are_one_line(capsys):
+    assert_one_line_error(*run(capsys, "analyze"), "Missing argument")
+    assert_one_line_error(*run(capsys, "analyze", "x", "--top", "0"), "--top")
+    assert_one_line_error(*run(capsys, "nosuchcommand"), "No such command")
+
+
+def test_binary_config_is_one_line(capsys, tmp_path):
+    cfg = tmp_path / "ridgeline.toml"
+    cfg.write_bytes(b"\xff\xfe\xb4 not toml")
+    assert_one_line_error(*run(capsys, "analyze", SCENARIOS / "decode-b8-h100", "--config", cfg), str(cfg), "UTF-8")
+
+
+def test_rules_list_checks_config(capsys, tmp_path):
+    assert_one_line_error(*run(capsys, "rules", "--config", tmp_path / "missing.toml"), "not found")
+
+
+def test_rules_list_wraps_to_a_terminal_width():
+    from ridgeline.cli import rule_list_lines
+    from ridgeline.rules import engine
+
+    rows = engine.catalogue_rows()
+    piped = rule_list_lines(rows)  # not a terminal: one line per rule for grep
+    assert len(piped) == len(rows)
+    wrapped = rule_list_lines(rows, 80)
+    assert max(map(len, wrapped)) <= 80
+    assert wrapped[0].startswith("RL101  ")
+    # every summary word is still there
+    assert " ".join(" ".join(wrapped).split()).count("RL1") >= sum(r["code"].startswith("RL1") for r in rows)
+
+
+def test_broken_pipe_is_quiet():
+    code = "from ridgeline.cli import main; main(['rules'])"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away, like `| head -1`
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0
+    assert err == ""
