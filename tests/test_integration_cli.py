@@ -279,3 +279,24 @@ def test_broken_pipe_is_quiet():
     proc.stderr.close()
     assert proc.wait(timeout=60) == 0
     assert err == ""
+
+
+def test_finding_subjects_keep_their_bracketed_gpu():
+    subjects = [f"{GEMMS[0]} [bf16/fp16, H100 SXM]", f"{GEMMS[0]} [bf16/fp16, H200]",
+                f"{GEMMS[1]} [bf16/fp16, H100 SXM]"]
+    labels = distinct_labels(subjects, 54, together=True)
+    assert labels[0].endswith(" [bf16/fp16, H100 SXM]") and labels[1].endswith(" [bf16/fp16, H200]")
+    assert "128x64x64" in labels[0] and "128x64x64" in labels[1] and "64x128x64" in labels[2]
+    assert all(len(label) <= 54 and "~~" not in label for label in labels)
+
+
+def test_roofs_of_two_devices_are_listed_per_device(capsys):
+    code, out, err = run(capsys, "analyze", SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv",
+                         SCENARIOS / "decode-b8-h200" / "profile.ncu-raw.csv")
+    assert code == 0, err
+    roofs = out.split("Roofs", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert "  NVIDIA H100 80GB HBM3:" in roofs and "  NVIDIA H200:" in roofs
+    h200 = roofs[roofs.index("  NVIDIA H200:") + 1:]
+    # H200: 989 TFLOP/s over its own 4.8 TB/s -> ridge 206 FLOP/B (not the H100's 295)
+    assert any("BF16/FP16 TC" in ln and " 206 " in ln for ln in h200)
+    assert max(map(len, out.splitlines())) <= 80

@@ -93,6 +93,7 @@ def shorten(text: str | None, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
+_SUFFIX = re.compile(r"^(.*?)(\s*\[[^\[\]]*\])$")
 _SEP = re.compile(r"[_:<>,()\s]+")
 
 
@@ -155,7 +156,7 @@ def _shared_prefixes(names: list[str]) -> set[str]:
     """Letter prefixes of ``letters+digits`` tokens that every name has (``tilesize``)."""
     sets = []
     for n in names:
-        sets.append({m.group(1) for t in _tokens(n) if (m := re.match(r"([A-Za-z]+)\d", t))})
+        sets.append({m.group(1) for t in _tokens(n) if (m := re.match(r"([A-Za-z]{4,})\d", t))})
     return set.intersection(*sets) if sets else set()
 
 
@@ -179,9 +180,19 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
     for idx in groups.values():
         if len(idx) < 2:
             continue
-        by_full = len({names[j] for j in idx}) < len(idx)  # equal short names: tell them apart by full name
+        # equal short names whose full names differ: tell them apart by the full names
+        by_full = len({names[j] for j in idx}) < len(idx) and any(full[j] != names[j] for j in idx)
         use = [(full[i] or names[i]) if by_full else names[i] for i in idx]
         if len(set(use)) < 2:
+            continue
+        # a bracketed qualifier at the end ('... [bf16/fp16, H200]', finding subjects) is kept whole
+        suffixes = [m.group(2) if (m := _SUFFIX.match(u)) else "" for u in use]
+        if any(suffixes) and max(map(len, suffixes)) < width // 2:
+            stems = [u[: len(u) - len(sfx)] for u, sfx in zip(use, suffixes)]
+            inner = distinct_labels(stems, width - max(map(len, suffixes)), together=True) if len(set(stems)) > 1 \
+                else [shorten(st, width - max(map(len, suffixes))) for st in stems]
+            for i, lab, sfx in zip(idx, inner, suffixes):
+                labels[i] = lab + sfx
             continue
         token_sets = [set(_tokens(u)) for u in use]
         common = set.intersection(*token_sets)
@@ -227,6 +238,9 @@ def _header(result) -> list[str]:
     return _wrap("ridgeline: " + ", ".join(parts), "")
 
 
+_DEVICE = re.compile(r" on (.+?)(?::|,|$)")
+
+
 def _gpu_lines(result) -> list[str]:
     lines = []
     name = result.gpu_name or "not identified"
@@ -235,23 +249,32 @@ def _gpu_lines(result) -> list[str]:
     if not result.roofs:
         lines.append("Roofs: none (no measured peaks, no catalogue match: pass --gpu NAME)")
         return lines
-    bw_values = [r.value for r in result.roofs if r.kind == "bandwidth" and r.level == "dram"]
-    one_bw = len(bw_values) == 1 and bw_values[0]
-    has_compute = any(r.kind == "compute" for r in result.roofs)
-    lines.append("Roofs" + (" (ridge = compute roof / DRAM roof, FLOP/B)" if one_bw and has_compute else "") + ":")
-    devices = {m.group(1) for r in result.roofs if (m := re.search(r" on (.+?)(?::|,|$)", r.detail or ""))}
+    # roofs per device (an input mixing GPUs has one set each), in order of appearance
+    by_device: dict[str | None, list] = {}
     for r in result.roofs:
-        if r.kind == "bandwidth":
-            label = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper()) + " bandwidth"
-            value, ridge = fmt_si(r.value, "B/s"), ""
-        else:
-            label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
-            value = fmt_si(r.value, "FLOP/s")
-            ridge = fmt_num(r.value / bw_values[0]) if one_bw else ""
-        source = roof_source_text(r)
-        if len(devices) > 1 and (m := re.search(r" on (.+?)(?::|,|$)", r.detail or "")):
-            source += f", {m.group(1)}"
-        lines += _wrap(f"{label:<15}{value:>12}{ridge:>6}  {source}", "  ")
+        m = _DEVICE.search(r.detail or "")
+        by_device.setdefault(m.group(1) if m else None, []).append(r)
+    several = len(by_device) > 1
+    any_ridge = False
+    body: list[str] = []
+    for device, roofs in by_device.items():
+        indent = "    " if several else "  "
+        if several:
+            body.append(f"  {device or 'device not named'}:")
+        bw = [r.value for r in roofs if r.kind == "bandwidth" and (r.level or "dram") == "dram"]
+        one_bw = len(bw) == 1 and bw[0]
+        for r in roofs:
+            if r.kind == "bandwidth":
+                label = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper()) + " bandwidth"
+                value, ridge = fmt_si(r.value, "B/s"), ""
+            else:
+                label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
+                value = fmt_si(r.value, "FLOP/s")
+                ridge = fmt_num(r.value / bw[0]) if one_bw else ""
+                any_ridge = any_ridge or bool(ridge)
+            body += _wrap(f"{label:<14}{value:>12}{ridge:>5}  {roof_source_text(r)}", indent)
+    lines.append("Roofs" + (" (ridge = compute roof / DRAM roof, FLOP/B)" if any_ridge else "") + ":")
+    lines += body
     if any(r.detail for r in result.roofs):
         lines.append("  (each roof's full provenance: --format json, roofs[].detail)")
     return lines
@@ -378,7 +401,7 @@ def _findings(result) -> list[str]:
         if same_message:
             lines += _wrap(items[0].message, "    ")
         elif compact:
-            lines += _wrap(f"e.g. {items[0].subject}: {items[0].message}", "    ")
+            lines += _wrap(f"e.g. {labels[0]}: {items[0].message}", "    ")
         if len(remedies) == 1:
             lines += _wrap(f"-> {remedies[0]}", "    ")
         elif compact:
