@@ -141,3 +141,17 @@ def test_start_anchors_dmon_times(tmp_path):
     result = analyze_paths([dmon], window="all", run_rules=False, start=start)
     assert result.windows.get_column("window_start").item() == start
     assert not any("1970" in n for n in result.notes)
+
+
+def test_a_dmon_capture_cut_mid_row_lists_the_last_row(tmp_path):
+    full = write_dmon(tmp_path / "full.dmon", 4).read_text(encoding="utf-8")
+    cut = tmp_path / "cut.dmon"
+    cut.write_text(full[: full.rstrip("\n").rfind("0.9") + 2], encoding="utf-8")  # ends inside the last row
+    result = analyze_paths([cut], window="all", run_rules=False)
+    assert result.windows.get_column("samples").item() == 3  # 4 rows written, the cut one not read
+    assert [(s.item, s.reason) for s in result.skipped] == [
+        ("line 7", "last line has no line end: the capture was cut off mid-row")]
+    # a complete capture that merely lacks the final newline loses that row too, and says so
+    whole = tmp_path / "whole.dmon"
+    whole.write_text(full.rstrip("\n"), encoding="utf-8")
+    assert analyze_paths([whole], window="all", run_rules=False).windows.get_column("samples").item() == 3

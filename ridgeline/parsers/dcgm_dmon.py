@@ -136,6 +136,11 @@ def read_dmon(path, *, opts):
 
     if not blocks:
         raise InputError(path, "expected a dcgmi dmon '#Entity' header line")
+    # dcgmi ends every row with a newline: a last row without one was cut off mid-row (a capture
+    # killed or a file truncated), so its missing cells are not N/A; list it instead of reading it
+    if text and not text.endswith("\n") and cur is not None and cur.rows and cur.rows[-1][0] == len(lines):
+        no, _row = cur.rows.pop()
+        skipped.append(Skipped(str(path), f"line {no}", "last line has no line end: the capture was cut off mid-row"))
 
     host = opts.host or path.stem
     if opts.host is None:
