@@ -246,6 +246,10 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         if fmt in ("csv", "parquet"):
             from ridgeline.render.tables import write_table
 
+            if result.kernels is None or not result.kernels.height:
+                click.echo("ridgeline: no kernels in the input: the per-launch table is empty"
+                           + (" (telemetry windows: ridgeline telemetry --format csv)" if result.windows is not None
+                              else ""), err=True)
             write_table(result, fmt, output)
         else:
             if fmt == "json":

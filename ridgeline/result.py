@@ -65,7 +65,8 @@ class AnalysisResult:
     roofs: list[Roof] = dataclasses.field(default_factory=list)
     kernels: Any = None  # polars DataFrame, ROOFLINE table (one row per launch)
     summary: Any = None  # polars DataFrame, SUMMARY table (one row per kernel name)
-    telemetry: Any = None  # polars DataFrame, TELEMETRY long table (may be large) or None
+    telemetry: Any = None  # polars DataFrame, TELEMETRY-shaped plot frame (ridgeline.pipeline.plot_telemetry:
+    # plotted fields only, means over <= 1500 time bins per GPU) or None; the full table is never kept
     windows: Any = None  # polars DataFrame, per-GPU/per-window reduction or None
     findings: list = dataclasses.field(default_factory=list)  # list[ridgeline.rules.base.Finding]
     skipped: list[Skipped] = dataclasses.field(default_factory=list)

@@ -300,3 +300,11 @@ def test_roofs_of_two_devices_are_listed_per_device(capsys):
     # H200: 989 TFLOP/s over its own 4.8 TB/s -> ridge 206 FLOP/B (not the H100's 295)
     assert any("BF16/FP16 TC" in ln and " 206 " in ln for ln in h200)
     assert max(map(len, out.splitlines())) <= 80
+
+
+def test_csv_without_kernels_says_the_table_is_empty(capsys, tmp_path):
+    dmon = write_dmon(tmp_path / "n.dmon", 5)
+    code, out, err = run(capsys, "analyze", dmon, "--format", "csv")
+    assert code == 0
+    assert out.splitlines()[0].startswith("id,") and len(out.splitlines()) == 1  # the header only
+    assert "no kernels in the input" in err and "ridgeline telemetry --format csv" in err
