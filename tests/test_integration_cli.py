@@ -308,3 +308,22 @@ def test_csv_without_kernels_says_the_table_is_empty(capsys, tmp_path):
     assert code == 0
     assert out.splitlines()[0].startswith("id,") and len(out.splitlines()) == 1  # the header only
     assert "no kernels in the input" in err and "ridgeline telemetry --format csv" in err
+
+
+def test_templated_kernels_with_equal_short_names():
+    shorts = ["at::native::elementwise_kernel", "at::native::elementwise_kernel", "splitKreduce_kernel",
+              "splitKreduce_kernel"]
+    fulls = [
+        "void at::native::elementwise_kernel<(int)128, (int)2, void at::native::gpu_kernel_impl<"
+        "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 2)]>(int, T3)",
+        "void at::native::elementwise_kernel<(int)128, (int)2, void at::native::gpu_kernel_impl<"
+        "at::native::CUDAFunctor_add<float>>(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)",
+        "void splitKreduce_kernel<(int)32, (bool)1, (bool)0>(cublasSplitKParams<T6>)",
+        "void splitKreduce_kernel<(int)32, (bool)0, (bool)1>(cublasSplitKParams<T6>)",
+    ]
+    labels = distinct_labels(shorts, 29, fulls)
+    assert labels[0].startswith("element") and "direct_copy" in labels[0]
+    assert "CUDAFunctor_a" in labels[1]
+    # same words, different order of template values: numbered, both of them
+    assert labels[2:] == ["splitKreduce_kernel#1", "splitKreduce_kernel#2"]
+    assert all(len(label) <= 29 for label in labels)

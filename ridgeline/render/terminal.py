@@ -106,6 +106,28 @@ def _middle(text: str, width: int) -> str:
     return text[:head] + "~" + text[len(text) - tail:]
 
 
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+")
+_CXX_NOISE = {"void", "const", "lambda", "instance", "operator", "unnamed", "unsigned", "struct", "class"}
+
+
+def _template_labels(shorts: list[str], fulls: list[str], width: int) -> list[str]:
+    """``elementwise_kernel<direct_copy_kernel_cuda>`` / ``elementwise_kernel<CUDAFunctor_add>``:
+    the last ``::`` part of the short name (middle-cut to half the width), then the identifiers
+    and numbers of the full name that the others lack. Equal word sets keep the short name (the
+    caller numbers them)."""
+    words = [[w for w in _IDENT.findall(f) if w not in _CXX_NOISE and not re.fullmatch(r"T\d+", w)] for f in fulls]
+    common = set.intersection(*(set(w) for w in words))
+    out = []
+    for short, ws in zip(shorts, words):
+        varying = [w for w in dict.fromkeys(ws) if w not in common]
+        if not varying:
+            out.append(shorten(short, width))
+            continue
+        head = _middle(short.rsplit("::", 1)[-1], max(8, width // 2))
+        out.append(shorten(f"{head}<{', '.join(varying)}>", width))
+    return out
+
+
 def _common_prefix(items: list[str]) -> str:
     first, last = items[0], items[-1]
     n = 0
@@ -194,6 +216,10 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
             for i, lab, sfx in zip(idx, inner, suffixes):
                 labels[i] = lab + sfx
             continue
+        if by_full:  # templated C++ names: short name's last part, then the template words that differ
+            for i, lab in zip(idx, _template_labels([names[i] for i in idx], use, width)):
+                labels[i] = lab
+            continue
         token_sets = [set(_tokens(u)) for u in use]
         common = set.intersection(*token_sets)
         prefixes = _shared_prefixes(use)
@@ -209,12 +235,13 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
         for i, u in zip(idx, use):
             labels[i] = _varying_label(u, common, width, prefixes,
                                        head=names[i] if by_full else (head if head and tails[idx.index(i)] else None))
-    seen: dict[str, int] = {}
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
+    clash: dict[str, set[str]] = {}
+    for label, f in zip(labels, full):
+        clash.setdefault(label, set()).add(f)
     counter: dict[str, int] = {}
-    for i, label in enumerate(labels):
-        if seen[label] > 1 and len({full[j] for j, lab in enumerate(labels) if lab == label}) > 1:
+    before = list(labels)
+    for i, label in enumerate(before):
+        if before.count(label) > 1 and len(clash[label]) > 1:
             counter[label] = counter.get(label, 0) + 1
             suffix = f"#{counter[label]}"
             labels[i] = shorten(label, width - len(suffix)).rstrip("~") + suffix
