@@ -494,6 +494,10 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
 
     if fmt is None:
         fmt = "markdown" if output and Path(output).suffix.lower() in (".md", ".markdown") else "html"
+    if compare_gpu:  # a misspelled GPU is an error whatever the format (it is drawn in HTML only)
+        from ridgeline.analyzer.gpus import lookup
+
+        lookup(compare_gpu)
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
                              strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
                              host=host)
@@ -576,6 +580,15 @@ def demo_cmd(top, fmt, copy_to):
         raise UsageError("the demo data is missing from this installation (ridgeline/data/demo); reinstall ridgeline")
     with resources.as_file(bundle) as folder:
         folder = Path(folder)
+        if copy_to:
+            dest = Path(copy_to)
+            try:
+                dest.mkdir(parents=True, exist_ok=True)
+                for name in DEMO_FILES:
+                    shutil.copy2(folder / name, dest / name)
+            except OSError as err:
+                raise UsageError(f"cannot copy the demo inputs to {dest}: {_os_error_text(err)}") from None
+            click.echo(f"ridgeline: copied the demo inputs to {dest}", err=True)
         result = analyze_paths([folder / name for name in DEMO_FILES], start=_parse_start(DEMO_START))
         _relabel_demo(result, folder)
         result.notes.append(
@@ -593,12 +606,6 @@ def demo_cmd(top, fmt, copy_to):
             click.echo(f"  {DEMO_LABEL} (bundled)")
             click.echo("")
             click.echo(format_result(result, top=top), nl=False)
-        if copy_to:
-            dest = Path(copy_to)
-            dest.mkdir(parents=True, exist_ok=True)
-            for name in DEMO_FILES:
-                shutil.copy2(folder / name, dest / name)
-            click.echo(f"ridgeline: copied the demo inputs to {dest}", err=True)
         if fmt == "table":
             click.echo("")
             click.echo(_demo_next_steps(folder, copy_to))

@@ -327,3 +327,16 @@ def test_templated_kernels_with_equal_short_names():
     # same words, different order of template values: numbered, both of them
     assert labels[2:] == ["splitKreduce_kernel#1", "splitKreduce_kernel#2"]
     assert all(len(label) <= 29 for label in labels)
+
+
+def test_demo_copy_to_an_unwritable_place(capsys, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert_one_line_error(*run(capsys, "demo", "--format", "json", "--copy-to", blocker / "sub"),
+                          f"cannot copy the demo inputs to {blocker / 'sub'}")
+
+
+def test_report_checks_compare_gpu_in_every_format(capsys, tmp_path):
+    assert_one_line_error(*run(capsys, "report", SCENARIOS / "decode-b8-h100", "-o", tmp_path / "r.md",
+                               "--compare-gpu", "nosuch"), "unknown GPU 'nosuch'")
+    assert not (tmp_path / "r.md").exists()
