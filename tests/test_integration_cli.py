@@ -99,7 +99,7 @@ def test_findings_of_one_rule_are_grouped_in_the_terminal_only(capsys, tmp_path)
     ]
     text = format_result(result)
     assert max(map(len, text.splitlines())) <= 80
-    assert "RL101 warning  3 kernels  [up to 900 us, 9.0% of GPU time]" in text
+    assert "RL101 warning  3 kernels  [up to 900 us, 9.0% of profiled GPU time]" in text
     assert text.count("intensity 8 < ridge 295") == 1 and text.count("-> batch more") == 1
     assert "128x64x64" in text and "64x128x64" in text and "64x64x64" in text
     from ridgeline.render.jsonout import to_document
@@ -148,6 +148,8 @@ def test_demo_prints_a_short_path_and_anchored_times(capsys):
     assert str(REPO) not in out
     assert "1970" not in out
     assert DEMO_START in out
+    # telemetry shares are of the time the telemetry observed, kernel shares of the profiled time
+    assert "85.0% of observed GPU time]" in out and "13.4% of profiled GPU time]" in out
     assert max(map(len, out.splitlines())) <= 90  # the capture recipe line is the widest
 
 

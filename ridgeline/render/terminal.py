@@ -374,11 +374,24 @@ def _skipped(result) -> list[str]:
     return lines
 
 
-def _impact_text(impact_s, share) -> str:
+TELEMETRY_KINDS = {"gpu", "host", "window", "telemetry"}
+
+
+def _impact_text(impact_s, share, kinds=()) -> str:
+    """``  [up to 423 us, 6.7% of profiled GPU time]``: telemetry findings' shares are of the GPU
+    time the telemetry observed, kernel findings' of the time the profile holds."""
     if impact_s is None:
         return ""
     text = f"  [up to {fmt_seconds(impact_s)}"
-    return text + (f", {fmt_pct(share, 1)} of GPU time]" if share is not None else "]")
+    if share is None:
+        return text + "]"
+    kinds = set(kinds)
+    what = "GPU time"
+    if kinds and kinds <= TELEMETRY_KINDS:
+        what = "observed GPU time"
+    elif kinds and not kinds & TELEMETRY_KINDS:
+        what = "profiled GPU time"
+    return text + f", {fmt_pct(share, 1)} of {what}]"
 
 
 def _findings(result) -> list[str]:
@@ -394,7 +407,8 @@ def _findings(result) -> list[str]:
     for (code, severity), items in groups.items():
         if len(items) == 1:
             f = items[0]
-            lines += _wrap(f"{f.code} {f.severity:<8} {f.subject}{_impact_text(f.impact_s, f.impact_share)}", "")
+            lines += _wrap(f"{f.code} {f.severity:<8} {f.subject}"
+                           f"{_impact_text(f.impact_s, f.impact_share, [f.subject_kind])}", "")
             lines += _wrap(f.message, "    ")
             lines += _wrap(f"-> {f.remedy}", "    ")
             continue
@@ -405,7 +419,8 @@ def _findings(result) -> list[str]:
         kinds = {f.subject_kind for f in items}
         kind = kinds.pop() if len(kinds) == 1 else None
         plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows"}.get(kind, "findings")
-        lines += _wrap(f"{code} {severity:<8} {len(items)} {plural}{_impact_text(total, share)}", "")
+        lines += _wrap(f"{code} {severity:<8} {len(items)} {plural}"
+                       f"{_impact_text(total, share, [f.subject_kind for f in items])}", "")
         same_message = len({f.message for f in items}) == 1
         remedies = list(dict.fromkeys(f.remedy for f in items))
         compact = len(items) > GROUP_DETAIL_MAX  # many subjects: one line each, one example message
