@@ -262,6 +262,10 @@ def _header(result) -> list[str]:
         names = result.summary.height if result.summary is not None else 0
         parts.append(f"{n} launch{'es' if n != 1 else ''} of {names} kernel{'s' if names != 1 else ''}")
         parts.append(f"{fmt_seconds(result.total_gpu_time_s)} GPU time")
+    tel = [i for i in result.inputs if not i.kind.startswith("ncu")]
+    if tel:
+        n = sum(i.rows for i in tel)
+        parts.append(f"{n:,} telemetry record{'s' if n != 1 else ''}")
     return _wrap("ridgeline: " + ", ".join(parts), "")
 
 
