@@ -326,8 +326,13 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     else:
         lf = lf.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
 
+    # rows are sorted by (GPU, time), so each (GPU, window) is one contiguous block: grouping on
+    # the block number, flagged sorted, lets polars aggregate slices instead of gathered rows
+    lf = lf.with_columns(pl.struct("_gid", "window_start").rle_id().set_sorted().alias("_seg"))
     frac_part = ((pl.col("_util_raw") * 100 - (pl.col("_util_raw") * 100).round(0)).abs() > 1e-6)
     aggs = [
+        pl.col("_gid").first().alias("_gid"),
+        pl.col("window_start").first().alias("window_start"),
         pl.len().alias("samples"),
         pl.col("interval_s").first().alias("interval_s"),
         pl.col("_t1").first().alias("_t1"),
@@ -367,7 +372,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     ]
     aggs.append((pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
                  else pl.lit(None, pl.String)).alias("stalled_fields"))
-    out = lf.group_by(["_gid", "window_start"]).agg(aggs)
+    out = lf.group_by("_seg").agg(aggs).drop("_seg")
 
     if window_s is None:
         out = out.with_columns(
