@@ -343,3 +343,15 @@ def test_report_checks_compare_gpu_in_every_format(capsys, tmp_path):
     assert_one_line_error(*run(capsys, "report", SCENARIOS / "decode-b8-h100", "-o", tmp_path / "r.md",
                                "--compare-gpu", "nosuch"), "unknown GPU 'nosuch'")
     assert not (tmp_path / "r.md").exists()
+
+
+def test_compressed_and_binary_report_inputs_say_what_they_are(capsys, tmp_path):
+    import gzip
+
+    gz = tmp_path / "profile.csv.gz"
+    gz.write_bytes(gzip.compress((SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv").read_bytes()))
+    assert_one_line_error(*run(capsys, "analyze", gz), "gzip-compressed", "decompress it first")
+    rep = tmp_path / "run.ncu-rep"
+    rep.write_bytes(b"\x00\x01NVIDIA binary\xff\xfe" * 50)
+    assert_one_line_error(*run(capsys, "analyze", rep), "binary Nsight Compute report",
+                          "ncu --import run.ncu-rep --csv --page raw --print-units base > run.csv")
