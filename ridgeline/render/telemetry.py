@@ -234,7 +234,8 @@ def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bo
             groups.setdefault(s.reason, []).append(s)
         lines = [f"Skipped: {len(result.skipped)} item(s)"]
         for reason, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-            lines += _wrap(f"{len(items):>5}  {reason} (e.g. {items[0].item})", "  ")
+            lines += _wrap(f"{len(items):>5} x {reason}", "  ")
+            lines += _wrap(f"e.g. {items[0].source}: {items[0].item}", "          ")
         blocks.append("\n".join(lines) + "\n")
     if result.notes:
         lines = ["Notes:"]

@@ -373,8 +373,8 @@ def _skipped(result) -> list[str]:
     n = len(result.skipped)
     lines = [f"Skipped: {n} item{'s' if n != 1 else ''}"]
     for reason, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        example = f" (e.g. {items[0].source}: {items[0].item})"
-        lines += _wrap(f"{len(items):>5}  {reason}{example}", "  ")
+        lines += _wrap(f"{len(items):>5} x {reason}", "  ")
+        lines += _wrap(f"e.g. {items[0].source}: {items[0].item}", "          ")
     return lines
 
 
