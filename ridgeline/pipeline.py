@@ -331,8 +331,19 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     result.skipped.extend(skipped)
     _add_notes(result, notes)
     result.windows = reduce_windows(lf, window=window, warmup=warmup)
+    _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
     result.telemetry = plot_telemetry(lf, result.windows)
     return lf
+
+
+def empty_windows_notes(windows, inputs, warmup) -> list[str]:
+    """Why telemetry that was read gave no window (else nothing)."""
+    if windows is None or windows.height or not sum(i.rows for i in inputs):
+        return []
+    if warmup:
+        return [f"--warmup {warmup} dropped every sample: each GPU's telemetry is shorter than the warm-up"]
+    return ["the telemetry holds no samples of the fields ridgeline analyzes (GPU-Util, DCGM activity, power, "
+            "clocks, memory)"]
 
 
 def plot_telemetry(lf, windows, *, fields=TELEMETRY_PLOT_FIELDS, bins: int = TELEMETRY_PLOT_BINS):

@@ -355,3 +355,12 @@ def test_compressed_and_binary_report_inputs_say_what_they_are(capsys, tmp_path)
     rep.write_bytes(b"\x00\x01NVIDIA binary\xff\xfe" * 50)
     assert_one_line_error(*run(capsys, "analyze", rep), "binary Nsight Compute report",
                           "ncu --import run.ncu-rep --csv --page raw --print-units base > run.csv")
+
+
+def test_a_warmup_longer_than_the_run_is_explained(capsys, tmp_path):
+    dmon = write_dmon(tmp_path / "n.dmon", 60)  # one minute of ticks
+    for command in ("telemetry", "analyze"):
+        code, out, err = run(capsys, command, dmon, "--warmup", "2h")
+        assert code == 0, err
+        assert "Telemetry: no windows (see the notes)" in out
+        assert "--warmup 2h dropped every sample" in " ".join(out.split())

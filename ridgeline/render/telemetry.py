@@ -140,7 +140,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     if w is None:
         return ""
     if w.height == 0:
-        return "Telemetry: no samples of the fields ridgeline analyzes\n"
+        return "Telemetry: no windows (see the notes)\n"
     gpus = w.select("host", "gpu", "gpu_instance").unique().height
     hosts = w.get_column("host").n_unique()
     lines = [f"Telemetry: {gpus} GPU(s) on {hosts} host(s), {w.height} window(s), "
