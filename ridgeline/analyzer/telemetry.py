@@ -461,31 +461,57 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     while ident.select(_gid_expr(seed).n_unique()).item() != ident.height:  # 64-bit collision: ~never
         seed += 1
     ident = ident.with_columns(_gid_expr(seed))
+    # chunks of about chunk_rows long rows: whole hosts, or the GPUs of a host larger than that
+    # (smaller chunks also fold faster: the per-timestamp grid stays in cache)
     counts = ident.group_by("host").agg(pl.col("n").sum()).sort("host", nulls_last=True)
-    chunks: list[list] = []
+    chunks: list[list] = []  # [(host, None = all its GPUs | [gpu, ...])]
     cur: list = []
     size = 0
     for host, n in counts.iter_rows():
+        if n > chunk_rows:
+            if cur:
+                chunks.append(cur)
+                cur, size = [], 0
+            per_gpu = (ident.filter(pl.col("host").is_null() if host is None else pl.col("host") == host)
+                       .group_by("gpu").agg(pl.col("n").sum()).sort("gpu", nulls_last=True))
+            gpus: list = []
+            gsize = 0
+            for gpu, gn in per_gpu.iter_rows():
+                if gpus and gsize + gn > chunk_rows:
+                    chunks.append([(host, gpus)])
+                    gpus, gsize = [], 0
+                gpus.append(gpu)
+                gsize += gn
+            chunks.append([(host, gpus)])
+            continue
         if cur and size + n > chunk_rows:
             chunks.append(cur)
             cur, size = [], 0
-        cur.append(host)
+        cur.append((host, None))
         size += n
-    chunks.append(cur)
+    if cur:
+        chunks.append(cur)
 
-    def reduce_chunk(hosts):
-        if len(chunks) == 1:
-            sub = lf
-        else:
-            named = [h for h in hosts if h is not None]
-            cond = pl.col("host").is_in(named)
-            if any(h is None for h in hosts):
-                cond = cond | pl.col("host").is_null()
-            sub = lf.filter(cond)
-        chunk_ident = ident.filter(pl.col("host").is_in([h for h in hosts if h is not None])
-                                   | (pl.col("host").is_null() if None in hosts else pl.lit(False)))
+    def chunk_filter(chunk):
+        def eq(col, v):
+            return pl.col(col).is_null() if v is None else pl.col(col) == v
+
+        def among(col, values):
+            named = [v for v in values if v is not None]
+            cond = pl.col(col).is_in(named) if named else pl.lit(False)
+            return cond | pl.col(col).is_null() if None in values else cond
+
+        whole = [h for h, g in chunk if g is None]
+        conds = [among("host", whole)] if whole else []
+        conds += [eq("host", h) & among("gpu", g) for h, g in chunk if g is not None]
+        return pl.any_horizontal(conds) if len(conds) > 1 else conds[0]
+
+    def reduce_chunk(chunk):
+        cond = chunk_filter(chunk)
+        sub = lf if len(chunks) == 1 else lf.filter(cond)
+        chunk_ident = ident.filter(cond)
         gid = _gid_expr(seed)
-        if (len(hosts) == 1 and chunk_ident.get_column("gpu_instance").null_count() == chunk_ident.height
+        if (len({h for h, _g in chunk}) == 1 and chunk_ident.get_column("gpu_instance").null_count() == chunk_ident.height
                 and chunk_ident.get_column("gpu").null_count() == 0):
             # one host, whole GPUs: the GPU index is already a unique id (no per-row hashing)
             gid = pl.col("gpu").cast(pl.UInt64).alias("_gid")
