@@ -28,14 +28,14 @@ def cli() -> None:
 
     \b
     Start here:
-      ridgeline demo                        # a bundled decode profile, no GPU needed
-      ridgeline analyze profile.csv         # kernels on the roofline + findings
+      ridgeline demo                   # bundled decode profile, no GPU needed
+      ridgeline analyze profile.csv    # kernels on the roofline + findings
       ridgeline analyze profile.csv --format json -o out.json
       ridgeline roofline profile.csv -o roofline.png
       ridgeline report profile.csv dcgm.txt -o report.html
-      ridgeline telemetry dcgm-dmon.txt     # busy vs. working, per GPU and window
-      ridgeline gpus                        # the GPU catalogue and ridge points
-      ridgeline rules                       # the rule catalogue
+      ridgeline telemetry dcgm-dmon.txt   # busy vs. working, per GPU and window
+      ridgeline gpus                   # the GPU catalogue and ridge points
+      ridgeline rules                  # the rule catalogue
 
     \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):
@@ -87,7 +87,7 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
         for code in codes:
             cls = engine.get_rule(code)
             docs.append(engine.rule_doc(cls, overrides=overrides.get(cls.code)))
-        click.echo("\n".join(docs), nl=False)
+        click.echo(_fit_lines("\n".join(docs)), nl=False)
         return
     chosen = engine.select_rules(codes) if codes else engine.all_rules()
     wanted = {cls.code for cls in chosen}
@@ -104,6 +104,21 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
 
         width = shutil.get_terminal_size((80, 24)).columns
     click.echo("\n".join(rule_list_lines(rows, width)))
+
+
+def _fit_lines(text: str, width: int = 80) -> str:
+    """Lines longer than ``width`` wrapped, continuation at the line's own indentation."""
+    import textwrap
+
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        out += textwrap.wrap(line.strip(), width=width, initial_indent=indent, subsequent_indent=indent,
+                             break_long_words=False, break_on_hyphens=False) or [line]
+    return "\n".join(out)
 
 
 def rule_list_lines(rows, width: int | None = None) -> list[str]:

@@ -364,3 +364,10 @@ def test_a_warmup_longer_than_the_run_is_explained(capsys, tmp_path):
         assert code == 0, err
         assert "Telemetry: no windows (see the notes)" in out
         assert "--warmup 2h dropped every sample" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("args", [["--help"], ["rules", "RL101"], ["rules", "RL201", "RL905"], ["gpus"], ["gpus", "h100"]])
+def test_help_docs_and_catalogues_fit_80_columns(capsys, args):
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    assert max(map(len, out.splitlines())) <= 80
