@@ -164,7 +164,7 @@ def _varying_label(name: str, tokens_common: set[str], width: int, prefixes: set
     room = width - 1 - len(tail)
     if room < 6:  # the distinguishing part alone is too long: keep its ends
         return _middle(name[:10] + "~" + tail, width) if width > 12 else _middle(tail, width)
-    if head is not None:  # the short name everyone sees, then what tells the full names apart
+    if head is not None:  # the group's shared head, then what tells this name apart
         return f"{shorten(head, room)}~{tail}"
     head = name[:room]
     cut = max(head.rfind("_"), head.rfind(":"))
@@ -187,7 +187,7 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
     """Labels of at most ``width`` characters that stay distinct where plain truncation would not.
 
     Names that truncate to the same label keep their head and show the tokens they do not
-    share (cuBLAS names differ in the middle: ``sm90_xmma~tilesize128x64x64~off``).
+    share (cuBLAS names differ in the middle: ``sm90_xmma_gemm~128x64x64~off``).
     ``full_names`` (e.g. demangled names with template arguments) disambiguate short names
     that are equal. Labels that still collide get ``#1``, ``#2``... ``together``: every name
     too long for ``width`` is labelled against all the others (a list of look-alikes, such
@@ -232,9 +232,8 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
         if head:
             cut = max(head.rfind("_"), head.rfind(":"))
             head = (head[:cut] if cut >= 6 else head).rstrip("_:")
-        for i, u in zip(idx, use):
-            labels[i] = _varying_label(u, common, width, prefixes,
-                                       head=names[i] if by_full else (head if head and tails[idx.index(i)] else None))
+        for i, u, tail in zip(idx, use, tails):
+            labels[i] = _varying_label(u, common, width, prefixes, head=head if head and tail else None)
     clash: dict[str, set[str]] = {}
     for label, f in zip(labels, full):
         clash.setdefault(label, set()).add(f)
