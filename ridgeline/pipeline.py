@@ -24,10 +24,10 @@ EXPECTED_FORMATS = (
 )
 
 
-# The telemetry kept on the result for plots and the report's overview: these fields only, as
-# means over at most this many equal time bins per GPU (the full long table of a fleet day does
-# not fit memory; the rules and the WINDOW table are computed from the lazy scan).
-TELEMETRY_PLOT_FIELDS = ("gpu_util_ratio", "tensor_active_ratio", "dram_active_ratio", "sm_active_ratio")
+# The telemetry kept on the result for plots and the report's overview: the fields the telemetry
+# figure draws (ridgeline.render.plots.TELEMETRY_SERIES) only, as means over at most this many
+# equal time bins per GPU (the full long table of a fleet day does not fit memory; the rules and
+# the WINDOW table are computed from the lazy scan).
 TELEMETRY_PLOT_BINS = 1500
 
 
@@ -346,10 +346,10 @@ def empty_windows_notes(windows, inputs, warmup) -> list[str]:
             "clocks, memory)"]
 
 
-def plot_telemetry(lf, windows, *, fields=TELEMETRY_PLOT_FIELDS, bins: int = TELEMETRY_PLOT_BINS):
+def plot_telemetry(lf, windows, *, fields: Iterable[str] | None = None, bins: int = TELEMETRY_PLOT_BINS):
     """A small TELEMETRY-shaped DataFrame for plots and the report overview.
 
-    Only ``fields``; per host / GPU / GPU instance / field, the mean ``value`` over at most
+    Only ``fields`` (default: those the telemetry figure draws); per host / GPU / GPU instance / field, the mean ``value`` over at most
     ``bins`` equal time bins spanning the run (bin timestamp = its first sample's time). The
     other columns keep their first value in the bin. Runs on the streaming engine, so the
     long table is never materialized. A run shorter than ``bins`` samples per series is kept
@@ -359,6 +359,10 @@ def plot_telemetry(lf, windows, *, fields=TELEMETRY_PLOT_FIELDS, bins: int = TEL
 
     from ridgeline.analyzer.schema import TELEMETRY_COLUMNS
 
+    if fields is None:
+        from ridgeline.render.plots import TELEMETRY_SERIES
+
+        fields = [series[0] for series in TELEMETRY_SERIES]
     lf = lf.filter(pl.col("field").is_in(list(fields)) & pl.col("value").is_not_null())
     t0 = t1 = None
     if windows is not None and windows.height and "window_start" in windows.columns:
