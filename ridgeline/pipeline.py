@@ -349,11 +349,11 @@ def empty_windows_notes(windows, inputs, warmup) -> list[str]:
 def plot_telemetry(lf, windows, *, fields: Iterable[str] | None = None, bins: int = TELEMETRY_PLOT_BINS):
     """A small TELEMETRY-shaped DataFrame for plots and the report overview.
 
-    Only ``fields`` (default: those the telemetry figure draws); per host / GPU / GPU instance / field, the mean ``value`` over at most
-    ``bins`` equal time bins spanning the run (bin timestamp = its first sample's time). The
-    other columns keep their first value in the bin. Runs on the streaming engine, so the
-    long table is never materialized. A run shorter than ``bins`` samples per series is kept
-    as is.
+    Only ``fields`` (default: those the telemetry figure draws). Per host / GPU / GPU instance
+    / field: the mean ``value`` over each of ``bins`` equal time bins spanning the run (the
+    windows' extent), stamped with the bin's first sample time; other columns keep their first
+    value in the bin. Runs on the streaming engine, so the long table is never materialized.
+    A run with fewer samples than bins keeps about one sample per bin, i.e. its own values.
     """
     import polars as pl
 
