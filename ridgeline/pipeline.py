@@ -331,9 +331,27 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     result.skipped.extend(skipped)
     _add_notes(result, notes)
     result.windows = reduce_windows(lf, window=window, warmup=warmup)
+    check_window(window, result.windows)
     _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
     result.telemetry = plot_telemetry(lf, result.windows)
     return lf
+
+
+def check_window(window, windows) -> None:
+    """A --window shorter than the telemetry's sample interval is a UsageError: its windows would
+    hold at most one sample each and cover only part of the time observed."""
+    if windows is None or not windows.height or "interval_s" not in windows.columns:
+        return
+    if window is None or (isinstance(window, str) and window.strip().lower() == "all"):
+        return
+    from ridgeline.analyzer.telemetry import parse_duration_s
+    from ridgeline.errors import UsageError
+
+    window_s = parse_duration_s(window, what="--window")
+    interval = windows.get_column("interval_s").drop_nulls().max()
+    if interval is not None and window_s < interval:
+        raise UsageError(f"--window {window}: shorter than the telemetry's sample interval ({interval:g} s); "
+                         f"use at least {interval:g}s")
 
 
 def empty_windows_notes(windows, inputs, warmup) -> list[str]:

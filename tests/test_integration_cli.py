@@ -371,3 +371,12 @@ def test_help_docs_and_catalogues_fit_80_columns(capsys, args):
     code, out, err = run(capsys, *args)
     assert code == 0, err
     assert max(map(len, out.splitlines())) <= 80
+
+
+@pytest.mark.parametrize("command", ["telemetry", "analyze"])
+def test_a_window_shorter_than_the_sample_interval_is_refused(capsys, tmp_path, command):
+    dmon = write_dmon(tmp_path / "n.dmon", 30)  # 1 s ticks
+    assert_one_line_error(*run(capsys, command, dmon, "--window", "0.5s"), "--window 0.5s",
+                          "sample interval (1 s)")
+    code, out, err = run(capsys, command, dmon, "--window", "1s")
+    assert code == 0, err
