@@ -505,7 +505,7 @@ def _read_fast(path: Path, notes: list[str]):
     blk = _plan_fast(path)
     if blk is None:
         return None
-    columns = _raw_columns(blk.header) if blk.layout == "raw" else None
+    columns = _raw_columns(blk.header) if blk.layout == "raw" and _size(path) >= NARROW_MIN_BYTES else None
     try:
         df = _read_block(path, blk, columns=columns)
     except InputError:
@@ -539,6 +539,16 @@ def _read_fast(path: Path, notes: list[str]):
 
         blk.full = full
     return [(blk, df)]
+
+
+NARROW_MIN_BYTES = 32 << 20  # raw pages from this size are read by columns (smaller: one read is cheaper)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _raw_columns(header: list[str]) -> list[str] | None:
