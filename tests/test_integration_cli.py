@@ -380,3 +380,24 @@ def test_a_window_shorter_than_the_sample_interval_is_refused(capsys, tmp_path, 
                           "sample interval (1 s)")
     code, out, err = run(capsys, command, dmon, "--window", "1s")
     assert code == 0, err
+
+
+def test_many_findings_of_one_rule_print_each_kind_of_advice_once(tmp_path):
+    from ridgeline.pipeline import analyze_paths
+
+    result = analyze_paths([write_mini_ncu(tmp_path / "p.csv")], run_rules=False)
+    remedy_sm = "Kernels occupy few SMs (SM_ACTIVE {}%): raise batch size."
+    remedy_mem = "Memory-bound (DRAM_ACTIVE {}%): batch more."
+    result.findings = [
+        Finding(code="RL201", name="x", severity="warning", subject=f"host:n gpu:{g}", message=f"busy gpu {g}",
+                remedy=(remedy_sm if g < 4 else remedy_mem).format(20 + g), impact_s=100.0 - g,
+                impact_share=0.01, subject_kind="gpu")
+        for g in range(10)
+    ]
+    text = format_result(result)
+    assert "RL201 warning  10 GPUs" in text
+    assert "... and 2 more (--format json lists every finding)" in text  # 8 listed
+    assert "e.g. host:n gpu:0: busy gpu 0" in text
+    assert "-> (4 of 10) Kernels occupy few SMs (SM_ACTIVE 20%)" in text
+    assert "-> (6 of 10) Memory-bound (DRAM_ACTIVE 24%)" in text
+    assert text.split("Findings", 1)[1].count("->") == 2

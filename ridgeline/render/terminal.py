@@ -23,6 +23,7 @@ SOURCE_LABELS = {
 }
 GROUP_DETAIL_MAX = 3  # a rule with more findings lists its subjects one line each
 GROUP_LIST_MAX = 8  # ... at most this many, then "and N more"
+GROUP_REMEDIES_MAX = 3  # kinds of advice printed for one rule's group
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
@@ -450,9 +451,17 @@ def _findings(result) -> list[str]:
         if len(remedies) == 1:
             lines += _wrap(f"-> {remedies[0]}", "    ")
         elif compact:
-            for remedy in remedies:
-                n_r = sum(f.remedy == remedy for f in items)
-                lines += _wrap(f"-> ({n_r} of {len(items)}) {remedy}", "    ")
+            # remedies that differ only in their numbers (SM_ACTIVE 22% / 31%) are one kind of advice:
+            # the most impactful finding's wording, with how many findings share it
+            kinds: dict[str, list] = {}
+            for f in items:
+                kinds.setdefault(re.sub(r"\d+(?:\.\d+)?", "#", f.remedy), []).append(f)
+            for k, members in enumerate(kinds.values()):
+                if k == GROUP_REMEDIES_MAX:
+                    rest = sum(len(m) for m in list(kinds.values())[k:])
+                    lines += _wrap(f"-> ... other advice for {rest} of {len(items)} (--format json)", "    ")
+                    break
+                lines += _wrap(f"-> ({len(members)} of {len(items)}) {members[0].remedy}", "    ")
     return lines
 
 
