@@ -206,6 +206,9 @@ def analyze_paths(
             result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start
         )
 
+    if ncu_files and tel_files:
+        _add_notes(result, _machine_mismatch_notes(result))
+
     if run_rules:
         from ridgeline.rules import engine
         from ridgeline.rules.base import Context
@@ -335,6 +338,28 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
     result.telemetry = plot_telemetry(lf, result.windows)
     return lf
+
+
+def _machine_mismatch_notes(result: AnalysisResult) -> list[str]:
+    """A note when the telemetry's GPU models are none of the profiled GPUs (the two inputs then
+    come from different machines, and comparing them says little)."""
+    from ridgeline.analyzer.gpus import try_lookup
+
+    w = result.windows
+    if w is None or not w.height or "model" not in w.columns or result.kernels is None:
+        return []
+    models = [m for m in w.get_column("model").drop_nulls().unique().sort().to_list() if m]
+    if not models:
+        return []
+    tel_gpus = {g.name for g in (try_lookup(m)[0] for m in models) if g is not None}
+    prof_names = result.kernels.get_column("device_name").drop_nulls().unique().to_list()
+    prof_gpus = {g.name for g in (try_lookup(n)[0] for n in prof_names) if g is not None}
+    if not tel_gpus or not prof_gpus or tel_gpus & prof_gpus:
+        return []
+    return [
+        f"the telemetry's GPUs ({', '.join(sorted(tel_gpus))}) are not the profiled GPU(s) "
+        f"({', '.join(sorted(prof_gpus))}): profile-vs-telemetry findings (RL206) compare different machines"
+    ]
 
 
 def check_window(window, windows) -> None:

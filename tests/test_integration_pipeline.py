@@ -155,3 +155,12 @@ def test_a_dmon_capture_cut_mid_row_lists_the_last_row(tmp_path):
     whole = tmp_path / "whole.dmon"
     whole.write_text(full.rstrip("\n"), encoding="utf-8")
     assert analyze_paths([whole], window="all", run_rules=False).windows.get_column("samples").item() == 3
+
+
+def test_profile_and_telemetry_from_different_gpus_are_noted():
+    mixed = analyze_paths([FIXTURES / "scenarios" / "decode-b8-h200" / "profile.ncu-raw.csv",
+                           FIXTURES / "scenarios" / "telemetry-exporter-mig"], run_rules=False)
+    assert any("telemetry's GPUs (H100 SXM) are not the profiled GPU(s) (H200)" in n for n in mixed.notes)
+    same = analyze_paths([FIXTURES / "scenarios" / "decode-b8-h100" / "profile.ncu-raw.csv",
+                          FIXTURES / "scenarios" / "telemetry-exporter-mig"], run_rules=False)
+    assert not any("not the profiled GPU" in n for n in same.notes)
