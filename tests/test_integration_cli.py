@@ -401,3 +401,9 @@ def test_many_findings_of_one_rule_print_each_kind_of_advice_once(tmp_path):
     assert "-> (4 of 10) Kernels occupy few SMs (SM_ACTIVE 20%)" in text
     assert "-> (6 of 10) Memory-bound (DRAM_ACTIVE 24%)" in text
     assert text.split("Findings", 1)[1].count("->") == 2
+
+
+def test_prometheus_json_that_is_not_utf8(capsys, tmp_path):
+    bad = tmp_path / "q.json"
+    bad.write_bytes(b'{"status":"success",\n"data":{"resultType":"matrix",\n"result":[\xae]}}\n')
+    assert_one_line_error(*run(capsys, "telemetry", bad), f"{bad}:3:", "UTF-8", "0xae")

@@ -36,8 +36,12 @@ def read_prometheus_json(path, *, opts):
     from ridgeline.parsers.dcgm_fields import lookup_exporter
 
     path = Path(path)
+    raw = path.read_bytes()
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise InputError(path, "expected UTF-8 Prometheus API JSON", line=raw.count(b"\n", 0, err.start) + 1,
+                         actual=f"byte 0x{raw[err.start]:02x}") from None
     except json.JSONDecodeError as err:
         raise InputError(path, "expected Prometheus API JSON", line=err.lineno, actual=err.msg) from err
     answers = doc if isinstance(doc, list) else [doc]
