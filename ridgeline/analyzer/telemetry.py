@@ -5,11 +5,12 @@ DataFrame; a Parquet scan stays lazy) and returns a DataFrame with the columns b
 (:data:`ridgeline.analyzer.schema.WINDOW_COLUMNS` holds the same list with types).
 
 How it works: (1) per GPU and timestamp, the long rows are folded into one row with one
-column per field (a lazy group-by, run on polars' streaming engine); hosts are processed in
-chunks of bounded size so a day of a fleet never sits in memory at once; (2) the sample
-interval of each GPU is the median gap between its timestamps; (3) rows are floored to the
-window (``"5m"``, ``"1h"``, any polars duration, or ``"all"`` for the whole run) and
-aggregated. A leading warm-up (``warmup="2m"``) is dropped per GPU before anything else.
+column per field (a streaming read, then a numpy scatter); hosts (or the GPUs of a host
+larger than a chunk) are processed in chunks of bounded size, two at a time, so a day of a
+fleet never sits in memory at once; (2) the sample interval of each GPU is the median gap
+between its timestamps; (3) rows are floored to the window (``"5m"``, ``"1h"``, any polars
+duration, or ``"all"`` for the whole run) and aggregated (each GPU's rows sorted by time, so a
+window is a contiguous block). A leading warm-up (``warmup="2m"``) is dropped per GPU before anything else.
 
 States are judged per sample (one timestamp of one GPU), with the thresholds in
 :data:`STATE_THRESHOLDS` (overridable with ``thresholds=``):
