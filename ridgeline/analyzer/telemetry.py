@@ -124,7 +124,7 @@ STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound"
 SECONDS = ("busy", "busy_tensor_idle", "memory_bound", "idle", "allocated_idle")
 _ENGINE = "in-memory"  # the per-window group-by (small frames, many aggregations)
 PARALLEL_CHUNKS = 2  # chunks reduced at the same time (threads: polars and numpy release the GIL)
-CHUNK_ROWS = 4_000_000  # long rows per reduction chunk (whole hosts; ~25 bytes each in memory: bounded)
+CHUNK_ROWS = 4_000_000  # long rows per reduction chunk (whole hosts, or GPUs of a larger host; ~25 bytes each)
 
 _DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|ms|s|m|min|h|d)?\s*$")
 _UNIT_S = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
@@ -230,8 +230,7 @@ def _fold_per_timestamp(lf, th, gid=None):
         n_runs = int(run[-1]) + 1
         fi = d.get_column("_fi").to_numpy()
         val = d.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
-        counts = np.bincount(fi, minlength=nf)
-        present = np.flatnonzero(counts)  # fields this chunk has
+        present = np.flatnonzero(np.bincount(fi, minlength=nf))  # fields this chunk has
         slot = np.zeros(nf, dtype=np.int64)
         slot[present] = np.arange(len(present)) * n_runs
         grid = np.full(len(present) * n_runs, np.nan)
@@ -264,7 +263,8 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     """Per-timestamp wide rows (eager) -> window rows, in one lazy query.
 
     ``ordered``: the rows are known to be sorted by (GPU, timestamp) without repeats.
-    Fields with no value at all in ``wide`` get their (null / zero) results directly.
+    Profiling fields with no value at all in ``wide`` skip the clamp and stall checks (their
+    results are zero / absent anyway).
     """
     import numpy as np
     import polars as pl
