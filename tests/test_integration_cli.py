@@ -407,3 +407,20 @@ def test_prometheus_json_that_is_not_utf8(capsys, tmp_path):
     bad = tmp_path / "q.json"
     bad.write_bytes(b'{"status":"success",\n"data":{"resultType":"matrix",\n"result":[\xae]}}\n')
     assert_one_line_error(*run(capsys, "telemetry", bad), f"{bad}:3:", "UTF-8", "0xae")
+
+
+def test_cache_roofs_are_labelled_by_level():
+    from ridgeline.render.terminal import _gpu_lines
+    from ridgeline.result import AnalysisResult
+
+    detail = "median of 12 launches on NVIDIA H100 80GB HBM3: {}, at {} clock 1.75 GHz"
+    result = AnalysisResult(gpu_name="H100 SXM", roofs=[
+        Roof("bandwidth", 3.35e12, "ncu", level="dram", detail=detail.format("peak_dram_bytes_per_s", "DRAM")),
+        Roof("bandwidth", 1.2e13, "ncu", level="l2", detail=detail.format("lts__t_bytes", "L2")),
+        Roof("compute", 989e12, "ncu", precision="fp16_tensor", detail=detail.format("peak", "SM")),
+    ])
+    lines = _gpu_lines(result)
+    l2 = next(ln for ln in lines if "L2 bandwidth" in ln)
+    assert "12 TB/s" in l2 and "measured by ncu (12 launches, at 1.75 GHz)" in l2
+    # the ridge is against DRAM: 989e12 / 3.35e12 = 295
+    assert any("BF16/FP16 TC" in ln and " 295 " in ln for ln in lines)
