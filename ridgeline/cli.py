@@ -169,6 +169,18 @@ def _os_error_text(err: OSError) -> str:
     return _re.sub(r"\s*\(os error \d+\).*$", "", text, flags=_re.S).strip() or str(err)
 
 
+def _refuse_overwriting_inputs(output, inputs, plot=None) -> None:
+    """-o (or --plot) naming one of the input files would destroy it after reading: a UsageError."""
+    from pathlib import Path
+
+    from ridgeline.errors import UsageError
+
+    named = {Path(p).resolve() for p in inputs if Path(p).is_file()}
+    for target, option in ((output, "-o"), (plot, "--plot")):
+        if target and target != "-" and Path(target).resolve() in named:
+            raise UsageError(f"{option} {target} is one of the input files; write the output elsewhere")
+
+
 def _emit(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError."""
     if output and output != "-":
@@ -240,6 +252,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
 
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
+    _refuse_overwriting_inputs(output, files, plot_path)
     result = analyze_paths(
         files,
         gpu=gpu,
@@ -509,6 +522,7 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
 
     if fmt is None:
         fmt = "markdown" if output and Path(output).suffix.lower() in (".md", ".markdown") else "html"
+    _refuse_overwriting_inputs(output or ("report.html" if fmt == "html" else None), files)
     if compare_gpu:  # a misspelled GPU is an error whatever the format (it is drawn in HTML only)
         from ridgeline.analyzer.gpus import lookup
 
@@ -706,6 +720,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     start_dt = _parse_start(start)
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
+    _refuse_overwriting_inputs(output, paths)
     cfg = load_config(config)
     notes: list[str] = []
     lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes)

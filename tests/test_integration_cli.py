@@ -424,3 +424,17 @@ def test_cache_roofs_are_labelled_by_level():
     assert "12 TB/s" in l2 and "measured by ncu (12 launches, at 1.75 GHz)" in l2
     # the ridge is against DRAM: 989e12 / 3.35e12 = 295
     assert any("BF16/FP16 TC" in ln and " 295 " in ln for ln in lines)
+
+
+@pytest.mark.parametrize("command, extra", [("analyze", ["--format", "csv"]), ("analyze", ["--plot"]),
+                                            ("telemetry", ["--format", "csv"]), ("report", ["--format", "markdown"])])
+def test_output_onto_an_input_is_refused(capsys, tmp_path, command, extra):
+    src = tmp_path / ("n.dmon" if command == "telemetry" else "p.csv")
+    if command == "telemetry":
+        write_dmon(src, 5)
+    else:
+        write_mini_ncu(src)
+    before = src.read_bytes()
+    args = [command, src, *extra, src] if extra == ["--plot"] else [command, src, *extra, "-o", src]
+    assert_one_line_error(*run(capsys, *args), f"{src} is one of the input files")
+    assert src.read_bytes() == before
