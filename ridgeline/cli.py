@@ -222,11 +222,13 @@ def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--interval", default=None, metavar="DURATION",
               help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s).")
 @click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name).")
+@click.option("--all-windows", is_flag=True,
+              help="Telemetry: every window row (first 40) instead of per-GPU totals and the worst windows.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PATH",
               help="Also draw the roofline to PATH (.png, .svg or .pdf).")
 @click.pass_context
 def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
-                warmup, tz, start=None, interval=None, host=None, plot_path=None):
+                warmup, tz, start=None, interval=None, host=None, all_windows=False, plot_path=None):
     """Place every kernel on its GPU's roofline and report findings.
 
     FILES are Nsight Compute CSV exports (raw or details page) and/or telemetry
@@ -287,7 +289,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
             else:
                 from ridgeline.render.terminal import format_result
 
-                text = format_result(result, top=top)
+                text = format_result(result, top=top, all_windows=all_windows)
             if output and output != "-":
                 with open(output, "w", encoding="utf-8") as fh:
                     fh.write(text)

@@ -438,3 +438,10 @@ def test_output_onto_an_input_is_refused(capsys, tmp_path, command, extra):
     args = [command, src, *extra, src] if extra == ["--plot"] else [command, src, *extra, "-o", src]
     assert_one_line_error(*run(capsys, *args), f"{src} is one of the input files")
     assert src.read_bytes() == before
+
+
+def test_analyze_all_windows(capsys):
+    code, out, err = run(capsys, "analyze", SCENARIOS / "telemetry-fleet", "--all-windows")
+    assert code == 0, err
+    assert "Per GPU, whole run" not in out and "... 776 more window rows" in out
+    assert max(map(len, out.splitlines())) <= 80

@@ -155,7 +155,8 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         for r in rows.head(max_rows).iter_rows(named=True):
             lines.append(_row_line(r))
         if rows.height > max_rows:
-            lines.append(f"... {rows.height - max_rows} more window rows (--max-rows N, or --format csv)")
+            lines += _wrap(f"... {rows.height - max_rows} more window rows (ridgeline telemetry --all-windows "
+                           "--max-rows N, or ridgeline telemetry --format csv)")
     else:
         g = per_gpu(w)
         lines.append("")

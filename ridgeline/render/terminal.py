@@ -465,23 +465,24 @@ def _findings(result) -> list[str]:
     return lines
 
 
-def _windows(result) -> list[str]:
+def _windows(result, all_windows: bool = False) -> list[str]:
     if getattr(result, "windows", None) is None:
         return []
     from ridgeline.render.telemetry import format_windows
 
-    text = format_windows(result)
+    text = format_windows(result, all_windows=True) if all_windows else format_windows(result)
     return text.rstrip("\n").splitlines() if text else []
 
 
-def format_result(result, *, top: int = 10) -> str:
-    """The whole report as one string (ends with a newline)."""
+def format_result(result, *, top: int = 10, all_windows: bool = False) -> str:
+    """The whole report as one string (ends with a newline); ``all_windows``: every telemetry
+    window row instead of per-GPU totals and the worst windows."""
     blocks: list[list[str]] = [_header(result)]
     if result.kernels is not None or result.gpu_name:
         blocks.append(_gpu_lines(result))
     blocks.append(_top_kernels(result, top))
     blocks.append(_where_time_goes(result))
-    blocks.append(_windows(result))
+    blocks.append(_windows(result, all_windows))
     blocks.append(_skipped(result))
     blocks.append(_findings(result))
     if result.notes:
