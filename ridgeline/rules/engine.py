@@ -499,8 +499,19 @@ def rule_overrides(config: Mapping[str, Any] | None) -> dict[str, dict[str, Any]
             if key not in cls.thresholds:
                 known = ", ".join(sorted(cls.thresholds)) or "none"
                 raise UsageError(f"{cls.code}: unknown threshold {key!r}; known: {known} (and severity)")
-            clean[key] = _coerce(cls.code, key, cls.thresholds[key][0], value)
+            clean[key] = _check_range(cls.code, key, _coerce(cls.code, key, cls.thresholds[key][0], value))
     return out
+
+
+def _check_range(code: str, key: str, value: Any) -> Any:
+    """Every numeric threshold is >= 0; a ``*share*`` is a part of a whole, so at most 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if value != value or value < 0:  # NaN or negative
+        raise UsageError(f"{code}.{key}: expected a number >= 0, got {value!r}")
+    if "share" in key and value > 1:
+        raise UsageError(f"{code}.{key}: expected a share between 0 and 1, got {value!r}")
+    return value
 
 
 # --------------------------------------------------------------------------------------

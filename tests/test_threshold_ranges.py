@@ -1,0 +1,26 @@
+"""Threshold overrides outside their meaningful range are usage errors, not silent no-ops."""
+
+import pytest
+
+from ridgeline.errors import UsageError
+from ridgeline.rules.engine import rule_overrides
+
+
+@pytest.mark.parametrize(
+    "code,key,value,message",
+    [
+        ("RL101", "max_ridge_fraction", -1, "expected a number >= 0"),
+        ("RL101", "min_time_share", 5, "expected a share between 0 and 1"),
+        ("RL106", "min_launches", -3, "expected a number >= 0"),
+        ("RL103", "min_bandwidth_fraction", float("nan"), "expected a number >= 0"),
+    ],
+)
+def test_out_of_range_threshold_is_refused(code, key, value, message):
+    with pytest.raises(UsageError, match=message):
+        rule_overrides({"rules": {code: {key: value}}})
+
+
+def test_in_range_thresholds_are_kept():
+    out = rule_overrides({"rules": {"RL101": {"min_time_share": 0.5}, "RL108": {"l2_bandwidth_multiple": 4}}})
+    assert out["RL101"]["min_time_share"] == 0.5
+    assert out["RL108"]["l2_bandwidth_multiple"] == 4.0
