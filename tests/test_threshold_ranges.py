@@ -24,3 +24,12 @@ def test_in_range_thresholds_are_kept():
     out = rule_overrides({"rules": {"RL101": {"min_time_share": 0.5}, "RL108": {"l2_bandwidth_multiple": 4}}})
     assert out["RL101"]["min_time_share"] == 0.5
     assert out["RL108"]["l2_bandwidth_multiple"] == 4.0
+
+
+def test_config_that_is_not_a_regular_file_says_so(tmp_path):
+    from ridgeline.rules.engine import load_config
+
+    with pytest.raises(UsageError, match="is not a regular file"):
+        load_config(tmp_path)  # a folder
+    with pytest.raises(UsageError, match="not found"):
+        load_config(tmp_path / "missing.toml")

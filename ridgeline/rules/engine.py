@@ -363,7 +363,8 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
     else:
         p = Path(path)
         if not p.is_file():
-            raise UsageError(f"config file {path} not found")
+            what = "is not a regular file" if p.exists() else "not found"
+            raise UsageError(f"config file {path} {what} (expected a TOML file with a [tool.ridgeline] table)")
     data = _read_toml(p)
     tool = data.get("tool")
     if isinstance(tool, dict) and isinstance(tool.get("ridgeline"), dict):
