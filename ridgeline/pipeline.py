@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.sniff import describe_head
 from ridgeline.result import AnalysisResult, InputInfo, Skipped
 
 EXPECTED_FORMATS = (
@@ -103,42 +104,11 @@ def _why_not_recognized(path: Path) -> InputError:
             )
     except Exception:  # noqa: BLE001 - the generic message below is still right
         pass
-    first = _first_line(path)
+    first = describe_head(path)
     if first == "a binary Nsight Compute report":
         return InputError(path, "expected its CSV export: ncu --import "
                           f"{path.name} --csv --page raw --print-units base > {path.stem}.csv", actual=first)
     return InputError(path, EXPECTED_FORMATS, actual=first)
-
-
-_COMPRESSED = (
-    (b"\x1f\x8b", "a gzip-compressed file"),
-    (b"\x28\xb5\x2f\xfd", "a zstd-compressed file"),
-    (b"BZh", "a bzip2-compressed file"),
-    (b"\xfd7zXZ\x00", "an xz-compressed file"),
-    (b"PK\x03\x04", "a zip archive"),
-)
-
-
-def _first_line(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return None
-    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), None)
-    if line is None:
-        return "an empty file"
-    for magic, what in _COMPRESSED:
-        if head.startswith(magic):
-            return f"{what} (decompress it first)"
-    if any(ch in line for ch in "\ufffd\x00"):
-        if path.suffix.lower() == ".ncu-rep":
-            return "a binary Nsight Compute report"
-        if path.suffix.lower() in (".nsys-rep", ".qdrep", ".sqlite"):
-            return "an Nsight Systems report (ridgeline reads Nsight Compute CSV exports)"
-        return "binary data"
-    return line
 
 
 def analyze_paths(

@@ -28,6 +28,7 @@ from typing import Any
 
 from ridgeline.errors import InputError, UsageError
 from ridgeline.result import InputInfo, Skipped
+from ridgeline.parsers.sniff import describe_head
 
 KINDS = (
     "dcgm-dmon",
@@ -283,6 +284,7 @@ def scan_telemetry(
                     path,
                     "expected telemetry: dcgmi dmon text, dcgm-exporter scrape, Prometheus JSON, "
                     "nvidia-smi CSV/dmon, or a long/wide telemetry CSV/Parquet table",
+                    actual=describe_head(path),
                 )
             skipped.append(Skipped(str(path), "file", "not a recognized telemetry format"))
             continue

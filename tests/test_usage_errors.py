@@ -1,4 +1,4 @@
-"""Threshold overrides outside their meaningful range are usage errors, not silent no-ops."""
+"""Usage mistakes get a one-line error that says what was expected: thresholds, config, inputs."""
 
 import pytest
 
@@ -33,3 +33,15 @@ def test_config_that_is_not_a_regular_file_says_so(tmp_path):
         load_config(tmp_path)  # a folder
     with pytest.raises(UsageError, match="not found"):
         load_config(tmp_path / "missing.toml")
+
+
+def test_compressed_telemetry_is_named_as_such(tmp_path):
+    import gzip
+
+    from ridgeline.errors import InputError
+    from ridgeline.parsers.telemetry import scan_telemetry
+
+    gz = tmp_path / "metrics.prom.gz"
+    gz.write_bytes(gzip.compress(b"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 50\n"))
+    with pytest.raises(InputError, match="gzip-compressed file"):
+        scan_telemetry([str(gz)])

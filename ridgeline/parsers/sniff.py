@@ -1,0 +1,40 @@
+"""What a file that no reader claims looks like, for one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_COMPRESSED = (
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"\x28\xb5\x2f\xfd", "a zstd-compressed file"),
+    (b"BZh", "a bzip2-compressed file"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"PK\x03\x04", "a zip archive"),
+)
+
+
+def describe_head(path: Path) -> str | None:
+    """The first non-blank line of a text file, or what the file is when it is not text.
+
+    Used in "expected X, got Y" errors for files no reader claims: compressed files,
+    binary Nsight reports, empty files. None when the file cannot be opened.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return None
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), None)
+    if line is None:
+        return "an empty file"
+    for magic, what in _COMPRESSED:
+        if head.startswith(magic):
+            return f"{what} (decompress it first)"
+    if any(ch in line for ch in "\ufffd\x00"):
+        if path.suffix.lower() == ".ncu-rep":
+            return "a binary Nsight Compute report"
+        if path.suffix.lower() in (".nsys-rep", ".qdrep", ".sqlite"):
+            return "an Nsight Systems report (ridgeline reads Nsight Compute CSV exports)"
+        return "binary data"
+    return line
