@@ -894,7 +894,7 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
 
     counters: dict[str, dict[str, str]] = {}  # base counter -> {form suffix: column}
     kinds: dict[str, str] = {}  # base counter -> "total" | "family"
-    for name in present:
+    for name in sorted(present):  # sorted: the source string must not depend on set order
         for kind, rx in (("total", V.TENSOR_TOTAL_RE), ("family", V.TENSOR_FAMILY_RE)):
             mt = rx.match(name)
             if mt:
