@@ -149,55 +149,6 @@ def _polars_every(seconds: float) -> str:
     return f"{us}us"
 
 
-def _window_columns_doc() -> dict[str, tuple[str, str]]:
-    cols: dict[str, tuple[str, str]] = {
-        "host": ("str", "host name"),
-        "gpu": ("i64", "GPU index (parent GPU for MIG instances)"),
-        "gpu_instance": ("str", "MIG GPU instance, null for a whole GPU"),
-        "uuid": ("str", "GPU UUID when known"),
-        "model": ("str", "GPU model when known"),
-        "window_start": ("datetime_us_utc", "window start, UTC"),
-        "window_end": ("datetime_us_utc", "window end, UTC"),
-        "samples": ("i64", "timestamps reported in the window (N/A-only ticks included)"),
-        "interval_s": ("f64", "inferred sample interval (median gap), s"),
-        "span_s": ("f64", "seconds covered by samples, <= window length"),
-        "coverage_ratio": ("f64", "span_s / window length"),
-        "max_gap_s": ("f64", "largest gap between consecutive samples ending in the window, s"),
-    }
-    for stem in RATIO_METRICS:
-        cols[f"{stem}_mean_ratio"] = ("f64", f"mean {stem.replace('_', ' ')} (0..1)")
-        cols[f"{stem}_p95_ratio"] = ("f64", f"95th percentile {stem.replace('_', ' ')} (0..1)")
-    cols.update({
-        "mem_copy_util_mean_ratio": ("f64", "mean NVML memory-copy utilization (0..1)"),
-        "power_mean_w": ("f64", "mean board power, W"),
-        "power_p95_w": ("f64", "95th percentile board power, W"),
-        "sm_clock_mean_hz": ("f64", "mean SM clock, Hz"),
-        "mem_clock_mean_hz": ("f64", "mean memory clock, Hz"),
-        "fb_used_max_bytes": ("f64", "max device memory in use, bytes"),
-        "pcie_tx_mean_bytes_per_s": ("f64", "mean PCIe TX, B/s"),
-        "pcie_rx_mean_bytes_per_s": ("f64", "mean PCIe RX, B/s"),
-        "nvlink_tx_mean_bytes_per_s": ("f64", "mean NVLink TX, B/s"),
-        "nvlink_rx_mean_bytes_per_s": ("f64", "mean NVLink RX, B/s"),
-    })
-    for st in STATES:
-        cols[f"{st}_share"] = ("f64", f"fraction of samples in state {st} (0..1)")
-    for st in SECONDS:
-        cols[f"{st}_s"] = ("f64", f"{st}_share x span_s, s")
-    cols.update({
-        "has_profiling": ("bool", "any DCGM profiling field present"),
-        "profiling_fields": ("i64", "distinct profiling fields present"),
-        "null_values": ("i64", "values reported blank (N/A, sentinel) in the window"),
-        "ratio_clamped_values": ("i64", "profiling ratios in (1, 1.5] clamped to 1"),
-        "ratio_max_raw": ("f64", "largest profiling ratio before clamping"),
-        "percent_as_ratio": ("bool", "a ratio field held values > 1.5 (percent fed as ratio)"),
-        "ratio_as_percent": ("bool", "GPU-Util looked like a ratio fed as percent"),
-        "stalled_fields": ("str", "profiling fields constant and non-zero over >= 30 samples"),
-        "excluded": ("str", "why the window is unfit for performance rules, or null"),
-    })
-    return cols
-
-
-from ridgeline.analyzer.schema import WINDOW_COLUMNS  # noqa: E402  (same list, kept in the contract file)
 
 
 def _gid_expr(seed: int = 20260105):
@@ -406,7 +357,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
 def _finish_columns(df):
     import polars as pl
 
-    from ridgeline.analyzer.schema import polars_schema
+    from ridgeline.analyzer.schema import WINDOW_COLUMNS, polars_schema
 
     types = polars_schema(WINDOW_COLUMNS)
     exprs = [(pl.col(c).cast(t) if c in df.columns else pl.lit(None, dtype=t).alias(c)) for c, t in types.items()]
