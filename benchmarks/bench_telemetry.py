@@ -6,7 +6,7 @@ value), 8 GPUs per host, 1 s samples, 12 fields. Then, each in its own subproces
 RSS is measured per run:
 
 * ``ridgeline``: ``scan_telemetry(folder)`` + ``reduce_windows(window="5m")`` (lazy scan,
-  per-host chunks on polars' streaming engine);
+  per-host chunks, each read with its filter pushed into the scan);
 * ``baseline``: a bare polars lazy group-by over the same files (mean value per host, GPU,
   field and 5-minute window), streaming.
 
