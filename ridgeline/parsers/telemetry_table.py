@@ -22,6 +22,7 @@ expressions. Rows whose field ridgeline does not know are listed in ``skipped`` 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ridgeline.errors import InputError
@@ -190,14 +191,26 @@ def _parquet_distinct(path: Path, column: str) -> list | None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
-        seen: set = set()
-        for f in files:
+        def names_in(f) -> set:
+            found: set = set()
             pf = pq.ParquetFile(str(f), read_dictionary=[column])
             for i in range(pf.num_row_groups):
                 for chunk in pf.read_row_group(i, columns=[column]).column(0).chunks:
                     values = chunk.dictionary if isinstance(chunk, pa.DictionaryArray) else chunk.unique()
-                    seen.update(values.to_pylist())
+                    found.update(values.to_pylist())
+            return found
+
+        files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
+        seen: set = set()
+        if len(files) > 1:  # files in parallel (pyarrow releases the GIL while decoding)
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(len(files), os.cpu_count() or 2)) as pool:
+                for found in pool.map(names_in, files):
+                    seen.update(found)
+        else:
+            for f in files:
+                seen.update(names_in(f))
         return sorted(seen, key=lambda v: (v is None, str(v)))
     except Exception:  # noqa: BLE001 - fall back to the polars pass
         return None
