@@ -200,6 +200,46 @@ def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
 
 
+# --------------------------------------------------------------------------------------
+# options shared by several commands, defined once
+# --------------------------------------------------------------------------------------
+def _options(*decorators):
+    """Several click options applied as one decorator, in the order given."""
+
+    def apply(func):
+        for decorator in reversed(decorators):
+            func = decorator(func)
+        return func
+
+    return apply
+
+
+RULE_OPTIONS = _options(
+    click.option("--select", multiple=True, metavar="CODES",
+                 help="Only these rules (codes or prefixes, comma-separated or repeated)."),
+    click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes)."),
+    click.option("--config", type=click.Path(dir_okay=False),
+                 help="TOML file with a [tool.ridgeline] table (default ./ridgeline.toml)."),
+    click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE",
+                 help="Override a rule threshold."),
+)
+FAIL_ON_OPTION = click.option("--fail-on", type=click.Choice(["warning", "critical"]),
+                              help="Exit 1 when a finding this severe (or worse) exists.")
+STRICT_OPTION = click.option("--strict/--lenient", default=True, show_default=True,
+                             help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
+# telemetry inputs given next to a profile (analyze, report)
+TELEMETRY_INPUT_OPTIONS = _options(
+    click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given."),
+    click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m)."),
+    click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV)."),
+    click.option("--start", default=None, metavar="TIME",
+                 help="Telemetry: time of the first tick for inputs without timestamps (dcgmi dmon), ISO 8601."),
+    click.option("--interval", default=None, metavar="DURATION",
+                 help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s)."),
+    click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name)."),
+)
+
+
 @cli.command("analyze")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--gpu", metavar="NAME", help="Force the GPU (catalogue name or spelling: H100, h100-sxm, A100-SXM4-80GB).")
@@ -207,21 +247,10 @@ def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]), default="table",
               show_default=True, help="table: readable report; json: one document; csv/parquet: the per-launch table.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes, comma-separated or repeated).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes).")
-@click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table (default ./ridgeline.toml).")
-@click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
-@click.option("--fail-on", type=click.Choice(["warning", "critical"]), help="Exit 1 when a finding this severe (or worse) exists.")
-@click.option("--strict/--lenient", default=True, show_default=True,
-              help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
-@click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given.")
-@click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m).")
-@click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV).")
-@click.option("--start", default=None, metavar="TIME",
-              help="Telemetry: time of the first tick for inputs without timestamps (dcgmi dmon), ISO 8601.")
-@click.option("--interval", default=None, metavar="DURATION",
-              help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s).")
-@click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name).")
+@RULE_OPTIONS
+@FAIL_ON_OPTION
+@STRICT_OPTION
+@TELEMETRY_INPUT_OPTIONS
 @click.option("--all-windows", is_flag=True,
               help="Telemetry: every window row (first 40) instead of per-GPU totals and the worst windows.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PATH",
@@ -429,8 +458,7 @@ def _save_plot(fig, path) -> None:
 @click.option("--title", help="Plot title (default names the GPU and the input).")
 @click.option("--levels/--no-levels", default=True, show_default=True,
               help="Also mark the labelled kernels at their L2/L1 intensities (hollow) when counted.")
-@click.option("--strict/--lenient", default=True, show_default=True,
-              help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
+@STRICT_OPTION
 def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title, levels, strict):
     """Draw the roofline: kernels as points against the GPU's bandwidth and compute roofs.
 
@@ -492,20 +520,9 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
 @click.option("--compare-gpu", metavar="NAME", help="HTML: also draw this catalogue GPU's roofs on the plot.")
 @click.option("--per-launch", is_flag=True, help="HTML: plot one point per launch instead of one per kernel name.")
 @click.option("--title", help="Page title (default names the GPU and the inputs).")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes).")
-@click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table.")
-@click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
-@click.option("--strict/--lenient", default=True, show_default=True,
-              help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
-@click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given.")
-@click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m).")
-@click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV).")
-@click.option("--start", default=None, metavar="TIME",
-              help="Telemetry: time of the first tick for inputs without timestamps (dcgmi dmon), ISO 8601.")
-@click.option("--interval", default=None, metavar="DURATION",
-              help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s).")
-@click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name).")
+@RULE_OPTIONS
+@STRICT_OPTION
+@TELEMETRY_INPUT_OPTIONS
 def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds, strict,
                window, warmup, tz, start=None, interval=None, host=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
@@ -679,11 +696,8 @@ def _demo_next_steps(folder, copy_to) -> str:
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]), default="table", show_default=True,
               help="table: readable report; json: one document; csv/parquet: the per-window table.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these rules (codes or prefixes).")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes).")
-@click.option("--config", type=click.Path(dir_okay=False), help="TOML file with a [tool.ridgeline] table.")
-@click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE", help="Override a rule threshold.")
-@click.option("--fail-on", type=click.Choice(["warning", "critical"]), help="Exit 1 when a finding this severe (or worse) exists.")
+@RULE_OPTIONS
+@FAIL_ON_OPTION
 @click.option("--all-windows", is_flag=True,
               help="Table: every window row (up to --max-rows) instead of per-GPU totals and the worst windows.")
 @click.option("--worst", type=click.IntRange(min=0), default=10, show_default=True,
