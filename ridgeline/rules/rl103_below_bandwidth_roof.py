@@ -11,7 +11,8 @@ class BelowBandwidthRoof(Rule):
 
     What it finds
     -------------
-    Kernel name groups left of the ridge (group DRAM intensity below the ridge point) whose
+    Kernel name groups left of the ridge (group DRAM intensity below the ridge point, or no FLOPs
+    at all: copies, transposes, gathers) whose
     achieved DRAM bandwidth (total DRAM bytes / total duration of the launches that measured
     both) is below ``min_bandwidth_fraction`` of the bandwidth roof. Groups whose mean launch is
     shorter than ``min_mean_duration_s`` are left to RL106: a few-microsecond kernel cannot ramp
@@ -58,8 +59,9 @@ class BelowBandwidthRoof(Rule):
         frac = c("achieved_dram_bytes_per_s") / c("peak_bw_bytes_per_s")
         hits = groups.with_columns(bw_fraction=frac).filter(
             c("intensity_dram").is_not_null()
-            & (c("ridge_flop_per_byte") > 0)
-            & (c("intensity_dram") < c("ridge_flop_per_byte"))
+            # left of the ridge; a kernel with no FLOPs at all (copy, transpose, gather) sits at
+            # intensity 0 and has no ridge of its own, but its only roof is the bandwidth roof
+            & ((c("intensity_dram") == 0) | ((c("ridge_flop_per_byte") > 0) & (c("intensity_dram") < c("ridge_flop_per_byte"))))
             & (c("peak_bw_bytes_per_s") > 0)
             & (c("bw_fraction") < p["min_bandwidth_fraction"])
             & (c("mean_duration_s") >= p["min_mean_duration_s"])
