@@ -627,6 +627,39 @@ def roofline_figure(
     return fig
 
 
+def distinct_tags(labels: Sequence[str]) -> list[str]:
+    """The part of each input label that tells it apart from the others.
+
+    ``decode-b1-h100, decode-b8-h100, decode-b256-h100`` -> ``b1, b8, b256``: the common
+    prefix and suffix are cut at a separator (``-``, ``_``, ``.``, space or ``/``) so a tag never
+    starts or ends mid-word. Labels that are all the same, or a single label, are kept whole.
+    """
+    labels = [str(x) for x in labels]
+    if len(set(labels)) < 2:
+        return labels
+    seps = "-_. /"
+
+    def common_prefix(items: list[str]) -> int:
+        n = 0
+        for chars in zip(*items):
+            if len(set(chars)) > 1:
+                break
+            n += 1
+        # back off to just after the last separator inside the common part
+        while n > 0 and items[0][n - 1] not in seps:
+            n -= 1
+        return n
+
+    pre = common_prefix(labels)
+    rev = [x[::-1] for x in labels]
+    suf = common_prefix(rev)
+    out = []
+    for x in labels:
+        tag = x[pre: len(x) - suf if suf else None].strip(seps)
+        out.append(tag or x)
+    return out
+
+
 def label_text(short: str, input_label: str | None = None) -> str:
     """A point's label: the short kernel name, cut to fit; on multi-input plots, tagged with its input."""
     if input_label is None:
@@ -711,8 +744,9 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
         ))
 
     placed = []
+    tags = distinct_tags(labels) if multi else []
     for idx, rank, p in items:
-        text = label_text(p["short"], labels[idx] if multi else None)
+        text = label_text(p["short"], tags[idx] if multi else None)
         cx, cy = ax.transData.transform((p["x"], p["y"]))
         own = math.sqrt(point_area(p["share"])) / 2  # clear the marker itself (in points)
         best = None
