@@ -25,6 +25,9 @@ CASES = [
     ("void at::native::(anonymous namespace)::upsample_linear1d_out_frame<float>", None),
     ("void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16>", None),
     ("vllm::fused_add_rms_norm_kernel", None),
+    # attention-adjacent, never reads the KV cache: not judged as attention
+    ("void flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false>, 4, 1, true>(Flash_fwd_params)", None),
+    ("void flashinfer::PersistentVariableLengthMergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16>(...)", None),
     ("", None),
 ]
 

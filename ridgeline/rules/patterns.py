@@ -29,6 +29,14 @@ ATTENTION_PATTERNS: tuple[str, ...] = (
     r"cached_kv",  # single_query_cached_kv_attention (vLLM, early)
 )
 
+# Attention-adjacent kernels that never touch the KV cache: split-KV / split-K combine steps
+# and FlashInfer's state merges read the partial outputs (O, LSE) of the attention kernel, so
+# KV-cache remedies do not apply to them; they are judged as ordinary kernels.
+ATTENTION_EXCLUDE: tuple[str, ...] = (
+    r"combine",  # flash_fwd_splitkv_combine_kernel, flash_fwd_splitkv_mla_combine_kernel
+    r"merge_?states",  # flashinfer MergeStates, VariableLengthMergeStates
+)
+
 # Dense matrix products: cuBLAS/cuBLASLt (sm90_xmma_gemm_*, nvjet_*, ampere_*gemm*), CUTLASS,
 # Triton matmul, Marlin / GEMV kernels for weight-only quantization, PyTorch linear layers.
 GEMM_PATTERNS: tuple[str, ...] = (
@@ -55,15 +63,19 @@ GEMM_EXCLUDE: tuple[str, ...] = (
 _ATTN = "(?i)" + "|".join(f"(?:{p})" for p in ATTENTION_PATTERNS)
 _GEMM = "(?i)" + "|".join(f"(?:{p})" for p in GEMM_PATTERNS)
 _GEMM_EXCL = "(?i)" + "|".join(f"(?:{p})" for p in GEMM_EXCLUDE)
+_ATTN_EXCL = "(?i)" + "|".join(f"(?:{p})" for p in ATTENTION_EXCLUDE)
 
 _ATTN_RE = re.compile(_ATTN)
 _GEMM_RE = re.compile(_GEMM)
 _GEMM_EXCL_RE = re.compile(_GEMM_EXCL)
+_ATTN_EXCL_RE = re.compile(_ATTN_EXCL)
 
 
 def kernel_family(name: str | None) -> str | None:
     """``"attention"``, ``"gemm"`` or None for one kernel name (Python twin of :func:`family_expr`)."""
     if not name:
+        return None
+    if _ATTN_EXCL_RE.search(name):
         return None
     if _ATTN_RE.search(name):
         return "attention"
@@ -78,7 +90,9 @@ def family_expr():
 
     name = pl.coalesce(pl.col("kernel_name"), pl.col("short_name")).fill_null("")
     return (
-        pl.when(name.str.contains(_ATTN))
+        pl.when(name.str.contains(_ATTN_EXCL))
+        .then(pl.lit(None, dtype=pl.String))
+        .when(name.str.contains(_ATTN))
         .then(pl.lit("attention"))
         .when(name.str.contains(_GEMM) & ~name.str.contains(_GEMM_EXCL))
         .then(pl.lit("gemm"))
