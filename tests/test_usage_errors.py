@@ -45,3 +45,20 @@ def test_compressed_telemetry_is_named_as_such(tmp_path):
     gz.write_bytes(gzip.compress(b"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 50\n"))
     with pytest.raises(InputError, match="gzip-compressed file"):
         scan_telemetry([str(gz)])
+
+
+def test_grouped_finding_lines_keep_a_space_before_the_impact_and_fit_80_columns():
+    from ridgeline.render.terminal import format_result
+    from ridgeline.result import AnalysisResult
+    from ridgeline.rules.base import Finding
+
+    long = "at::native::distribution_elementwise_grid_stride_kernel_with_a_very_long_name"
+    findings = [
+        Finding(code="RL108", name="l2-bandwidth-bound", severity="warning", subject=s, message=m,
+                remedy="r", impact_s=18.1e-6, impact_share=0.101)
+        for s, m in ((long, "m1"), ("softmax_warp_forward", "m2"))
+    ]
+    text = format_result(AnalysisResult(findings=findings))
+    line = next(ln for ln in text.splitlines() if ln.startswith("  - at::native"))
+    assert " up to 18.1 us (10.1%)" in line
+    assert max(len(ln) for ln in text.splitlines()) <= 80

@@ -437,7 +437,7 @@ def _findings(result) -> list[str]:
                 impact = f"up to {fmt_seconds(f.impact_s)}"
                 if f.impact_share is not None:
                     impact += f" ({fmt_pct(f.impact_share, 1)})"
-            lines.append(f"  - {label:<{name_w}}{impact:>21}".rstrip())
+            lines.append(f"  - {label:<{name_w}} {impact:>21}".rstrip())  # 4 + 54 + 1 + 21 = 80
             if not compact and not same_message:
                 lines += _wrap(f.message, "      ")
             if not compact and len(remedies) > 1:
