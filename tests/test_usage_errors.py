@@ -62,3 +62,23 @@ def test_grouped_finding_lines_keep_a_space_before_the_impact_and_fit_80_columns
     line = next(ln for ln in text.splitlines() if ln.startswith("  - at::native"))
     assert " up to 18.1 us (10.1%)" in line
     assert max(len(ln) for ln in text.splitlines()) <= 80
+
+
+def test_fleet_summary_separates_memory_bound_time_from_idle_tensor_time():
+    import polars as pl
+
+    from ridgeline.analyzer.telemetry import fleet_summary
+
+    base = {"host": "n1", "gpu": 0, "gpu_instance": None, "span_s": 300.0, "excluded": None,
+            "has_profiling": True, "allocated_idle_s": 0.0}
+    windows = pl.DataFrame([
+        # 240 s busy with idle tensor cores, 180 s of it with DRAM busy (memory-bound)
+        {**base, "busy_tensor_idle_s": 240.0, "memory_bound_s": 180.0},
+        # memory-bound seconds beyond the busy-tensor-idle ones are capped at those
+        {**base, "busy_tensor_idle_s": 60.0, "memory_bound_s": 120.0},
+        # excluded windows count for nothing
+        {**base, "busy_tensor_idle_s": 300.0, "memory_bound_s": 300.0, "excluded": "stuck profiler"},
+    ])
+    (row,) = fleet_summary(windows).to_dicts()
+    assert row["busy_tensor_idle_h"] == pytest.approx((240 + 60) / 3600)
+    assert row["memory_bound_h"] == pytest.approx((180 + 60) / 3600)

@@ -510,8 +510,11 @@ def fleet_summary(windows, *, by: str = "gpu"):
 
     wasted = busy-but-tensor-idle seconds (windows not excluded, with profiling data) +
     allocated-but-idle seconds: an upper bound of GPU time that did no tensor work.
+    ``memory_bound_h`` is the part of busy_tensor_idle_h during which DRAM was busy too
+    (per window the smaller of the memory-bound and busy-tensor-idle seconds): time spent
+    moving bytes, where the lever is batching or fewer bytes rather than finding idle GPUs.
     Columns: host[, gpu, gpu_instance], gpus, windows, span_h, busy_tensor_idle_h,
-    allocated_idle_h, wasted_gpu_h, wasted_share (of span), rank.
+    memory_bound_h, allocated_idle_h, wasted_gpu_h, wasted_share (of span), rank.
     """
     import polars as pl
 
@@ -521,6 +524,8 @@ def fleet_summary(windows, *, by: str = "gpu"):
     ok = pl.col("excluded").is_null() & pl.col("has_profiling")
     w = windows.with_columns(
         pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).alias("_bti"),
+        pl.when(ok).then(pl.min_horizontal(pl.col("memory_bound_s"), pl.col("busy_tensor_idle_s")))
+        .otherwise(0.0).fill_null(0.0).alias("_mb"),
         pl.col("allocated_idle_s").fill_null(0.0).alias("_ai"),
         pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                        pl.col("gpu_instance").fill_null("")], separator="/").alias("_gpu_id"),
@@ -530,6 +535,7 @@ def fleet_summary(windows, *, by: str = "gpu"):
         pl.len().alias("windows"),
         (pl.col("span_s").sum() / 3600).alias("span_h"),
         (pl.col("_bti").sum() / 3600).alias("busy_tensor_idle_h"),
+        (pl.col("_mb").sum() / 3600).alias("memory_bound_h"),
         (pl.col("_ai").sum() / 3600).alias("allocated_idle_h"),
     ).with_columns(
         (pl.col("busy_tensor_idle_h") + pl.col("allocated_idle_h")).alias("wasted_gpu_h"),

@@ -48,6 +48,7 @@ FLEET_KEYS: dict[str, str] = {
     "windows": "windows in the group",
     "span_h": "GPU-hours observed",
     "busy_tensor_idle_h": "GPU-hours busy (GPU-Util) with idle tensor cores, windows not excluded by RL205 only",
+    "memory_bound_h": "the part of busy_tensor_idle_h with DRAM busy too (memory-bound: moving bytes, not idle)",
     "allocated_idle_h": "GPU-hours idle with memory allocated",
     "wasted_gpu_h": "busy_tensor_idle_h + allocated_idle_h: an upper bound of GPU time that did no tensor work",
     "wasted_share": "wasted_gpu_h / span_h (0..1), null when nothing was observed",

@@ -198,6 +198,10 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     lines.append("")
     lines.append(f"Fleet: wasted {wasted:.2f} GPU-h of {span_h:.2f} GPU-h observed "
                  f"({_pct(wasted / span_h if span_h else None)}, upper bound)")
+    mem_h = float(fleet.get_column("memory_bound_h").sum() or 0.0)
+    if mem_h > 0:
+        lines += _wrap(f"of which {mem_h:.2f} GPU-h with DRAM busy: memory-bound work (batch more or move "
+                       "fewer bytes), not idle GPUs", "  ")
     top = fleet.filter(pl.col("wasted_gpu_h") > 0).head(5)
     for r in top.iter_rows(named=True):
         lines.append(f"  {r['rank']:>3}. host:{_cut(r['host'] or '?', 24)} gpu:{_gpu_label(r):<6} "
