@@ -65,9 +65,9 @@ def fmt_seconds(value: float | None) -> str:
 
 
 def fmt_pct(value: float | None, digits: int = 1) -> str:
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    return f"{value * 100:.{digits}f}%"
+    from ridgeline.render.terminal import fmt_pct as pct
+
+    return pct(value, digits, missing="n/a")
 
 
 def fmt_num(value: float | None, digits: int = 3) -> str:

@@ -17,14 +17,10 @@ import math
 import textwrap
 from typing import Any
 
+from ridgeline.render.terminal import fmt_pct, shorten
+
 WIDTH = 80
 MAX_ROWS = 40
-
-
-def _pct(x: Any) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "-"
-    return f"{100 * x:.0f}%"
 
 
 def _num(x: Any, digits: int = 0) -> str:
@@ -43,10 +39,6 @@ def _dur(s: float | None) -> str:
     if s >= 60:
         return f"{s / 60:.1f}m"
     return f"{s:.0f}s"
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "~"
 
 
 def _gpu_label(row: dict) -> str:
@@ -81,10 +73,10 @@ def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M") -> str:
         length = r["_observed"]
     util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
     start = r["window_start"].strftime(start_fmt) if r.get("window_start") else "-"
-    line = (f"{_cut(r['host'] or '?', 11):<11} {_cut(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
-            f"{_cut(str(r['samples']), 5):>5} {_pct(r['coverage_ratio']):>4} {_pct(util):>4} "
-            f"{_pct(r['gr_engine_active_mean_ratio']):>5} {_pct(r['tensor_active_mean_ratio']):>4} "
-            f"{_pct(r['dram_active_mean_ratio']):>4} {_num(r['power_mean_w']):>5} {_dur(r['_waste']):>5}")
+    line = (f"{shorten(r['host'] or '?', 11):<11} {shorten(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
+            f"{shorten(str(r['samples']), 5):>5} {fmt_pct(r['coverage_ratio']):>4} {fmt_pct(util):>4} "
+            f"{fmt_pct(r['gr_engine_active_mean_ratio']):>5} {fmt_pct(r['tensor_active_mean_ratio']):>4} "
+            f"{fmt_pct(r['dram_active_mean_ratio']):>4} {_num(r['power_mean_w']):>5} {_dur(r['_waste']):>5}")
     if r.get("excluded") is not None:
         line = line[: WIDTH - 2] + " x"
     return line[:WIDTH]
@@ -197,19 +189,19 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     span_h = float(fleet.get_column("span_h").sum() or 0.0)
     lines.append("")
     lines.append(f"Fleet: wasted {wasted:.2f} GPU-h of {span_h:.2f} GPU-h observed "
-                 f"({_pct(wasted / span_h if span_h else None)}, upper bound)")
+                 f"({fmt_pct(wasted / span_h if span_h else None)}, upper bound)")
     mem_h = float(fleet.get_column("memory_bound_h").sum() or 0.0)
     if mem_h > 0:
         lines += _wrap(f"of which {mem_h:.2f} GPU-h with DRAM busy: memory-bound work (batch more or move "
                        "fewer bytes), not idle GPUs", "  ")
     top = fleet.filter(pl.col("wasted_gpu_h") > 0).head(5)
     for r in top.iter_rows(named=True):
-        lines.append(f"  {r['rank']:>3}. host:{_cut(r['host'] or '?', 24)} gpu:{_gpu_label(r):<6} "
-                     f"{r['wasted_gpu_h']:.2f} GPU-h ({_pct(r['wasted_share'])} of its time)")
+        lines.append(f"  {r['rank']:>3}. host:{shorten(r['host'] or '?', 24)} gpu:{_gpu_label(r):<6} "
+                     f"{r['wasted_gpu_h']:.2f} GPU-h ({fmt_pct(r['wasted_share'])} of its time)")
     if hosts > 1:
         by_host = fleet_summary(w, by="host").filter(pl.col("wasted_gpu_h") > 0).head(5)
         for r in by_host.iter_rows(named=True):
-            lines.append(f"  host {r['rank']:>3}. {_cut(r['host'] or '?', 30)}: {r['wasted_gpu_h']:.2f} GPU-h over "
+            lines.append(f"  host {r['rank']:>3}. {shorten(r['host'] or '?', 30)}: {r['wasted_gpu_h']:.2f} GPU-h over "
                          f"{r['gpus']} GPU(s)")
     return "\n".join(lines) + "\n"
 

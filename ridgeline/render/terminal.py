@@ -71,9 +71,10 @@ def fmt_si(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}"
 
 
-def fmt_pct(ratio: float | None, digits: int = 0) -> str:
+def fmt_pct(ratio: float | None, digits: int = 0, *, missing: str = "-") -> str:
+    """0.3617 -> '36%' (``digits`` decimals); ``missing`` for None and non-finite values."""
     if ratio is None or not math.isfinite(ratio):
-        return "-"
+        return missing
     return f"{ratio * 100:.{digits}f}%"
 
 
