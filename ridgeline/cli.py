@@ -362,7 +362,7 @@ def gpus_cmd(name, fmt):
             return
         lines = [
             f"{gpu.name}  ({note})",
-            f"  compute capability {gpu.cc}, {gpu.sm_count} SMs, {gpu.memory_bytes / 2**30:.0f} GiB, "
+            f"  compute capability {gpu.cc}, {gpu.sm_count} SMs, {gpu.memory_bytes / 1e9:.0f} GB, "
             f"DRAM {gpu.dram_bw_bytes_per_s / 1e12:.3g} TB/s",
             f"  {'precision':<14}{'peak TFLOP/s':>14}{'ridge FLOP/B':>14}",
         ]

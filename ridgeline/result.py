@@ -26,6 +26,7 @@ class Roof:
     source: str
     precision: str | None = None  # fp64, fp32, fp16, tf32_tensor, fp16_tensor, fp8_tensor, int8_tensor, fp64_tensor
     level: str | None = None  # dram, l2, l1
+    path: str | None = None  # tensor instruction path the roof is for: hgmma, hmma, hgmma+hmma (null: any)
     detail: str | None = None  # e.g. "dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second"
 
     @property

@@ -136,10 +136,16 @@ def test_decode_b8_qkv_gemm_counters_match_hand_arithmetic():
     assert t == pytest.approx(50_495_488 / H100_BW / 0.84, rel=0.025)
     assert qkv["device__attribute_display_name"] == "NVIDIA H100 80GB HBM3"
     assert qkv["CC"] == "9.0"
-    # recorded peaks: 989 TFLOP/s and 3.35 TB/s at the recorded clocks
-    tensor_peak = float(qkv["sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained"]) * float(
-        qkv["sm__cycles_elapsed.avg.per_second"])
+    # recorded peaks: 989 TFLOP/s dense (wgmma, sparsity off) and 3.35 TB/s at the recorded clocks;
+    # as in real Hopper exports the bf16 total's peak is the 2:4-sparse rate, twice the dense one,
+    # and the legacy mma.sync path's dense rate is 2/3 of wgmma's
+    clock = float(qkv["sm__cycles_elapsed.avg.per_second"])
+    fam = "sm__ops_path_tensor_op_{}_src_bf16_dst_fp32_sparsity_{}.sum"
+    tensor_peak = float(qkv[fam.format("hgmma", "off") + ".peak_sustained"]) * clock
     assert tensor_peak == pytest.approx(989e12, rel=0.002)
+    assert float(qkv["sm__ops_path_tensor_src_bf16_dst_fp32.sum.peak_sustained"]) * clock == pytest.approx(2 * 989e12, rel=0.002)
+    assert float(qkv[fam.format("hmma", "off") + ".peak_sustained"]) * clock == pytest.approx(989e12 * 2 / 3, rel=0.002)
+    assert int(qkv[fam.format("hgmma", "off")]) == 2 * 8 * 6144 * 4096 and int(qkv[fam.format("hmma", "off")]) == 0
     bw = float(qkv["dram__bytes.sum.peak_sustained"]) * float(qkv["dram__cycles_elapsed.avg.per_second"])
     assert bw == pytest.approx(H100_BW, rel=0.001)
 

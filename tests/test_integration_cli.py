@@ -301,7 +301,9 @@ def test_roofs_of_two_devices_are_listed_per_device(capsys):
     assert "  NVIDIA H100 80GB HBM3:" in roofs and "  NVIDIA H200:" in roofs
     h200 = roofs[roofs.index("  NVIDIA H200:") + 1:]
     # H200: 989 TFLOP/s over its own 4.8 TB/s -> ridge 206 FLOP/B (not the H100's 295)
-    assert any("BF16/FP16 TC" in ln and " 206 " in ln for ln in h200)
+    assert any("BF16 TC wgmma" in ln and " 206 " in ln for ln in h200)
+    # FlashAttention-2 runs the mma.sync path: 2/3 of the dense wgmma rate -> ridge ~138
+    assert any("BF16 TC mma.sync" in ln and " 138 " in ln for ln in h200)
     assert max(map(len, out.splitlines())) <= 80
 
 

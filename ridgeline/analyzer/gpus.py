@@ -70,6 +70,13 @@ class GPU:
     notes: str = ""
     derived: tuple[str, ...] = ()
     family_default: bool = False
+    # SM clock each datasheet figure assumes (precision key or "default" -> Hz), where known:
+    # lets a datasheet roof be scaled to the clock an export recorded, as ncu's own peaks are
+    datasheet_clock_hz: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def datasheet_clock(self, precision: str) -> float | None:
+        """SM clock (Hz) the datasheet's figure for ``precision`` assumes; None when not known."""
+        return self.datasheet_clock_hz.get(precision, self.datasheet_clock_hz.get("default"))
 
     def peak(self, precision: str) -> float | None:
         """Dense peak FLOP/s for a precision key, None when the GPU cannot run it."""
@@ -94,6 +101,7 @@ class GPU:
             "peak_flops_per_s": {p: self.peak_flops[p] for p in PRECISIONS if p in self.peak_flops},
             "ridge_flop_per_byte": {p: self.ridge(p) for p in PRECISIONS if p in self.peak_flops},
             "derived": list(self.derived),
+            "datasheet_clock_hz": dict(self.datasheet_clock_hz),
             "source": self.source,
             "notes": self.notes,
         }
@@ -138,6 +146,7 @@ def _load() -> tuple[GPU, ...]:
                 memory_bytes=int(entry["memory_bytes"]),
                 dram_bw_bytes_per_s=float(entry["dram_bw_bytes_per_s"]),
                 peak_flops=peaks,
+                datasheet_clock_hz={k: float(v) for k, v in entry.get("datasheet_clock_hz", {}).items()},
                 source=entry["source"],
                 notes=entry.get("notes", ""),
                 derived=tuple(entry.get("derived", ())),

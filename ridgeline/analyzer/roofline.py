@@ -145,14 +145,17 @@ def _catalogue_frame(entries: list[tuple[str | None, GPU | None, str]]):
     rows = {"_dev": [], "gpu": [], "_cat_bw": []}
     for p in PRECISIONS:
         rows[f"_cat_{p}"] = []
+        rows[f"_catclk_{p}"] = []
     for name, gpu, _note in entries:
         rows["_dev"].append(name if name is not None else "")
         rows["gpu"].append(gpu.name if gpu else None)
         rows["_cat_bw"].append(gpu.dram_bw_bytes_per_s if gpu else None)
         for p in PRECISIONS:
             rows[f"_cat_{p}"].append(gpu.peak(p) if gpu else None)
+            rows[f"_catclk_{p}"].append(gpu.datasheet_clock(p) if gpu and gpu.peak(p) else None)
     schema = {"_dev": pl.String, "gpu": pl.String, "_cat_bw": pl.Float64}
     schema.update({f"_cat_{p}": pl.Float64 for p in PRECISIONS})
+    schema.update({f"_catclk_{p}": pl.Float64 for p in PRECISIONS})
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -214,27 +217,44 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
         pl.col("sm_clock_hz").median().alias("_sm_clk"),
         pl.col("dram_clock_hz").median().alias("_dram_clk"),
     )
+    # tensor roofs: per device, precision and instruction path (a mma.sync kernel's roof is the
+    # mma.sync rate); the clock stated with a roof is the median over the same launches
     is_tensor = pl.col("precision").str.ends_with("_tensor")
+    has_peak = pl.col("peak_flops_tensor_per_s").is_not_null()
     meas_t = (
         df.filter(is_tensor)
-        .group_by("_dev", "precision")
-        .agg(pl.col("peak_flops_tensor_per_s").median().alias("_m_tensor"))
+        .group_by("_dev", "precision", "tensor_path")
+        .agg(
+            pl.col("peak_flops_tensor_per_s").median().alias("_m_tensor"),
+            pl.col("sm_clock_hz").filter(has_peak).median().alias("_t_clk"),
+            has_peak.sum().cast(pl.Int64).alias("_t_n"),
+            pl.col("peak_flops_tensor_per_s_source").drop_nulls().first().alias("_t_src"),
+        )
     )
     df = df.join(meas, on="_dev", how="left", maintain_order="left")
-    df = df.join(meas_t, on=["_dev", "precision"], how="left", maintain_order="left", nulls_equal=False)
+    df = df.join(meas_t, on=["_dev", "precision", "tensor_path"], how="left", maintain_order="left", nulls_equal=True)
 
-    measured = pl.lit(None, dtype=pl.Float64)
-    catalogue = pl.lit(None, dtype=pl.Float64)
     m_expr = None
     c_expr = None
+    k_expr = None
     for p in PRECISIONS:
         m_col = f"_m_{p}" if p in MEASURED_PEAK_COLUMNS else "_m_tensor" if p.endswith("_tensor") else None
         cond = pl.col("precision") == p
         m_val = pl.col(m_col) if m_col else pl.lit(None, dtype=pl.Float64)
         m_expr = (pl.when(cond) if m_expr is None else m_expr.when(cond)).then(m_val)
-        c_expr = (pl.when(cond) if c_expr is None else c_expr.when(cond)).then(pl.col(f"_cat_{p}"))
+        # a datasheet peak assumes a clock: scaled to the SM clock the export recorded (as ncu's
+        # own peaks are), when the catalogue knows that clock
+        ratio = pl.col("_sm_clk") / pl.col(f"_catclk_{p}")
+        c_val = pl.col(f"_cat_{p}") * pl.coalesce(ratio, pl.lit(1.0))
+        c_expr = (pl.when(cond) if c_expr is None else c_expr.when(cond)).then(c_val)
+        k_expr = (pl.when(cond) if k_expr is None else k_expr.when(cond)).then(pl.col(f"_catclk_{p}"))
     measured = m_expr.otherwise(None)
     catalogue = c_expr.otherwise(None)
+    cat_raw = None
+    for p in PRECISIONS:
+        cond = pl.col("precision") == p
+        cat_raw = (pl.when(cond) if cat_raw is None else cat_raw.when(cond)).then(pl.col(f"_cat_{p}"))
+    df = df.with_columns(k_expr.otherwise(None).alias("_catclk"), cat_raw.otherwise(None).alias("_cat_raw"))
     bw_src_measured = (
         pl.when(pl.col("_m_bw_src").fill_null("").str.contains("attribute"))
         .then(pl.lit("ncu-device-attributes"))
@@ -416,13 +436,21 @@ def _roofs_used(df, meas) -> list[Roof]:
                     detail=f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column} = {row[f'_m_{lvl}_src']}",
                 )
             )
+    is_t = pl.col("precision").str.ends_with("_tensor") & pl.col("_m_tensor").is_not_null()
     comp = (
         df.filter(pl.col("peak_flops_per_s").is_not_null() & pl.col("precision").is_not_null())
-        .group_by("_dev", "gpu", "precision", "peak_flops_per_s", "peak_flops_source", "_n_dev", "_sm_clk")
+        .with_columns(
+            pl.when(is_t).then(pl.col("tensor_path")).alias("_path"),
+            pl.when(is_t).then(pl.col("_t_clk")).otherwise(pl.col("_sm_clk")).alias("_clk"),
+            pl.when(is_t).then(pl.col("_t_n")).otherwise(pl.col("_n_dev")).alias("_n"),
+            pl.when(is_t).then(pl.col("_t_src")).alias("_src"),
+        )
+        .group_by("_dev", "gpu", "precision", "_path", "peak_flops_per_s", "peak_flops_source", "_n", "_clk", "_src",
+                  "_cat_raw", "_catclk")
         .agg()
     )
     order = {p: i for i, p in enumerate(PRECISIONS)}
-    rows = sorted(comp.iter_rows(named=True), key=lambda r: (r["_dev"], order.get(r["precision"], 99)))
+    rows = sorted(comp.iter_rows(named=True), key=lambda r: (r["_dev"], order.get(r["precision"], 99), r["_path"] or ""))
     for row in rows:
         p = row["precision"]
         column = MEASURED_PEAK_COLUMNS.get(p, "peak_flops_tensor_per_s")
@@ -432,14 +460,42 @@ def _roofs_used(df, meas) -> list[Roof]:
                 value=float(row["peak_flops_per_s"]),
                 source=row["peak_flops_source"],
                 precision=p,
-                detail=_detail(row, column, None),
+                path=row["_path"],
+                detail=_compute_detail(row, column),
             )
         )
     return list(dict.fromkeys(roofs))
 
 
+def _compute_detail(row: dict, column: str) -> str:
+    """Provenance of a compute roof; the clock stated is the one the figure was computed at."""
+    clk = row.get("_clk")
+    if row["peak_flops_source"] == "catalogue":
+        text = f"{row['gpu']} datasheet"
+        ds_clk = row.get("_catclk")
+        if ds_clk and clk:
+            n = row["_n"]
+            text += (
+                f": {row['_cat_raw'] / 1e12:.4g} TFLOP/s at {ds_clk / 1e9:.3g} GHz, scaled to the recorded SM clock "
+                f"{clk / 1e9:.3g} GHz (median of {n} launch{'es' if n != 1 else ''})"
+            )
+        elif clk:
+            text += ": not scaled to the recorded SM clock (the catalogue does not know the clock its figure assumes)"
+        return text
+    n = row["_n"]
+    device = row["_dev"] or "unnamed device"
+    text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
+    if row.get("_src"):
+        text += f" = {row['_src']}"
+    if row.get("_path"):
+        text += f" (tensor path {row['_path']})"
+    if clk:
+        text += f", at SM clock {clk / 1e9:.3g} GHz"
+    return text
+
+
 def _detail(row: dict, column: str, recipe: str | None) -> str:
-    source = row.get("peak_bw_source") if column == "peak_dram_bytes_per_s" else row.get("peak_flops_source")
+    source = row.get("peak_bw_source")
     device = row["_dev"] or "unnamed device"
     if source == "catalogue":
         return f"{row['gpu']} datasheet"
@@ -447,9 +503,9 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
     text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
     if recipe and recipe != source:
         text += f" = {recipe}"
-    clock = row.get("_dram_clk") if column == "peak_dram_bytes_per_s" else row.get("_sm_clk")
+    clock = row.get("_dram_clk")
     if clock:
-        text += f", at {'DRAM' if column == 'peak_dram_bytes_per_s' else 'SM'} clock {clock / 1e9:.3g} GHz"
+        text += f", at DRAM clock {clock / 1e9:.3g} GHz"
     return text
 
 

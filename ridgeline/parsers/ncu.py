@@ -45,7 +45,11 @@ Decisions (documented here, tested in ``tests/test_ncu_*.py``):
   instructions (two lanes), so its FP16 FLOPs are twice NERSC's ``hadd + hmul + 2*hfma``; we
   follow ncu so achieved FP16 matches the peak ncu records (hfma peak x 4). Totals (``.sum``)
   first, then ``.sum.per_cycle_elapsed`` x elapsed cycles, then ``.sum.per_second`` x duration.
-* Sparse tensor counters (``*_sparsity_on``) are counted as reported, with a note.
+* Sparse tensor counters (``*_sparsity_on``) are counted as reported, with a note when one
+  counted ops (a ``.peak_sustained`` column says nothing about use).
+* The tensor roof is the DENSE peak of the path the launch used (see :func:`_tensor_peak`):
+  Hopper's precision totals record the 2:4-sparse rate, the per-family ``_sparsity_off``
+  counters the dense one; ``tensor_path`` names the instruction family (``hgmma``, ``hmma``).
 * Old details pages print ``Block Size``/``Grid Size`` as Launch Statistics metrics (total
   threads / blocks): they fill ``block_size``/``grid_size`` as printed and the thread/block
   counts.
@@ -983,16 +987,102 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
         .otherwise(None)
     )
     out["flops_tensor_source"] = pl.when(pl.col("flops_tensor").is_not_null()).then(src)
-    # peak for the counter that carried most ops
-    peaks = [(b, b + V.TENSOR_PEAK_SUFFIX) for b in total_bases if b + V.TENSOR_PEAK_SUFFIX in m_cols]
-    if peaks:
-        mx = pl.max_horizontal([totals_expr[b] for b, _p in peaks])
-        out["peak_flops_tensor_per_s"] = pl.coalesce(
-            [pl.when((totals_expr[b] == mx) & (mx > 0)).then(pl.col(p) * pl.col("sm_clock_hz")) for b, p in peaks]
-        )
-    else:
-        out["peak_flops_tensor_per_s"] = pl.lit(None, dtype=pl.Float64)
+    # dense peak of what the launch executed (see _tensor_peak)
+    peak, peak_src, path = _tensor_peak(counters, kinds, totals_expr, m_cols, ctx)
+    out["peak_flops_tensor_per_s"] = peak
+    out["peak_flops_tensor_source"] = peak_src
+    out["tensor_path"] = path
+    sparse_bases = [b for b in totals_expr if "sparsity_on" in b]
+    out["sparse_ops"] = pl.sum_horizontal([totals_expr[b].fill_null(0.0) for b in sparse_bases]) if sparse_bases else None
     return out, bool(volta)
+
+
+_FAMILY_OP_RE = re.compile(r"^sm__ops_path_tensor_op_([a-z0-9]+)_src_")
+
+
+def _tensor_peak(counters: dict, kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
+    """-> (peak FLOP/s expr, its source expr, tensor path expr): the DENSE roof of what ran.
+
+    Per input-precision bucket, the counters that carried ops are weighed by time, each against
+    its own ``.sum.peak_sustained`` x SM clock: ``peak = sum(ops) / sum(ops / peak)``; the bucket
+    with the most ops decides. Per-instruction-family counters (``..._op_<family>_src_...``; on
+    Hopper ``hgmma`` = warpgroup wgmma, ``hmma`` = legacy mma.sync, each split by sparsity) are
+    used when the launch has non-zero ones, so dense ops meet the dense rate and an mma.sync
+    kernel meets the mma.sync roof it could actually reach; the path is named in ``tensor_path``.
+    Otherwise the precision totals: on CC 9.x a total not split by sparsity records the 2:4-sparse
+    rate as its ``peak_sustained`` (the dense ``..._sparsity_off`` family rate is half of it), so
+    it is halved and the source says so. Totals split by sparsity (Ampere/Ada) carry their own rate.
+    """
+    import polars as pl
+
+    null_f = pl.lit(None, dtype=pl.Float64)
+    null_s = pl.lit(None, dtype=pl.String)
+    hopper = pl.col("cc").fill_null("").str.starts_with("9.")
+    buckets: dict[str, dict[str, list[str]]] = {}
+    for base in totals_expr:
+        if base + V.TENSOR_PEAK_SUFFIX not in m_cols:
+            continue
+        bucket = V.tensor_bucket(base.split("_src_", 1)[1])
+        if bucket is not None:
+            buckets.setdefault(bucket, {"total": [], "family": []})[kinds[base]].append(base)
+    if not buckets:
+        return null_f, null_s, null_s
+
+    def ops(base):
+        return totals_expr[base].fill_null(0.0)
+
+    per_bucket = []  # (ops, time in cycles, source, path)
+    for bucket, groups in sorted(buckets.items()):
+        parts = []
+        for kind in ("family", "total"):
+            bases = sorted(groups[kind])
+            if not bases:
+                continue
+            terms_ops, terms_time, src_parts, path_parts = [], [], [], []
+            for base in bases:
+                peak = pl.col(base + V.TENSOR_PEAK_SUFFIX)
+                halve = kind == "total" and "_sparsity_" not in base and bucket not in ("fp64",) and "int1" not in base
+                label = base + V.TENSOR_PEAK_SUFFIX
+                if halve:
+                    peak = pl.when(hopper).then(peak / 2).otherwise(peak)
+                    label_e = pl.when(hopper).then(pl.lit(label + " / 2 (CC 9.x totals record the 2:4-sparse rate)")).otherwise(pl.lit(label))
+                else:
+                    label_e = pl.lit(label)
+                used = ops(base) > 0
+                terms_ops.append(ops(base))
+                terms_time.append(pl.when(used & (peak > 0)).then(ops(base) / peak).otherwise(0.0))
+                src_parts.append(pl.when(used).then(label_e))
+                mt = _FAMILY_OP_RE.match(base)
+                if kind == "family" and mt:
+                    op = mt.group(1) + ("-sparse" if "sparsity_on" in base else "")
+                    path_parts.append(pl.when(used).then(pl.lit(op)))
+            o = pl.sum_horizontal(terms_ops)
+            t = pl.sum_horizontal(terms_time)
+            src = pl.concat_str(src_parts, separator=" + ", ignore_nulls=True)
+            path = pl.concat_list(path_parts).list.drop_nulls().list.unique().list.sort().list.join("+") if path_parts else null_s
+            parts.append((o, t, src, path))
+        # family counters win where they carried ops
+        if len(parts) == 2:
+            (fo, ft, fs, fp), (to, tt, ts, tp) = parts
+            use_f = fo > 0
+            parts = [(pl.when(use_f).then(fo).otherwise(to), pl.when(use_f).then(ft).otherwise(tt),
+                      pl.when(use_f).then(fs).otherwise(ts), pl.when(use_f).then(fp).otherwise(null_s))]
+        per_bucket.append(parts[0])
+    top = pl.max_horizontal([o for o, _t, _s, _p in per_bucket])
+    peak = src = path = None
+    for o, t, s_, p_ in per_bucket:
+        cond = (o == top) & (top > 0) & (t > 0)
+        value = o / t * pl.col("sm_clock_hz")
+        source = pl.concat_str([s_, pl.lit(" x SM clock (sm_clock_hz)")])
+        if peak is None:
+            peak, src, path = pl.when(cond).then(value), pl.when(cond).then(source), pl.when(cond).then(p_)
+        else:
+            peak, src, path = peak.when(cond).then(value), src.when(cond).then(source), path.when(cond).then(p_)
+    ok = pl.col("sm_clock_hz").is_not_null()
+    peak = pl.when(ok).then(peak.otherwise(None))
+    src = pl.when(ok).then(src.otherwise(None))
+    path = path.otherwise(None)
+    return peak, src, pl.when(path != "").then(path)
 
 
 def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, labels: dict[str, str] | None = None):
@@ -1149,7 +1239,12 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     tensor, has_volta = _tensor_exprs(set(m.columns), present, ctx)
     first = {k: v for k, v in tensor.items() if k in V.TENSOR_COLUMNS.values()}
     m = m.with_columns(**first)
-    m = m.with_columns(flops_tensor=tensor["flops_tensor"], peak_flops_tensor_per_s=tensor["peak_flops_tensor_per_s"])
+    m = m.with_columns(
+        flops_tensor=tensor["flops_tensor"],
+        peak_flops_tensor_per_s=tensor["peak_flops_tensor_per_s"],
+        peak_flops_tensor_per_s_source=tensor["peak_flops_tensor_source"],
+        tensor_path=tensor["tensor_path"],
+    )
     m = m.with_columns(flops_tensor_source=tensor["flops_tensor_source"])
     if has_volta:
         pipe_cols = [c for c in V.VOLTA_TENSOR_COUNTERS if c in m.columns]
@@ -1162,13 +1257,14 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
                 "x512 FLOPs per instruction holds only on CC 7.0 (Volta): tensor FLOPs left null; collect "
                 "sm__ops_path_tensor_* (ncu --section SpeedOfLight_HierarchicalTensorRooflineChart)"
             )
-    sparse = [c for c in m.columns if V.is_tensor_metric(c) and "sparsity_on" in c and c in present]
-    if sparse:
-        n_sparse = m.select(pl.any_horizontal([pl.col(c).fill_null(0) > 0 for c in sparse]).sum()).item()
+    sparse = tensor["sparse_ops"]
+    if sparse is not None:
+        n_sparse = m.select((sparse > 0).fill_null(False).sum()).item()
         if n_sparse:
             ctx.notes.append(
-                f"{ctx.path}: {n_sparse} launch(es) used sparse tensor paths (*_sparsity_on): their ops are "
-                "counted as ncu reports them; whether those are dense-equivalent is not documented"
+                f"{ctx.path}: {n_sparse} launch(es) counted ops on sparse tensor paths (*_sparsity_on > 0): "
+                "they are counted as ncu reports them and measured against the sparse rate; whether "
+                "those ops are dense-equivalent is not documented"
             )
     # short names: on distinct kernel names only
     names = m.get_column("kernel_name").unique().drop_nulls().to_list()

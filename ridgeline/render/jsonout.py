@@ -71,6 +71,7 @@ ROOF_KEYS: dict[str, str] = {
     "source": "\"ncu\", \"ncu-device-attributes\" or \"catalogue\"",
     "precision": "compute roofs: precision key; null for bandwidth",
     "level": "bandwidth roofs: \"dram\"; null for compute",
+    "path": "compute roofs measured per tensor instruction path: \"hgmma\" (Hopper wgmma), \"hmma\" (mma.sync), \"hgmma+hmma\" (ops-weighted); null otherwise",
     "detail": "where exactly the number came from (datasheet, or the median over which launches)",
     "unit": "\"FLOP/s\" or \"B/s\"",
 }

@@ -27,6 +27,17 @@ GROUP_REMEDIES_MAX = 3  # kinds of advice printed for one rule's group
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
+TENSOR_PATH_LABELS = {"hgmma": "wgmma", "hmma": "mma.sync"}
+
+
+def tensor_path_label(path: str | None) -> str:
+    """``hgmma`` -> ``wgmma``, ``hgmma+hmma`` -> ``wgmma+mma.sync``: the names kernel authors use."""
+    if not path:
+        return ""
+    return "+".join(TENSOR_PATH_LABELS.get(p.removesuffix("-sparse"), p) + ("-sparse" if p.endswith("-sparse") else "")
+                    for p in path.split("+"))
+
+
 def roof_source_text(roof) -> str:
     """Short provenance of a roof for the terminal: ``measured by ncu (359 launches, at 1.83 GHz
     SM clock)``, ``datasheet``. The full detail stays in the JSON document."""
@@ -40,6 +51,9 @@ def roof_source_text(roof) -> str:
     m = re.search(r"at (?:SM|DRAM|L2|L1|memory) clock ([0-9.]+ ?[kMG]?Hz)", detail)
     if m:
         parts.append(f"at {m.group(1)}")
+    m = re.search(r"at ([0-9.]+ ?[kMG]?Hz), scaled to the recorded SM clock ([0-9.]+ ?[kMG]?Hz)", detail)
+    if m:
+        parts.append(f"scaled to {m.group(2)} from {m.group(1)}")
     return f"{label} ({', '.join(parts)})" if parts else label
 
 
@@ -289,6 +303,8 @@ def _gpu_lines(result) -> list[str]:
     several = len(by_device) > 1
     any_ridge = False
     body: list[str] = []
+    label_w = max([14] + [len(PRECISION_LABELS.get(r.precision or "", "").replace("BF16/FP16", "BF16"))
+                          + len(tensor_path_label(r.path)) + 1 for r in result.roofs if r.path])
     for device, roofs in by_device.items():
         indent = "    " if several else "  "
         if several:
@@ -301,10 +317,16 @@ def _gpu_lines(result) -> list[str]:
                 value, ridge = fmt_si(r.value, "B/s"), ""
             else:
                 label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
+                if r.path:  # "BF16 TC wgmma": fp16 and bf16 share the roof; the path is what differs
+                    label = label.replace("BF16/FP16", "BF16") + f" {tensor_path_label(r.path)}"
                 value = fmt_si(r.value, "FLOP/s")
                 ridge = fmt_num(r.value / bw[0]) if one_bw else ""
                 any_ridge = any_ridge or bool(ridge)
-            body += _wrap(f"{label:<14}{value:>12}{ridge:>5}  {roof_source_text(r)}", indent)
+            gap = "  " if label_w == 14 else " "  # labels with a tensor path: keep lines within 80 columns
+            line = f"{label:<{label_w}}{value:>12}{ridge:>5}{gap}{roof_source_text(r)}"
+            if len(indent) + len(line) > 80:
+                line = line.replace(", at ", ", ")
+            body += _wrap(line, indent)
     lines.append("Roofs" + (" (ridge = compute roof / DRAM roof, FLOP/B)" if any_ridge else "") + ":")
     lines += body
     if any(r.detail for r in result.roofs):
