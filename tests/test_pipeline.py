@@ -29,11 +29,26 @@ def test_end_to_end_on_a_small_export(mini):
     assert r.windows is None
 
 
-def test_gpu_option_overrides_the_device_name(mini):
-    r = analyze_paths([mini], gpu="A100")
+def test_gpu_option_never_relabels_a_gpu_the_export_names(mini):
+    with pytest.raises(UsageError, match=r"--gpu A100 \(A100 SXM 80GB\) contradicts .*'NVIDIA H100 80GB HBM3' \(H100 SXM\)"):
+        analyze_paths([mini], gpu="A100")
+    # naming the same GPU is fine
+    r = analyze_paths([mini], gpu="h100")
+    assert set(r.kernels.get_column("gpu")) == {"H100 SXM"}
+
+
+def test_gpu_option_names_the_gpu_of_an_export_that_does_not(tmp_path):
+    from tests.ridge_inputs import write_mini_ncu
+
+    unnamed = write_mini_ncu(tmp_path / "p.csv", device="")
+    r = analyze_paths([unnamed], gpu="A100")
     assert r.gpu_name == "A100 SXM 80GB"
     assert "most common" in r.gpu_match
     assert set(r.kernels.get_column("gpu")) == {"A100 SXM 80GB"}
+    # an export naming a GPU the catalogue does not know: --gpu maps it, and says so
+    odd = write_mini_ncu(tmp_path / "q.csv", device="NVIDIA H20")
+    r = analyze_paths([odd], gpu="H100")
+    assert set(r.kernels.get_column("gpu")) == {"H100 SXM"} and "does not know" in r.gpu_match
 
 
 def test_bad_gpu_fails_before_reading_files(tmp_path):

@@ -65,6 +65,7 @@ from __future__ import annotations
 from typing import Any
 
 from ridgeline.analyzer.gpus import GPU, PRECISIONS, lookup, try_lookup
+from ridgeline.errors import UsageError
 from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS, polars_schema
 from ridgeline.result import Roof
 
@@ -132,7 +133,17 @@ def match_devices(device_names, *, gpu: GPU | str | None = None) -> list[tuple[s
     out = []
     for name in device_names:
         if forced is not None:
-            out.append((name, forced, forced_note))
+            # --gpu names the GPU when the export does not; it never relabels one the export names
+            recorded, _why = try_lookup(name) if name else (None, "")
+            if recorded is not None and recorded.name != forced.name:
+                raise UsageError(
+                    f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}) contradicts the export, which "
+                    f"names its device {name!r} ({recorded.name}): drop --gpu and the export's own GPU is used"
+                )
+            note = forced_note
+            if name and recorded is None:
+                note += f"; the export names {name!r}, which the catalogue does not know"
+            out.append((name, forced, note))
         else:
             found, note = try_lookup(name)
             out.append((name, found, f"device name {note}" if found is not None else note))
