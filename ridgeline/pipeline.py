@@ -161,10 +161,18 @@ def analyze_paths(
     if not ncu_files and not tel_files:
         raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
 
+    from ridgeline.rules import engine
+
+    cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
+    # RL112's thresholds define the latency class the classifier assigns
+    latency = engine.rule_params("RL112", cfg, thresholds)
     gpu_entry = None
     metrics = None
     if ncu_files:
-        gpu_entry, metrics = _analyze_kernels(result, ncu_files, gpu=gpu, strict=strict)
+        gpu_entry, metrics = _analyze_kernels(
+            result, ncu_files, gpu=gpu, strict=strict,
+            latency_fraction=latency["max_roof_fraction"], launch_floor_s=latency["launch_floor_s"],
+        )
     elif gpu is not None:
         from ridgeline.analyzer.roofline import resolve_gpu
 
@@ -180,10 +188,8 @@ def analyze_paths(
         _add_notes(result, _machine_mismatch_notes(result))
 
     if run_rules:
-        from ridgeline.rules import engine
         from ridgeline.rules.base import Context
 
-        cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
         ctx = Context(
             kernels=result.kernels,
             summary=result.summary,
@@ -206,7 +212,8 @@ def analyze_paths(
     return result
 
 
-def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, strict: bool):
+def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, strict: bool,
+                     latency_fraction: float, launch_floor_s: float):
     import polars as pl
 
     from ridgeline.analyzer.roofline import classify, match_devices, summarize
@@ -218,7 +225,7 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
     result.skipped.extend(parsed.skipped)
     _add_notes(result, parsed.notes)
     kernels = parsed.kernels
-    roofline, roofs = classify(kernels, gpu=gpu)
+    roofline, roofs = classify(kernels, gpu=gpu, latency_fraction=latency_fraction, launch_floor_s=launch_floor_s)
     result.kernels = roofline
     result.roofs = roofs
     result.summary = summarize(roofline)

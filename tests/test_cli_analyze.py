@@ -174,7 +174,7 @@ def test_real_samples_analyze_cleanly(capsys, path):
     doc = json.loads(out)
     assert doc["kernels"], "every real sample has launches"
     for k in doc["kernels"]:
-        assert k["bound"] in ("memory", "compute", "unknown")
+        assert k["bound"] in ("memory", "compute", "latency", "unknown")
         if k["bound"] == "unknown":
             assert k["missing"] or k["missing_hint"]
 
@@ -202,7 +202,7 @@ def test_sample_without_device_name_is_classified_with_gpu_option(capsys):
     code, out, _ = run(capsys, "analyze", path, "--format", "json", "--gpu", "A100")
     doc = json.loads(out)
     bounds = {k["bound"] for k in doc["kernels"]}
-    assert "unknown" not in bounds and bounds <= {"memory", "compute"}
+    assert "unknown" not in bounds and bounds <= {"memory", "compute", "latency"}
     assert doc["gpu"]["name"] == "A100 SXM 80GB"
 
 

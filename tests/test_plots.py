@@ -27,6 +27,12 @@ from ridgeline.render import plots
 matplotlib = pytest.importorskip("matplotlib")
 
 
+def _bound_is(bound):
+    import polars as pl
+
+    return pl.col("bound") == bound
+
+
 def _by_gid(fig, prefix):
     ax = fig.axes[0]
     return [a for a in ax.get_children() if (a.get_gid() or "").startswith(prefix)]
@@ -350,9 +356,14 @@ def test_end_to_end_decode_batch8_profile():
     assert ys[0] == pytest.approx(989e12, rel=0.01)
     legend = _roof_legend(fig)
     assert any("measured by ncu" in t.get_text() for t in legend.get_texts())
-    (coll,) = _by_gid(fig, "kernels:0")
+    colls = _by_gid(fig, "kernels:0")  # kernels:0 and kernels:0:latency (a marker of their own)
+    assert {c.get_gid() for c in colls} == {"kernels:0", "kernels:0:latency"}
+    (lat,) = [c for c in colls if c.get_gid().endswith(":latency")]
+    assert len(lat.get_offsets()) == result.summary.filter(pl_col_pos("intensity_dram")).filter(
+        _bound_is("latency")).height
     drawable = result.summary.filter(pl_col_pos("intensity_dram")).height
-    assert len(coll.get_offsets()) == drawable
+    assert sum(len(c.get_offsets()) for c in colls) == drawable
+    coll = next(c for c in colls if c.get_gid() == "kernels:0")
     # decode at batch 8 with bf16 weights: the GEMMs sit at ~8 FLOP/B (MANIFEST: 7.97-7.98)
     assert sum(1 for x, _y in coll.get_offsets() if 7.5 < x < 8.5) >= 1
     assert "H100 SXM" in fig.axes[0].get_title(loc="left")

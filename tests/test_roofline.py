@@ -106,7 +106,7 @@ def test_zero_flops_and_zero_bytes_is_unknown_not_memory():
 
 def test_measured_peaks_override_catalogue():
     kw = dict(duration_s=1e-3, flops_fp32=1e9, dram_bytes=1e8)
-    out, roofs = classify(
+    out, roofs = classify_roofline_only(
         kernels(
             row(1, "k", peak_flops_fp32_per_s=50e12, peak_dram_bytes_per_s=3.0e12, peak_dram_bytes_per_s_source="dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second", **kw),
             row(2, "k", peak_flops_fp32_per_s=60e12, peak_dram_bytes_per_s=3.2e12, **kw),
@@ -179,7 +179,7 @@ def test_missing_kernel_columns_are_added_as_null():
 
 
 def test_summarize_shares_and_weighted_values():
-    out, _ = classify(
+    out, _ = classify_roofline_only(
         kernels(
             row(1, "gemv", duration_s=3e-3, flops_tensor_fp16=1e9, dram_bytes=1e9),
             row(2, "gemv", duration_s=1e-3, flops_tensor_fp16=3e9, dram_bytes=1e9),
@@ -205,6 +205,11 @@ def test_summarize_shares_and_weighted_values():
     assert s.get_column("time_share").sum() == pytest.approx(1.0)
 
 
+def classify_roofline_only(k, **kw):
+    """The roofline arithmetic alone: no latency class, no launch floor."""
+    return classify(k, latency_fraction=0.0, launch_floor_s=0.0, **kw)
+
+
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
 positive = st.floats(min_value=1e3, max_value=1e15, allow_nan=False, allow_infinity=False)
@@ -218,13 +223,18 @@ def test_roofline_identities(flops, nbytes, dur, tensor):
     r = one(out, 1)
     peak = BF16 if tensor else 66.9e12
     ai = flops / nbytes
-    assert r["bound"] == ("memory" if ai < peak / BW else "compute")
+    side = "memory" if ai < peak / BW else "compute"
+    # latency: every roof below 10%, or no longer than the 2 us launch floor
+    busiest = max(flops / dur / peak, nbytes / dur / BW)
+    assert r["busiest_roof_fraction"] == pytest.approx(busiest)
+    assert r["bound"] == ("latency" if busiest < 0.10 or dur <= 2e-6 else side)
     assert r["roof_flops_per_s"] == pytest.approx(min(peak, ai * BW))
     assert r["roof_fraction"] * r["roof_flops_per_s"] == pytest.approx(flops / dur)
-    assert r["time_to_roof_s"] == pytest.approx(max(flops / peak, nbytes / BW))
-    # at 100% of the roof the launch would take exactly time_to_roof_s
-    assert r["time_to_roof_s"] == pytest.approx(dur * r["roof_fraction"])
-    assert (r["ridge_distance"] < 1) == (r["bound"] == "memory")
+    t_roof = max(flops / peak, nbytes / BW)
+    assert r["time_to_roof_s"] == pytest.approx(max(t_roof, 2e-6))  # the launch floor is never a saving
+    # at 100% of the roof the launch would take exactly t_roof
+    assert t_roof == pytest.approx(dur * r["roof_fraction"])
+    assert (r["ridge_distance"] < 1) == (side == "memory")
 
 
 def test_measured_roof_names_its_clock():

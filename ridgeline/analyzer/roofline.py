@@ -52,6 +52,19 @@ Decisions, written down once:
 * **Partial FLOP counters.** FLOPs are known when any FLOP column is; absent ones count
   as not executed. An export with CUDA-core counters but no tensor counters therefore
   hides tensor work; the pipeline adds a note when no launch has tensor counters.
+* **Latency class.** A launch is ``bound = "latency"`` when every roof it has is far away
+  (``busiest_roof_fraction``, the largest of achieved FLOP/s over the compute peak of its
+  precision and bytes/s over the DRAM, L2 and L1 roofs where measured, is below
+  ``latency_fraction``, default 10%) or when it lasts no longer than the launch floor
+  (``launch_floor_s``, default 2 us: an empty kernel's duration as ncu times it on recent
+  GPUs). Neither the compute nor the memory system explains such a launch's time: latency,
+  launch overhead and tiny grids do, and the remedies are fewer launches (CUDA graphs, fusion,
+  persistent kernels), not more batch or better memory access. ncu's own SpeedOfLight rule
+  calls a kernel latency-limited when compute and memory throughput are both under 60% of
+  peak, measured on its busiest unit; ridgeline keeps 10-60% on the memory/compute side
+  (RL103/RL105 report them as inefficient) and reserves ``latency`` for launches no roof
+  explains. Both values are RL112's thresholds (``--threshold RL112.max_roof_fraction=0.2``).
+  ``time_to_roof_s`` never goes below the floor, so no saving counts it.
 * **Numbers.** ``roof_flops_per_s = min(peak, intensity x bandwidth)``;
   ``roof_fraction`` = achieved FLOP/s / roof FLOP/s (equal to achieved DRAM B/s /
   bandwidth roof on the memory side); ``ridge_distance = intensity / ridge``;
@@ -176,7 +189,19 @@ def _finite_or_null(expr):
     return pl.when(expr.is_nan()).then(None).otherwise(expr)
 
 
-def classify(kernels: Any, *, gpu: GPU | str | None = None):
+#: defaults of the latency class (the engine passes RL112's thresholds, so config and
+#: ``--threshold RL112.max_roof_fraction=...`` change them in one place)
+LATENCY_MAX_ROOF_FRACTION = 0.10
+LAUNCH_FLOOR_S = 2.0e-6
+
+
+def classify(
+    kernels: Any,
+    *,
+    gpu: GPU | str | None = None,
+    latency_fraction: float = LATENCY_MAX_ROOF_FRACTION,
+    launch_floor_s: float = LAUNCH_FLOOR_S,
+):
     """KERNEL table -> (ROOFLINE table, roofs used). See the module docstring for the rules."""
     import polars as pl
 
@@ -377,6 +402,23 @@ def classify(kernels: Any, *, gpu: GPU | str | None = None):
         .alias("roof_fraction"),
     )
 
+    # latency class: far below every roof it has (compute of its precision, DRAM, and the cache
+    # levels where measured), or no longer than the launch floor; the floor is never a saving
+    dur = pl.col("duration_s")
+    fractions = [
+        pl.col("achieved_flops_per_s") / pl.col("peak_flops_per_s"),
+        pl.col("achieved_dram_bytes_per_s") / pl.col("peak_bw_bytes_per_s"),
+        pl.col("l2_bytes") / dur / pl.col("peak_l2_bw_bytes_per_s"),
+        pl.col("l1_bytes") / dur / pl.col("peak_l1_bw_bytes_per_s"),
+    ]
+    busiest = pl.max_horizontal([_finite_or_null(f).fill_null(0.0) for f in fractions])
+    df = df.with_columns(pl.when(known).then(busiest).alias("busiest_roof_fraction"))
+    latency = known & ((pl.col("busiest_roof_fraction") < latency_fraction) | (dur <= launch_floor_s))
+    df = df.with_columns(
+        pl.when(latency).then(pl.lit("latency")).otherwise(pl.col("bound")).alias("bound"),
+        pl.when(known).then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
+    )
+
     df = df.with_columns(_roof_level(known).alias("roof_level"))
 
     roofs = _roofs_used(df, meas)
@@ -391,14 +433,15 @@ def _roof_level(known):
 
     # time at the roof the DRAM classification chose (ties between DRAM and compute follow
     # ``bound``: intensity == ridge is compute)
+    memory_side = (pl.col("bound") == "memory") | ((pl.col("bound") == "latency") & (pl.col("ridge_distance") < 1))
     t_base = (
-        pl.when(pl.col("bound") == "memory")
+        pl.when(memory_side)
         .then(pl.col("dram_bytes") / pl.col("peak_bw_bytes_per_s"))
         .otherwise(pl.col("flops") / pl.col("peak_flops_per_s"))
     )
     t_l2 = (pl.col("l2_bytes") / pl.col("peak_l2_bw_bytes_per_s")).fill_nan(None).fill_null(-1.0)
     t_l1 = (pl.col("l1_bytes") / pl.col("peak_l1_bw_bytes_per_s")).fill_nan(None).fill_null(-1.0)
-    base = pl.when(pl.col("bound") == "memory").then(pl.lit("dram")).otherwise(pl.lit("compute"))
+    base = pl.when(memory_side).then(pl.lit("dram")).otherwise(pl.lit("compute"))
     return (
         pl.when(~known)
         .then(pl.lit(None, dtype=pl.String))

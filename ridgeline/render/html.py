@@ -21,8 +21,8 @@ from typing import Any
 from ridgeline import __version__
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
-BOUND_ORDER = ("memory", "compute", "unknown")
-BOUND_COLORS = {"memory": "#0072B2", "compute": "#D55E00", "unknown": "#8C8C8C"}
+BOUND_ORDER = ("memory", "compute", "latency", "unknown")
+BOUND_COLORS = {"memory": "#0072B2", "compute": "#D55E00", "latency": "#CC79A7", "unknown": "#8C8C8C"}
 PRECISION_NAMES = {
     "fp64": "FP64 (CUDA cores)",
     "fp32": "FP32 (CUDA cores)",
@@ -263,7 +263,7 @@ table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; font-size
 .sev { font-weight: 600; padding: 1px 6px; border-radius: 4px; color: #fff; font-size: 12px; }
 .sev-critical { background: var(--crit); } .sev-warning { background: var(--warn); } .sev-info { background: var(--info); }
 .bound-memory { color: var(--mem); font-weight: 600; } .bound-compute { color: var(--cmp); font-weight: 600; }
-.bound-unknown { color: var(--unk); font-weight: 600; }
+.bound-unknown { color: var(--unk); font-weight: 600; } .bound-latency { color: #A0508A; font-weight: 600; }
 .bar { display: flex; height: 22px; border-radius: 4px; overflow: hidden; margin: 6px 0; background: var(--soft); }
 .bar span { display: block; height: 100%; }
 .legend span { display: inline-block; margin-right: 16px; }

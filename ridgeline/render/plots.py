@@ -38,9 +38,12 @@ OKABE_ITO = {
 BOUND_COLORS = {
     "memory": OKABE_ITO["blue"],
     "compute": OKABE_ITO["vermillion"],
+    "latency": OKABE_ITO["purple"],
     "unknown": "#8C8C8C",
 }
-BOUND_LABELS = {"memory": "memory-bound", "compute": "compute-bound", "unknown": "unknown bound"}
+BOUND_LABELS = {"memory": "memory-bound", "compute": "compute-bound", "latency": "latency-bound",
+                "unknown": "unknown bound"}
+LATENCY_MARKER = "X"  # latency-bound points get a marker of their own (single input) or a hollow one
 
 PRECISION_LABELS = {
     "fp64": "FP64 (CUDA cores)",
@@ -507,26 +510,35 @@ def roofline_figure(
             if p["why"]:
                 unplotted[p["why"]] = unplotted.get(p["why"], 0) + 1
         marker = INPUT_MARKERS[i % len(INPUT_MARKERS)] if multi else "o"
-        sizes = 28.0 + 1400.0 * np.clip(np.array([p["share"] for p in drawable], dtype=float), 0.0, 1.0)
         bound_names = list(BOUND_COLORS)
         palette = np.array([to_rgba(BOUND_COLORS[b]) for b in bound_names])
-        codes = np.array([bound_names.index(p["bound"]) if p["bound"] in BOUND_COLORS else 2 for p in drawable], dtype=int)
         bounds_seen.update(p["bound"] for p in drawable)
-        coll = ax.scatter(
-            np.array([p["x"] for p in drawable], dtype=float),
-            np.array([p["y"] for p in drawable], dtype=float),
-            s=sizes,
-            c=palette[codes] if drawable else None,
-            marker=marker,
-            alpha=0.75,
-            edgecolors="white",
-            linewidths=0.8,
-            zorder=5,
-        )
-        coll.set_gid(f"kernels:{i}")
-        if len(drawable) > RASTERIZE_ABOVE:  # keep SVG/PDF small: the markers become one image
-            coll.set_rasterized(True)
-        scatters.append((drawable, sizes))
+        # latency-bound points: their own marker with one input, hollow in the input's marker with several
+        for part, is_latency in (([p for p in drawable if p["bound"] != "latency"], False),
+                                 ([p for p in drawable if p["bound"] == "latency"], True)):
+            if is_latency and not part:
+                continue
+            sizes = 28.0 + 1400.0 * np.clip(np.array([p["share"] for p in part], dtype=float), 0.0, 1.0)
+            codes = np.array([bound_names.index(p["bound"]) if p["bound"] in BOUND_COLORS else
+                              bound_names.index("unknown") for p in part], dtype=int)
+            colors = palette[codes] if part else None
+            style = dict(c=colors, edgecolors="white", linewidths=0.8)
+            if is_latency:
+                style = (dict(facecolors="none", edgecolors=colors, linewidths=1.6) if multi
+                         else dict(c=colors, edgecolors="white", linewidths=0.8))
+            coll = ax.scatter(
+                np.array([p["x"] for p in part], dtype=float),
+                np.array([p["y"] for p in part], dtype=float),
+                s=sizes,
+                marker=(LATENCY_MARKER if is_latency and not multi else marker),
+                alpha=0.75,
+                zorder=5,
+                **style,
+            )
+            coll.set_gid(f"kernels:{i}" + (":latency" if is_latency else ""))
+            if len(part) > RASTERIZE_ABOVE:  # keep SVG/PDF small: the markers become one image
+                coll.set_rasterized(True)
+            scatters.append((part, sizes))
         if multi:
             input_handles.append(
                 Line2D([], [], marker=marker, linestyle="none", color="#555555", markersize=8, label=plain(label))
@@ -583,9 +595,11 @@ def roofline_figure(
 
     # ---- legends: roofs (with sources), bounds, inputs
     bound_handles = [
-        Line2D([], [], marker="o", linestyle="none", markerfacecolor=BOUND_COLORS[b],
-               markeredgecolor="white", markersize=9, label=BOUND_LABELS[b])
-        for b in ("memory", "compute", "unknown") if b in bounds_seen
+        Line2D([], [], marker=LATENCY_MARKER if b == "latency" and not multi else "o", linestyle="none",
+               markerfacecolor="none" if b == "latency" and multi else BOUND_COLORS[b],
+               markeredgecolor=BOUND_COLORS[b] if b == "latency" and multi else "white", markersize=9,
+               label=BOUND_LABELS[b])
+        for b in ("memory", "compute", "latency", "unknown") if b in bounds_seen
     ]
     notes = [Line2D([], [], linestyle="none", label="point area = share of GPU time")]
     if unplotted:

@@ -383,7 +383,8 @@ def _where_time_goes(result) -> list[str]:
     if not shares:
         return []
     parts = [f"{fmt_pct(shares.get(b, 0.0))} {label}" for b, label in
-             (("memory", "memory-bound"), ("compute", "compute-bound"), ("unknown", "unknown"))]
+             (("memory", "memory-bound"), ("compute", "compute-bound"), ("latency", "latency-bound"),
+              ("unknown", "unknown")) if b != "latency" or shares.get(b)]
     return _wrap("Where the time goes: " + ", ".join(parts), "")
 
 

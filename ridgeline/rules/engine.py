@@ -504,6 +504,21 @@ def rule_overrides(config: Mapping[str, Any] | None) -> dict[str, dict[str, Any]
     return out
 
 
+def rule_params(
+    code: str,
+    config: Mapping[str, Any] | None = None,
+    thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
+) -> dict[str, Any]:
+    """One rule's thresholds: defaults, then the config, then ``--threshold`` flags (validated).
+
+    For the analyzer steps a rule's thresholds also define (RL112's latency class)."""
+    cls = get_rule(code)
+    out = {k: v for k, (v, _d) in cls.thresholds.items()}
+    out.update(rule_overrides(merge_config(config, thresholds=thresholds)).get(cls.code, {}))
+    out.pop("severity", None)
+    return out
+
+
 def _check_range(code: str, key: str, value: Any) -> Any:
     """Every numeric threshold is >= 0; a ``*share*`` is a part of a whole, so at most 1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

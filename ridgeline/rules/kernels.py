@@ -197,8 +197,12 @@ def _null_sum(expr, known):
     return pl.when(known.sum() > 0).then(expr.filter(known).sum()).otherwise(None)
 
 
-def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "precision"), rows=None):
+def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "precision"), rows=None,
+                  latency: bool = False):
     """Aggregate launches per kernel name group (see the module docstring for the columns).
+
+    Latency-bound launches (``bound == "latency"``: no roof explains their time) are left out
+    unless ``latency=True``: the roofline rules judge kernels against a roof, RL112 judges those.
 
     ``rows`` optionally restricts the launches (a polars boolean expression over ROOFLINE columns,
     ``subject`` and ``family``). Returns None when there is no kernel table. Groups are computed
@@ -207,22 +211,24 @@ def kernel_groups(ctx: Context, *, by: tuple[str, ...] = ("subject", "gpu", "pre
     """
     keys = tuple(by) + (() if "family" in by else ("family",))
     if rows is not None and not set(rows.meta.root_names()) <= set(keys):
-        return _groups(ctx, keys, rows)
+        return _groups(ctx, keys, rows, latency)
     if launches(ctx) is None:
         return None
     cache = _cache(ctx)
-    if ("groups", keys) not in cache:
-        cache[("groups", keys)] = _groups(ctx, keys, None)
-    g = cache[("groups", keys)]
+    if ("groups", keys, latency) not in cache:
+        cache[("groups", keys, latency)] = _groups(ctx, keys, None, latency)
+    g = cache[("groups", keys, latency)]
     return g if rows is None else g.filter(rows)
 
 
-def _groups(ctx: Context, by: tuple[str, ...], rows):
+def _groups(ctx: Context, by: tuple[str, ...], rows, latency: bool = False):
     import polars as pl
 
     df = launches(ctx)
     if df is None:
         return None
+    if not latency:
+        df = df.filter(pl.col("bound").fill_null("") != "latency")
     if rows is not None:
         df = df.filter(rows)
     total = total_gpu_time(ctx)
