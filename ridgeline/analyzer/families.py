@@ -169,7 +169,7 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("vllm-paged-attn", r"paged_attention_v(?P<v>[12])_kernel", "attention", "vLLM", "vLLM paged_attention_v{v}"),
     R("trtllm-xqa", r"xqa_kernel|(?<![a-z])kernel_mha(?![a-z])", "attention", "TensorRT-LLM", "TensorRT-LLM XQA"),
     R("trtllm-mmha", r"masked_multihead_attention|mmha::", "attention", "TensorRT-LLM", "TensorRT-LLM MMHA"),
-    R("trtllm-fmha-v2", r"fmha_v2_(?P<k>\w+?)(?:_kernel)?(?:\(|<|$)", "attention", "TensorRT-LLM", "TensorRT-LLM fmha_v2 {k}"),
+    R("trtllm-fmha-v2", r"fmha_v2_(?:flash_attention_)?(?P<dt>[a-z0-9]+)_\w*?sm(?P<sm>\d+)", "attention", "TensorRT-LLM", "TensorRT-LLM fmha_v2 {dt} sm{sm}"),
     R("trtllm-gen-fmha", r"(?P<k>fmhaSm\d+\w*?Kernel)", "attention", "TensorRT-LLM", "TensorRT-LLM {k}"),
     R("cudnn-sdpa", r"cudnn_generated\w*?sdpa\w*?(?P<dir>fprop|bprop)", "attention", "cuDNN", "cuDNN SDPA {dir}"),
     R("aten-mem-eff-fmha", r"fmha_cutlass(?P<dir>[FB])_(?P<k>\w+?)(?:\(|<|$).*PyTorchMemEffAttention", "attention", "PyTorch ATen", "ATen mem-eff fmha{dir} {k|words}"),
@@ -191,10 +191,10 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("moe-routing", r"topkGating|topk_?softmax|moe_align|count_and_sort_expert|expert_tokens|moe_(?:sum|permute|unpermute)|expandInputRows|finalizeMoeRouting|grouped_topk|moe_fused_gate", "moe_routing", None, "MoE {base}"),
     # ---- grouped GEMM (before gemm)
     R("triton-fused-moe", r"^(?:void )?fused_moe_kernel(?P<q>_gptq_awq)?", "grouped_gemm", "Triton", "Triton fused_moe[ (gptq/awq{q|hide})]"),
-    R("cutlass-grouped", r"cutlass::.*Grouped", "grouped_gemm", "CUTLASS", "CUTLASS grouped GEMM[ {tile}]"),
-    R("trtllm-moe-gemm", r"tensorrt_llm.*(?:MoeFCGemm|moe_?gemm|MoeGemm)", "grouped_gemm", "TensorRT-LLM", "TensorRT-LLM MoE GEMM[ {tile}]"),
-    R("marlin-moe", r"marlin_?moe|moe_wna16", "grouped_gemm", None, "Marlin MoE {base}"),
-    R("grouped-gemm", r"grouped_?gemm|GemmGrouped|MoeFCGemm|moe_?gemm", "grouped_gemm", None, None),
+    R("cutlass-grouped", r"cutlass::.*(?:GroupProblemShape|Grouped)", "grouped_gemm", "CUTLASS", "CUTLASS grouped GEMM[ {tile}]"),
+    R("trtllm-moe-gemm", r"MoeFCGemm|tensorrt_llm.*moe_?gemm", "grouped_gemm", "TensorRT-LLM", "TensorRT-LLM MoE GEMM[ {tile}]"),
+    R("marlin-moe", r"marlin_?moe|moe_wna16", "grouped_gemm", None, "Marlin MoE"),
+    R("grouped-gemm", r"grouped_?gemm|moe_?gemm", "grouped_gemm", None, None),
     # ---- GEMM aux (before gemm)
     R("cublas-splitk-reduce", r"splitKreduce_kernel", "gemm_aux", "cuBLAS", "cuBLAS splitKreduce"),
     R("cutlass-splitk-reduce", r"cutlass::.*ReduceSplitK", "gemm_aux", "CUTLASS", "CUTLASS ReduceSplitK"),
@@ -215,7 +215,7 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("aten-softmax", r"softmax_warp_(?:forward|backward)|cunn_SoftMax\w*|at::native::.*softmax", "softmax", "PyTorch ATen", None),
     R("aten-reduce", r"\bat::(?:native::)?<NS>reduce_kernel<.*?(?:(?P<op>[a-z]\w*?)_functor|(?P<op2>[A-Z]\w*?)Ops<)", "reduction", "PyTorch ATen", "ATen reduce[: {op}][: {op2}]"),
     R("aten-index-elementwise", r"\bat::(?:native::)?<NS>index_elementwise_kernel<.*?(?P<k>index_put|index)_kernel_impl", "index", "PyTorch ATen", "ATen {k}"),
-    R("aten-scatter-gather", r"\bat::(?:native::)?<NS>(?P<k>\w*(?:scatter|gather)\w*)", "index", "PyTorch ATen", "ATen {k}"),
+    R("aten-scatter-gather", r"\bat::(?:native::)?<NS>(?P<k>\w*(?:scatter|gather)\w*?)(?:_kernel)?(?:<|\()", "index", "PyTorch ATen", "ATen {k}"),
     R("aten-index", r"\bat::(?:native::)?<NS>(?P<k>index\w*|\w*embedding\w*|take\w*|put_kernel\w*)", "index", "PyTorch ATen", "ATen {k}"),
     R("aten-cat", r"\bat::(?:native::)?<NS>(?P<k>\w*CatArray\w*)", "copy", "PyTorch ATen", "ATen cat ({k})"),
     R("aten-sort", r"\bat::(?:native::)?<NS>(?P<k>\w*[sS]ort\w*|gatherTopK|\w*topk\w*)", "scan_sort", "PyTorch ATen", "ATen {k}"),
@@ -225,7 +225,7 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("aten-fill", r"elementwise_kernel\w*<.*?FillFunctor", "fill", "PyTorch ATen", "ATen elementwise: {aten_op}"),
     R("aten-copy", r"elementwise_kernel\w*<.*?(?:direct_copy|copy_kernel|copy_device_to_device)", "copy", "PyTorch ATen", "ATen elementwise: {aten_op}"),
     R("aten-elementwise", r"(?:^|\s|::)(?:vectorized_|unrolled_)?elementwise_kernel\w*<.*?(?:at::|c10::)", "elementwise", "PyTorch ATen", "ATen elementwise: {aten_op}"),
-    R("aten-transpose", r"\bat::(?:native::)?<NS>(?P<k>\w*transpose\w*)", "copy", "PyTorch ATen", "ATen {k}"),
+    R("aten-transpose", r"\bat::(?:native::)?<NS>(?P<k>\w*transpose\w*?)(?:_kernel)?(?:<|\()", "copy", "PyTorch ATen", "ATen {k}"),
     # ---- CUB
     R("cub-reduce", r"\b(?:cub|at_cuda_detail)::<NS>(?P<k>Device(?:Segmented)?Reduce\w*?)(?:Kernel)?(?:<|\()", "reduction", "CUB", "CUB {k}"),
     R("cub", r"\b(?:cub|at_cuda_detail)::<NS>(?P<k>Device\w*?)(?:Kernel)?(?:<|\()", "scan_sort", "CUB", "CUB {k}"),
@@ -238,7 +238,7 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("softmax", r"softmax", "softmax", None, None),
     R("reduction", r"reduce|reduction", "reduction", None, None),
     R("transpose-copy", r"transpose|memcpy|(?<![a-z])copy(?![a-z])|_copy_kernel", "copy", None, None),
-    R("aten-other", r"(?:^|\s)at::(?:native::)?<NS>(?P<k>\w+)", "other", "PyTorch ATen", "ATen {k}"),
+    R("aten-other", r"(?:^|\s)at::(?:native::)?<NS>(?P<k>\w+)", "other", "PyTorch ATen", None),
 )
 # fmt: on
 del R
@@ -248,7 +248,7 @@ _NS = r"(?:(?:\w+|<unnamed>|\(anonymous namespace\))::)*"
 # derived fields a label may use besides the pattern's groups
 DERIVED_FIELDS = {
     "base": "the kernel's base name (namespaces, parameters and long template arguments dropped)",
-    "tile": "the largest cute::C<> triple of the name as AxBxC (CuTe tile shape), if any",
+    "tile": "the largest cute::C<> or GemmShape<> triple of the name as AxBxC (the CTA tile shape), if any",
     "aten_op": "the functor or op an ATen elementwise kernel applies (direct_copy, CUDAFunctorOnSelf_add<int>)",
     "lib": "the row's library as a label prefix",
 }
@@ -320,13 +320,13 @@ def base_name(name: str) -> str:
     return base
 
 
-_CUTE_TRIPLE = re.compile(r"cute::tuple<cute::C<(\d+)>, cute::C<(\d+)>, cute::C<(\d+)>\s*>")
+_TILE_TRIPLE = re.compile(r"cute::tuple<cute::C<(\d+)>, cute::C<(\d+)>, cute::C<(\d+)>\s*>|GemmShape<(\d+), (\d+), (\d+)>")
 
 
 def _tile(name: str) -> str | None:
     best = None
-    for m in _CUTE_TRIPLE.finditer(name):
-        dims = tuple(int(x) for x in m.groups())
+    for m in _TILE_TRIPLE.finditer(name):
+        dims = tuple(int(x) for x in m.groups() if x is not None)
         if best is None or dims[0] * dims[1] * dims[2] > best[0] * best[1] * best[2]:
             best = dims
     if best is None or best[0] * best[1] * best[2] <= 1:
@@ -356,7 +356,14 @@ def _aten_op(name: str) -> str | None:
     return None
 
 
+_TRITON_BARE = re.compile(r"^(?:triton_\w+|\w+_triton)$")
+
+
 def _namespace_library(name: str) -> str | None:
+    """The library a name's leading namespace says (``vllm::`` -> vLLM), or Triton for bare
+    ``triton_*`` / ``*_triton`` names; None when neither tells."""
+    if _TRITON_BARE.match(name.strip()):
+        return "Triton"
     path, _ = _split_top(name)
     first = path.split("::", 1)[0] if "::" in path else ""
     return NAMESPACE_LIBRARIES.get(first)
@@ -416,7 +423,10 @@ def _default_label(library: str | None, name: str) -> str:
     if base.startswith("device_kernel<") and library:
         base = base[len("device_kernel<") : -1]
     p = _prefix(library)
-    return f"{p} {base}".strip() if p and not base.lower().startswith(p.lower()) else base
+    label = f"{p} {base}".strip() if p and not base.lower().startswith(p.lower()) else base
+    if len(label) > LABEL_MAX and "<" in label:  # drop template arguments before cutting the name
+        label = label.split("<", 1)[0]
+    return label
 
 
 # ------------------------------------------------------------------ API
