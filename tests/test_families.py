@@ -14,6 +14,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ridgeline.analyzer import families as fam
 from ridgeline.analyzer.families import (
@@ -234,6 +236,14 @@ def test_issue_confusions_are_resolved():
 def test_empty_name():
     k = classify_name("")
     assert k.family == "other" and k.library is None and k.label
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300) | st.sampled_from([c[1] for c in CASES]).flatmap(lambda n: st.integers(0, len(n)).map(lambda i: n[:i])))
+def test_any_string_classifies_without_error(name):
+    k = classify_name(name)
+    assert k.family in FAMILIES
+    assert 0 < len(k.label) <= fam.LABEL_MAX
 
 
 def test_shorten_keeps_the_tail():

@@ -453,7 +453,10 @@ def classify_name(name: str) -> KernelKind:
                 fields["aten_op"] = _aten_op(name) or base_name(name)
             if fields["lib"] is None and "{lib}" in row.label:
                 fields["lib"] = "?"
-            label = _render(row.label, fields)
+            try:
+                label = _render(row.label, fields)
+            except ValueError:  # a template field this name did not fill: never fail on a name
+                label = _default_label(library, name)
         return KernelKind(row.family, library, shorten(label), row.id)
     library = _namespace_library(name)
     return KernelKind("other", library, shorten(_default_label(library, name)), "fallback")
