@@ -229,6 +229,9 @@ def test_issue_confusions_are_resolved():
     fa3 = next(c[1] for c in CASES if c[0] == "fa3-fwd")
     k = classify_name(fa3)
     assert reads_kv_cache(k.family) and not is_weight_gemm(k.family) and not fam.is_gemm(k.family)
+    # attention whose template arguments name a RoPE mode is still attention
+    fused = classify_name("void flashinfer::BatchPrefillWithPagedKVCacheKernel<KernelTraits<(MaskMode)1, 128, (PosEncodingMode)1, RoPE>, Params>(T2)")
+    assert fused.family == "attention"
     assert is_weight_gemm("gemm") and is_weight_gemm("grouped_gemm") and not is_weight_gemm(None)
     assert not reads_kv_cache("attention_aux") and not reads_kv_cache(None)
 

@@ -157,10 +157,10 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("kv-indices", r"create_\w*kv_indices\w*", "attention_aux", None, None),
     R("triton-decode-attn-reduce", r"^_fwd_kernel_stage2$", "attention_aux", "Triton", "Triton decode attention stage2"),
     R("vllm-unified-attn-reduce", r"^reduce_segments$", "attention_aux", "Triton", "Triton unified_attention reduce_segments"),
-    # ---- rope (before attention: FlashInfer's RoPE names contain nothing of attention but live next to it)
+    # ---- rope (the generic rope row comes after the specific attention rows: their template
+    # arguments may name a RoPE mode)
     R("flashinfer-rope", r"BatchQKApply(?P<llama>Llama31)?Rotary(?P<pos>PosIds)?(?P<cache>CosSinCache)?(?P<hp>\w*HeadParallelism)?Kernel", "rope", "FlashInfer", "FlashInfer RoPE[ llama3.1{llama|hide}][ cos/sin cache{cache|hide}][ head-parallel{hp|hide}]"),
     R("vllm-rope", r"vllm::(?P<k>\w*rotary_embedding)_kernel", "rope", "vLLM", "vLLM {k}"),
-    R("rope", r"rotary|(?<![a-z])rope(?![a-z])|_rope_", "rope", None, None),
     # ---- attention
     R("fa3-fwd", r"flash::FlashAttn(?P<dir>Fwd|Bwd)Sm(?P<sm>\d+)", "attention", "FlashAttention-3", "FlashAttention-3 {dir|lower} (sm{sm})[ {tile}]"),
     R("flashmla", r"flash_fwd_splitkv_mla_kernel|flash_mla|flashmla|flash::mla::", "attention", "FlashMLA", "FlashMLA decode"),
@@ -177,6 +177,7 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("triton-decode-attn", r"^_fwd_(?P<g>grouped_)?kernel_stage1$", "attention", "Triton", "Triton decode attention stage1[ (grouped{g|hide})]"),
     R("vllm-unified-attn", r"^kernel_unified_attention_(?P<k>\w+)$", "attention", "Triton", "Triton unified_attention {k}"),
     R("flashinfer-sampling", r"sampling::(?P<k>\w+?)Kernel", "sampling", "FlashInfer", "FlashInfer {k}"),
+    R("rope", r"rotary|(?<![a-z])rope(?![a-z])|_rope_", "rope", None, None),
     R("attention", r"attention|attn|fmha|(?<![a-z])mha(?![a-z])|xformers|flash_|flash::", "attention", None, None),
     # ---- norm
     R("flashinfer-norm", r"norm::(?P<gemma>Gemma)?(?P<fused>FusedAdd)?(?P<k>RMSNorm|LayerNorm|QKRMSNorm)Kernel", "norm", "FlashInfer", "FlashInfer {k}[ (Gemma{gemma|hide})][ (fused add{fused|hide})]"),
@@ -308,7 +309,7 @@ def base_name(name: str) -> str:
     if base not in _WRAPPERS:
         base = re.sub(r"(?<=\w)_?[kK]ernel$", "", base) or base
     if base in _WRAPPERS and targs:
-        inner = [w for w in _IDENT.findall(targs.split("<", 1)[0] if "<" in targs else targs)]
+        inner = _IDENT.findall(targs.split("<", 1)[0])
         first = inner[-1] if inner else "?"
         if first in _WRAPPERS:  # enable_sm90_or_later<flash::X<...>>
             rest = targs.split("<", 1)[1] if "<" in targs else ""
