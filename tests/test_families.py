@@ -281,6 +281,13 @@ def test_family_columns_replaces_existing_columns_and_handles_null_names():
     assert out["kernel_label"].to_list() == [None, "matmul"]
 
 
+def test_family_columns_accepts_a_lazy_frame():
+    df = pl.DataFrame({"kernel_name": ["fused_moe_kernel", "attn_fwd"]})
+    out = family_columns(df.lazy())
+    assert isinstance(out, pl.LazyFrame)
+    assert out.collect().equals(family_columns(df))
+
+
 def test_family_columns_makes_colliding_labels_unique():
     a = "void splitKreduce_kernel<(int)32, (int)16, int, float, float, float, float, (bool)1, (bool)0, (bool)0>(cublasSplitKParams<T6>)"
     b = "void splitKreduce_kernel<(int)32, (int)16, int, float, float, float, float, (bool)1, (bool)1, (bool)0>(cublasSplitKParams<T6>)"

@@ -464,7 +464,8 @@ def classify_name(name: str) -> KernelKind:
 
 
 def family_columns(df, *, name_column: str = "kernel_name", fallback_column: str = "short_name", unique_labels: bool = True):
-    """``df`` with ``kernel_family``, ``kernel_library`` and ``kernel_label`` added (or replaced).
+    """``df`` (a polars DataFrame or LazyFrame) with ``kernel_family``, ``kernel_library`` and
+    ``kernel_label`` added (or replaced); a LazyFrame stays lazy once its distinct names are read.
 
     Each distinct name is classified once and mapped back (a hash lookup, no Python per launch).
     The name is ``name_column``, or ``fallback_column`` where that is null; a null name gives
@@ -473,11 +474,15 @@ def family_columns(df, *, name_column: str = "kernel_name", fallback_column: str
     """
     import polars as pl
 
-    cols = df.columns
+    lazy = isinstance(df, pl.LazyFrame)
+    cols = df.collect_schema().names() if lazy else df.columns
     key = pl.col(name_column) if name_column in cols else pl.lit(None, dtype=pl.String)
     if fallback_column in cols:
         key = pl.coalesce(key, pl.col(fallback_column))
-    names = sorted(n for n in df.select(key.alias("_n"))["_n"].unique().to_list() if n is not None)
+    distinct = df.select(key.alias("_n")).unique()
+    if lazy:
+        distinct = distinct.collect()
+    names = sorted(n for n in distinct["_n"].to_list() if n is not None)
     kinds = [classify_name(n) for n in names]
     labels = [k.label for k in kinds]
     if unique_labels:
