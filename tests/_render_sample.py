@@ -82,12 +82,16 @@ def make_result(scale: float = 1.0, *, source: str = "decode.csv", with_telemetr
     rows = kernel_rows(scale)
     for r in rows:
         r["source"] = source
-    kernels = pl.DataFrame(rows, schema=schema)
+    from ridgeline.analyzer.families import family_columns
+
+    kernels = family_columns(pl.DataFrame(rows, schema=schema))
     total = kernels["duration_s"].sum()
     summary = (
         kernels.group_by("kernel_name", maintain_order=True)
         .agg(
             pl.col("short_name").first(),
+            pl.col("kernel_family").first(),
+            pl.col("kernel_label").first(),
             pl.len().cast(pl.Int64).alias("launches"),
             pl.col("duration_s").sum().alias("total_duration_s"),
             (pl.col("duration_s").sum() / total).alias("time_share"),

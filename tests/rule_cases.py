@@ -87,6 +87,13 @@ def launch(
     return row
 
 
+def label(name: str) -> str:
+    """The subject a finding on kernel ``name`` carries: its label (ridgeline.analyzer.families)."""
+    from ridgeline.analyzer.families import classify_name
+
+    return classify_name(name).label
+
+
 def frame(rows: list[dict]) -> pl.DataFrame:
     """A ROOFLINE DataFrame with every contract column (absent values null)."""
     full = [{col: r.get(col, [] if col == "missing" else None) for col in SCHEMA} for r in rows]

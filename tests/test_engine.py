@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rule_cases import context, launch  # noqa: E402
+from rule_cases import label, context, launch  # noqa: E402
 
 from ridgeline.errors import InputError, UsageError  # noqa: E402
 from ridgeline.rules import engine  # noqa: E402
@@ -207,8 +207,8 @@ def test_run_rules_sorts_by_impact_and_respects_selection():
     found = engine.run_rules(_decode_ctx())
     impacts = [f.impact_s or 0.0 for f in found]
     assert impacts == sorted(impacts, reverse=True)
-    assert {(f.code, f.subject) for f in found} >= {("RL101", GEMM), ("RL102", ATTN), ("RL103", GEMM), ("RL103", ATTN)}
-    assert found[0].subject == GEMM  # 1 ms - 0.2985 ms > 0.4 ms - 0.149 ms
+    assert {(f.code, f.subject) for f in found} >= {("RL101", label(GEMM)), ("RL102", label(ATTN)), ("RL103", label(GEMM)), ("RL103", label(ATTN))}
+    assert found[0].subject == label(GEMM)  # 1 ms - 0.2985 ms > 0.4 ms - 0.149 ms
     only = engine.run_rules(_decode_ctx(), select=["RL1"], ignore=["RL103"])
     got = {f.code for f in only}
     assert {"RL101", "RL102"} <= got
@@ -220,7 +220,7 @@ def test_run_rules_config_thresholds_and_severity_override():
     # GEMM reaches 1e9/1e-3 / 3.35e12 = 29.9% of the bandwidth roof, attention 37.3%
     cfg = {"select": ["RL103"], "rules": {"RL103": {"min_bandwidth_fraction": 0.33, "severity": "critical"}}}
     found = engine.run_rules(ctx, config=cfg)
-    assert [(f.subject, f.severity) for f in found] == [(GEMM, "critical")]
+    assert [(f.subject, f.severity) for f in found] == [(label(GEMM), "critical")]
     flag = engine.run_rules(ctx, select=["RL103"], thresholds=["RL103.min_bandwidth_fraction=0.2"])
     assert flag == []
     with pytest.raises(UsageError):

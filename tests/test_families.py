@@ -335,3 +335,8 @@ def test_every_kernel_name_of_every_sample_classifies():
             assert label and len(label) <= fam.LABEL_MAX + 3, (path.name, name, label)
             assert "device_kernel" not in label and label.split()[-1] not in {"Kernel", "kernel"}, (path.name, name, label)
     assert seen > 20
+
+
+def test_a_name_that_starts_with_a_bracket_is_labelled_as_written():
+    # hostile or odd names (rendered as text by the HTML report) never grow in the label
+    assert classify_name("<script>alert('x')</script>").label == "<script>alert('x')</script>"

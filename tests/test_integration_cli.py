@@ -79,10 +79,12 @@ def test_analyze_table_names_distinct_and_roofs_brief(capsys):
     assert max(map(len, out.splitlines())) <= 80
     table = out.split("Top kernels by GPU time", 1)[1].split("\n\n", 1)[0]
     rows = [ln for ln in table.splitlines()[2:] if ln[:2].strip().isdigit()]
-    gemm_rows = [ln for ln in rows if "sm90_xmma" in ln]
+    gemm_rows = [ln for ln in rows if "sm90 xmma" in ln]
     assert len(gemm_rows) == 5
     names = [ln[3:33].strip() for ln in gemm_rows]
-    assert len(set(names)) == 5 and any("128x64x64" in n for n in names)
+    # five distinct labels, each naming the library and the tile that tells them apart
+    assert len(set(names)) == 5 and all(n.startswith("cuBLAS sm90 xmma gemm") for n in names)
+    assert {"64x128", "64x256", "64x32", "64x64"} <= {n.rsplit("~", 1)[-1] for n in names}
     # provenance: short on the roof lines, the full counter formula only in JSON
     assert "measured by ncu (359 launches, at 2.62 GHz)" in out
     assert "dram__bytes.sum.peak_sustained" not in out

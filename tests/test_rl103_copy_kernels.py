@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rule_cases import H100_BW, launch, run  # noqa: E402
+from rule_cases import label, H100_BW, launch, run  # noqa: E402
 
 from ridgeline.rules.engine import get_rule  # noqa: E402
 
@@ -38,7 +38,7 @@ def _copy(bytes_moved: float, duration_s: float) -> dict:
 def test_copy_kernel_far_below_bandwidth_roof_fires():
     # 1.005e9 B in 1 ms = 1.005 TB/s = 30% of 3.35 TB/s
     (f,) = run(get_rule("RL103"), [_copy(1.005e9, 1e-3)])
-    assert f.subject == "strided_copy_kernel"
+    assert f.subject == label("strided_copy_kernel")
     assert "= 30% of the 3.35 TB/s roof" in f.message
     assert f.impact_s == pytest.approx(1e-3 - 1.005e9 / H100_BW)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rule_cases import launch, run  # noqa: E402
+from rule_cases import label, launch, run  # noqa: E402
 
 from ridgeline.rules.engine import get_rule  # noqa: E402
 
@@ -33,7 +33,7 @@ def test_rl901_fires_and_names_missing_counters_and_hint():
     assert f.impact_s is None  # unknown, not zero
     ev = {e.metric: e.value for e in f.evidence}
     assert ev["launches_missing_flops_tensor"] == 2 and ev["launches_missing_dram_bytes"] == 1
-    assert ev["largest_unclassified_kernel"] == "flash_fwd_kernel"
+    assert ev["largest_unclassified_kernel"] == label("flash_fwd_kernel")
 
 
 def test_rl901_warning_below_critical_share_and_launch_basis_without_durations():
@@ -61,7 +61,7 @@ def test_rl902_fires_above_the_roof():
     # 1300e9 FLOP in 1 ms = 1300 TFLOP/s at AI 2600 (compute side): 1300 / 989 = 131%
     rows = [launch(GEMM, duration_s=1e-3, flops=1300e9, dram_bytes=0.5e9) for _ in range(4)]
     (f,) = run(get_rule("RL902"), rows)
-    assert f.subject == GEMM
+    assert f.subject == label(GEMM)
     assert f.message == (
         "4 of 4 launches above the roof, up to 131% of it (tolerance 105%): the counters or the peak are wrong"
     )

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rule_cases import H100_BW, launch, run  # noqa: E402
+from rule_cases import label, H100_BW, launch, run  # noqa: E402
 
 from ridgeline.rules.engine import get_rule  # noqa: E402
 
@@ -25,7 +25,7 @@ def test_rl101_fires_on_decode_gemm_with_tokens_and_ridge():
     rows = [launch(GEMM, duration_s=0.5e-3, flops=8e9, dram_bytes=1e9) for _ in range(2)]
     rows.append(launch(OTHER, duration_s=1e-3, flops=1e8, dram_bytes=3e9))
     (f,) = run(get_rule("RL101"), rows)
-    assert f.code == "RL101" and f.subject == GEMM and f.severity == "warning"
+    assert f.code == "RL101" and f.subject == label(GEMM) and f.severity == "warning"
     assert "arithmetic intensity 8 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)" in f.message
     assert "~8 tokens per weight read now; the ridge needs ~295" in f.message
     assert "~295" in f.remedy and "KV-cache" in f.remedy
@@ -59,7 +59,7 @@ def test_rl101_quiet_for_prefill_gemm_attention_and_small_groups():
 
 def test_rl101_threshold_override_changes_the_verdict():
     rows = [launch(GEMM, duration_s=1e-3, flops=100e9, dram_bytes=1e9)]  # AI 100 = 0.339 of the ridge
-    assert run(get_rule("RL101"), rows, overrides={"max_ridge_fraction": 0.4})[0].subject == GEMM
+    assert run(get_rule("RL101"), rows, overrides={"max_ridge_fraction": 0.4})[0].subject == label(GEMM)
 
 
 def test_rl101_skips_groups_without_counters():
@@ -73,7 +73,7 @@ def test_rl102_fires_on_memory_bound_attention():
     rows = [launch(ATTN, duration_s=0.4e-3, flops=1.9e9, dram_bytes=1e9) for _ in range(3)]
     rows.append(launch(GEMM, duration_s=0.8e-3, flops=800e9, dram_bytes=1e9))
     (f,) = run(get_rule("RL102"), rows)
-    assert f.subject == ATTN
+    assert f.subject == label(ATTN)
     assert f.message.startswith("attention intensity 1.9 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)")
     assert "does not grow with batch" in f.message
     assert "GQA/MQA" in f.remedy
@@ -95,7 +95,7 @@ def test_rl103_fires_when_memory_bound_kernel_is_far_below_bandwidth_roof():
     # 1.21e9 B in 1 ms = 1.21 TB/s = 36.1% of 3.35 TB/s; AI 1e9 / 1.21e9 = 0.83
     rows = [launch("rms_norm_kernel", duration_s=1e-3, flops=1e9, dram_bytes=1.21e9)]
     (f,) = run(get_rule("RL103"), rows)
-    assert f.subject == "rms_norm_kernel"
+    assert f.subject == label("rms_norm_kernel")
     assert f.message == "DRAM bandwidth 1.21 TB/s = 36% of the 3.35 TB/s roof (catalogue) < 60% on H100 SXM"
     assert f.impact_s == pytest.approx(1e-3 - 1.21e9 / H100_BW)
     assert f.impact_share == pytest.approx(1 - 1.21e9 / H100_BW / 1e-3)
@@ -121,7 +121,7 @@ def test_rl103_quiet_near_the_roof_on_compute_side_and_for_short_kernels():
     assert run(get_rule("RL103"), rows) == []
     # the short kernels fire once their duration floor is lowered: 1e6 B / 5e-6 s = 0.2 TB/s = 6%
     (f,) = run(get_rule("RL103"), rows, overrides={"min_mean_duration_s": 1e-6})
-    assert f.subject == "tiny_kernel" and "= 6% of" in f.message
+    assert f.subject == label("tiny_kernel") and "= 6% of" in f.message
 
 
 # ------------------------------------------------------------------- RL104
@@ -132,7 +132,7 @@ def test_rl104_fires_on_compute_bound_fp32_with_tensor_cores_available():
     # 40e9 FLOP / 0.1e9 B = AI 400 >= ridge 66.9/3.35 = 19.97; 40 TFLOP/s
     rows = [launch("my_fp32_conv_kernel", duration_s=1e-3, flops=40e9, dram_bytes=0.1e9, **FP32) for _ in range(2)]
     (f,) = run(get_rule("RL104"), rows)
-    assert f.subject == "my_fp32_conv_kernel"
+    assert f.subject == label("my_fp32_conv_kernel")
     assert f.message == (
         "100% of FLOPs on CUDA cores (fp32) at intensity 400 FLOP/B >= ridge 20 FLOP/B: "
         "H100 SXM has tf32 tensor cores at 494 TFLOP/s vs 66.9 TFLOP/s here"
@@ -161,7 +161,7 @@ def test_rl105_fires_below_half_the_compute_roof():
     # 312e9 FLOP in 1 ms = 312 TFLOP/s, AI 624 >= 295; 312 / 989 = 31.5%
     rows = [launch(GEMM, duration_s=1e-3, flops=312e9, dram_bytes=0.5e9)]
     (f,) = run(get_rule("RL105"), rows)
-    assert f.subject == GEMM
+    assert f.subject == label(GEMM)
     assert f.message == "312 TFLOP/s = 32% of the bf16/fp16 compute roof 989 TFLOP/s (catalogue) < 50% on H100 SXM"
     assert f.impact_s == pytest.approx(1e-3 - 312e9 / 989e12)
 
@@ -189,7 +189,7 @@ def test_rl106_fires_on_many_short_launches():
     # 200 x 4 us = 0.8 ms of 2.0 ms = 40%
     assert f.message == (
         "200 launches shorter than 10 us hold 40% of GPU time (>= 20%); median 4 us; "
-        "most frequent: vectorized_elementwise_kernel"
+        f"most frequent: {label('vectorized_elementwise_kernel')}"
     )
     assert "CUDA graph" in f.remedy
     assert f.impact_s == pytest.approx(200 * (4e-6 - 4e6 / H100_BW))
@@ -269,7 +269,7 @@ def test_rl109_fires_on_fp32_gemv():
     # fp32 ridge 66.9/3.35 = 20; AI 0.5e9 / 1e9 = 0.5
     rows = [launch("gemv2T_kernel_val<float>", duration_s=0.5e-3, flops=0.5e9, dram_bytes=1e9, **FP32)]
     (f,) = run(get_rule("RL109"), rows)
-    assert f.subject == "gemv2T_kernel_val<float>"
+    assert f.subject == label("gemv2T_kernel_val<float>")
     assert f.message == (
         "GEMM-like kernel with 100% of FLOPs on CUDA cores (fp32) at intensity 0.5 FLOP/B; "
         "H100 SXM has tf32 tensor cores at 494 TFLOP/s"
@@ -334,7 +334,7 @@ def test_rl111_fires_on_a_grid_smaller_than_the_gpu():
     # 0.3e9 B in 1 ms = 0.3 TB/s at AI 26.7 (memory side): 0.3 / 3.35 = 9% of the roof
     rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=0.3e9, grid_blocks=48) for _ in range(3)]
     (f,) = run(get_rule("RL111"), rows)
-    assert f.subject == GEMM
+    assert f.subject == label(GEMM)
     assert f.message == "median grid 48 blocks < 132 SMs on H100 SXM; 9% of its roof"
     assert f.impact_s == pytest.approx(3 * (1e-3 - 0.3e9 / H100_BW))
 
@@ -360,4 +360,5 @@ def test_groups_sharing_a_name_are_told_apart_by_precision():
         launch("elementwise_kernel", duration_s=1e-3, flops=1e8, dram_bytes=1.34e9),
     ]
     subjects = sorted(f.subject for f in run(get_rule("RL103"), rows))
-    assert subjects == ["elementwise_kernel [bf16/fp16]", "elementwise_kernel [fp32]"]
+    name = label("elementwise_kernel")
+    assert subjects == [f"{name} [bf16/fp16]", f"{name} [fp32]"]

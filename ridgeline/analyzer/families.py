@@ -305,7 +305,9 @@ def base_name(name: str) -> str:
     ``device_kernel`` is never a name.
     """
     path, targs = _split_top(name)
-    base = _last_component(path) or _strip_void(name)[:LABEL_MAX]
+    if not _last_component(path):  # no function name before the first '<' or '(': the name as it is
+        return _strip_void(name)[:LABEL_MAX]
+    base = _last_component(path)
     if base not in _WRAPPERS:
         base = re.sub(r"(?<=\w)_?[kK]ernel$", "", base) or base
     if base in _WRAPPERS and targs:

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ridgeline.analyzer.families import family_columns
 from ridgeline.analyzer.gpus import GPU, PRECISIONS, lookup, try_lookup
 from ridgeline.errors import UsageError
 from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS, polars_schema
@@ -422,6 +423,7 @@ def classify(
     df = df.with_columns(_roof_level(known).alias("roof_level"))
 
     roofs = _roofs_used(df, meas)
+    df = family_columns(df)  # what each kernel is: family, library, display label
     out_schema = polars_schema(KERNEL_COLUMNS) | polars_schema(ROOFLINE_COLUMNS)
     df = df.select([pl.col(c).cast(t) for c, t in out_schema.items()])
     return df, roofs
@@ -567,13 +569,15 @@ def summarize(roofline: Any):
     """ROOFLINE table -> SUMMARY table: one row per kernel name, most GPU time first."""
     import polars as pl
 
-    df = roofline
+    df = roofline if "kernel_label" in roofline.columns else family_columns(roofline)
     grand = df.get_column("duration_s").sum() or 0.0
     both = pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null()
     rf_known = pl.col("roof_fraction").is_not_null() & pl.col("duration_s").is_not_null()
     ttr_known = pl.col("time_to_roof_s").is_not_null() & pl.col("duration_s").is_not_null()
     base = df.group_by("kernel_name").agg(
         pl.col("short_name").drop_nulls().first().alias("short_name"),
+        pl.col("kernel_family").drop_nulls().first().alias("kernel_family"),
+        pl.col("kernel_label").drop_nulls().first().alias("kernel_label"),
         pl.len().cast(pl.Int64).alias("launches"),
         pl.col("duration_s").sum().alias("total_duration_s"),
         pl.col("flops").filter(both).sum().alias("_f"),

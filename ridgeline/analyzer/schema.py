@@ -106,6 +106,9 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "missing_hint": ("str", "the ncu option that collects the missing metrics"),
     "peak_l2_bw_bytes_per_s": ("f64", "L2 bandwidth roof used (median recorded L2 peak of the device; never from the catalogue), null if none recorded"),
     "peak_l1_bw_bytes_per_s": ("f64", "L1 bandwidth roof used (median recorded L1 peak of the device; never from the catalogue), null if none recorded"),
+    "kernel_family": ("str", "what the kernel is, from its full demangled name (ridgeline.analyzer.families, docs/kernel-families.md): gemm, grouped_gemm, attention, attention_aux, rope, norm, elementwise, ..."),
+    "kernel_library": ("str", "library the kernel comes from (cuBLAS, CUTLASS, FlashAttention-3, FlashInfer, Triton, PyTorch ATen, ...), null when the name does not tell"),
+    "kernel_label": ("str", "short display label naming the family and the distinguishing part, e.g. 'FlashAttention-3 fwd (sm90) 128x128x128', unique per kernel name within an analysis"),
     "roof_level": ("str", "binding roof: 'dram', 'l2' or 'l1' (the memory level whose roof is lowest at the launch's intensities, i.e. largest bytes / bandwidth) or 'compute' when the compute roof is below every memory roof; levels without bytes or roof are left out; null when bound is unknown"),
 }
 
@@ -115,6 +118,8 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
 SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
     "kernel_name": ("str", "kernel name"),
     "short_name": ("str", "short name"),
+    "kernel_family": ("str", "kernel family (see the ROOFLINE table)"),
+    "kernel_label": ("str", "display label (see the ROOFLINE table)"),
     "launches": ("i64", "number of launches"),
     "total_duration_s": ("f64", "sum of duration_s"),
     "time_share": ("f64", "share of total GPU time in the input (0..1)"),

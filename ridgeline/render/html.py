@@ -454,7 +454,7 @@ def _kernels_section(result) -> str:
     ]
     for r in rows:
         bound = r.get("bound") or "unknown"
-        short = r.get("short_name") or r.get("kernel_name")
+        short = r.get("kernel_label") or r.get("short_name") or r.get("kernel_name")
         prec = r.get("precision")
         parts.append(
             f'<tr><td class="name" title="{esc(r.get("kernel_name"))}">{esc(short)}</td>'

@@ -129,7 +129,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
             ["Kernel", "Launches", "GPU time", "Share", "Intensity (FLOP/B)", "Precision", "Bound", "% of roof"],
             [
                 [
-                    md(r.get("short_name") or r.get("kernel_name")),
+                    md(r.get("kernel_label") or r.get("short_name") or r.get("kernel_name")),
                     f"{r.get('launches') or 0:,}",
                     fmt_seconds(r.get("total_duration_s")),
                     fmt_pct(r.get("time_share")),

@@ -167,7 +167,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
             rows.append(
                 {
                     "name": r.get("kernel_name") or r.get("short_name"),
-                    "short": r.get("short_name") or r.get("kernel_name"),
+                    "short": r.get("kernel_label") or r.get("short_name") or r.get("kernel_name"),
                     "x": x,
                     "y": y,
                     "share": r.get("time_share") or 0.0,
@@ -181,7 +181,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
     if per_launch:
         df = kernels.select(
             pl.col("kernel_name").alias("name"),
-            pl.col("short_name").alias("short"),
+            _label_expr(kernels).alias("short"),
             pl.col("intensity_dram").alias("x"),
             pl.col("achieved_flops_per_s").alias("y"),
             (pl.col("duration_s") / total if total else pl.lit(0.0)).alias("share"),
@@ -203,7 +203,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
     flops_ok = pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null()
     agg = kernels.group_by(key, maintain_order=True).agg(
         pl.col("kernel_name").first().alias("name"),
-        pl.col("short_name").first().alias("short"),
+        _label_expr(kernels).first().alias("short"),
         pl.col("flops").filter(flops_ok).sum().alias("_f"),
         pl.col("dram_bytes").filter(flops_ok).sum().alias("_b"),
         pl.col("duration_s").filter(pl.col("flops").is_not_null()).sum().alias("_tf"),
@@ -249,6 +249,13 @@ def _why(ok, flops, dram_bytes):
         .otherwise(pl.lit(None, dtype=pl.String))
         .alias("why")
     )
+
+
+def _label_expr(frame):
+    """A kernel's display label: ``kernel_label`` where the table has it, else its short name."""
+    import polars as pl
+
+    return pl.coalesce("kernel_label", "short_name") if "kernel_label" in frame.columns else pl.col("short_name")
 
 
 def _clean_points(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

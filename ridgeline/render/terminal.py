@@ -342,7 +342,7 @@ def _top_kernels(result, top: int) -> list[str]:
     name_w = WIDTH - (3 + 7 + 10 + 7 + 8 + 9 + 5)
     head = f"{'#':>2} {'kernel':<{name_w}}{'launch':>7}{'time':>10}{'share':>7}{'FLOP/B':>8} {'bound':<8}{'roof':>5}"
     lines = [f"Top kernels by GPU time ({min(top, s.height)} of {s.height})", head]
-    labels = distinct_labels([r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
+    labels = distinct_labels([r.get("kernel_label") or r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
                              [r["kernel_name"] or r["short_name"] or "?" for r in rows])
     for i, (r, label) in enumerate(zip(rows, labels), 1):
         lines.append(

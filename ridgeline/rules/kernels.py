@@ -6,7 +6,8 @@ whose every value is null gets null, never 0 (missing is not zero).
 
 Group columns made by :func:`kernel_groups`:
 
-``subject``, ``gpu``, ``precision``, ``family`` (gemm / attention / null), ``launches``,
+``subject`` (the kernel's label, see ``ridgeline.analyzer.families``), ``gpu``, ``precision``,
+``family`` (gemm = weight GEMMs incl. grouped/MoE GEMMs / attention = reads the KV cache / null), ``launches``,
 ``duration_s``, ``time_share``, ``flops``, ``dram_bytes`` and ``l2_bytes`` (summed over the
 launches where FLOPs and those bytes were both measured), ``paired_duration_s`` (duration of
 the launches with FLOPs and DRAM bytes), ``intensity_dram``, ``intensity_l2``,
@@ -26,7 +27,7 @@ import math
 from typing import Any
 
 from ridgeline.rules.base import Context, Evidence
-from ridgeline.rules.patterns import family_expr
+from ridgeline.analyzer.families import KV_CACHE_FAMILIES, WEIGHT_GEMM_FAMILIES
 
 # how a ROOFLINE precision reads in a message
 PRECISION_LABELS = {
@@ -177,9 +178,24 @@ def launches(ctx: Context):
         return None
     cache = _cache(ctx)
     if "launches" not in cache:
+        if ("kernel_label" not in df.columns or "kernel_family" not in df.columns
+                or df.get_column("kernel_label").null_count() == df.height):
+            from ridgeline.analyzer.families import family_columns
+
+            df = family_columns(df)
+        kf = pl.col("kernel_family")
         cache["launches"] = df.with_columns(
-            subject=pl.coalesce(pl.col("short_name"), pl.col("kernel_name")).fill_null("<unnamed kernel>"),
-            family=family_expr(),
+            # kernels are named by what they are (docs/kernel-families.md), not by a short name that
+            # hides it (FlashAttention-3 is a cutlass::device_kernel)
+            subject=pl.coalesce(pl.col("kernel_label"), pl.col("short_name"), pl.col("kernel_name")).fill_null(
+                "<unnamed kernel>"
+            ),
+            # the two families the roofline rules treat apart: weight GEMMs (RL101) and KV-cache readers (RL102)
+            family=pl.when(kf.is_in(list(WEIGHT_GEMM_FAMILIES)))
+            .then(pl.lit("gemm"))
+            .when(kf.is_in(list(KV_CACHE_FAMILIES)))
+            .then(pl.lit("attention"))
+            .otherwise(pl.lit(None, dtype=pl.String)),
         )
     return cache["launches"]
 

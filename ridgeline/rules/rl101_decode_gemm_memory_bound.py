@@ -12,7 +12,7 @@ class DecodeGemmMemoryBound(Rule):
     What it finds
     -------------
     Kernel name groups that look like dense matrix products (gemm, gemv, cutlass, cublas, xmma,
-    nvjet, matmul, linear, ...; see ``ridgeline/rules/patterns.py``) whose DRAM arithmetic
+    nvjet, matmul, linear, ...; see ``docs/kernel-families.md``) whose DRAM arithmetic
     intensity (total FLOPs / total DRAM bytes of the group) is below ``max_ridge_fraction`` of
     the ridge point of the GPU and precision they ran on. It estimates how many tokens share each
     weight read: a decode GEMM reads every weight once per step and does 2 FLOPs per weight per

@@ -12,7 +12,7 @@ class AttentionMemoryBound(Rule):
     What it finds
     -------------
     Kernel name groups that look like fused attention (flash, fmha, sdpa, paged_attention,
-    decode attention, flashinfer, xformers, ...; see ``ridgeline/rules/patterns.py``) whose DRAM
+    decode attention, flashinfer, xformers, ...; see ``docs/kernel-families.md``) whose DRAM
     arithmetic intensity is below ``max_ridge_fraction`` of the ridge point. Groups without a
     measured tensor FLOP counter are left to RL905 (their intensity would be understated).
 

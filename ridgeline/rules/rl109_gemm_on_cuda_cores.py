@@ -11,7 +11,7 @@ class GemmOnCudaCores(Rule):
 
     What it finds
     -------------
-    GEMM-like kernel name groups (see ``ridgeline/rules/patterns.py``) with at least
+    GEMM-like kernel name groups (see ``docs/kernel-families.md``) with at least
     ``min_cuda_core_share`` of their FLOPs on CUDA cores (fp32 or fp16, among launches where the
     tensor counter was measured), below the ridge (compute-bound ones are RL104's), on a GPU
     whose catalogue entry has the matching tensor-core path (tf32, bf16/fp16).

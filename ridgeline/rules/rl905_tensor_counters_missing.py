@@ -11,7 +11,7 @@ class TensorCountersMissing(Rule):
 
     What it finds
     -------------
-    GEMM-like and attention-like launches (see ``ridgeline/rules/patterns.py``) whose
+    GEMM-like and attention-like launches (see ``docs/kernel-families.md``) whose
     ``flops_tensor`` is null while CUDA-core FLOP counters were collected, holding at least
     ``min_time_share`` of GPU time. Such launches are placed on the roofline, but with their
     CUDA-core FLOPs only.
