@@ -385,3 +385,43 @@ def test_unknown_top_level_config_keys_are_usage_errors():
         engine.run_rules(_decode_ctx(), config={"RL103": {"min_bandwidth_fraction": 0.5}})
     with pytest.raises(UsageError, match="unknown key 'selct'"):
         engine.run_rules(_decode_ctx(), config={"selct": ["RL1"]})
+
+
+def test_one_saving_is_counted_once_per_subject_and_never_beyond_the_gpu_time():
+    from ridgeline.rules.base import Finding
+    from ridgeline.rules.engine import share_impacts
+
+    def f(code, subject, impact, kind="kernel"):
+        return Finding(code=code, name="n", severity="warning", subject=subject, message="m", remedy="r",
+                       impact_s=impact, impact_share=impact / 10.0, subject_kind=kind)
+
+    out = share_impacts([f("RL105", "gemm", 4.0), f("RL108", "gemm", 4.0), f("RL103", "copy", 1.0),
+                         f("RL112", "profile", 9.0, "profile")], total_s=10.0)
+    by = {(x.code, x.subject): x for x in out}
+    # RL105 and RL108 claimed the same 4 s of the same kernel: counted once, on RL105 (tie: code order)
+    assert by[("RL105", "gemm")].related == ("RL108",)
+    assert by[("RL108", "gemm")].impact_s is None and by[("RL108", "gemm")].related == ("RL105",)
+    # 9 + 4 + 1 > 10 s of profiled time: largest first, the later claims are capped to what is left
+    assert by[("RL112", "profile")].impact_s == 9.0
+    assert by[("RL105", "gemm")].impact_s == pytest.approx(1.0)
+    assert by[("RL103", "copy")].impact_s == 0.0
+    assert sum(x.impact_s or 0.0 for x in out) == pytest.approx(10.0)
+    assert any(e.metric == "impact_capped_from_s" for e in by[("RL105", "gemm")].evidence)
+
+
+def test_h200_decode_claims_no_more_than_its_gpu_time():
+    from tests.ridge_inputs import SAMPLES
+
+    path = SAMPLES / "ncu" / "moeresearch-h200-sglang-qwen3-30b-R_short_decode-RAWPAGE-2232cols.csv"
+    if not path.exists():
+        pytest.skip("shared sample absent")
+    from ridgeline.pipeline import analyze_paths
+
+    res = analyze_paths([path])
+    claimed = sum(x.impact_s or 0.0 for x in res.findings if x.subject_kind in ("kernel", "profile"))
+    assert claimed <= res.total_gpu_time_s * (1 + 1e-9)
+    seen = {}
+    for x in res.findings:
+        if x.impact_s is not None:
+            assert (x.subject_kind, x.subject) not in seen, "one saving per subject"
+            seen[(x.subject_kind, x.subject)] = x.code

@@ -88,6 +88,7 @@ FINDING_KEYS: dict[str, str] = {
     "impact_share": "impact_s / total GPU time (0..1), or null",
     "confidence": "measured, derived or catalogue",
     "subject_kind": "kernel, gpu, host, window, profile or telemetry",
+    "related": "codes of the other findings on the same subject; a saving is counted once, on the finding with the largest impact, so the others carry impact_s null",
 }
 
 KERNEL_KEYS: tuple[str, ...] = tuple(KERNEL_COLUMNS) + tuple(ROOFLINE_COLUMNS)

@@ -405,11 +405,12 @@ def _skipped(result) -> list[str]:
 TELEMETRY_KINDS = {"gpu", "host", "window", "telemetry"}
 
 
-def _impact_text(impact_s, share, kinds=()) -> str:
+def _impact_text(impact_s, share, kinds=(), related=()) -> str:
     """``  [up to 423 us, 6.7% of profiled GPU time]``: telemetry findings' shares are of the GPU
-    time the telemetry observed, kernel findings' of the time the profile holds."""
+    time the telemetry observed, kernel findings' of the time the profile holds. A finding whose
+    saving another finding on the same subject already counts says which."""
     if impact_s is None:
-        return ""
+        return f"  [saving counted under {related[0]}]" if related else ""
     text = f"  [up to {fmt_seconds(impact_s)}"
     if share is None:
         return text + "]"
@@ -436,7 +437,7 @@ def _findings(result) -> list[str]:
         if len(items) == 1:
             f = items[0]
             lines += _wrap(f"{f.code} {f.severity:<8} {f.subject}"
-                           f"{_impact_text(f.impact_s, f.impact_share, [f.subject_kind])}", "")
+                           f"{_impact_text(f.impact_s, f.impact_share, [f.subject_kind], f.related)}", "")
             lines += _wrap(f.message, "    ")
             lines += _wrap(f"-> {f.remedy}", "    ")
             continue
@@ -456,7 +457,7 @@ def _findings(result) -> list[str]:
         name_w = WIDTH - 4 - 22
         labels = distinct_labels([f.subject for f in shown], name_w, together=True)
         for f, label in zip(shown, labels):
-            impact = ""
+            impact = f"counted in {f.related[0]}" if f.related else ""
             if f.impact_s is not None:
                 impact = f"up to {fmt_seconds(f.impact_s)}"
                 if f.impact_share is not None:

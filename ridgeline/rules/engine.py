@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import InputError, UsageError
-from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, SEVERITIES, Context, Finding, Rule
+from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, SEVERITIES, Context, Evidence, Finding, Rule
 
 MODULE_RE = re.compile(r"^rl(\d{3})_[a-z0-9_]+$")
 SELECTOR_RE = re.compile(r"^RL[0-9]{0,3}$")
@@ -620,7 +620,52 @@ def run_rules(
             if severity is not None:
                 f = dataclasses.replace(f, severity=severity)
             findings.append(f)
-    return sort_findings(findings)
+    return sort_findings(share_impacts(findings, total_s=ctx.total_gpu_time_s))
+
+
+PROFILE_KINDS = ("kernel", "profile")
+
+
+def share_impacts(findings: Iterable[Finding], *, total_s: float | None = None) -> list[Finding]:
+    """Count each saving once.
+
+    Findings on one subject (same ``subject_kind`` and ``subject``) describe the same GPU time:
+    the one with the largest impact keeps it, the others keep ``impact_s`` null, and each lists
+    the others' codes in ``related``. Then, within the profile (kernel and profile findings),
+    impacts are capped so they never add up to more than the profiled GPU time ``total_s``
+    (largest first; a capped finding says so in its evidence).
+    """
+    findings = list(findings)
+    by_subject: dict[tuple[str, str], list[int]] = {}
+    for i, f in enumerate(findings):
+        if f.impact_s is not None:  # findings that claim no saving share nothing
+            by_subject.setdefault((f.subject_kind, f.subject), []).append(i)
+    for idx in by_subject.values():
+        if len(idx) < 2:
+            continue
+        ranked = sorted(idx, key=lambda i: (-(findings[i].impact_s or 0.0), findings[i].code))
+        keeper = ranked[0]
+        has_impact = findings[keeper].impact_s is not None
+        for i in idx:
+            others = tuple(findings[j].code for j in ranked if j != i)
+            f = findings[i]
+            if i != keeper and has_impact:
+                f = dataclasses.replace(f, impact_s=None, impact_share=None)
+            findings[i] = dataclasses.replace(f, related=others)
+    if total_s:
+        left = float(total_s)
+        order = sorted((i for i, f in enumerate(findings) if f.subject_kind in PROFILE_KINDS and f.impact_s),
+                       key=lambda i: (-findings[i].impact_s, findings[i].code, findings[i].subject))
+        for i in order:
+            f = findings[i]
+            if f.impact_s > left:
+                capped = max(left, 0.0)
+                findings[i] = dataclasses.replace(
+                    f, impact_s=capped, impact_share=capped / total_s,
+                    evidence=f.evidence + (Evidence("impact_capped_from_s", f.impact_s, "s", "derived"),),
+                )
+            left -= findings[i].impact_s
+    return findings
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

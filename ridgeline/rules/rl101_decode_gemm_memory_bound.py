@@ -26,6 +26,12 @@ class DecodeGemmMemoryBound(Rule):
     weights stream in, and the time per step barely changes as the batch grows until intensity
     reaches the ridge. This is the signature of LLM decode at small batch.
 
+    Tile padding: a GEMM whose M (tokens) is smaller than its tile computes the padded rows too
+    (cuBLAS ``nvjet_tst_64x8`` pads N to 8, Triton ``fused_moe`` pads each expert's tokens to its
+    block size), so the FLOPs counted overstate the tokens. When the profile's normalization
+    launches (one block per token row) say fewer tokens ran, the message says so and gives the
+    intensity's token count as an upper bound.
+
     What to do
     ----------
     Raise the number of tokens per weight read: a bigger decode batch (more concurrent
@@ -66,19 +72,27 @@ class DecodeGemmMemoryBound(Rule):
             & (pl.col("time_share").fill_null(1.0) >= p["min_time_share"])
         )
         total = K.total_gpu_time(ctx)
+        shape_tokens, shape_from = _tokens_from_launch_shapes(ctx)
         out = []
         for row in hits.iter_rows(named=True):
             ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
             bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
             tokens, ridge_tokens = ai * bpw / 2.0, ridge * bpw / 2.0
             impact_s, share = K.impact(row, total)
+            now = f"~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight read now"
+            padded = shape_tokens is not None and shape_tokens * 1.5 < tokens
+            if padded:
+                # the FLOPs counted include tile padding: the launch shapes say fewer tokens ran
+                now = (
+                    f"at most ~{_count(tokens)} tokens per weight read by the FLOPs counted, but the launch "
+                    f"shapes say ~{_count(shape_tokens)} ({shape_from}): the rest is tile padding, not work"
+                )
             out.append(
                 self.finding(
                     subject=row["subject"],
                     message=(
                         f"arithmetic intensity {K.fmt(ai)} FLOP/B vs ridge {K.fmt(ridge)} FLOP/B on "
-                        f"{row['gpu']} ({K.precision_label(prec)}): ~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight "
-                        f"read now; the ridge needs ~{_count(ridge_tokens)}"
+                        f"{row['gpu']} ({K.precision_label(prec)}): {now}; the ridge needs ~{_count(ridge_tokens)}"
                     ),
                     remedy=(
                         f"Raise tokens per weight read toward ~{_count(ridge_tokens)} (bigger decode batch, "
@@ -88,7 +102,9 @@ class DecodeGemmMemoryBound(Rule):
                     evidence=(
                         *K.intensity_evidence(row),
                         Evidence("weight_bytes_per_element", bpw, "B", f"derived: assumed from precision {prec}"),
-                        Evidence("tokens_per_weight_read", tokens, "tokens", "derived: intensity x bytes per weight / 2"),
+                        Evidence("tokens_per_weight_read", tokens, "tokens",
+                                 "derived: intensity x bytes per weight / 2" + (" (upper bound: FLOPs include tile padding)" if padded else "")),
+                        *((Evidence("tokens_by_launch_shape", shape_tokens, "tokens", f"measured: {shape_from}"),) if padded else ()),
                         Evidence("ridge_tokens_per_weight_read", ridge_tokens, "tokens", "derived"),
                         *K.time_evidence(row),
                     ),
@@ -99,6 +115,22 @@ class DecodeGemmMemoryBound(Rule):
                 )
             )
         return out
+
+
+def _tokens_from_launch_shapes(ctx: Context) -> tuple[float | None, str | None]:
+    """Tokens per step as the launch shapes give them: normalization kernels (RMSNorm, LayerNorm)
+    launch one block per token row in the common LLM runtimes (vLLM, SGLang/FlashInfer), so the
+    median grid of the profile's norm launches is the number of tokens; None without such launches."""
+    import polars as pl
+
+    df = K.launches(ctx)
+    if df is None or "kernel_family" not in df.columns:
+        return None, None
+    norms = df.filter((pl.col("kernel_family") == "norm") & (pl.col("grid_blocks") > 0))
+    if not norms.height:
+        return None, None
+    tokens = float(norms["grid_blocks"].median())
+    return tokens, f"median grid of {K.plural(norms.height, 'norm launch')} = {_count(tokens)} blocks, one per token"
 
 
 def _count(x: float) -> str:
