@@ -152,3 +152,35 @@ def test_gpus_command_prints_gb(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "141 GB" in out and "GiB" not in out
+
+
+def test_hfma2_mma_register_moves_do_not_set_the_precision():
+    path = SAMPLES / "ncu" / "leleucas-a100-details-rules-bert_attention.csv"
+    if not path.exists():
+        pytest.skip("shared A100 sample absent")
+    import polars as pl
+
+    res = analyze_paths([path], gpu="A100")
+    k = res.kernels
+    idiom = k.filter(pl.col("flops_fp16_source").str.contains("HFMA2.MMA", literal=True).fill_null(False))
+    assert idiom.height > 0
+    assert (idiom["flops_fp16"] == 0).all() and (idiom["flops_tensor"] == 0).all()
+    assert "fp16" not in set(idiom["precision"].drop_nulls()) and "fp16_tensor" not in set(idiom["precision"].drop_nulls())
+    assert any("HFMA2.MMA" in n for n in res.notes)
+    # the integer add kernel is not an fp16 kernel
+    add = k.filter(pl.col("kernel_name").str.contains("CUDAFunctorOnSelf_add", literal=True))
+    assert add.height == 0 or set(add["precision"].drop_nulls()) <= {"fp32"}
+
+
+def test_hfma_with_real_half_math_keeps_its_flops(tmp_path):
+    ops = ["hadd", "hmul", "hfma"]
+    header = ID + ["gpu__time_duration.sum", "dram__bytes.sum", "sm__inst_executed_pipe_tensor.sum",
+                   *[f"sm__sass_thread_inst_executed_op_{o}_pred_on.sum" for o in ops]]
+    units = ["", "", "", "", "", "ns", "byte", "inst", "inst", "inst", "inst"]
+    f = _raw(tmp_path / "p.csv", header, units, [
+        [0, "movs", 0, "8.0", "NVIDIA A100-SXM4-80GB", 10000, 1e6, 100, 0, 0, 3200],  # the idiom
+        [1, "half", 0, "8.0", "NVIDIA A100-SXM4-80GB", 10000, 1e6, 100, 10, 0, 3200],  # hadd: real math
+    ])
+    k = analyze_paths([f]).kernels
+    assert k.row(0, named=True)["flops_fp16"] == 0
+    assert k.row(1, named=True)["flops_fp16"] == 2 * 10 + 4 * 3200

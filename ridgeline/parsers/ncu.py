@@ -997,6 +997,48 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
     return out, bool(volta)
 
 
+def _hfma2_mma_idiom(ctx: _Ctx, m, present: set[str]):
+    """Launches whose only half-precision instructions are the compiler's HFMA2.MMA register moves.
+
+    On Ampere and later the compiler initialises and moves registers with ``HFMA2.MMA`` (an HFMA2
+    issued to the tensor pipe): such a launch counts ``hfma`` = exactly 32 x
+    ``sm__inst_executed_pipe_tensor`` (one warp instruction, 32 threads) with zero ``hadd`` and
+    ``hmul`` -- plain fp32 or integer kernels show it (``CUDAFunctorOnSelf_add<int>``). Those are
+    not fp16 math and no MMA ran: their FP16 and tensor FLOPs are 0, with a note, so they never
+    decide a precision label. CC 7.0 (Volta), where the pipe counter is real HMMA work, is left alone.
+    """
+    import polars as pl
+
+    def first(op):
+        return next((f"{u}{V.SASS.format(op=op)}.sum" for u in ("sm__", "smsp__")
+                     if f"{u}{V.SASS.format(op=op)}.sum" in present), None)
+
+    hf, ha, hm = first("hfma"), first("hadd"), first("hmul")
+    pipe = next((c for c in V.VOLTA_TENSOR_COUNTERS if c in present), None)
+    if not (hf and ha and hm and pipe):
+        return m
+    idiom = (
+        (pl.col(ha) == 0) & (pl.col(hm) == 0) & (pl.col(hf) > 0) & (pl.col(hf) == 32 * pl.col(pipe))
+        & (pl.col("cc").fill_null("") != V.VOLTA_CC)
+    ).fill_null(False)
+    n = m.select(idiom.sum()).item()
+    if not n:
+        return m
+    ctx.notes.append(
+        f"{ctx.path}: {n} launch(es) count hfma = 32 x {pipe} with no hadd/hmul: the compiler's HFMA2.MMA "
+        "register moves, not fp16 math; their FP16 and tensor FLOPs are counted as 0 and do not set the precision"
+    )
+    why = f" = HFMA2.MMA register moves ({hf} = 32 x {pipe}, no hadd/hmul): 0"
+    tensor_cols = [c for c in V.TENSOR_COLUMNS.values() if c in m.columns]
+    return m.with_columns(
+        pl.when(idiom).then(0.0).otherwise(pl.col("flops_fp16")).alias("flops_fp16"),
+        pl.when(idiom).then(pl.lit(hf + why)).otherwise(pl.col("flops_fp16_source")).alias("flops_fp16_source"),
+        *[pl.when(idiom).then(0.0).otherwise(pl.col(c)).alias(c) for c in tensor_cols],
+        pl.when(idiom).then(0.0).otherwise(pl.col("flops_tensor")).alias("flops_tensor"),
+        pl.when(idiom).then(pl.lit(pipe + why)).otherwise(pl.col("flops_tensor_source")).alias("flops_tensor_source"),
+    )
+
+
 _FAMILY_OP_RE = re.compile(r"^sm__ops_path_tensor_op_([a-z0-9]+)_src_")
 
 
@@ -1246,6 +1288,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         tensor_path=tensor["tensor_path"],
     )
     m = m.with_columns(flops_tensor_source=tensor["flops_tensor_source"])
+    m = _hfma2_mma_idiom(ctx, m, present)
     if has_volta:
         pipe_cols = [c for c in V.VOLTA_TENSOR_COUNTERS if c in m.columns]
         n_lost = m.select(
