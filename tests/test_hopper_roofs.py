@@ -184,3 +184,24 @@ def test_hfma_with_real_half_math_keeps_its_flops(tmp_path):
     k = analyze_paths([f]).kernels
     assert k.row(0, named=True)["flops_fp16"] == 0
     assert k.row(1, named=True)["flops_fp16"] == 2 * 10 + 4 * 3200
+
+
+def test_kernel_counts_agree_and_a_launch_without_duration_shows_no_time(tmp_path, capsys):
+    from ridgeline.cli import main
+
+    header = ID + ["gpu__time_duration.sum", "dram__bytes.sum"]
+    units = ["", "", "", "", "", "ns", "byte"]
+    # two kernels sharing a short name (template arguments differ), no FLOP counters; one launch
+    # of a third kernel has no duration at all
+    f = _raw(tmp_path / "p.csv", header, units, [
+        [0, "void k<1>(int)", 0, "9.0", "NVIDIA H100 80GB HBM3", 5000, 1e6],
+        [1, "void k<2>(int)", 0, "9.0", "NVIDIA H100 80GB HBM3", 5000, 1e6],
+        [2, "void nodur(int)", 0, "9.0", "NVIDIA H100 80GB HBM3", "n/a", 1e6],
+    ])
+    with pytest.raises(SystemExit):
+        main(["analyze", str(f)])
+    out = capsys.readouterr().out
+    assert "3 launches of 3 kernels" in out
+    assert "roofline inputs missing for 3 launches of 3 kernels" in out
+    row = next(ln for ln in out.splitlines() if "nodur" in ln)
+    assert " 0 s " not in row and " - " in row

@@ -579,7 +579,8 @@ def summarize(roofline: Any):
         pl.col("kernel_family").drop_nulls().first().alias("kernel_family"),
         pl.col("kernel_label").drop_nulls().first().alias("kernel_label"),
         pl.len().cast(pl.Int64).alias("launches"),
-        pl.col("duration_s").sum().alias("total_duration_s"),
+        # no launch with a duration: null (shown empty), never 0 s
+        pl.when(pl.col("duration_s").count() > 0).then(pl.col("duration_s").sum()).alias("total_duration_s"),
         pl.col("flops").filter(both).sum().alias("_f"),
         pl.col("dram_bytes").filter(both).sum().alias("_b"),
         both.any().alias("_any_both"),
