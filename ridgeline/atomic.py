@@ -3,7 +3,9 @@
 The content goes to a hidden temporary file in the target's folder, which is then renamed over
 the target (``os.replace``, atomic on POSIX and Windows within one file system). A run that dies
 midway leaves the previous file (or none) and at most a ``.NAME.*.tmp`` file, never half a report,
-half a plot or half a Parquet partition.
+half a plot or half a Parquet partition. A target that exists but is not a regular file
+(``/dev/null``, a FIFO) is written in place: renaming over it would replace the device; a
+symbolic link is followed, so the file it names is replaced and the link kept.
 """
 
 from __future__ import annotations
@@ -34,7 +36,10 @@ def atomic_path(path: str | os.PathLike, *, keep_suffix: bool = True) -> Iterato
     >>> with atomic_path("report.html") as tmp:      # doctest: +SKIP
     ...     tmp.write_text(html)
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # through a symlink to the file it names
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO, /dev/stdout: write in place
+        yield target
+        return
     tmp = temp_name(target, keep_suffix=keep_suffix)
     try:
         yield tmp

@@ -249,7 +249,7 @@ PROMETHEUS_OPTIONS = _options(
                  help="Prometheus: start, RFC 3339 (2026-01-05T00:00:00Z), a date, or relative (-24h, now-1d)."),
     click.option("--to", "prom_to", default="now", show_default=True, metavar="TIME", help="Prometheus: end."),
     click.option("--step", "prom_step", default="15s", show_default=True, metavar="DURATION",
-                 help="Prometheus: query resolution (dcgm-exporter collects every 15s by default)."),
+                 help="Prometheus: query resolution; use your scrape interval (dcgm-exporter collects every 30s by default)."),
     click.option("--match", "prom_match", metavar="SELECTOR",
                  help="Prometheus: label selector added to every query, e.g. '{cluster=\"a\",Hostname=~\"node-.*\"}'."),
     click.option("--save", "prom_save", type=click.Path(file_okay=False), metavar="DIR",
@@ -908,6 +908,15 @@ def _pull_prometheus(prom: dict):
                     timeout_s=P.parse_duration(prom["prom_timeout"], what="--timeout"), retries=prom["prom_retries"],
                     max_points=prom["prom_max_points"], hosts_per_query=prom["prom_hosts"],
                     strict=bool(prom.get("prom_strict")), progress=progress)
+    if not pulled.frame.height:
+        from ridgeline.errors import InputError
+
+        why = f"; {len(pulled.failed)} of {pulled.chunks} requests failed, e.g. {pulled.skipped[0].item}: " \
+              f"{pulled.failed[0][1]}" if pulled.failed else ""
+        raise InputError(pulled.info.path, "expected DCGM series (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_*, ...) in "
+                         f"{prom['prom_from']}..{prom['prom_to']}" + (f" matching {prom['prom_match']}"
+                                                                      if prom.get("prom_match") else "")
+                         + "; found none" + why)
     if pulled.failed:
         click.echo(f"ridgeline: {len(pulled.failed)} of {pulled.chunks} requests failed; listed under skipped, "
                    "their samples missing", err=True)

@@ -29,8 +29,8 @@ never appear in messages, notes or ``inputs``.
 
 Prometheus semantics to know: ``query_range`` returns, at each step, the latest sample at most
 5 minutes old (the server's lookback delta), so a series that stops is repeated for up to 5
-minutes, and a step longer than the scrape interval samples the data (15 s matches
-dcgm-exporter's default collection interval).
+minutes, and a step longer than the scrape interval samples the data while a shorter one
+repeats samples: use the scrape interval (dcgm-exporter collects every 30 s by default).
 
 Needs ``httpx`` (``pip install 'ridgeline[prometheus]'``), imported when a pull starts.
 """
@@ -322,7 +322,8 @@ class _Client:
                     last += f": {_error_text(resp)}"
                 continue
             return self._answer(resp, path)
-        raise _ChunkFailed(self._redact(f"{last} (after {self.retries + 1} attempts)"))
+        tries = self.retries + 1
+        raise _ChunkFailed(self._redact(f"{last} (after {tries} attempt{'s' if tries > 1 else ''})"))
 
     def _answer(self, resp, path: str) -> Any:
         try:

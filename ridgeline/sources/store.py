@@ -7,8 +7,9 @@ Layout (``ridgeline telemetry DIR`` reads it back, see :mod:`ridgeline.parsers.t
 One file per UTC day and host. Columns: ``timestamp`` (UTC), ``gpu``, ``uuid``, ``gpu_instance``,
 ``model``, then one column per canonical field (``gpu_util_ratio``, ``tensor_active_ratio``, ...;
 canonical units, so nothing is scaled again on reading). ``date`` and ``host`` live in the path.
-Every partition of one write holds the same field columns (the fields the pull found); a value
-that was not reported is null, never 0. The k8s ``pod`` label is not kept.
+A partition holds a column for each field its host exported (so partitions may differ; the
+reader normalizes each set of files on its own); a value that was not reported is null, never 0.
+The k8s ``pod`` label is not kept.
 
 Writes are atomic: each partition is written to a hidden temporary file in its folder and
 renamed into place (:mod:`ridgeline.atomic`), so a run that dies midway leaves whole partitions
@@ -84,6 +85,9 @@ def save(long: Any, folder: str | Path) -> StoreReport:
             rel = Path(f"date={date}") / f"host={quote(str(host), safe='')}" / PART_NAME
             target = folder / rel
             rows = part.drop("_date", "_host", "host").sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
+            # a field this host did not export is no column at all (not a column of nulls, which
+            # would read back as blank values)
+            rows = rows.select([c for c in rows.columns if c in ID_COLUMNS or rows.get_column(c).null_count() < rows.height])
             if target.exists():
                 old = pl.read_parquet(target, hive_partitioning=False)
                 new = rows.join(old.select(*KEY_COLUMNS), on=list(KEY_COLUMNS), how="anti", nulls_equal=True)
