@@ -36,6 +36,7 @@ def cli() -> None:
       ridgeline telemetry dcgm-dmon.txt   # busy vs. working, per GPU and window
       ridgeline gpus                   # the GPU catalogue and ridge points
       ridgeline rules                  # the rule catalogue
+      ridgeline diff last.json new.json   # what changed since last run (exit 1 on regression)
 
     \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):
@@ -858,6 +859,100 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         rank = {"info": 0, "warning": 1, "critical": 2}
         if any(rank.get(f.severity, -1) >= rank[fail_on] for f in findings):
             ctx.exit(1)
+
+
+@cli.command("diff")
+@click.argument("base", type=click.Path())
+@click.argument("new", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="text for the terminal, markdown for a job summary or PR comment, json for tools.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--config", type=click.Path(dir_okay=False),
+              help="TOML file whose [tool.ridgeline.diff] table sets the thresholds (default ./ridgeline.toml).")
+@click.option("--threshold", "diff_thresholds", multiple=True, metavar="NAME=VALUE",
+              help="Override a regression threshold, e.g. kernel_time_rel=0.2 (see ridgeline.analyzer.diff).")
+@click.option("--top", type=click.IntRange(min=1), default=15, show_default=True,
+              help="Kernels, hosts and GPUs shown per table.")
+@click.pass_context
+def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
+    """Compare two ridgeline JSON documents: what changed, and is it a regression?
+
+    BASE and NEW are two `analyze --format json` documents (kernels matched by name and
+    launch shape: time, share, intensity, bound, roof fraction) or two `telemetry --format
+    json` documents (per GPU and host: wasted GPU-hours, busy with idle tensor cores, idle
+    while allocated, coverage; fleet totals). Findings: new, resolved, changed severity.
+
+    \b
+    Regression thresholds (override in [tool.ridgeline.diff] or with --threshold):
+      kernel_time_rel=0.10 and kernel_time_abs_s=50e-6   a kernel group's time grew by both
+      total_time_rel=0.10 and total_time_abs_s=50e-6     the run's GPU time grew by both
+      new_finding_severity=warning                       a finding this severe is new, or rose to it
+      fleet_waste_share=0.05                             fleet waste grew by 5 points of observed GPU-h
+      host_waste_share=0.10                              a host's waste grew by 10 points
+
+    \b
+    Examples:
+      ridgeline diff last-night.json tonight.json
+      ridgeline diff base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+      ridgeline diff base.json new.json --threshold kernel_time_rel=0.2 --format json -o diff.json
+
+    \b
+    Exit codes: 0 no regression, 1 regression, 2 bad input (not ridgeline JSON, different
+    kinds, incompatible schema versions).
+    """
+    from ridgeline.analyzer.diff import compare
+    from ridgeline.errors import UsageError
+    from ridgeline.rules.engine import load_config
+
+    _refuse_overwriting_inputs(output, (base, new))
+    cfg = load_config(config)
+    table = cfg.get("diff", {})
+    if not isinstance(table, dict):
+        raise UsageError("config: [tool.ridgeline.diff] must be a table of thresholds, e.g. kernel_time_rel = 0.2")
+    overrides = dict(table)
+    for item in diff_thresholds:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--threshold {item!r}: expected NAME=VALUE, e.g. kernel_time_rel=0.2")
+        overrides[name.strip()] = value.strip()
+    docs = [_read_json_document(p) for p in (base, new)]
+    cmp = compare(docs[0], docs[1], base_label=base, new_label=new, overrides=overrides)
+    if fmt == "json":
+        from ridgeline.render.diff import render_diff_json
+
+        text = render_diff_json(cmp)
+    elif fmt == "markdown":
+        from ridgeline.render.diff import render_diff_markdown
+
+        text = render_diff_markdown(cmp, top=top)
+    else:
+        from ridgeline.render.diff import format_diff
+
+        text = format_diff(cmp, top=top)
+    _emit(text, output)
+    if output and output != "-":
+        click.echo(f"ridgeline: wrote {output}", err=True)
+    if cmp.regressed:
+        ctx.exit(1)
+
+
+def _read_json_document(path: str):
+    """A JSON file as Python objects; InputError (one line) when it is not JSON."""
+    import json
+
+    from ridgeline.errors import InputError
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as err:
+        raise InputError(path, f"cannot read it: {_os_error_text(err)}") from None
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputError(path, "expected a ridgeline JSON document (UTF-8), got binary data") from None
+    except json.JSONDecodeError as err:
+        raise InputError(path, "expected a ridgeline JSON document", line=err.lineno, actual=err.msg) from None
 
 
 def _pull_prometheus(prom: dict):
