@@ -96,14 +96,22 @@ def _finding_lines(cmp, width: int) -> list[str]:
     return lines
 
 
+def _wrapped(text: str, width: int = WIDTH) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width=width, subsequent_indent="  ", break_long_words=True,
+                         break_on_hyphens=False) or [""]
+
+
 def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
     """The comparison for a terminal (80 columns)."""
-    out = _verdict(cmp)
+    verdict = _verdict(cmp)
+    out = _wrapped(verdict[0], width) + verdict[1:]
     if cmp.totals is not None:
         t = cmp.totals
-        out += ["", f"Total GPU time: {_arrow(fmt_seconds(t['time_base_s']), fmt_seconds(t['time_new_s']))}; "
-                    f"kernel groups {t['kernels_base']} -> {t['kernels_new']} ({t['appeared']} appeared, "
-                    f"{t['vanished']} vanished)"]
+        out += [""] + _wrapped(f"Total GPU time: {_arrow(fmt_seconds(t['time_base_s']), fmt_seconds(t['time_new_s']))}; "
+                               f"kernel groups {t['kernels_base']} -> {t['kernels_new']} ({t['appeared']} appeared, "
+                               f"{t['vanished']} vanished)", width)
         out += ["", "Share of GPU time by bound", f"  {'bound':<10}{'base':>8}{'new':>8}"]
         out += [f"  {h['bound']:<10}{fmt_pct(h['share_base'], 1):>8}{fmt_pct(h['share_new'], 1):>8}" for h in cmp.headline]
         rows = _kernel_rows(cmp, top)
@@ -127,10 +135,10 @@ def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
                     out.append(shorten(detail, width))
     if cmp.fleet is not None:
         f = cmp.fleet
-        out += ["", f"Fleet: wasted {_arrow(_hours(f['wasted_gpu_h_base']), _hours(f['wasted_gpu_h_new']))} GPU-h of "
-                    f"{_arrow(_hours(f['span_h_base']), _hours(f['span_h_new']))} GPU-h observed "
-                    f"({_arrow(fmt_pct(f['wasted_share_base']), fmt_pct(f['wasted_share_new']))}); "
-                    f"coverage {_arrow(fmt_pct(f['coverage_base']), fmt_pct(f['coverage_new']))}"]
+        out += [""] + _wrapped(f"Fleet: wasted {_arrow(_hours(f['wasted_gpu_h_base']), _hours(f['wasted_gpu_h_new']))} "
+                               f"GPU-h of {_arrow(_hours(f['span_h_base']), _hours(f['span_h_new']))} GPU-h observed "
+                               f"({_arrow(fmt_pct(f['wasted_share_base']), fmt_pct(f['wasted_share_new']))}); "
+                               f"coverage {_arrow(fmt_pct(f['coverage_base']), fmt_pct(f['coverage_new']))}", width)
         out += _waste_table(cmp.hosts, ("host",), "Hosts", top, width)
         out += _waste_table(cmp.gpus, ("host", "gpu", "gpu_instance"), "GPUs", top, width)
     out += [""] + _finding_lines(cmp, width)
