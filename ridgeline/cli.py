@@ -36,7 +36,7 @@ def cli() -> None:
       ridgeline telemetry dcgm-dmon.txt   # busy vs. working, per GPU and window
       ridgeline gpus                   # the GPU catalogue and ridge points
       ridgeline rules                  # the rule catalogue
-      ridgeline diff last.json new.json   # what changed since last run (exit 1 on regression)
+      ridgeline diff old.json new.json # what changed; exit 1 on a regression
 
     \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):
@@ -780,7 +780,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
       ridgeline telemetry gpu_log.csv --tz Europe/Berlin --window all
       ridgeline telemetry fleet/ --format csv -o windows.csv --fail-on warning
       ridgeline telemetry fleet/ --all-windows --max-rows 200
-      ridgeline telemetry --prometheus http://prometheus:9090 --from -24h --to now \\
+      ridgeline telemetry --prometheus http://prom:9090 --from -24h --to now \\
           --match '{cluster="a"}' --save store/ --format json -o night.json
 
     \b
@@ -883,22 +883,22 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
     while allocated, coverage; fleet totals). Findings: new, resolved, changed severity.
 
     \b
-    Regression thresholds (override in [tool.ridgeline.diff] or with --threshold):
-      kernel_time_rel=0.10 and kernel_time_abs_s=50e-6   a kernel group's time grew by both
-      total_time_rel=0.10 and total_time_abs_s=50e-6     the run's GPU time grew by both
-      new_finding_severity=warning                       a finding this severe is new, or rose to it
-      fleet_waste_share=0.05                             fleet waste grew by 5 points of observed GPU-h
-      host_waste_share=0.10                              a host's waste grew by 10 points
+    A regression (thresholds: [tool.ridgeline.diff] or --threshold NAME=VALUE):
+      kernel_time_rel=0.10, kernel_time_abs_s=50e-6  a kernel group grew by both
+      total_time_rel=0.10, total_time_abs_s=50e-6    the run's time grew by both
+      new_finding_severity=warning    a finding this severe is new, or rose to it
+      fleet_waste_share=0.05          fleet waste grew by 5 points of GPU-hours
+      host_waste_share=0.10           a host's waste grew by 10 points
 
     \b
     Examples:
       ridgeline diff last-night.json tonight.json
-      ridgeline diff base.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
-      ridgeline diff base.json new.json --threshold kernel_time_rel=0.2 --format json -o diff.json
+      ridgeline diff old.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+      ridgeline diff old.json new.json --threshold kernel_time_rel=0.2
 
     \b
-    Exit codes: 0 no regression, 1 regression, 2 bad input (not ridgeline JSON, different
-    kinds, incompatible schema versions).
+    Exit codes: 0 no regression, 1 regression, 2 bad input (not ridgeline
+    JSON, different kinds, incompatible schema versions).
     """
     from ridgeline.analyzer.diff import compare
     from ridgeline.errors import UsageError
