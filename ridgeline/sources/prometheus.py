@@ -246,35 +246,17 @@ class _Client:
         if auth.bearer_token:
             headers["Authorization"] = f"Bearer {auth.bearer_token}"
         verify: Any = True
-        if auth.insecure:
+        if auth.ca_bundle or auth.client_cert:  # one SSL context carries the CA bundle and the client cert
+            verify = _ssl_context(auth)
+        elif auth.insecure:
             verify = False
-        elif auth.ca_bundle:
-            import ssl
-
-            try:
-                verify = ssl.create_default_context(cafile=auth.ca_bundle)
-            except (OSError, ssl.SSLError) as err:
-                raise UsageError(f"--ca-bundle {auth.ca_bundle}: cannot read it as PEM certificates "
-                                 f"({type(err).__name__})") from None
-        cert = None
-        if auth.client_cert:
-            cert = (auth.client_cert, auth.client_key) if auth.client_key else auth.client_cert
-            if not isinstance(verify, bool):
-                try:
-                    verify.load_cert_chain(auth.client_cert, auth.client_key)
-                except (OSError, Exception) as err:  # noqa: BLE001 - ssl errors vary
-                    raise UsageError(f"--client-cert {auth.client_cert}: cannot load it ({type(err).__name__})") from None
-                cert = None
-        kwargs: dict[str, Any] = {}
-        if cert is not None:
-            kwargs["cert"] = cert
         try:
             self._http = httpx.Client(
                 base_url=self.url + "/", headers=headers, verify=verify, timeout=timeout_s,
                 auth=httpx.BasicAuth(username, password or "") if username else None,
-                follow_redirects=True, trust_env=True, **kwargs,
+                follow_redirects=True, trust_env=True,
             )
-        except (OSError, ValueError, Exception) as err:  # noqa: BLE001 - bad cert/key files
+        except (OSError, ValueError) as err:
             raise UsageError(f"cannot set up the HTTP client for {self.url}: {self._redact(str(err))}") from None
         self._httpx = httpx
         self.retries = retries
@@ -343,6 +325,28 @@ class _Client:
         if resp.status_code >= 400:
             raise self._fatal(f"HTTP {resp.status_code} from {path}")
         return doc.get("data")
+
+
+def _ssl_context(auth: Auth):
+    """An SSL context with ``--ca-bundle`` (else the system's CAs), ``--client-cert``/``--client-key``
+    and, with ``--insecure``, no verification of the server."""
+    import ssl
+
+    try:
+        ctx = ssl.create_default_context(cafile=auth.ca_bundle) if auth.ca_bundle else ssl.create_default_context()
+    except (OSError, ssl.SSLError) as err:
+        raise UsageError(f"--ca-bundle {auth.ca_bundle}: cannot read it as PEM certificates "
+                         f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
+    if auth.insecure:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    if auth.client_cert:
+        try:
+            ctx.load_cert_chain(auth.client_cert, auth.client_key)
+        except (OSError, ssl.SSLError) as err:
+            raise UsageError(f"--client-cert {auth.client_cert}: cannot load the certificate and key "
+                             f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
+    return ctx
 
 
 def _transport_reason(err) -> str:

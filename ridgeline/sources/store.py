@@ -13,9 +13,10 @@ The k8s ``pod`` label is not kept.
 
 Writes are atomic: each partition is written to a hidden temporary file in its folder and
 renamed into place (:mod:`ridgeline.atomic`), so a run that dies midway leaves whole partitions
-only. A partition that already exists is merged: rows it lacks (by timestamp and GPU) are added
-and the file is rewritten the same atomic way; a partition that already holds every row is left
-untouched, so re-running a night fills only what is missing.
+only. A partition that already exists is merged: rows it lacks (by timestamp and GPU) are added, and
+values it lacks (a field a failed request left out) are filled, its own values kept; the file is
+then rewritten the same atomic way. A partition that already holds everything is left untouched,
+so re-running a night fills only what is missing.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class StoreReport:
     written: list[str] = dataclasses.field(default_factory=list)  # new partitions
     extended: list[str] = dataclasses.field(default_factory=list)  # existing ones that gained rows
     unchanged: list[str] = dataclasses.field(default_factory=list)  # existing ones already complete
-    rows_added: int = 0
+    rows_added: int = 0  # new rows (filled values in existing rows are not counted)
 
     def summary(self, folder) -> str:
         parts = [f"{len(self.written)} new partition(s)"]
@@ -61,6 +62,31 @@ def wide_frame(long: Any):
                                                      aggregate_function="first")
     return wide.select(*index, *[pl.col(f) if f in wide.columns else pl.lit(None, pl.Float64).alias(f)
                                  for f in fields])
+
+
+def _cells(df) -> int:
+    """Non-null values in a frame."""
+    return int(sum(df.get_column(c).len() - df.get_column(c).null_count() for c in df.columns))
+
+
+def _merge(old, new):
+    """``old`` with the rows it lacks from ``new`` added and its null cells filled from ``new``
+    (a field a failed request left out last time); ``old``'s values win where both have one."""
+    import polars as pl
+
+    keys = list(KEY_COLUMNS)
+    old = old.with_columns(pl.col(k).cast(new.schema[k]) for k in keys if k in new.columns)
+    joined = old.join(new, on=keys, how="full", coalesce=True, suffix="__new", nulls_equal=True)
+    columns = list(dict.fromkeys([*old.columns, *new.columns]))
+    out = []
+    for c in columns:
+        if c in keys:
+            out.append(pl.col(c))
+        elif c in old.columns and c in new.columns:
+            out.append(pl.coalesce(pl.col(c), pl.col(f"{c}__new")).alias(c))
+        else:
+            out.append(pl.col(c))
+    return joined.select(out).sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
 
 
 def save(long: Any, folder: str | Path) -> StoreReport:
@@ -90,14 +116,13 @@ def save(long: Any, folder: str | Path) -> StoreReport:
             rows = rows.select([c for c in rows.columns if c in ID_COLUMNS or rows.get_column(c).null_count() < rows.height])
             if target.exists():
                 old = pl.read_parquet(target, hive_partitioning=False)
-                new = rows.join(old.select(*KEY_COLUMNS), on=list(KEY_COLUMNS), how="anti", nulls_equal=True)
-                if not new.height:
+                merged = _merge(old, rows)
+                if merged.height == old.height and _cells(merged) == _cells(old):
                     report.unchanged.append(str(rel))
                     continue
-                rows = pl.concat([old, new], how="diagonal_relaxed").sort(["gpu", "gpu_instance", "timestamp"],
-                                                                          nulls_last=True)
                 report.extended.append(str(rel))
-                report.rows_added += new.height
+                report.rows_added += merged.height - old.height
+                rows = merged
             else:
                 report.written.append(str(rel))
                 report.rows_added += rows.height
