@@ -114,9 +114,11 @@ def load_blocks(om: Path, data_dir: Path) -> None:
 class PrometheusServer:
     """``prometheus`` on 127.0.0.1:<free port>; ``stop()`` ends the process it started."""
 
-    def __init__(self, data_dir: Path, work: Path, *, web_config: Path | None = None, extra_args=()):
+    def __init__(self, data_dir: Path, work: Path, *, web_config: Path | None = None, extra_args=(),
+                 tls: bool = False):
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
+        self.tls = tls
         config = work / "prometheus.yml"
         config.write_text("global:\n  scrape_interval: 15s\nscrape_configs: []\n", encoding="utf-8")
         args = [shutil.which("prometheus"), f"--config.file={config}", f"--storage.tsdb.path={data_dir}",
@@ -134,6 +136,13 @@ class PrometheusServer:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"prometheus exited with {self.proc.returncode}; see {self.log.name}")
+            if self.tls:  # client certificates required: listening is all that can be asked here
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    return
+                except OSError:
+                    time.sleep(0.2)
+                    continue
             try:
                 with urllib.request.urlopen(f"{self.url}/-/ready", timeout=2) as resp:
                     if resp.status == 200:
@@ -156,3 +165,25 @@ class PrometheusServer:
                 self.proc.kill()
                 self.proc.wait()
         self.log.close()
+
+
+def make_certificates(folder: Path) -> dict[str, Path]:
+    """A throw-away CA, a server certificate for 127.0.0.1 and a client certificate (openssl CLI).
+    GENERATED at test time; regenerate by running the tests."""
+    folder.mkdir(parents=True, exist_ok=True)
+    openssl = shutil.which("openssl")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+    def run(*args):
+        subprocess.run([openssl, *args], check=True, capture_output=True, cwd=folder, timeout=60)
+
+    run("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=ridgeline-test-ca",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    for name, usage, san in (("server", "serverAuth", "subjectAltName=IP:127.0.0.1\n"), ("client", "clientAuth", "")):
+        run("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", f"/CN=ridgeline-test-{name}")
+        (folder / f"{name}.ext").write_text(
+            san + "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+            f"extendedKeyUsage={usage}\nauthorityKeyIdentifier=keyid\nsubjectKeyIdentifier=hash\n", encoding="utf-8")
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+            "-out", f"{name}.crt", "-days", "2", "-extfile", f"{name}.ext")
+    return {n: folder / n for n in ("ca.crt", "server.crt", "server.key", "client.crt", "client.key")}

@@ -241,3 +241,37 @@ def test_atomic_writes_keep_devices_and_leave_no_temporaries(tmp_path):
     assert link.is_symlink() and target.read_text(encoding="utf-8") == "new"
     write_text(os.devnull, "nothing")
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+@pytest.fixture(scope="session")
+def prom_tls(tmp_path_factory, day):
+    """HTTPS with a throw-away CA, client certificates required."""
+    if not shutil.which("openssl"):
+        pytest.skip("openssl not installed: cannot make test certificates")
+    work = tmp_path_factory.mktemp("prom-tls-conf")
+    certs = ps.make_certificates(work / "certs")
+    web = work / "web.yml"
+    web.write_text("tls_server_config:\n"
+                   f"  cert_file: {certs['server.crt']}\n  key_file: {certs['server.key']}\n"
+                   f"  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: {certs['ca.crt']}\n",
+                   encoding="utf-8")
+    server, _ = _server(tmp_path_factory, day[2], "prom-tls", web_config=web, tls=True)
+    yield server, certs
+    server.stop()
+
+
+def test_tls_ca_bundle_and_client_certificate(prom_tls, run_cli, file_doc):
+    server, certs = prom_tls
+    client = ("--client-cert", str(certs["client.crt"]), "--client-key", str(certs["client.key"]))
+    res, doc = _pull(run_cli, server.url, "--ca-bundle", str(certs["ca.crt"]), *client)
+    assert res.returncode == 0, res.stderr
+    assert doc["telemetry"] == file_doc["telemetry"] and doc["inputs"][0]["path"] == server.url
+    # the server's certificate is not trusted without the CA bundle ...
+    res, _ = _pull(run_cli, server.url, *client, "--retries", "0")
+    assert res.returncode == 2 and "not trusted" in res.stderr and "--ca-bundle" in res.stderr and res.stderr.count("\n") == 1
+    # ... unless verification is switched off on purpose
+    res, _ = _pull(run_cli, server.url, *client, "--insecure")
+    assert res.returncode == 0, res.stderr
+    # the server requires a client certificate
+    res, _ = _pull(run_cli, server.url, "--ca-bundle", str(certs["ca.crt"]), "--retries", "0")
+    assert res.returncode == 2 and "refused the client certificate" in res.stderr and res.stderr.count("\n") == 1

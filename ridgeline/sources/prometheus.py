@@ -290,6 +290,9 @@ class _Client:
                 last = "timed out"
                 continue
             except httpx.TransportError as err:  # connection refused, reset, DNS, TLS
+                tls = _tls_failure(err)
+                if tls:  # retrying does not change a certificate
+                    raise self._fatal(tls) from None
                 last = _transport_reason(err)
                 continue
             if resp.status_code in (401, 403):
@@ -347,6 +350,19 @@ def _ssl_context(auth: Auth):
             raise UsageError(f"--client-cert {auth.client_cert}: cannot load the certificate and key "
                              f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
     return ctx
+
+
+def _tls_failure(err) -> str | None:
+    """A one-line reason when ``err`` is a TLS handshake failure, else None."""
+    text = str(err)
+    reason = re.sub(r"\s*\(_ssl\.c:\d+\)", "", re.sub(r"^\[SSL[^\]]*\]\s*", "", text)).strip()
+    if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
+        return f"TLS: the server's certificate is not trusted ({reason[:120]}); give --ca-bundle FILE (or --insecure)"
+    if "alert" in text and "certificate" in text:
+        return f"TLS: the server refused the client certificate ({reason[:120]}); give --client-cert/--client-key"
+    if "[SSL" in text or "SSLError" in type(err.__cause__ or err.__context__ or err).__name__:
+        return f"TLS handshake failed ({reason[:120]})"
+    return None
 
 
 def _transport_reason(err) -> str:
