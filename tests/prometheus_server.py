@@ -66,28 +66,29 @@ def _value(field: str, host: str, gpu: int, k: int) -> float:
     return float(f"{value:.6g}")
 
 
-def series():
+def series(hosts=HOSTS):
     """(field, host, gpu) of every series in the day."""
     for field in FIELDS:
-        for host in HOSTS:
+        for host in hosts:
             if host == "node03" and field in PROFILING:
                 continue
             for gpu in (0, 1):
                 yield field, host, gpu
 
 
-def write_fixture_day(folder: Path) -> tuple[Path, Path]:
-    """Write ``day.om`` (OpenMetrics) and ``day.csv`` (long telemetry CSV) of the same samples."""
+def write_fixture_day(folder: Path, hosts=HOSTS) -> tuple[Path, Path]:
+    """Write ``day.om`` (OpenMetrics) and ``day.csv`` (long telemetry CSV) of the same samples
+    (``hosts``: more for benchmarks; names other than node01/node03 behave like node02)."""
     folder.mkdir(parents=True, exist_ok=True)
     om, csv = folder / "day.om", folder / "day.csv"
     with open(om, "w", encoding="utf-8") as o, open(csv, "w", encoding="utf-8") as c:
         c.write("timestamp,host,gpu,uuid,model,field,value\n")
         current = None
-        for field, host, gpu in series():
+        for field, host, gpu in series(hosts):
             if field != current:
                 o.write(f"# TYPE {field} gauge\n")
                 current = field
-            uuid = f"GPU-{HOSTS.index(host):04d}{gpu:04d}-0000-0000-0000-000000000000"
+            uuid = f"GPU-{hosts.index(host):04d}{gpu:04d}-0000-0000-0000-000000000000"
             labels = f'gpu="{gpu}",UUID="{uuid}",device="nvidia{gpu}",modelName="{MODEL}",Hostname="{host}"'
             for k in range(DAY_POINTS):
                 t = DAY_START + k * STEP_S
