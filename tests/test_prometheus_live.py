@@ -78,13 +78,27 @@ def file_doc(day, run_cli):
 
 @pytest.fixture(scope="session")
 def run_cli():
+    """``ridgeline ARGS`` in this process (no interpreter start per call), through ``main`` so exit
+    codes and one-line errors are the real ones; ``env`` is set for the call only."""
     import subprocess
-    import sys
 
-    def run(*args, env=None, **kw):
-        full_env = dict(os.environ, **(env or {}))
-        return subprocess.run([sys.executable, "-m", "ridgeline.cli", *args], capture_output=True, text=True,
-                              env=full_env, timeout=300, **kw)
+    from click.testing import CliRunner
+
+    from ridgeline.cli import main
+
+    def run(*args, env=None):
+        try:
+            runner = CliRunner(mix_stderr=False)  # click 8.1
+        except TypeError:
+            runner = CliRunner()  # click >= 8.2 keeps stderr apart
+        with runner.isolation(env=env) as (out, err, *_):
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            stdout, stderr = out.getvalue().decode(), err.getvalue().decode()
+        return subprocess.CompletedProcess(args, code, stdout, stderr)
 
     return run
 
