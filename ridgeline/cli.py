@@ -185,9 +185,8 @@ def _refuse_overwriting_inputs(output, inputs, plot=None) -> None:
 def _emit(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError."""
     if output and output != "-":
-        from ridgeline.errors import UsageError
-
         from ridgeline.atomic import write_text
+        from ridgeline.errors import UsageError
 
         try:
             write_text(output, text)
@@ -491,10 +490,9 @@ def _write_plot(result, path) -> None:
 
 def _save_plot(fig, path) -> None:
     """save_figure with an unwritable path as a one-line UsageError."""
+    from ridgeline.atomic import atomic_path
     from ridgeline.errors import UsageError
     from ridgeline.render.plots import save_figure
-
-    from ridgeline.atomic import atomic_path
 
     try:
         with atomic_path(path) as tmp:
@@ -819,9 +817,6 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         from ridgeline.errors import InputError
 
         why = f"; {len(skipped)} file(s) skipped, e.g. {skipped[0].source}: {skipped[0].reason}" if skipped else ""
-        if pulled is not None and not paths:
-            raise InputError(pulled.info.path, "expected DCGM series (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_*, ...) "
-                             "in the range and selector asked; found none")
         raise InputError(", ".join(paths), "expected telemetry files (dcgmi dmon, dcgm-exporter, Prometheus JSON, "
                          "nvidia-smi CSV/dmon, telemetry CSV/Parquet); none found" + why)
     windows = reduce_windows(lf, window=window, warmup=warmup)
