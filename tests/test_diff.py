@@ -93,14 +93,19 @@ def test_kernels_matched_by_launch_shape_appear_and_vanish(analyze_doc):
 
 def test_bound_values_are_open_strings(analyze_doc):
     new = copy.deepcopy(analyze_doc)
-    for r in new["kernels"][:5]:
+    changed = [r for r in new["kernels"] if r["bound"] != "latency"][:5]
+    for r in changed[:3]:
         r["bound"] = "latency"
+    for r in changed[3:]:
+        r["bound"] = "some-future-bound"  # a value no version knows yet
     cmp = compare(analyze_doc, new)
     latency = next(h for h in cmp.headline if h["bound"] == "latency")
-    assert latency["share_base"] is None and latency["share_new"] > 0
+    assert latency["share_new"] > (latency["share_base"] or 0.0)
+    future = next(h for h in cmp.headline if h["bound"] == "some-future-bound")
+    assert future["share_base"] is None and future["share_new"] > 0
     from ridgeline.render.diff import format_diff, render_diff_markdown
 
-    assert "latency" in format_diff(cmp) and "| latency |" in render_diff_markdown(cmp)
+    assert "latency" in format_diff(cmp) and "| some-future-bound |" in render_diff_markdown(cmp)
 
 
 def test_findings_new_resolved_and_severity(analyze_doc):

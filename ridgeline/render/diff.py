@@ -78,7 +78,9 @@ def _verdict(cmp) -> list[str]:
 
 
 def _kernel_rows(cmp, top: int) -> list[dict]:
-    rows = [r for r in cmp.kernels if r["status"] != "both" or abs(r["time_delta_s"]) > 0 or r["regression"]]
+    """Rows that changed: appeared, vanished, time, or bound (largest time change first)."""
+    rows = [r for r in cmp.kernels if r["status"] != "both" or abs(r["time_delta_s"]) > 0 or r["regression"]
+            or r["bound_base"] != r["bound_new"]]
     return rows[:top]
 
 
@@ -116,13 +118,12 @@ def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
         out += [f"  {h['bound']:<10}{fmt_pct(h['share_base'], 1):>8}{fmt_pct(h['share_new'], 1):>8}" for h in cmp.headline]
         rows = _kernel_rows(cmp, top)
         if rows:
-            out += ["", f"Kernels by change of GPU time (top {len(rows)}; ! regression, + appeared, - vanished)",
+            out += ["", f"Kernels that changed (top {len(rows)}; ! regression, + appeared, - vanished)",
                     f"  {'kernel grid/block':<34}{'base':>9}{'new':>9}{'change':>9} {'bound':<8}{'roof':>5}"]
             for r in rows:
                 shape = _shape(r["grid"], r["block"])
                 label = shorten(r["kernel"], 33 - len(shape)) + shape
-                bound = _arrow(r["bound_base"] or "-", r["bound_new"] or "-") if r["status"] == "both" else (
-                    r["bound_new"] or r["bound_base"] or "-")
+                bound = r["bound_new"] or r["bound_base"] or "-"  # a change is spelled out on the detail line
                 roof = fmt_pct(r["roof_fraction_new"] if r["status"] != "vanished" else r["roof_fraction_base"])
                 out.append(f"{_mark(r)} {label:<34}{fmt_seconds(r['time_base_s']):>9}{fmt_seconds(r['time_new_s']):>9}"
                            f"{_rel(r):>9} {shorten(bound, 8):<8}{roof:>5}")
@@ -188,7 +189,7 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
                                                  for h in cmp.headline], ["l", "r", "r"]) + [""]
         rows = _kernel_rows(cmp, top)
         if rows:
-            out += ["### Kernels by change of GPU time", ""]
+            out += ["### Kernels that changed", ""]
             out += _table(["", "kernel", "grid", "block", "time base", "time new", "change", "share", "intensity FLOP/B",
                            "bound", "roof"],
                           [[md(_mark(r).strip()), md(r["kernel"]), md(r["grid"]), md(r["block"]), fmt_seconds(r["time_base_s"]),
