@@ -464,12 +464,13 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     if frames:
         frame = pl.concat(frames, how="vertical")
         before = frame.height
-        # a field exported under two names at once (old and renamed) is kept once
+        # a sample seen twice (a field exported under its old and new name, or one GPU scraped by
+        # two jobs) is kept once
         frame = frame.unique(subset=["timestamp", "host", "gpu", "gpu_instance", "uuid", "field"], keep="first",
                              maintain_order=True)
         if frame.height < before:
-            notes.append(f"{client.url}: {before - frame.height} samples were exported under two names of the "
-                         "same field; kept once")
+            notes.append(f"{client.url}: {before - frame.height} samples came twice (a field under two names, or "
+                         "a GPU scraped by two jobs); kept once")
         frame = finish(frame, source=client.url).sort(["host", "gpu", "gpu_instance", "timestamp", "field"],
                                                       nulls_last=True)
     else:
