@@ -75,6 +75,7 @@ class _Stub(BaseHTTPRequestHandler):
 
     script: dict = {}
     seen: list = []
+    names: tuple = ("DCGM_FI_DEV_GPU_UTIL",)
 
     def log_message(self, *args):  # quiet
         pass
@@ -95,8 +96,8 @@ class _Stub(BaseHTTPRequestHandler):
             body = {"status": "success", "data": ["h1"]}
         else:
             body = {"status": "success", "data": {"resultType": "matrix", "result": [
-                {"metric": {"__name__": "DCGM_FI_DEV_GPU_UTIL", "Hostname": "h1", "gpu": "0"},
-                 "values": [[1767571200, "50"], [1767571215, "NaN"]]}]}}
+                {"metric": {"__name__": name, "Hostname": "h1", "gpu": "0"},
+                 "values": [[1767571200, "50"], [1767571215, "NaN"]]} for name in self.names]}}
         data = json.dumps(body).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -112,7 +113,7 @@ def stub():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    _Stub.script, _Stub.seen = {}, []
+    _Stub.script, _Stub.seen, _Stub.names = {}, [], ("DCGM_FI_DEV_GPU_UTIL",)
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -173,3 +174,10 @@ def test_cli_reads_token_from_env_and_file(stub, tmp_path, monkeypatch):
     assert res.exit_code == 0 and {a for _, a in _Stub.seen} == {"Bearer tok-env-555"}
     res = CliRunner().invoke(cli, [*args, "--bearer-token-env", "NOT_SET_ANYWHERE_X"])
     assert res.exit_code != 0 and "NOT_SET_ANYWHERE_X" in str(res.exception)
+
+
+def test_a_field_under_two_names_is_kept_once(stub):
+    _Stub.names = ("DCGM_FI_DEV_GPU_UTIL", "dcgm_gpu_utilization")  # exporter 3.x and 1.x names at once
+    pulled = _pull(stub, retries=0)
+    assert pulled.frame.height == 2 and pulled.info.rows == 4
+    assert any("came twice" in n for n in pulled.notes)
