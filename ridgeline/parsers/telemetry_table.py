@@ -221,10 +221,17 @@ def read_table_csv(path, *, opts):
     import polars as pl
 
     path = Path(path)
+    nulls = ["", "NA", "N/A", "null", "NaN", "nan"]
     try:
-        df = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+        try:
+            df = pl.read_csv(path, infer_schema_length=10000, null_values=nulls)
+        except pl.exceptions.ComputeError:
+            # a column whose first 10,000 values looked like integers ("95") and later holds "95.5":
+            # infer the types from every row instead
+            df = pl.read_csv(path, infer_schema_length=None, null_values=nulls)
     except Exception as err:  # noqa: BLE001
-        raise InputError(path, f"expected a telemetry CSV table ({err})") from err
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(path, f"expected a telemetry CSV table ({first})") from err
     skipped: list[Skipped] = []
     roles = _resolve(df.columns)
     if "value" in roles and df.schema[roles["value"]] == pl.String:
