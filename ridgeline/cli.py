@@ -962,8 +962,8 @@ def _pull_prometheus(prom: dict):
     import datetime as _dt
 
     now = _dt.datetime.now(_dt.timezone.utc)  # one "now" for both ends
-    start = P.parse_time(prom["prom_from"], what="--from", now=now)
-    end = P.parse_time(prom["prom_to"], what="--to", now=now)
+    start = P.parse_time(prom["prom_from"], what="--from", now=now).astimezone(_dt.timezone.utc)
+    end = P.parse_time(prom["prom_to"], what="--to", now=now).astimezone(_dt.timezone.utc)
     token = None
     if prom.get("prom_token_file") and prom.get("prom_token_env"):
         raise UsageError("give --bearer-token-file or --bearer-token-env, not both")
@@ -1003,9 +1003,9 @@ def _pull_prometheus(prom: dict):
 
         why = f"; {len(pulled.failed)} of {pulled.chunks} requests failed, e.g. {pulled.skipped[0].item}: " \
               f"{pulled.failed[0][1]}" if pulled.failed else ""
-        raise InputError(pulled.info.path, "expected DCGM series (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_*, ...) in "
-                         f"{prom['prom_from']}..{prom['prom_to']}" + (f" matching {prom['prom_match']}"
-                                                                      if prom.get("prom_match") else "")
+        span = f"{start:%Y-%m-%dT%H:%M:%SZ}..{end:%Y-%m-%dT%H:%M:%SZ}"
+        raise InputError(pulled.info.path, f"expected DCGM series (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_*, ...) in {span}"
+                         + (f" matching {prom['prom_match']}" if prom.get("prom_match") else "")
                          + "; found none" + why)
     if pulled.failed:
         click.echo(f"ridgeline: {len(pulled.failed)} of {pulled.chunks} requests failed; listed under skipped, "
