@@ -289,3 +289,9 @@ def test_tls_ca_bundle_and_client_certificate(prom_tls, run_cli, file_doc):
     # the server requires a client certificate
     res, _ = _pull(run_cli, server.url, "--ca-bundle", str(certs["ca.crt"]), "--retries", "0")
     assert res.returncode == 2 and "refused the client certificate" in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_a_range_without_dcgm_series_is_exit_2(prom, run_cli):
+    res = run_cli("telemetry", "--prometheus", prom.url, "--from", "2025-01-01", "--to", "2025-01-02")
+    assert res.returncode == 2
+    assert "expected DCGM series" in res.stderr and "2025-01-01T00:00:00Z..2025-01-02T00:00:00Z" in res.stderr
