@@ -36,6 +36,7 @@ def cli() -> None:
       ridgeline telemetry dcgm-dmon.txt   # busy vs. working, per GPU and window
       ridgeline gpus                   # the GPU catalogue and ridge points
       ridgeline rules                  # the rule catalogue
+      ridgeline diff old.json new.json # what changed; exit 1 on a regression
 
     \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):
@@ -184,11 +185,11 @@ def _refuse_overwriting_inputs(output, inputs, plot=None) -> None:
 def _emit(text: str, output: str | None) -> None:
     """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError."""
     if output and output != "-":
+        from ridgeline.atomic import write_text
         from ridgeline.errors import UsageError
 
         try:
-            with open(output, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            write_text(output, text)
         except OSError as err:
             raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:
@@ -237,6 +238,52 @@ TELEMETRY_INPUT_OPTIONS = _options(
     click.option("--interval", default=None, metavar="DURATION",
                  help="Telemetry: tick interval of dcgmi/nvidia-smi dmon (their -d; default from the file, else 1s)."),
     click.option("--host", default=None, help="Telemetry: host name for inputs that name none (default: the file name)."),
+)
+
+
+# a live Prometheus as the telemetry source (ridgeline.sources.prometheus)
+PROMETHEUS_OPTIONS = _options(
+    click.option("--prometheus", "prom_url", metavar="URL",
+                 help="Pull DCGM telemetry from this Prometheus (Thanos, Mimir, VictoriaMetrics) base URL."),
+    click.option("--from", "prom_from", metavar="TIME",
+                 help="Prometheus: start, RFC 3339 (2026-01-05T00:00:00Z), a date, or relative (-24h, now-1d)."),
+    click.option("--to", "prom_to", default="now", show_default=True, metavar="TIME", help="Prometheus: end."),
+    click.option("--step", "prom_step", default="15s", show_default=True, metavar="DURATION",
+                 help="Prometheus: query resolution; use your scrape interval (dcgm-exporter collects every 30s by default)."),
+    click.option("--match", "prom_match", metavar="SELECTOR",
+                 help="Prometheus: label selector added to every query, e.g. '{cluster=\"a\",Hostname=~\"node-.*\"}'."),
+    click.option("--save", "prom_save", type=click.Path(file_okay=False), metavar="DIR",
+                 help="Prometheus: also keep what was pulled in DIR (date=/host=/part-0.parquet), which "
+                      "`ridgeline telemetry DIR` reads; a re-run fills only what is missing."),
+    click.option("--bearer-token-file", "prom_token_file", type=click.Path(dir_okay=False), metavar="FILE",
+                 help="Prometheus: read a bearer token from FILE."),
+    click.option("--bearer-token-env", "prom_token_env", metavar="VAR",
+                 help="Prometheus: read a bearer token from environment variable VAR."),
+    click.option("--basic-auth", "prom_user", metavar="USER",
+                 help="Prometheus: basic auth user; the password comes from --password-file or "
+                      "$RIDGELINE_PROMETHEUS_PASSWORD."),
+    click.option("--password-file", "prom_password_file", type=click.Path(dir_okay=False), metavar="FILE",
+                 help="Prometheus: basic auth password from FILE."),
+    click.option("--ca-bundle", "prom_ca", type=click.Path(dir_okay=False), metavar="FILE",
+                 help="Prometheus: CA certificates (PEM) to verify the server with."),
+    click.option("--client-cert", "prom_cert", type=click.Path(dir_okay=False), metavar="FILE",
+                 help="Prometheus: client certificate (PEM), with --client-key unless it holds the key."),
+    click.option("--client-key", "prom_key", type=click.Path(dir_okay=False), metavar="FILE",
+                 help="Prometheus: client private key (PEM)."),
+    click.option("--insecure", "prom_insecure", is_flag=True, help="Prometheus: do not verify the server's TLS certificate."),
+    click.option("--timeout", "prom_timeout", default="60s", show_default=True, metavar="DURATION",
+                 help="Prometheus: per-request timeout."),
+    click.option("--retries", "prom_retries", type=click.IntRange(min=0), default=3, show_default=True,
+                 help="Prometheus: retries of a request after a timeout, connection error, 429 or 5xx (backoff doubles)."),
+    click.option("--concurrency", "prom_concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+                 help="Prometheus: requests in flight at once."),
+    click.option("--max-points", "prom_max_points", type=click.IntRange(min=2, max=11000), default=11000,
+                 show_default=True, help="Prometheus: points per series per request (the server allows 11,000)."),
+    click.option("--hosts-per-query", "prom_hosts", type=click.IntRange(min=1), default=32, show_default=True,
+                 help="Prometheus: split fleets with more Hostname values than this into groups per request."),
+    click.option("--strict", "prom_strict", is_flag=True,
+                 help="Prometheus: a request that still fails after its retries is an error (default: listed, "
+                      "its samples left missing)."),
 )
 
 
@@ -309,7 +356,13 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
                 click.echo("ridgeline: no kernels in the input: the per-launch table is empty"
                            + (" (telemetry windows: ridgeline telemetry --format csv)" if result.windows is not None
                               else ""), err=True)
-            write_table(result, fmt, output)
+            if output and output != "-":
+                from ridgeline.atomic import atomic_path
+
+                with atomic_path(output) as tmp:
+                    write_table(result, fmt, tmp)
+            else:
+                write_table(result, fmt, output)
         else:
             if fmt == "json":
                 from ridgeline.render.jsonout import render_json
@@ -320,8 +373,9 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
 
                 text = format_result(result, top=top, all_windows=all_windows)
             if output and output != "-":
-                with open(output, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                from ridgeline.atomic import write_text
+
+                write_text(output, text)
             else:
                 click.echo(text, nl=False)
     except BrokenPipeError:  # `ridgeline analyze x | head`: main() exits quietly
@@ -436,11 +490,13 @@ def _write_plot(result, path) -> None:
 
 def _save_plot(fig, path) -> None:
     """save_figure with an unwritable path as a one-line UsageError."""
+    from ridgeline.atomic import atomic_path
     from ridgeline.errors import UsageError
     from ridgeline.render.plots import save_figure
 
     try:
-        save_figure(fig, path)
+        with atomic_path(path) as tmp:
+            save_figure(fig, tmp)
     except OSError as err:
         raise UsageError(f"cannot write {path}: {_os_error_text(err)}") from None
 
@@ -685,7 +741,7 @@ def _demo_next_steps(folder, copy_to) -> str:
 
 
 @cli.command("telemetry")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=False, type=click.Path())
 @click.option("--window", default="5m", show_default=True, help="Window length (30s, 5m, 1h) or 'all' for one row per GPU.")
 @click.option("--warmup", default=None, metavar="DURATION", help="Leading span dropped per GPU (e.g. 2m).")
 @click.option("--tz", default=None, metavar="ZONE", help="Zone of naive timestamps, e.g. Europe/Berlin (nvidia-smi CSV); default UTC.")
@@ -704,9 +760,10 @@ def _demo_next_steps(folder, copy_to) -> str:
               help="Table: worst windows by wasted time shown under the per-GPU totals.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True,
               help="Table: at most this many GPU rows (or window rows with --all-windows).")
+@PROMETHEUS_OPTIONS
 @click.pass_context
 def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, output, select, ignore, config,
-                  thresholds, fail_on, max_rows, all_windows=False, worst=10):
+                  thresholds, fail_on, max_rows, all_windows=False, worst=10, **prom):
     """Busy vs. working: GPU-Util against Tensor-Core, SM and DRAM activity, per GPU and window.
 
     PATHS are dcgmi dmon captures, dcgm-exporter scrapes, Prometheus query JSON,
@@ -721,6 +778,8 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
       ridgeline telemetry gpu_log.csv --tz Europe/Berlin --window all
       ridgeline telemetry fleet/ --format csv -o windows.csv --fail-on warning
       ridgeline telemetry fleet/ --all-windows --max-rows 200
+      ridgeline telemetry --prometheus http://prom:9090 --from -24h --to now \\
+          --match '{cluster="a"}' --save store/ --format json -o night.json
 
     \b
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
@@ -739,7 +798,21 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     _refuse_overwriting_inputs(output, paths)
     cfg = load_config(config)
     notes: list[str] = []
-    lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes)
+    if not paths and not prom.get("prom_url"):
+        raise UsageError("give telemetry PATHS, or --prometheus URL --from START to pull from a server")
+    pulled = _pull_prometheus(prom) if prom.get("prom_url") else None
+    if paths:
+        lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt,
+                                             notes=notes)
+    else:
+        lf, inputs, skipped = None, [], []
+    if pulled is not None:
+        import polars as pl
+
+        lf = pulled.frame.lazy() if lf is None else pl.concat([lf, pulled.frame.lazy()], how="vertical")
+        inputs.append(pulled.info)
+        skipped += pulled.skipped
+        notes += [n for n in pulled.notes if n not in notes]
     if not inputs:
         from ridgeline.errors import InputError
 
@@ -756,8 +829,11 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
                          family="telemetry", thresholds=thresholds)
     result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes)
     if fmt == "parquet":
+        from ridgeline.atomic import atomic_path
+
         try:
-            windows.write_parquet(output)
+            with atomic_path(output) as tmp:
+                windows.write_parquet(tmp)
         except OSError as err:
             raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:
@@ -778,6 +854,182 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         rank = {"info": 0, "warning": 1, "critical": 2}
         if any(rank.get(f.severity, -1) >= rank[fail_on] for f in findings):
             ctx.exit(1)
+
+
+@cli.command("diff")
+@click.argument("base", type=click.Path())
+@click.argument("new", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
+              help="text for the terminal, markdown for a job summary or PR comment, json for tools.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--config", type=click.Path(dir_okay=False),
+              help="TOML file whose [tool.ridgeline.diff] table sets the thresholds (default ./ridgeline.toml).")
+@click.option("--threshold", "diff_thresholds", multiple=True, metavar="NAME=VALUE",
+              help="Override a regression threshold, e.g. kernel_time_rel=0.2 (see ridgeline.analyzer.diff).")
+@click.option("--top", type=click.IntRange(min=1), default=15, show_default=True,
+              help="Kernels, hosts and GPUs shown per table.")
+@click.pass_context
+def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
+    """Compare two ridgeline JSON documents: what changed, and is it a regression?
+
+    BASE and NEW are two `analyze --format json` documents (kernels matched by name and
+    launch shape: time, share, intensity, bound, roof fraction) or two `telemetry --format
+    json` documents (per GPU and host: wasted GPU-hours, busy with idle tensor cores, idle
+    while allocated, coverage; fleet totals). Findings: new, resolved, changed severity.
+
+    \b
+    A regression (thresholds: [tool.ridgeline.diff] or --threshold NAME=VALUE):
+      kernel_time_rel=0.10, kernel_time_abs_s=50e-6  a kernel group grew by both
+      total_time_rel=0.10, total_time_abs_s=50e-6    the run's time grew by both
+      new_finding_severity=warning    a finding this severe is new, or rose to it
+      fleet_waste_share=0.05          fleet waste grew by 5 points of GPU-hours
+      host_waste_share=0.10           a host's waste grew by 10 points
+
+    \b
+    Examples:
+      ridgeline diff last-night.json tonight.json
+      ridgeline diff old.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+      ridgeline diff old.json new.json --threshold kernel_time_rel=0.2
+
+    \b
+    Exit codes: 0 no regression, 1 regression, 2 bad input (not ridgeline
+    JSON, different kinds, incompatible schema versions).
+    """
+    from ridgeline.analyzer.diff import compare
+    from ridgeline.errors import UsageError
+    from ridgeline.rules.engine import load_config
+
+    _refuse_overwriting_inputs(output, (base, new))
+    cfg = load_config(config)
+    table = cfg.get("diff", {})
+    if not isinstance(table, dict):
+        raise UsageError("config: [tool.ridgeline.diff] must be a table of thresholds, e.g. kernel_time_rel = 0.2")
+    overrides = dict(table)
+    for item in diff_thresholds:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--threshold {item!r}: expected NAME=VALUE, e.g. kernel_time_rel=0.2")
+        overrides[name.strip()] = value.strip()
+    docs = [_read_json_document(p) for p in (base, new)]
+    cmp = compare(docs[0], docs[1], base_label=base, new_label=new, overrides=overrides)
+    if fmt == "json":
+        from ridgeline.render.diff import render_diff_json
+
+        text = render_diff_json(cmp)
+    elif fmt == "markdown":
+        from ridgeline.render.diff import render_diff_markdown
+
+        text = render_diff_markdown(cmp, top=top)
+    else:
+        from ridgeline.render.diff import format_diff
+
+        text = format_diff(cmp, top=top)
+    _emit(text, output)
+    if output and output != "-":
+        click.echo(f"ridgeline: wrote {output}", err=True)
+    if cmp.regressed:
+        ctx.exit(1)
+
+
+def _read_json_document(path: str):
+    """A JSON file as Python objects; InputError (one line) when it is not JSON."""
+    import json
+
+    from ridgeline.errors import InputError
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as err:
+        raise InputError(path, f"cannot read it: {_os_error_text(err)}") from None
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise InputError(path, "expected a ridgeline JSON document (UTF-8), got binary data") from None
+    except json.JSONDecodeError as err:
+        raise InputError(path, "expected a ridgeline JSON document", line=err.lineno, actual=err.msg) from None
+
+
+def _pull_prometheus(prom: dict):
+    """telemetry --prometheus: pull, report progress on a terminal, --save the store."""
+    import os
+
+    from ridgeline.errors import UsageError
+    from ridgeline.sources import prometheus as P
+
+    if not prom.get("prom_from"):
+        raise UsageError("--prometheus needs --from START (e.g. --from -24h or 2026-01-05T00:00:00Z)")
+    import datetime as _dt
+
+    now = _dt.datetime.now(_dt.timezone.utc)  # one "now" for both ends
+    start = P.parse_time(prom["prom_from"], what="--from", now=now).astimezone(_dt.timezone.utc)
+    end = P.parse_time(prom["prom_to"], what="--to", now=now).astimezone(_dt.timezone.utc)
+    token = None
+    if prom.get("prom_token_file") and prom.get("prom_token_env"):
+        raise UsageError("give --bearer-token-file or --bearer-token-env, not both")
+    if prom.get("prom_token_file"):
+        token = _read_secret(prom["prom_token_file"], "--bearer-token-file")
+    elif prom.get("prom_token_env"):
+        token = os.environ.get(prom["prom_token_env"], "").strip()
+        if not token:
+            raise UsageError(f"--bearer-token-env {prom['prom_token_env']}: the variable is not set or empty")
+    password = None
+    if prom.get("prom_password_file"):
+        password = _read_secret(prom["prom_password_file"], "--password-file")
+    elif prom.get("prom_user"):
+        password = os.environ.get("RIDGELINE_PROMETHEUS_PASSWORD")
+        if password is None:
+            raise UsageError("--basic-auth needs a password: --password-file FILE or $RIDGELINE_PROMETHEUS_PASSWORD")
+    if password is not None and not prom.get("prom_user"):
+        raise UsageError("--password-file needs --basic-auth USER")
+    if token and prom.get("prom_user"):
+        raise UsageError("give a bearer token or --basic-auth, not both")
+    if prom.get("prom_key") and not prom.get("prom_cert"):
+        raise UsageError("--client-key needs --client-cert")
+    auth = P.Auth(bearer_token=token, username=prom.get("prom_user"), password=password, ca_bundle=prom.get("prom_ca"),
+                  client_cert=prom.get("prom_cert"), client_key=prom.get("prom_key"),
+                  insecure=bool(prom.get("prom_insecure")))
+    progress = None
+    if sys.stderr.isatty():
+        def progress(done, total):
+            click.echo(f"\rridgeline: {done}/{total} requests", err=True, nl=done == total)
+    pulled = P.pull(prom["prom_url"], start=start, end=end, step_s=P.parse_duration(prom["prom_step"], what="--step"),
+                    match=prom.get("prom_match"), auth=auth, concurrency=prom["prom_concurrency"],
+                    timeout_s=P.parse_duration(prom["prom_timeout"], what="--timeout"), retries=prom["prom_retries"],
+                    max_points=prom["prom_max_points"], hosts_per_query=prom["prom_hosts"],
+                    strict=bool(prom.get("prom_strict")), progress=progress)
+    if not pulled.frame.height:
+        from ridgeline.errors import InputError
+
+        why = f"; {len(pulled.failed)} of {pulled.chunks} requests failed, e.g. {pulled.skipped[0].item}: " \
+              f"{pulled.failed[0][1]}" if pulled.failed else ""
+        span = f"{start:%Y-%m-%dT%H:%M:%SZ}..{end:%Y-%m-%dT%H:%M:%SZ}"
+        raise InputError(pulled.info.path, f"expected DCGM series (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_*, ...) in {span}"
+                         + (f" matching {prom['prom_match']}" if prom.get("prom_match") else "")
+                         + "; found none" + why)
+    if pulled.failed:
+        click.echo(f"ridgeline: {len(pulled.failed)} of {pulled.chunks} requests failed; listed under skipped, "
+                   "their samples missing", err=True)
+    if prom.get("prom_save"):
+        from ridgeline.sources.store import save
+
+        report = save(pulled.frame, prom["prom_save"])
+        click.echo(f"ridgeline: {report.summary(prom['prom_save'])}", err=True)
+    return pulled
+
+
+def _read_secret(path: str, option: str) -> str:
+    """The first line of a secret file, stripped; never echoed."""
+    from ridgeline.errors import UsageError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            value = fh.read().strip()
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"{option} {path}: cannot read it ({getattr(err, 'strerror', None) or type(err).__name__})") from None
+    if not value:
+        raise UsageError(f"{option} {path}: the file is empty")
+    return value
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -6,6 +6,7 @@ file -> parsers -> analyzer -> rules -> render, wired by pipeline and cli.
 - the analyzer never imports rules, render, pipeline or cli;
 - rules never import parsers, render, pipeline or cli;
 - renderers never import parsers (they take a finished AnalysisResult);
+- sources (live servers) import nothing above the parsers' table;
 - cli.py imports no heavy module at module level (``ridgeline --help`` stays instant).
 """
 
@@ -25,8 +26,11 @@ FORBIDDEN = {
                  "ridgeline.parsers"),
     "rules": ("ridgeline.parsers", "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli"),
     "render": ("ridgeline.parsers", "ridgeline.pipeline", "ridgeline.cli"),
+    # live sources fetch and hand rows to the parsers' table: nothing above that
+    "sources": ("ridgeline.analyzer.roofline", "ridgeline.analyzer.gpus", "ridgeline.rules", "ridgeline.render",
+                "ridgeline.pipeline", "ridgeline.cli"),
 }
-HEAVY = ("polars", "pandas", "matplotlib", "pyarrow", "numpy")
+HEAVY = ("polars", "pandas", "matplotlib", "pyarrow", "numpy", "httpx")
 
 
 def _imports(path: Path, *, top_level_only: bool = False) -> list[tuple[int, str]]:
@@ -71,3 +75,14 @@ def test_the_check_itself_catches_a_violation(tmp_path):
     bad.write_text("import os\nfrom ridgeline.rules.engine import run_rules\n")
     names = [n for _l, n in _imports(bad)]
     assert "ridgeline.rules.engine" in names
+
+
+def test_optional_http_client_is_imported_lazily():
+    """httpx is the optional ``ridgeline[prometheus]`` extra: no module may need it to import."""
+    bad = [
+        f"{path.relative_to(PKG.parent)}:{lineno} imports {name}"
+        for path in sorted(PKG.rglob("*.py"))
+        for lineno, name in _imports(path, top_level_only=True)
+        if name.split(".")[0] in ("httpx", "requests")
+    ]
+    assert not bad, bad

@@ -29,6 +29,32 @@ def _first(labels: dict, names) -> str | None:
     return None
 
 
+def series_frame(labels: dict, points, fd, *, default_host: str | None = None):
+    """One Prometheus series (``metric`` labels, ``[[ts, "v"], ...]``) of field ``fd`` -> TELEMETRY
+    long rows (without ``source``). Shared with the live source (:mod:`ridgeline.sources.prometheus`)."""
+    import polars as pl
+
+    ts, vals = zip(*points)
+    host = _first(labels, ("hostname", "Hostname", "instance")) or default_host
+    pod = _first(labels, ("exported_pod", "pod"))
+    ns = _first(labels, ("exported_namespace", "namespace"))
+    gpu = labels.get("gpu")
+    return pl.DataFrame({
+        "t": pl.Series(ts, dtype=pl.Float64),
+        "raw": pl.Series([str(v) for v in vals], dtype=pl.String),
+    }).select(
+        (pl.col("t") * 1e6).round(0).cast(pl.Int64).cast(pl.Datetime("us", "UTC")).alias("timestamp"),
+        pl.lit(host, pl.String).alias("host"),
+        pl.lit(int(gpu) if gpu is not None and str(gpu).isdigit() else None, pl.Int64).alias("gpu"),
+        pl.lit(_first(labels, ("UUID", "uuid", "gpu_uuid")), pl.String).alias("uuid"),
+        pl.lit(labels.get("GPU_I_ID"), pl.String).alias("gpu_instance"),
+        pl.lit(_first(labels, ("modelName", "model_name")), pl.String).alias("model"),
+        pl.lit(fd.canonical).alias("field"),
+        scaled(pl.col("raw").cast(pl.Float64, strict=False), fd.scale).alias("value"),
+        pl.lit(f"{ns}/{pod}" if pod and ns else pod, pl.String).alias("pod"),
+    )
+
+
 def read_prometheus_json(path, *, opts):
     """Parse a saved Prometheus query answer. Returns (DataFrame, InputInfo, skipped)."""
     import polars as pl
@@ -75,25 +101,7 @@ def read_prometheus_json(path, *, opts):
                 continue
             if not points:
                 continue
-            ts, vals = zip(*points)
-            host = _first(labels, ("hostname", "Hostname", "instance")) or opts.host
-            pod = _first(labels, ("exported_pod", "pod"))
-            ns = _first(labels, ("exported_namespace", "namespace"))
-            gpu = labels.get("gpu")
-            frames.append(pl.DataFrame({
-                "t": pl.Series(ts, dtype=pl.Float64),
-                "raw": pl.Series([str(v) for v in vals], dtype=pl.String),
-            }).select(
-                (pl.col("t") * 1e6).round(0).cast(pl.Int64).cast(pl.Datetime("us", "UTC")).alias("timestamp"),
-                pl.lit(host, pl.String).alias("host"),
-                pl.lit(int(gpu) if gpu is not None and str(gpu).isdigit() else None, pl.Int64).alias("gpu"),
-                pl.lit(_first(labels, ("UUID", "uuid", "gpu_uuid")), pl.String).alias("uuid"),
-                pl.lit(labels.get("GPU_I_ID"), pl.String).alias("gpu_instance"),
-                pl.lit(_first(labels, ("modelName", "model_name")), pl.String).alias("model"),
-                pl.lit(fd.canonical).alias("field"),
-                scaled(pl.col("raw").cast(pl.Float64, strict=False), fd.scale).alias("value"),
-                pl.lit(f"{ns}/{pod}" if pod and ns else pod, pl.String).alias("pod"),
-            ))
+            frames.append(series_frame(labels, points, fd, default_host=opts.host))
     if not frames:
         if n_points == 0 and not skipped:
             raise InputError(path, "expected at least one series in data.result")

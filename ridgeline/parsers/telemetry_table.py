@@ -221,10 +221,17 @@ def read_table_csv(path, *, opts):
     import polars as pl
 
     path = Path(path)
+    nulls = ["", "NA", "N/A", "null", "NaN", "nan"]
     try:
-        df = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+        try:
+            df = pl.read_csv(path, infer_schema_length=10000, null_values=nulls)
+        except pl.exceptions.ComputeError:
+            # a column whose first 10,000 values looked like integers ("95") and later holds "95.5":
+            # infer the types from every row instead
+            df = pl.read_csv(path, infer_schema_length=None, null_values=nulls)
     except Exception as err:  # noqa: BLE001
-        raise InputError(path, f"expected a telemetry CSV table ({err})") from err
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(path, f"expected a telemetry CSV table ({first})") from err
     skipped: list[Skipped] = []
     roles = _resolve(df.columns)
     if "value" in roles and df.schema[roles["value"]] == pl.String:
@@ -248,10 +255,37 @@ def scan_table_parquet(path, *, opts):
     path = Path(path)
     source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
     try:
-        lf = pl.scan_parquet(source, hive_partitioning=True)
+        lf = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
         rows = lf.select(pl.len()).collect().item()
     except Exception as err:  # noqa: BLE001
         raise InputError(path, f"expected readable Parquet ({err.__class__.__name__}: {err})") from err
     skipped: list[Skipped] = []
-    out = _normalize(lf, path=path, opts=opts, skipped=skipped, kind="telemetry-parquet", eager=False)
+    groups = _column_groups(path) if path.is_dir() else None
+    if groups is not None and len(groups) > 1:
+        # files with different columns (a store whose hosts export different fields): each set of
+        # files is normalized on its own, so a field a file lacks is absent, not a column of nulls
+        parts = []
+        for files in groups:
+            part_skipped: list[Skipped] = []
+            parts.append(_normalize(pl.scan_parquet(files, hive_partitioning=True), path=path, opts=opts,
+                                    skipped=part_skipped, kind="telemetry-parquet", eager=False))
+            skipped += [s for s in part_skipped if s not in skipped]
+        out = pl.concat(parts, how="vertical_relaxed")
+    else:
+        out = _normalize(lf, path=path, opts=opts, skipped=skipped, kind="telemetry-parquet", eager=False)
     return out, InputInfo(str(path), "telemetry-parquet", int(rows)), skipped
+
+
+def _column_groups(folder: Path) -> list[list[str]] | None:
+    """The folder's Parquet files grouped by their column names (footers only); None if unreadable."""
+    try:
+        import pyarrow.parquet as pq
+
+        groups: dict[tuple[str, ...], list[str]] = {}
+        for f in sorted(folder.rglob("*.parquet")):
+            if any(part.startswith(".") for part in f.relative_to(folder).parts):
+                continue
+            groups.setdefault(tuple(sorted(pq.read_schema(f).names)), []).append(str(f))
+        return list(groups.values())
+    except Exception:  # noqa: BLE001 - the one-scan path reports what is wrong
+        return None

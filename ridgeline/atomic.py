@@ -1,0 +1,57 @@
+"""Atomic file writes: every file ridgeline writes appears whole or not at all.
+
+The content goes to a hidden temporary file in the target's folder, which is then renamed over
+the target (``os.replace``, atomic on POSIX and Windows within one file system). A run that dies
+midway leaves the previous file (or none) and at most a ``.NAME.*.tmp`` file, never half a report,
+half a plot or half a Parquet partition. A target that exists but is not a regular file
+(``/dev/null``, a FIFO) is written in place: renaming over it would replace the device; a
+symbolic link is followed, so the file it names is replaced and the link kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+from typing import Iterator
+
+
+def temp_name(path: str | os.PathLike, *, keep_suffix: bool = True) -> Path:
+    """A hidden, unique name next to ``path``: ``.NAME.<random>.tmp[.suffix]``.
+
+    ``keep_suffix`` keeps the target's suffix at the end (writers that pick the format by suffix,
+    such as matplotlib's); without it the name ends in ``.tmp``, so a glob for ``*.parquet`` never
+    sees a partition being written.
+    """
+    target = Path(path)
+    tail = target.suffix if keep_suffix else ""
+    return target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp{tail}")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, *, keep_suffix: bool = True) -> Iterator[Path]:
+    """Yield a temporary path to write; on success it replaces ``path``, on error it is removed.
+
+    >>> with atomic_path("report.html") as tmp:      # doctest: +SKIP
+    ...     tmp.write_text(html)
+    """
+    target = Path(os.path.realpath(path))  # through a symlink to the file it names
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO, /dev/stdout: write in place
+        yield target
+        return
+    tmp = temp_name(target, keep_suffix=keep_suffix)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding=encoding) as fh:
+            fh.write(text)

@@ -1,0 +1,531 @@
+"""Pull DCGM telemetry from a live Prometheus (or Thanos, Mimir, VictoriaMetrics) HTTP API.
+
+:func:`pull` asks ``/api/v1/query_range`` for every DCGM field ridgeline knows
+(:data:`ridgeline.parsers.dcgm_fields.FIELDS`), under every name the field goes by (exporter
+3.x/4.x names, the 4.6 renames, the 1.x lower-case names: one ``{__name__=~"A|B|C"}`` selector
+per field), and returns the TELEMETRY long table the file readers produce: the same reduction and
+rules run on it. Each series is converted by the Prometheus JSON reader's own converter
+(:func:`ridgeline.parsers.prometheus_json.series_frame`), so a pull and a saved answer of the
+same data give the same rows.
+
+How a pull is cut into requests (a *chunk* = one field, one group of hosts, one time span):
+
+* **time**: the start is aligned down to a multiple of ``step``; spans hold at most
+  ``max_points`` evaluation points (Prometheus refuses more than 11,000 points per series);
+* **hosts**: when the ``Hostname`` label (listed by ``/api/v1/label/Hostname/values`` for the
+  fields and selector asked) has more than ``hosts_per_query`` values, each request names one
+  group of hosts (``Hostname=~"a|b|..."``), plus one request for series without the label, so a
+  request stays far below the server's 50 M samples per query;
+* requests run ``concurrency`` at a time; a timeout, a connection error, HTTP 429 or 5xx is
+  retried ``retries`` times with exponential backoff (``Retry-After`` honoured, capped);
+* a chunk that still fails is listed by name (field, hosts, span) in ``skipped``: its samples
+  are absent, so its windows have those fields missing (null), never 0. ``strict=True`` makes
+  it an error instead.
+
+Errors that make the whole pull pointless are one :class:`PrometheusError` line (exit 2): a
+server that cannot be reached, HTTP 401/403, a query the server rejects (a bad ``--match``), an
+answer that is not the Prometheus API. Secrets (bearer token, password, user info in the URL)
+never appear in messages, notes or ``inputs``.
+
+Prometheus semantics to know: ``query_range`` returns, at each step, the latest sample at most
+5 minutes old (the server's lookback delta), so a series that stops is repeated for up to 5
+minutes, and a step longer than the scrape interval samples the data while a shorter one
+repeats samples: use the scrape interval (dcgm-exporter collects every 30 s by default).
+
+Needs ``httpx`` (``pip install 'ridgeline[prometheus]'``), imported when a pull starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import re
+import time as _time
+from typing import Any, Callable, Iterable
+
+from ridgeline.errors import RidgelineError, UsageError
+from ridgeline.result import InputInfo, Skipped
+
+MAX_POINTS = 11_000  # Prometheus' limit of points per series in one query_range answer
+HOSTS_PER_QUERY = 32  # Hostname values per request once a fleet is split by host
+HOST_LABEL = "Hostname"  # dcgm-exporter's host label (the 1.x exporter's 'hostname' is not split on)
+RETRY_AFTER_MAX_S = 30.0
+
+
+class PrometheusError(RidgelineError):
+    """A pull that cannot go on: unreachable server, 401/403, rejected query, not Prometheus."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Auth:
+    """How to authenticate; every field optional. Never printed (``repr`` hides the secrets)."""
+
+    bearer_token: str | None = dataclasses.field(default=None, repr=False)
+    username: str | None = None
+    password: str | None = dataclasses.field(default=None, repr=False)
+    ca_bundle: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
+    insecure: bool = False
+
+    def secrets(self) -> list[str]:
+        return [s for s in (self.bearer_token, self.password) if s]
+
+
+@dataclasses.dataclass(frozen=True)
+class Chunk:
+    """One request: a field (all its names), a group of hosts (None = every host), a span."""
+
+    field: str  # canonical field
+    names: tuple[str, ...]  # metric names it goes by
+    hosts: tuple[str, ...] | None  # None: no host matcher; (): series without a Hostname label
+    start: float  # epoch seconds, first evaluation time
+    end: float  # epoch seconds, last evaluation time (inclusive)
+
+    def label(self) -> str:
+        if self.hosts is None:
+            who = "all hosts"
+        elif not self.hosts:
+            who = f"series without a {HOST_LABEL} label"
+        elif len(self.hosts) <= 3:
+            who = "host " + ",".join(self.hosts)
+        else:
+            who = f"hosts {self.hosts[0]}..{self.hosts[-1]} ({len(self.hosts)})"
+        return f"field {self.field} ({self.names[0]}), {who}, {_iso(self.start)}..{_iso(self.end)}"
+
+
+@dataclasses.dataclass
+class Pull:
+    """What :func:`pull` returns."""
+
+    frame: Any  # polars DataFrame, TELEMETRY long table (source = the server's URL)
+    info: InputInfo
+    skipped: list[Skipped]
+    notes: list[str]
+    failed: list[tuple[Chunk, str]]  # chunks that failed after retries, with the reason
+    chunks: int  # requests planned (query_range)
+
+
+# ------------------------------------------------------------------------------------------
+# times, durations, selectors
+# ------------------------------------------------------------------------------------------
+_DUR_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$")
+_DUR_UNIT = {"ms": 1e-3, "s": 1.0, None: 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
+
+
+def parse_duration(text: str, *, what: str) -> float:
+    """``15s``, ``5m``, ``1h``, ``1d``, ``1w`` or plain seconds -> seconds (> 0)."""
+    m = _DUR_RE.match(str(text))
+    if not m or float(m.group(1)) <= 0:
+        raise UsageError(f"{what} {text!r}: expected a duration such as 15s, 5m, 1h or 1d")
+    return float(m.group(1)) * _DUR_UNIT[m.group(2)]
+
+
+def parse_time(text: str, *, now: _dt.datetime | None = None, what: str = "--from") -> _dt.datetime:
+    """RFC 3339 (``2026-01-05T00:00:00Z``; no zone = UTC), a date (``2026-01-05`` = its midnight
+    UTC), epoch seconds, ``now``, or relative to now: ``-24h``, ``now-1d``, ``now-30m``."""
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    raw = str(text).strip()
+    low = raw.lower()
+    if low == "now":
+        return now
+    m = re.fullmatch(r"(?:now)?\s*([-+])\s*(.+)", low)
+    if m:
+        try:
+            span = parse_duration(m.group(2), what=what)
+        except UsageError:
+            span = None
+        if span is not None:
+            return now + _dt.timedelta(seconds=span if m.group(1) == "+" else -span)
+    if re.fullmatch(r"\d{9,11}(\.\d+)?", raw):
+        return _dt.datetime.fromtimestamp(float(raw), tz=_dt.timezone.utc)
+    try:
+        value = _dt.datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"{what} {text!r}: expected RFC 3339 (2026-01-05T00:00:00Z), a date, "
+                         "'now' or a relative time such as -24h") from None
+    return value if value.tzinfo is not None else value.replace(tzinfo=_dt.timezone.utc)
+
+
+def selector_matchers(match: str | None) -> str:
+    """``{cluster="a",Hostname=~"node-.*"}`` (braces optional) -> ``cluster="a",Hostname=~"node-.*"``."""
+    if not match:
+        return ""
+    text = match.strip()
+    if text.startswith("{"):
+        if not text.endswith("}"):
+            raise UsageError(f"--match {match!r}: expected a label selector such as {{cluster=\"a\"}}")
+        text = text[1:-1]
+    text = text.strip().strip(",").strip()
+    if text and not re.search(r"(=|!=|=~|!~)\s*\"", text):
+        raise UsageError(f"--match {match!r}: expected label matchers such as {{cluster=\"a\",Hostname=~\"node-.*\"}}")
+    return text
+
+
+def _regex_alternation(values: Iterable[str]) -> str:
+    """Values as an anchored RE2 alternation inside a PromQL double-quoted string."""
+    escaped = [re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", v) for v in values]
+    alt = "|".join(escaped)
+    return alt.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def chunk_query(chunk: Chunk, matchers: str) -> str:
+    """The PromQL selector of a chunk: ``{__name__=~"A|B", <--match>, Hostname=~"h1|h2"}``."""
+    parts = [f'__name__=~"{_regex_alternation(chunk.names)}"']
+    if matchers:
+        parts.append(matchers)
+    if chunk.hosts is not None:
+        parts.append(f'{HOST_LABEL}=~"{_regex_alternation(chunk.hosts)}"' if chunk.hosts else f'{HOST_LABEL}=""')
+    return "{" + ",".join(parts) + "}"
+
+
+def field_names() -> dict[str, tuple[str, ...]]:
+    """canonical field -> every metric name it goes by (exporter name first)."""
+    from ridgeline.parsers.dcgm_fields import FIELDS
+
+    return {f.canonical: (f.exporter, *f.aliases) for f in FIELDS}
+
+
+def plan_chunks(fields: dict[str, tuple[str, ...]], host_groups: list[tuple[str, ...] | None], *,
+                start: float, end: float, step: float, max_points: int = MAX_POINTS) -> list[Chunk]:
+    """Chunks covering [start, end] on the step grid, at most ``max_points`` points each."""
+    if max_points < 2:
+        raise UsageError(f"--max-points must be at least 2, got {max_points}")
+    spans = []
+    t = start
+    per = (max_points - 1) * step
+    while t <= end:
+        spans.append((t, min(t + per, end)))
+        t = t + per + step
+    return [Chunk(field, names, hosts, s, e) for field, names in fields.items()
+            for hosts in host_groups for s, e in spans]
+
+
+def _iso(t: float) -> str:
+    return _dt.datetime.fromtimestamp(t, tz=_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def safe_url(url: str) -> str:
+    """The URL without user info, query or fragment (what may be shown)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+# ------------------------------------------------------------------------------------------
+# HTTP
+# ------------------------------------------------------------------------------------------
+class _ChunkFailed(Exception):
+    """A request that failed in a way another chunk might not (after retries)."""
+
+
+class _Client:
+    """httpx.Client with retries, backoff and one-line, secret-free errors."""
+
+    def __init__(self, url: str, auth: Auth, *, timeout_s: float, retries: int, backoff_s: float):
+        try:
+            import httpx
+        except ImportError:
+            raise UsageError("--prometheus needs the httpx package: pip install 'ridgeline[prometheus]'") from None
+        from urllib.parse import unquote, urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"--prometheus {safe_url(url)!r}: expected an http:// or https:// URL")
+        username, password = auth.username, auth.password
+        if parts.username and not username:  # user info in the URL: used, never shown
+            username, password = unquote(parts.username), unquote(parts.password or "")
+        self._secrets = [s for s in (*auth.secrets(), password, parts.password) if s]
+        self.url = safe_url(url)
+        headers = {"Accept": "application/json", "User-Agent": "ridgeline"}
+        if auth.bearer_token:
+            headers["Authorization"] = f"Bearer {auth.bearer_token}"
+        verify: Any = True
+        if auth.ca_bundle or auth.client_cert:  # one SSL context carries the CA bundle and the client cert
+            verify = _ssl_context(auth)
+        elif auth.insecure:
+            verify = False
+        try:
+            self._http = httpx.Client(
+                base_url=self.url + "/", headers=headers, verify=verify, timeout=timeout_s,
+                auth=httpx.BasicAuth(username, password or "") if username else None,
+                follow_redirects=True, trust_env=True,
+            )
+        except (OSError, ValueError) as err:
+            raise UsageError(f"cannot set up the HTTP client for {self.url}: {self._redact(str(err))}") from None
+        self._httpx = httpx
+        self.retries = retries
+        self.backoff_s = backoff_s
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _redact(self, text: str) -> str:
+        for s in self._secrets:
+            text = text.replace(s, "***")
+        return text
+
+    def _fatal(self, text: str) -> PrometheusError:
+        return PrometheusError(self._redact(f"{self.url}: {text}"))
+
+    def get_json(self, path: str, *, params=None, data=None) -> Any:
+        """``data`` of a Prometheus answer; retries transient failures, raises PrometheusError for
+        fatal ones and _ChunkFailed for what survives the retries."""
+        httpx = self._httpx
+        last = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                _time.sleep(min(self.backoff_s * 2 ** (attempt - 1), RETRY_AFTER_MAX_S))
+            try:
+                if data is not None:
+                    resp = self._http.post(path, data=data)
+                else:
+                    resp = self._http.get(path, params=params)
+            except httpx.TimeoutException:
+                last = "timed out"
+                continue
+            except httpx.TransportError as err:  # connection refused, reset, DNS, TLS
+                tls = _tls_failure(err)
+                if tls:  # retrying does not change a certificate
+                    raise self._fatal(tls) from None
+                last = _transport_reason(err)
+                continue
+            if resp.status_code in (401, 403):
+                raise self._fatal(f"HTTP {resp.status_code} {resp.reason_phrase}: the server refused the "
+                                  "credentials (check --bearer-token-file/--bearer-token-env or --basic-auth)")
+            if resp.status_code == 429 or resp.status_code >= 500:
+                last = f"HTTP {resp.status_code} {resp.reason_phrase}".strip()
+                wait = _retry_after(resp.headers.get("Retry-After"))
+                if wait and attempt < self.retries:
+                    _time.sleep(min(wait, RETRY_AFTER_MAX_S))
+                if resp.status_code == 503 and _is_prometheus_error(resp):
+                    last += f": {_error_text(resp)}"
+                continue
+            return self._answer(resp, path)
+        tries = self.retries + 1
+        raise _ChunkFailed(self._redact(f"{last} (after {tries} attempt{'s' if tries > 1 else ''})"))
+
+    def _answer(self, resp, path: str) -> Any:
+        try:
+            doc = resp.json()
+        except ValueError:
+            kind = resp.headers.get("content-type", "no content type").split(";")[0]
+            raise self._fatal(f"expected a Prometheus API answer (JSON) from {path}, got HTTP {resp.status_code} "
+                              f"{kind}; is this the Prometheus base URL?") from None
+        if not isinstance(doc, dict) or doc.get("status") not in ("success", "error"):
+            raise self._fatal(f"expected a Prometheus API answer from {path} "
+                              "({'status': ..., 'data': ...}), got other JSON; is this the Prometheus base URL?")
+        if doc["status"] == "error":
+            text = f"{doc.get('errorType', 'error')}: {doc.get('error', '?')}"
+            if resp.status_code == 422:  # execution error (too many samples, timeout...): this chunk only
+                raise _ChunkFailed(self._redact(f"query failed: {text}"))
+            raise self._fatal(f"the server rejected the query ({self._redact(text)})")
+        if resp.status_code >= 400:
+            raise self._fatal(f"HTTP {resp.status_code} from {path}")
+        return doc.get("data")
+
+
+def _ssl_context(auth: Auth):
+    """An SSL context with ``--ca-bundle`` (else the system's CAs), ``--client-cert``/``--client-key``
+    and, with ``--insecure``, no verification of the server."""
+    import ssl
+
+    try:
+        ctx = ssl.create_default_context(cafile=auth.ca_bundle) if auth.ca_bundle else ssl.create_default_context()
+    except (OSError, ssl.SSLError) as err:
+        raise UsageError(f"--ca-bundle {auth.ca_bundle}: cannot read it as PEM certificates "
+                         f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
+    if auth.insecure:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    if auth.client_cert:
+        try:
+            ctx.load_cert_chain(auth.client_cert, auth.client_key)
+        except (OSError, ssl.SSLError) as err:
+            raise UsageError(f"--client-cert {auth.client_cert}: cannot load the certificate and key "
+                             f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
+    return ctx
+
+
+def _tls_failure(err) -> str | None:
+    """A one-line reason when ``err`` is a TLS handshake failure, else None."""
+    text = str(err)
+    reason = re.sub(r"\s*\(_ssl\.c:\d+\)", "", re.sub(r"^\[SSL[^\]]*\]\s*", "", text)).strip()
+    if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
+        return f"TLS: the server's certificate is not trusted ({reason[:120]}); give --ca-bundle FILE (or --insecure)"
+    if "alert" in text and "certificate" in text:
+        return f"TLS: the server refused the client certificate ({reason[:120]}); give --client-cert/--client-key"
+    if "[SSL" in text or "SSLError" in type(err.__cause__ or err.__context__ or err).__name__:
+        return f"TLS handshake failed ({reason[:120]})"
+    return None
+
+
+def _transport_reason(err) -> str:
+    text = str(err).strip() or type(err).__name__
+    m = re.search(r"\[Errno -?\d+\]\s*([^\]]+?)\s*$", text) or re.search(r"\]\s*(.+)$", text)
+    reason = m.group(1) if m else text
+    return f"cannot connect ({reason[:120]})"
+
+
+def _retry_after(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _is_prometheus_error(resp) -> bool:
+    try:
+        return isinstance(resp.json(), dict)
+    except ValueError:
+        return False
+
+
+def _error_text(resp) -> str:
+    doc = resp.json()
+    return f"{doc.get('errorType', 'error')}: {doc.get('error', '?')}"
+
+
+# ------------------------------------------------------------------------------------------
+# the pull
+# ------------------------------------------------------------------------------------------
+def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15.0, match: str | None = None,
+         auth: Auth | None = None, concurrency: int = 4, timeout_s: float = 60.0, retries: int = 3,
+         backoff_s: float = 0.5, max_points: int = MAX_POINTS, hosts_per_query: int = HOSTS_PER_QUERY,
+         strict: bool = False, fields: dict[str, tuple[str, ...]] | None = None,
+         progress: Callable[[int, int], None] | None = None) -> Pull:
+    """Pull ``[start, end]`` from the server at ``url``; see the module docstring."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import lookup_exporter
+    from ridgeline.parsers.prometheus_json import series_frame
+    from ridgeline.parsers.telemetry import empty_frame, finish
+
+    if end <= start:
+        raise UsageError(f"--to {end.isoformat()} is not after --from {start.isoformat()}")
+    if concurrency < 1:
+        raise UsageError(f"--concurrency must be at least 1, got {concurrency}")
+    if hosts_per_query < 1:
+        raise UsageError(f"--hosts-per-query must be at least 1, got {hosts_per_query}")
+    matchers = selector_matchers(match)
+    fields = fields or field_names()
+    t0 = (start.timestamp() // step_s) * step_s
+    t1 = end.timestamp()
+    client = _Client(url, auth or Auth(), timeout_s=timeout_s, retries=retries, backoff_s=backoff_s)
+    notes: list[str] = []
+    skipped: list[Skipped] = []
+    try:
+        try:  # one cheap request first: reachable, authorized, speaks the Prometheus API
+            client.get_json("api/v1/query", params={"query": "1", "time": f"{t1:.3f}"})
+        except _ChunkFailed as err:
+            raise client._fatal(str(err)) from None
+        all_names = [n for names in fields.values() for n in names]
+        selector = chunk_query(Chunk("", tuple(all_names), None, t0, t1), matchers)
+        try:
+            hosts = client.get_json(f"api/v1/label/{HOST_LABEL}/values",
+                                    params={"match[]": selector, "start": f"{t0:.3f}", "end": f"{t1:.3f}"}) or []
+        except _ChunkFailed as err:
+            raise client._fatal(f"cannot list {HOST_LABEL} values: {err}") from None
+        hosts = sorted(str(h) for h in hosts)
+        if len(hosts) > hosts_per_query:
+            groups: list[tuple[str, ...] | None] = [tuple(hosts[i:i + hosts_per_query])
+                                                    for i in range(0, len(hosts), hosts_per_query)]
+            groups.append(())  # series without a Hostname label
+            notes.append(f"{client.url}: {len(hosts)} hosts, asked in {len(groups) - 1} groups of at most "
+                         f"{hosts_per_query}")
+        else:
+            groups = [None]
+        chunks = plan_chunks(fields, groups, start=t0, end=t1, step=step_s, max_points=max_points)
+        frames, failed, n_points, seen_fields = _run(client, chunks, matchers, step_s, concurrency, progress,
+                                                     series_frame, lookup_exporter)
+    finally:
+        client.close()
+    for chunk, reason in failed:
+        skipped.append(Skipped(client.url, chunk.label(), f"request failed: {reason}; these samples are "
+                                                            "missing (null), not 0"))
+    if failed:
+        if strict:
+            chunk, reason = failed[0]
+            more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+            raise PrometheusError(f"{client.url}: {chunk.label()}: {reason}{more}; without --strict such "
+                                  "chunks are listed and their windows left missing")
+        notes.append(f"{client.url}: {len(failed)} of {len(chunks)} requests failed after retries (listed under "
+                     "skipped); the fields they cover are missing (null) in those windows, not 0")
+    absent = [f"{names[0]} ({field})" for field, names in fields.items() if field not in seen_fields
+              and not any(c.field == field for c, _ in failed)]
+    if absent and seen_fields:
+        notes.append(f"{client.url}: no series for {len(absent)} of {len(fields)} fields in this range"
+                     + (" and selector" if matchers else "") + ": " + ", ".join(absent))
+    if frames:
+        frame = pl.concat(frames, how="vertical")
+        before = frame.height
+        # a sample seen twice (a field exported under its old and new name, or one GPU scraped by
+        # two jobs) is kept once
+        frame = frame.unique(subset=["timestamp", "host", "gpu", "gpu_instance", "uuid", "field"], keep="first",
+                             maintain_order=True)
+        if frame.height < before:
+            notes.append(f"{client.url}: {before - frame.height} samples came twice (a field under two names, or "
+                         "a GPU scraped by two jobs); kept once")
+        frame = finish(frame, source=client.url).sort(["host", "gpu", "gpu_instance", "timestamp", "field"],
+                                                      nulls_last=True)
+    else:
+        frame = finish(empty_frame(), source=client.url)
+    bad = frame.filter(pl.col("value").is_null()).height
+    if bad:
+        notes.append(f"{client.url}: {bad} points were NaN/Inf or not numbers; kept as missing (null)")
+    info = InputInfo(client.url, "prometheus-api", n_points)
+    return Pull(frame=frame, info=info, skipped=skipped, notes=notes, failed=failed, chunks=len(chunks))
+
+
+def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, concurrency: int, progress,
+         series_frame, lookup_exporter):
+    """Run the chunks ``concurrency`` at a time; convert each answer as it arrives."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    def fetch(chunk: Chunk):
+        data = client.get_json("api/v1/query_range", data={
+            "query": chunk_query(chunk, matchers), "start": f"{chunk.start:.3f}", "end": f"{chunk.end:.3f}",
+            "step": f"{step_s:g}",
+        })
+        if not isinstance(data, dict) or data.get("resultType") != "matrix":
+            raise client._fatal("expected a matrix from query_range, got "
+                                f"{(data or {}).get('resultType') if isinstance(data, dict) else type(data).__name__}")
+        return data.get("result") or []
+
+    frames, failed = [], []
+    n_points = 0
+    seen_fields: set[str] = set()
+    done = 0
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        futures = {pool.submit(fetch, c): c for c in chunks}
+        try:
+            for fut in as_completed(futures):
+                chunk = futures[fut]
+                try:
+                    result = fut.result()
+                except _ChunkFailed as err:
+                    failed.append((chunk, str(err)))
+                else:
+                    for series in result:
+                        labels = series.get("metric") or {}
+                        points = [p for p in (series.get("values") or []) if p]
+                        fd = lookup_exporter(str(labels.get("__name__", "")))
+                        if fd is None or not points:
+                            continue
+                        n_points += len(points)
+                        seen_fields.add(fd.canonical)
+                        frames.append(series_frame(labels, points, fd))
+                done += 1
+                if progress is not None:
+                    progress(done, len(chunks))
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+    failed.sort(key=lambda cf: (cf[0].field, cf[0].hosts or (), cf[0].start))
+    return frames, failed, n_points, seen_fields

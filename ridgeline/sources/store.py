@@ -1,0 +1,134 @@
+"""The telemetry store: what a pull fetched, kept as hive-partitioned wide Parquet.
+
+Layout (``ridgeline telemetry DIR`` reads it back, see :mod:`ridgeline.parsers.telemetry_table`)::
+
+    DIR/date=2026-01-05/host=node01/part-0.parquet
+
+One file per UTC day and host. Columns: ``timestamp`` (UTC), ``gpu``, ``uuid``, ``gpu_instance``,
+``model``, then one column per canonical field (``gpu_util_ratio``, ``tensor_active_ratio``, ...;
+canonical units, so nothing is scaled again on reading). ``date`` and ``host`` live in the path.
+A partition holds a column for each field its host exported (so partitions may differ; the
+reader normalizes each set of files on its own); a value that was not reported is null, never 0.
+The k8s ``pod`` label is not kept.
+
+Writes are atomic: each partition is written to a hidden temporary file in its folder and
+renamed into place (:mod:`ridgeline.atomic`), so a run that dies midway leaves whole partitions
+only. A partition that already exists is merged: rows it lacks (by timestamp and GPU) are added, and
+values it lacks (a field a failed request left out) are filled, its own values kept; the file is
+then rewritten the same atomic way. A partition that already holds everything is left untouched,
+so re-running a night fills only what is missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+ID_COLUMNS = ("timestamp", "gpu", "uuid", "gpu_instance", "model")
+KEY_COLUMNS = ("timestamp", "gpu", "uuid", "gpu_instance")
+PART_NAME = "part-0.parquet"
+UNKNOWN_HOST = "unknown"
+
+
+@dataclasses.dataclass
+class StoreReport:
+    written: list[str] = dataclasses.field(default_factory=list)  # new partitions
+    extended: list[str] = dataclasses.field(default_factory=list)  # existing ones that gained rows
+    unchanged: list[str] = dataclasses.field(default_factory=list)  # existing ones already complete
+    rows_added: int = 0  # new rows (filled values in existing rows are not counted)
+
+    def summary(self, folder) -> str:
+        parts = [f"{len(self.written)} new partition(s)"]
+        if self.extended:
+            parts.append(f"{len(self.extended)} extended")
+        if self.unchanged:
+            parts.append(f"{len(self.unchanged)} already complete, left as they were")
+        return f"saved to {folder}: " + ", ".join(parts) + f" ({self.rows_added} rows written)"
+
+
+def wide_frame(long: Any):
+    """TELEMETRY long rows -> one row per timestamp / host / GPU, one column per field."""
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TELEMETRY_FIELDS
+
+    df = long.collect() if isinstance(long, pl.LazyFrame) else long
+    present = set(df.get_column("field").unique().drop_nulls().to_list())
+    fields = [f for f in TELEMETRY_FIELDS if f in present] + sorted(present - set(TELEMETRY_FIELDS))
+    index = ["host", *ID_COLUMNS]
+    wide = df.select(*index, "field", "value").pivot(on="field", index=index, values="value",
+                                                     aggregate_function="first")
+    return wide.select(*index, *[pl.col(f) if f in wide.columns else pl.lit(None, pl.Float64).alias(f)
+                                 for f in fields])
+
+
+def _cells(df) -> int:
+    """Non-null values in a frame."""
+    return int(sum(df.get_column(c).len() - df.get_column(c).null_count() for c in df.columns))
+
+
+def _merge(old, new):
+    """``old`` with the rows it lacks from ``new`` added and its null cells filled from ``new``
+    (a field a failed request left out last time); ``old``'s values win where both have one."""
+    import polars as pl
+
+    keys = list(KEY_COLUMNS)
+    old = old.with_columns(pl.col(k).cast(new.schema[k]) for k in keys if k in new.columns)
+    joined = old.join(new, on=keys, how="full", coalesce=True, suffix="__new", nulls_equal=True)
+    columns = list(dict.fromkeys([*old.columns, *new.columns]))
+    out = []
+    for c in columns:
+        if c in keys:
+            out.append(pl.col(c))
+        elif c in old.columns and c in new.columns:
+            out.append(pl.coalesce(pl.col(c), pl.col(f"{c}__new")).alias(c))
+        else:
+            out.append(pl.col(c))
+    return joined.select(out).sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
+
+
+def save(long: Any, folder: str | Path) -> StoreReport:
+    """Write ``long`` (TELEMETRY rows) into the store at ``folder``; see the module docstring."""
+    import polars as pl
+
+    from ridgeline.atomic import atomic_path
+    from ridgeline.errors import UsageError
+
+    folder = Path(folder)
+    report = StoreReport()
+    wide = wide_frame(long)
+    if not wide.height:
+        return report
+    wide = wide.with_columns(
+        pl.col("timestamp").dt.strftime("%Y-%m-%d").alias("_date"),
+        pl.col("host").fill_null(UNKNOWN_HOST).alias("_host"),
+    )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for (date, host), part in wide.group_by(["_date", "_host"], maintain_order=True):
+            rel = Path(f"date={date}") / f"host={quote(str(host), safe='')}" / PART_NAME
+            target = folder / rel
+            rows = part.drop("_date", "_host", "host").sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
+            # a field this host did not export is no column at all (not a column of nulls, which
+            # would read back as blank values)
+            rows = rows.select([c for c in rows.columns if c in ID_COLUMNS or rows.get_column(c).null_count() < rows.height])
+            if target.exists():
+                old = pl.read_parquet(target, hive_partitioning=False)
+                merged = _merge(old, rows)
+                if merged.height == old.height and _cells(merged) == _cells(old):
+                    report.unchanged.append(str(rel))
+                    continue
+                report.extended.append(str(rel))
+                report.rows_added += merged.height - old.height
+                rows = merged
+            else:
+                report.written.append(str(rel))
+                report.rows_added += rows.height
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_path(target, keep_suffix=False) as tmp:
+                rows.write_parquet(tmp)
+    except OSError as err:
+        raise UsageError(f"--save {folder}: cannot write the store ({err.strerror or err})") from None
+    return report
