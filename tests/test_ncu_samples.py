@@ -95,12 +95,13 @@ def test_leleucas_cycles_over_clock_and_volta_counter_on_ampere(parsed):
     assert first["dram_bytes"] == 128.0
     assert first["l2_bytes"] == 675_328.0
     assert first["l1_bytes"] == 262_144.0
-    # ffma 327,680 -> 2 * 327680; hfma 65,536 -> 4 * 65536 (ncu convention)
+    # ffma 327,680 -> 2 * 327680
     assert first["flops_fp32"] == 655_360.0
-    assert first["flops_fp16"] == 262_144.0
-    # sm__inst_executed_pipe_tensor.sum = 2,048 on an A100: x512 would undercount -> null
-    assert first["flops_tensor"] is None
-    assert any("CC 7.0" in n for n in res.notes)
+    # hfma 65,536 = 32 x sm__inst_executed_pipe_tensor.sum 2,048 with no hadd/hmul: the compiler's
+    # HFMA2.MMA register moves, not fp16 math and no MMA -> 0 FP16 and 0 tensor FLOPs, with a note
+    assert first["flops_fp16"] == 0.0 and "HFMA2.MMA" in first["flops_fp16_source"]
+    assert first["flops_tensor"] == 0.0
+    assert any("HFMA2.MMA" in n for n in res.notes)
     assert res.metrics[str(sample(LELEUCAS))].filter(
         res.metrics[str(sample(LELEUCAS))]["Metric Name"] == "sm__inst_executed_pipe_tensor.sum"
     ).height == 26
