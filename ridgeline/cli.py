@@ -820,10 +820,11 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         raise InputError(", ".join(paths), "expected telemetry files (dcgmi dmon, dcgm-exporter, Prometheus JSON, "
                          "nvidia-smi CSV/dmon, telemetry CSV/Parquet); none found" + why)
     windows = reduce_windows(lf, window=window, warmup=warmup)
-    from ridgeline.pipeline import check_window, empty_windows_notes
+    from ridgeline.pipeline import check_window, empty_windows_notes, silent_telemetry_notes
 
     check_window(window, windows)
     notes += [n for n in empty_windows_notes(windows, inputs, warmup) if n not in notes]
+    notes += [n for n in silent_telemetry_notes(windows) if n not in notes]
     context = Context(telemetry=lf, windows=windows)
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
                          family="telemetry", thresholds=thresholds)

@@ -313,8 +313,38 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     result.windows = reduce_windows(lf, window=window, warmup=warmup)
     check_window(window, result.windows)
     _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
+    _add_notes(result, silent_telemetry_notes(result.windows))
     result.telemetry = plot_telemetry(lf, result.windows)
     return lf
+
+
+#: window columns the telemetry rules (RL201-RL206) read, and the field each comes from
+RULE_FIELDS = {
+    "gpu_util_mean_ratio": "GPU-Util (DCGM_FI_DEV_GPU_UTIL, nvidia-smi utilization.gpu)",
+    "gr_engine_active_mean_ratio": "GR_ENGINE_ACTIVE (1001)",
+    "sm_active_mean_ratio": "SM_ACTIVE (1002)",
+    "tensor_active_mean_ratio": "PIPE_TENSOR_ACTIVE (1004)",
+    "dram_active_mean_ratio": "DRAM_ACTIVE (1005)",
+    "fb_used_max_bytes": "FB_USED (252)",
+}
+
+
+def silent_telemetry_notes(windows) -> list[str]:
+    """A note when the telemetry holds no field any rule reads: 'Findings: none' then means
+    nothing was looked at, not a clean bill (and the note says what was read)."""
+    if windows is None or not windows.height:
+        return []
+    present = [c for c in RULE_FIELDS if c in windows.columns and windows.get_column(c).null_count() < windows.height]
+    if present:
+        return []
+    read = [c.rsplit("_mean", 1)[0].rsplit("_max", 1)[0] for c in windows.columns
+            if c.endswith(("_mean_ratio", "_mean_w", "_mean_hz", "_max_bytes", "_mean_bytes_per_s"))
+            and windows.get_column(c).null_count() < windows.height]
+    return [
+        "no telemetry field any rule reads was present (read: " + (", ".join(read) or "no numeric field")
+        + "): no finding can be made, so 'Findings: none' is not a clean bill; collect "
+        + ", ".join(RULE_FIELDS.values())
+    ]
 
 
 def _machine_mismatch_notes(result: AnalysisResult) -> list[str]:

@@ -100,3 +100,15 @@ def test_parquet_output_and_warmup(busy_parquet, tmp_path):
 
     with pytest.raises(UsageError):  # Parquet needs -o
         run("telemetry", busy_parquet, "--format", "parquet")
+
+
+def test_telemetry_with_no_field_any_rule_reads_says_so(tmp_path):
+    dmon = tmp_path / "nvlink.dmon"  # a dcgmi dmon -e 1011,1012 capture: NVLink bytes only (synthetic)
+    dmon.write_text("#Entity   NVLTX       NVLRX\nID\n" + "".join(
+        f"GPU {g}     {1000 + i}        {2000 + i}\n" for i in range(6) for g in range(2)), encoding="utf-8")
+    res = run("telemetry", str(dmon), "--host", "n1")
+    assert res.exit_code == 0, res.output
+    assert "Findings: none" in res.output
+    text = " ".join(res.output.split())
+    assert "no telemetry field any rule reads was present (read: nvlink_tx, nvlink_rx)" in text
+    assert "not a clean bill" in text
