@@ -205,3 +205,31 @@ def test_kernel_counts_agree_and_a_launch_without_duration_shows_no_time(tmp_pat
     assert "roofline inputs missing for 3 launches of 3 kernels" in out
     row = next(ln for ln in out.splitlines() if "nodur" in ln)
     assert " 0 s " not in row and " - " in row
+
+
+def test_h200_decode_verdicts(h200):
+    """The verdicts a performance engineer would give this MoE decode step at batch 1."""
+    import polars as pl
+
+    k = h200.kernels
+    total = k["duration_s"].sum()
+    share = {b: t / total for b, t in k.group_by("bound").agg(pl.col("duration_s").sum()).iter_rows()}
+    assert share.get("latency", 0) > 0.5 and share.get("compute", 0) == 0  # mostly launch/latency-bound
+    fa3 = k.filter(pl.col("kernel_label").str.starts_with("FlashAttention-3"))
+    assert fa3.height == 1 and fa3["kernel_family"][0] == "attention" and fa3["bound"][0] == "latency"
+    rope = k.filter(pl.col("kernel_name").str.contains("BatchQKApplyRotaryPosIds", literal=True))
+    assert set(rope["kernel_family"]) == {"rope"}
+    moe = k.filter(pl.col("kernel_name") == "fused_moe_kernel")
+    assert set(moe["kernel_family"]) == {"grouped_gemm"} and set(moe["tensor_path"]) == {"hmma"}
+    by = {}
+    for f in h200.findings:
+        by.setdefault(f.code, []).append(f)
+    # no KV-cache or memory-access advice for FA3 at 1% of a roof, none for RoPE
+    fa3_label, rope_label = fa3["kernel_label"][0], rope["kernel_label"][0]
+    assert all(f.subject not in (fa3_label, rope_label) for code in ("RL102", "RL103") for f in by.get(code, []))
+    assert "RL112" in by  # the latency finding carries the launch-count remedies
+    rl101 = {f.subject: f for f in by["RL101"]}
+    assert "Triton fused_moe" in rl101
+    assert "launch shapes say ~1" in rl101["Triton fused_moe"].message
+    nvjet = [f for s, f in rl101.items() if s.startswith("cuBLAS nvjet")]
+    assert nvjet and all("the ridge needs ~216" in f.message for f in nvjet)

@@ -362,3 +362,18 @@ def test_groups_sharing_a_name_are_told_apart_by_precision():
     subjects = sorted(f.subject for f in run(get_rule("RL103"), rows))
     name = label("elementwise_kernel")
     assert subjects == [f"{name} [bf16/fp16]", f"{name} [fp32]"]
+
+
+def test_rl105_advice_follows_what_the_kernel_is():
+    rows = [
+        # FlashAttention-2 on Hopper: compute side, 30% of its (mma.sync) roof
+        launch("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)",
+               duration_s=1e-3, flops=0.3 * 660e9, dram_bytes=1e8, peak_flops=660e12, tensor_path="hmma"),
+        launch(GEMM, duration_s=1e-3, flops=0.3 * 989e9, dram_bytes=1e8, tensor_path="hgmma"),
+    ]
+    found = {f.subject: f for f in run(get_rule("RL105"), rows)}
+    attn = found[label("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4>>(Flash_fwd_params)")]
+    assert "FlashAttention-3" in attn.remedy and "cuBLASLt" not in attn.remedy
+    assert "mma.sync" in attn.remedy and "1.5x" in attn.remedy
+    gemm = found[label(GEMM)]
+    assert "cuBLASLt" in gemm.remedy and "mma.sync" not in gemm.remedy

@@ -286,6 +286,9 @@ def _groups(ctx: Context, by: tuple[str, ...], rows, latency: bool = False):
         dram_bytes_source=_first("dram_bytes_source"),
         l2_bytes_source=_first("l2_bytes_source"),
         duration_s_source=_first("duration_s_source"),
+        kernel_family=_first("kernel_family"),
+        kernel_library=_first("kernel_library"),
+        tensor_path=_first("tensor_path"),
     )
     share = (c("duration_s") / pl.lit(total)) if total else pl.lit(None, dtype=pl.Float64)
     g = _disambiguate(g, by)
@@ -320,6 +323,28 @@ def _disambiguate(g, by: tuple[str, ...]):
     return g.with_columns(
         subject=pl.when(dup).then(pl.format("{} [{}]", pl.col("subject"), tag)).otherwise(pl.col("subject"))
     )
+
+
+def compute_tuning_remedy(row: dict[str, Any]) -> str:
+    """How to bring a kernel closer to its compute roof, by what it is (family, library, tensor path):
+    GEMM autotuning advice goes to GEMMs only."""
+    family, library, path = row.get("kernel_family"), row.get("kernel_library"), row.get("tensor_path") or ""
+    if family == "attention":
+        text = ("Use the attention kernel built for this GPU (FlashAttention-3 / FlashInfer's sm90 path on Hopper), "
+                "tune its tile and head-dim split, and read ncu's Warp State section for softmax and exp stalls.")
+    elif library == "Triton":
+        text = ("Autotune the Triton config (BLOCK_M/N/K, num_warps, num_stages) for these shapes, and read ncu's "
+                "Compute Workload and Warp State sections.")
+    elif family in ("gemm", "grouped_gemm"):
+        text = ("Tune the kernel toward its compute roof: autotune (cuBLASLt, CUTLASS, max-autotune), pad "
+                "shapes to tile and SM multiples, and read ncu's Compute Workload and Warp State sections.")
+    else:
+        text = ("Tune the kernel toward its compute roof: raise occupancy and instruction-level parallelism, "
+                "and read ncu's Compute Workload and Warp State sections.")
+    if "hmma" in path and "hgmma" not in path:
+        text += (" It runs the legacy mma.sync tensor path: a wgmma kernel (sm90 cuBLAS/CUTLASS, FlashAttention-3,"
+                 " Triton with wgmma) has a 1.5x higher roof.")
+    return text
 
 
 def cuda_core_share():

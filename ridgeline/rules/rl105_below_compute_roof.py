@@ -28,7 +28,11 @@ class BelowComputeRoof(Rule):
     Tune the kernel toward its roof: let the library autotune (cuBLASLt heuristics, CUTLASS
     profiler, ``torch.compile(mode="max-autotune")``), pad shapes to multiples of the tile and
     of the SM count, use larger tiles or split-K for skinny shapes, and read ncu's Compute
-    Workload Analysis and Warp State sections for the stall reason.
+    Workload Analysis and Warp State sections for the stall reason. The advice follows what the
+    kernel is (``docs/kernel-families.md``): GEMM autotuning for GEMMs, the GPU's own attention
+    kernel (FlashAttention-3 on Hopper) for attention, the Triton config for Triton kernels. A
+    kernel on Hopper's legacy mma.sync tensor path is measured against that path's roof; the
+    finding adds that a wgmma kernel has a 1.5x higher one.
 
     Example
     -------
@@ -76,10 +80,7 @@ class BelowComputeRoof(Rule):
                         f"{K.precision_label(row['precision'])} compute roof {K.fmt_si(row['peak_flops_per_s'], 'FLOP/s')} "
                         f"({src}) < {limit} on {row['gpu']}"
                     ),
-                    remedy=(
-                        "Tune the kernel toward its compute roof: autotune (cuBLASLt, CUTLASS, max-autotune), pad "
-                        "shapes to tile and SM multiples, and read ncu's Compute Workload and Warp State sections."
-                    ),
+                    remedy=K.compute_tuning_remedy(row),
                     evidence=(
                         Evidence("achieved_flops_per_s", row["achieved_flops_per_s"], "FLOP/s", "derived"),
                         Evidence("roof_fraction", row["roof_fraction"], "ratio", "derived"),
