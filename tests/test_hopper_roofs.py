@@ -215,7 +215,7 @@ def test_h200_decode_verdicts(h200):
     total = k["duration_s"].sum()
     share = {b: t / total for b, t in k.group_by("bound").agg(pl.col("duration_s").sum()).iter_rows()}
     assert share.get("latency", 0) > 0.5 and share.get("compute", 0) == 0  # mostly launch/latency-bound
-    fa3 = k.filter(pl.col("kernel_label").str.starts_with("FlashAttention-3"))
+    fa3 = k.filter(pl.col("kernel_label").str.starts_with("FlashAttention-3 fwd"))
     assert fa3.height == 1 and fa3["kernel_family"][0] == "attention" and fa3["bound"][0] == "latency"
     rope = k.filter(pl.col("kernel_name").str.contains("BatchQKApplyRotaryPosIds", literal=True))
     assert set(rope["kernel_family"]) == {"rope"}
