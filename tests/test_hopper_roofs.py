@@ -233,3 +233,27 @@ def test_h200_decode_verdicts(h200):
     assert "launch shapes say ~1" in rl101["Triton fused_moe"].message
     nvjet = [f for s, f in rl101.items() if s.startswith("cuBLAS nvjet")]
     assert nvjet and all("the ridge needs ~216" in f.message for f in nvjet)
+
+
+def test_tensor_roof_fraction_agrees_with_ncus_own_dense_percentage(h200):
+    """ncu's ..._sparsity_off.sum.pct_of_peak_sustained_elapsed is measured against the dense rate:
+    ridgeline's achieved tensor FLOP/s over its roof must agree with it, launch by launch."""
+    import polars as pl
+
+    metrics = next(iter(h200_metrics().values()))
+    pct_col = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum.pct_of_peak_sustained_elapsed"
+    ops_col = "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_off.sum"
+    assert pct_col in metrics.columns
+    ncu = metrics.select(pl.col("ID").cast(pl.Int64).alias("launch_id"),
+                         pl.col(pct_col).cast(pl.Float64).alias("pct"), pl.col(ops_col).cast(pl.Float64).alias("ops"))
+    k = h200.kernels.join(ncu, on="launch_id").filter((pl.col("ops") > 0) & (pl.col("tensor_path") == "hgmma"))
+    assert k.height >= 3
+    ours = k["flops_tensor"] / k["duration_s"] / k["peak_flops_tensor_per_s"] * 100
+    for a, b in zip(ours.to_list(), k["pct"].to_list()):
+        assert a == pytest.approx(b, rel=0.05, abs=0.05)
+
+
+def h200_metrics():
+    from ridgeline.parsers.ncu import read_ncu
+
+    return read_ncu([str(H200_DECODE)]).metrics
