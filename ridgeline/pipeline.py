@@ -23,6 +23,8 @@ EXPECTED_FORMATS = (
     "expected an Nsight Compute CSV export (ncu --csv, raw or details page) or GPU telemetry "
     "(dcgmi dmon, dcgm-exporter scrape, Prometheus JSON, nvidia-smi CSV/dmon)"
 )
+# also read (named in errors for files that look like them): .ncu-rep reports (extra
+# ridgeline[ncu-rep]), Nsight Systems sqlite exports and stats CSVs, PyTorch profiler traces
 
 
 # The telemetry kept on the result for plots and the report's overview: the fields the telemetry
@@ -72,6 +74,15 @@ def detect(path: Path) -> tuple[str, str] | None:
     layout = detect_ncu_layout(path)
     if layout:
         return "ncu", layout
+    from ridgeline.parsers.ncu_rep import is_ncu_report
+
+    if is_ncu_report(path):
+        return "ncu", "report"
+    from ridgeline.parsers.timeline import detect_timeline_format
+
+    kind = detect_timeline_format(path)
+    if kind:
+        return "timeline", kind
     kind = detect_telemetry_format(path)
     if kind:
         return "telemetry", kind
@@ -127,6 +138,7 @@ def analyze_paths(
     start: Any = None,
     thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
     run_rules: bool = True,
+    timeline_options: Mapping[str, Any] | None = None,
 ) -> AnalysisResult:
     """Analyze ncu exports and/or telemetry files and folders into an AnalysisResult.
 
@@ -148,6 +160,7 @@ def analyze_paths(
         raise InputError(", ".join(str(p) for p in paths) or "(no input)", "no input files found")
     ncu_files: list[Path] = []
     tel_files: list[Path] = []
+    tl_files: list[Path] = []
     for path, explicit in files:
         found = detect(path)
         if found is None:
@@ -156,9 +169,11 @@ def analyze_paths(
             result.skipped.append(Skipped(str(path), "file", "not an ncu export or telemetry (found in a folder)"))
         elif found[0] == "ncu":
             ncu_files.append(path)
+        elif found[0] == "timeline":
+            tl_files.append(path)
         else:
             tel_files.append(path)
-    if not ncu_files and not tel_files:
+    if not ncu_files and not tel_files and not tl_files:
         raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
 
     from ridgeline.rules import engine
@@ -186,6 +201,8 @@ def analyze_paths(
 
     if ncu_files and tel_files:
         _add_notes(result, _machine_mismatch_notes(result))
+    if tl_files:
+        _analyze_timeline(result, tl_files, timeline_options=timeline_options)
 
     if run_rules:
         from ridgeline.rules.base import Context
@@ -197,6 +214,7 @@ def analyze_paths(
             telemetry=telemetry_lf,
             windows=result.windows,
             total_gpu_time_s=result.total_gpu_time_s,
+            timeline=result.timeline,
             extra={
                 "roofs": list(result.roofs),
                 "gpu_match": result.gpu_match,
@@ -218,9 +236,7 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
 
     from ridgeline.analyzer.roofline import classify, match_devices, summarize
 
-    from ridgeline.parsers.ncu import read_ncu
-
-    parsed = read_ncu([str(p) for p in files], strict=strict)
+    parsed, result.ncu_rules = read_kernel_files(files, strict=strict)
     result.inputs.extend(parsed.inputs)
     result.skipped.extend(parsed.skipped)
     _add_notes(result, parsed.notes)
@@ -292,6 +308,72 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
                 "may look memory-bound or far below roof (collect --set roofline)"
             )
     return entry, parsed.metrics
+
+
+def read_kernel_files(files: list[Path], *, strict: bool = True):
+    """ncu CSV exports and ``.ncu-rep`` reports -> (NcuResult, NCU_RULES table or None).
+
+    CSV only: :func:`~ridgeline.parsers.ncu.read_ncu` on all of them, as before. With reports
+    among them, each file is read on its own and launch ids get ``"<file index>:"`` in front
+    (as read_ncu does with several files), in the order given.
+    """
+    import polars as pl
+
+    from ridgeline.parsers.ncu import MetricsTables, NcuResult, read_ncu
+    from ridgeline.parsers.ncu_rep import is_ncu_report, read_ncu_rep
+
+    reports = [is_ncu_report(p) for p in files]
+    if not any(reports):
+        return read_ncu([str(p) for p in files], strict=strict), None
+    several = len(files) > 1
+    kernels, rules, inputs, skipped, notes, units = [], [], [], [], [], {}
+    metrics = MetricsTables()
+    for i, (path, is_rep) in enumerate(zip(files, reports)):
+        prefix = f"{i}:" if several else ""
+        if is_rep:
+            one, rule_table = read_ncu_rep([path], strict=strict, id_prefixes=[prefix])
+            rules.append(rule_table)
+        else:
+            one = read_ncu([str(path)], strict=strict)
+            if prefix:
+                one.kernels = one.kernels.with_columns((pl.lit(prefix) + pl.col("id")).alias("id"))
+        kernels.append(one.kernels)
+        inputs += one.inputs
+        skipped += one.skipped
+        notes += one.notes
+        units.update(one.units)
+        for key in dict.keys(one.metrics):
+            loader = getattr(one.metrics, "_loaders", {}).get(key)
+            if loader is not None:
+                metrics.defer(key, loader)
+            else:
+                metrics[key] = one.metrics[key]
+    parsed = NcuResult(kernels=pl.concat(kernels, how="vertical"), metrics=metrics, skipped=skipped,
+                       inputs=inputs, units=units, notes=notes)
+    return parsed, pl.concat(rules, how="vertical") if rules else None
+
+
+def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_options=None) -> None:
+    """Timeline files (nsys sqlite, nsys stats CSV, Kineto JSON) -> result.timeline.
+
+    Read one file at a time; the analysis keeps per-device figures and the small tables the
+    rules and renderers need. With a KERNEL table in the result, kernels are joined by name.
+    """
+    from ridgeline.analyzer.timeline import analyze_timeline, join_roofline
+    from ridgeline.parsers.timeline import read_timeline
+
+    tables = []
+    for path in files:
+        tl = read_timeline(path)
+        result.inputs.append(InputInfo(str(path), tl.kind, tl.activities.height))
+        result.skipped.extend(tl.skipped)
+        _add_notes(result, tl.notes)
+        tables.append(tl)
+    result.timeline = analyze_timeline(tables, **dict(timeline_options or {}))
+    _add_notes(result, result.timeline.notes)
+    if result.kernels is not None and result.kernels.height:
+        join_roofline(result.timeline, result.kernels)
+        _add_notes(result, result.timeline.join_notes)
 
 
 def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,

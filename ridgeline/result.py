@@ -73,6 +73,8 @@ class AnalysisResult:
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)  # e.g. "GPU 'H100' -> 'H100 SXM' (most common variant)"
     total_gpu_time_s: float | None = None
+    ncu_rules: Any = None  # polars DataFrame, NCU_RULES table (ncu's own rule results from .ncu-rep) or None
+    timeline: Any = None  # ridgeline.analyzer.timeline.TimelineAnalysis or None
 
     def ridge(self, precision: str, level: str = "dram") -> float | None:
         """Ridge point (FLOP/byte) for a precision against a memory level, from the roofs used."""

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CODE_RE = re.compile(r"^RL[1-9][0-9]{2}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-FAMILIES = {"1": "kernel", "2": "telemetry", "3": "run", "9": "data"}
+FAMILIES = {"1": "kernel", "2": "telemetry", "3": "run", "4": "timeline", "9": "data"}
 
 MODULE = '''"""{code} {name}."""
 

@@ -131,6 +131,72 @@ SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 # --------------------------------------------------------------------------------------
+# NCU_RULES: ncu's own rule results stored in a .ncu-rep, ridgeline.parsers.ncu_rep
+# (evidence shown beside ridgeline's findings, never turned into findings)
+# --------------------------------------------------------------------------------------
+NCU_RULE_COLUMNS: dict[str, tuple[str, str]] = {
+    "id": ("str", "launch id, as in the KERNEL table"),
+    "short_name": ("str", "short kernel name of the launch"),
+    "source": ("str", "report file"),
+    "rule": ("str", "ncu rule identifier, e.g. 'SOLBottleneck'"),
+    "rule_name": ("str", "ncu rule name as ncu shows it"),
+    "section": ("str", "ncu section the rule belongs to"),
+    "type": ("str", "ncu message type: ok, optimization, warning, error, none"),
+    "title": ("str", "ncu message title (null when empty)"),
+    "message": ("str", "ncu message text (ncu's markup kept)"),
+    "speedup_type": ("str", "ncu's speedup estimate kind: local (this kernel) or global (the whole run); null without estimate"),
+    "estimated_speedup_pct": ("f64", "ncu's estimated speedup in percent (its own model, not ridgeline's impact)"),
+}
+
+# --------------------------------------------------------------------------------------
+# TIMELINE: one row per GPU activity (kernel, memcpy, memset), ridgeline.parsers.timeline
+# (Nsight Systems sqlite / nsys stats cuda_gpu_trace / PyTorch profiler traces)
+# --------------------------------------------------------------------------------------
+TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "kind": ("str", "'kernel', 'memcpy' or 'memset'"),
+    "device": ("i64", "CUDA device index (null when the format does not record it)"),
+    "device_name": ("str", "GPU name when the capture records it (TARGET_INFO_GPU, deviceProperties, the Device column)"),
+    "process_id": ("i64", "process that launched it, when recorded"),
+    "stream": ("i64", "CUDA stream"),
+    "start_ns": ("i64", "start, ns on the capture's clock (nsys: since session start; Kineto: trace us x 1000)"),
+    "end_ns": ("i64", "end, ns on the same clock"),
+    "name": ("str", "kernel name as recorded (demangled where the format has it); copies '[CUDA memcpy HtoD]', '[CUDA memset]'"),
+    "short_name": ("str", "kernels: ridgeline's short name (same rule as the KERNEL table's); others: name"),
+    "correlation_id": ("i64", "CUPTI correlation id linking it to the host API call that launched it"),
+    "copy_kind": ("str", "memcpy direction: HtoD, DtoH, DtoD, PtoP, HtoH or other; null for kernels and memsets"),
+    "bytes": ("i64", "bytes copied or set (copies and memsets)"),
+    "grid_size": ("str", "grid dimensions '(x, y, z)' when recorded"),
+    "block_size": ("str", "block dimensions '(x, y, z)' when recorded"),
+    "grid_blocks": ("i64", "blocks in the grid"),
+    "block_threads": ("i64", "threads per block"),
+}
+
+# HOST_API: one row per host call (CUDA runtime/driver API, PyTorch ops) when the format has them
+HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API) or 'cpu_op' (PyTorch operator)"),
+    "process_id": ("i64", "process id"),
+    "thread_id": ("i64", "thread id"),
+    "start_ns": ("i64", "start, ns on the capture's clock"),
+    "end_ns": ("i64", "end, ns"),
+    "name": ("str", "call name as recorded, e.g. 'cudaLaunchKernel_v7000', 'cudaStreamSynchronize'"),
+    "correlation_id": ("i64", "CUPTI correlation id (runtime/driver calls)"),
+}
+
+# TIMELINE_TOTALS: nsys stats summaries (totals only: no start/end, no gaps)
+TIMELINE_TOTALS_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "report": ("str", "nsys stats report: cuda_gpu_kern_sum, cuda_api_sum, cuda_gpu_mem_time_sum, nvtx_sum"),
+    "category": ("str", "'kernel', 'api', 'memory' or 'nvtx'"),
+    "name": ("str", "kernel, API call, memory operation or NVTX range name"),
+    "short_name": ("str", "kernels: ridgeline's short name; others: name"),
+    "total_s": ("f64", "total time, s"),
+    "count": ("i64", "instances or calls"),
+    "time_share": ("f64", "the report's own Time (%) / 100 (share within that report)"),
+}
+
+# --------------------------------------------------------------------------------------
 # TELEMETRY long table: one row per (timestamp, gpu, field), ridgeline.parsers.telemetry
 # --------------------------------------------------------------------------------------
 TELEMETRY_COLUMNS: dict[str, tuple[str, str]] = {

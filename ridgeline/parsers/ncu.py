@@ -1398,6 +1398,29 @@ class MetricsTables(dict):
                                for k, v in super().items()) + "}"
 
 
+def kernels_from_raw_frame(path, frame, *, strict: bool = True, skipped: list[Skipped] | None = None,
+                           notes: list[str] | None = None, id_prefix: str = ""):
+    """A raw-page-shaped frame -> (KERNEL table, units): the raw CSV path's own derivation.
+
+    ``frame``: every cell a string, columns named as on ncu's raw page (identity columns such as
+    ``ID``, ``Kernel Name``, ``Block Size``, then metric names), the first row the units row
+    (``ID`` null) and one row per launch after it. Readers of other containers of the same
+    metrics (``.ncu-rep`` via :mod:`ridgeline.parsers.ncu_rep`) call this, so the FLOP/byte
+    recipes, peaks and notes exist once.
+    """
+    import polars as pl
+
+    ctx = _Ctx(Path(path), strict, skipped if skipped is not None else [], notes if notes is not None else [])
+    if "__row" not in frame.columns:
+        frame = frame.with_row_index("__row").with_columns(pl.col("__row").cast(pl.Int64))
+    blk = _Block(0, "raw", [c for c in frame.columns if c != "__row"], 1, None, 0, [], True)
+    m, units, present = _raw_block(ctx, blk, frame)
+    kernels = _derive(ctx, m, set(present), block=blk, id_prefix=id_prefix)
+    if ctx.unknown_units:
+        ctx.notes.append(f"{path}: unknown unit(s) {', '.join(sorted(ctx.unknown_units))}: values kept unscaled")
+    return kernels, units
+
+
 def read_ncu(paths, *, strict: bool = True) -> NcuResult:
     """Read one or several ncu CSV exports (details or raw page, detected per file).
 

@@ -8,7 +8,7 @@ override); its docstring has the fixed sections ``What it finds``, ``Why it matt
 :class:`Context` and returns findings.
 
 Codes: ``RL`` + family digit + two digits. 1xx kernel/roofline, 2xx telemetry, 3xx
-run-to-run, 9xx input and data quality. A published code is never reused.
+run-to-run, 4xx timeline (Nsight Systems, PyTorch profiler), 9xx input and data quality. A published code is never reused.
 """
 
 from __future__ import annotations
@@ -93,6 +93,7 @@ class Context:
     windows: Any = None
     total_gpu_time_s: float | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    timeline: Any = None  # ridgeline.analyzer.timeline.TimelineAnalysis (timeline inputs) or None
 
 
 class Rule:

@@ -56,7 +56,7 @@ from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, SEVERITIES, Con
 
 MODULE_RE = re.compile(r"^rl(\d{3})_[a-z0-9_]+$")
 SELECTOR_RE = re.compile(r"^RL[0-9]{0,3}$")
-FAMILIES = ("kernel", "telemetry", "data", "run")
+FAMILIES = ("kernel", "telemetry", "data", "run", "timeline")
 THRESHOLD_FLAG_RE = re.compile(r"^\s*(RL[0-9]{3})\.([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 # config keys inside a [tool.ridgeline.rules.RLnnn] table that are not thresholds
 RULE_META_KEYS = ("severity",)

@@ -1,0 +1,268 @@
+"""Nsight Compute reports (``.ncu-rep``) -> the KERNEL table, without the ncu binary.
+
+Read with NVIDIA's ``ncu_report`` module (PyPI ``ncu-report``, proprietary licence, manylinux
+x86_64 and Windows wheels; no GPU needed), installed by the optional extra
+``pip install "ridgeline[ncu-rep]"``. Without it a report is refused in one line that names
+the extra and the CSV export to use instead.
+
+One report gives exactly the KERNEL table the same data gives through ncu's raw CSV page:
+every launch (every action of every range, in order) becomes one row of a raw-page-shaped
+frame of strings (identity columns ``ID``, ``Kernel Name``, ``Context``, ``Stream``,
+``Block Size``, ``Grid Size``, ``Device``, ``CC``; a units row first; metric values written
+at full precision, ``repr`` of the double), which goes through
+:func:`ridgeline.parsers.ncu.kernels_from_raw_frame`, the raw CSV path's own derivation. So
+the FLOP/byte recipes, measured peaks, their provenance and the notes about missing counters
+exist once. Decisions:
+
+* ``ID`` numbers the launches 0, 1, ... across ranges in report order (ncu's raw page does the
+  same); the metrics table (``NcuResult.metrics``) has ``range`` and ``nvtx`` columns besides
+  every scalar metric (``nvtx``: the launch's NVTX push/pop ranges, outermost first, ``" > "``
+  between them, per domain ``domain:range``; null when the report recorded no NVTX state).
+* ``Kernel Name`` is the demangled name, what ncu's CSV pages print by default.
+* Metrics with instance values keep their aggregate (the value ncu prints on the raw page).
+* ncu's own rule results (``rule_results_as_dicts``) are returned as a separate NCU_RULES
+  table (:data:`ridgeline.analyzer.schema.NCU_RULE_COLUMNS`), never turned into findings.
+* A file with the report magic that holds no range or no action (the reader loads truncated
+  and corrupt files as empty reports) is an InputError: "truncated or corrupt".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import InputError
+from ridgeline.parsers import ncu_metrics as V
+from ridgeline.result import InputInfo, Skipped
+
+MAGIC = b"NVR\x00"
+EXTRA = "ridgeline[ncu-rep]"
+
+_MSG_TYPES = {0: "none", 1: "ok", 2: "optimization", 3: "warning", 4: "error"}
+_SPEEDUP_TYPES = {0: "unknown", 1: "local", 2: "global"}
+
+
+def is_ncu_report(path) -> bool:
+    """True when the file starts with the Nsight Compute report magic (``NVR\\0``)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == MAGIC
+    except OSError:
+        return False
+
+
+def csv_command(path) -> str:
+    p = Path(path)
+    return f"ncu --import {p.name} --csv --page raw --print-units base > {p.stem}.csv"
+
+
+def _module(path):
+    try:
+        import ncu_report  # noqa: PLC0415 - optional extra, imported only for .ncu-rep inputs
+    except Exception as err:  # ImportError, or a wheel that does not load on this platform
+        raise InputError(
+            path,
+            f"reading a .ncu-rep report needs NVIDIA's reader: pip install \"{EXTRA}\" (x86_64 Linux and "
+            f"Windows wheels), or export it where ncu is installed: {csv_command(path)}",
+        ) from err
+    return ncu_report
+
+
+@dataclasses.dataclass
+class _Launch:
+    range_index: int
+    action: Any
+
+
+def _value(metric) -> str | None:
+    kind = metric.kind()
+    if kind == metric.ValueKind_STRING:
+        return metric.as_string()
+    if kind in (metric.ValueKind_UINT64, metric.ValueKind_UINT32):
+        return str(metric.as_uint64())
+    if kind in (metric.ValueKind_DOUBLE, metric.ValueKind_FLOAT):
+        v = metric.as_double()
+        return None if v is None or (isinstance(v, float) and math.isnan(v)) else repr(float(v))
+    return None
+
+
+def _dims(action, prefix: str) -> str | None:
+    vals = []
+    for axis in "xyz":
+        m = action.metric_by_name(f"{prefix}_{axis}")
+        if m is None:
+            return None
+        vals.append(str(m.as_uint64()))
+    return "(" + ", ".join(vals) + ")"
+
+
+def _nvtx(action) -> str | None:
+    try:
+        state = action.nvtx_state()
+    except Exception:  # noqa: BLE001 - the reader raises on reports without NVTX data
+        return None
+    if state is None:
+        return None
+    parts = []
+    try:
+        for dom_id in state.domains():
+            dom = state.domain_by_id(dom_id)
+            name = dom.name() or ""
+            ranges = [r.name() for r in dom.push_pop_ranges()] if hasattr(dom, "push_pop_ranges") else []
+            for r in ranges:
+                parts.append(f"{name}:{r}" if name else r)
+    except Exception:  # noqa: BLE001 - older readers expose fewer NVTX calls
+        return None
+    return " > ".join(parts) if parts else None
+
+
+def _identity(launch_id: int, action) -> dict[str, str | None]:
+    def num(name):
+        m = action.metric_by_name(name)
+        return None if m is None else _value(m)
+
+    major, minor = num("device__attribute_compute_capability_major"), num("device__attribute_compute_capability_minor")
+    cc = None
+    if major is not None and minor is not None:
+        cc = f"{int(float(major))}.{int(float(minor))}"
+    return {
+        "ID": str(launch_id),
+        "Kernel Name": action.name(action.NameBase_DEMANGLED),
+        "Context": num("launch__context_id"),
+        "Stream": num("launch__stream_id"),
+        "Block Size": _dims(action, "launch__block_dim"),
+        "Grid Size": _dims(action, "launch__grid_dim"),
+        "Device": num("launch__device_id"),
+        "CC": cc,
+    }
+
+
+def _wanted(name: str) -> bool:
+    return name in V.NEEDED_METRICS or V.is_tensor_metric(name)
+
+
+def _load(path: Path):
+    mod = _module(path)
+    try:
+        report = mod.load_report(str(path))
+    except Exception as err:  # noqa: BLE001 - the reader's own exception types are not public
+        raise InputError(path, f"expected a readable Nsight Compute report ({str(err).strip()[:100]})") from err
+    launches = []
+    for ri in range(report.num_ranges()):
+        rng = report.range_by_idx(ri)
+        for ai in range(rng.num_actions()):
+            launches.append(_Launch(ri, rng.action_by_idx(ai)))
+    if not launches:
+        raise InputError(
+            path,
+            "expected an Nsight Compute report with at least one profiled launch; the reader found none "
+            "(a truncated or corrupt .ncu-rep)",
+        )
+    return report, launches
+
+
+def _frame(launches, *, every: bool):
+    """Raw-page-shaped frame of strings: units row, then one row per launch."""
+    import polars as pl
+
+    rows: list[dict[str, str | None]] = []
+    units: dict[str, str] = {}
+    for i, launch in enumerate(launches):
+        a = launch.action
+        row = _identity(i, a)
+        if every:
+            row["range"] = str(launch.range_index)
+            row["nvtx"] = _nvtx(a)
+        for name in a.metric_names():
+            if not every and not _wanted(name):
+                continue
+            m = a.metric_by_name(name)
+            if m is None:
+                continue
+            row[name] = _value(m)
+            if name not in units:
+                units[name] = m.unit() or ""
+        rows.append(row)
+    ident = ["ID", "Kernel Name", "Context", "Stream", "Block Size", "Grid Size", "Device", "CC"]
+    extra = ["range", "nvtx"] if every else []
+    metric_cols = sorted({k for r in rows for k in r} - set(ident) - set(extra))
+    columns = ident + extra + metric_cols
+    data = {c: [r.get(c) for r in rows] for c in columns}
+    frame = pl.DataFrame(data, schema={c: pl.String for c in columns})
+    if every:
+        return frame
+    units_row = pl.DataFrame({c: [units.get(c) if c in units else None] for c in columns}, schema={c: pl.String for c in columns})
+    return pl.concat([units_row, frame], how="vertical")
+
+
+def _rules(path: Path, launches, kernels, id_prefix: str):
+    import polars as pl
+
+    from ridgeline.analyzer.schema import NCU_RULE_COLUMNS, polars_schema
+
+    ids = kernels.get_column("id").to_list()
+    shorts = kernels.get_column("short_name").to_list()
+    out: list[dict[str, Any]] = []
+    for i, launch in enumerate(launches):
+        try:
+            results = launch.action.rule_results_as_dicts()
+        except Exception:  # noqa: BLE001 - a report without rule results
+            results = []
+        for r in results or []:
+            msg = r.get("rule_message") or {}
+            speed = r.get("speedup_estimation") or {}
+            out.append({
+                "id": ids[i],
+                "short_name": shorts[i],
+                "source": str(path),
+                "rule": r.get("rule_identifier"),
+                "rule_name": r.get("name"),
+                "section": r.get("section_identifier"),
+                "type": _MSG_TYPES.get(msg.get("type"), str(msg.get("type"))),
+                "title": msg.get("title") or None,
+                "message": msg.get("message") or None,
+                "speedup_type": _SPEEDUP_TYPES.get(speed.get("type")) if speed else None,
+                "estimated_speedup_pct": float(speed["speedup"]) if speed.get("speedup") is not None else None,
+            })
+    return pl.DataFrame(out, schema=polars_schema(NCU_RULE_COLUMNS))
+
+
+def read_ncu_rep(paths, *, strict: bool = True, id_prefixes: list[str] | None = None):
+    """Read ``.ncu-rep`` reports -> (:class:`~ridgeline.parsers.ncu.NcuResult`, NCU_RULES table).
+
+    ``id_prefixes``: one per path (default: ``"<index>:"`` when several paths, else none), as
+    :func:`ridgeline.parsers.ncu.read_ncu` prefixes launch ids.
+    """
+    import polars as pl
+
+    from ridgeline.analyzer.schema import KERNEL_COLUMNS, NCU_RULE_COLUMNS, polars_schema
+    from ridgeline.parsers.ncu import MetricsTables, NcuResult, kernels_from_raw_frame
+
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    paths = [Path(p) for p in paths]
+    if id_prefixes is None:
+        id_prefixes = [f"{i}:" if len(paths) > 1 else "" for i in range(len(paths))]
+    skipped: list[Skipped] = []
+    notes: list[str] = []
+    kernels, rules, inputs, units_all = [], [], [], {}
+    metrics = MetricsTables()
+    for path, prefix in zip(paths, id_prefixes):
+        report, launches = _load(path)
+        frame = _frame(launches, every=False)
+        k, units = kernels_from_raw_frame(path, frame, strict=strict, skipped=skipped, notes=notes, id_prefix=prefix)
+        kernels.append(k)
+        units_all[str(path)] = units
+        rules.append(_rules(path, launches, k, prefix))
+        inputs.append(InputInfo(str(path), "ncu-rep", k.height))
+
+        def every(launches=launches, prefix=prefix, report=report):  # the report keeps its actions alive
+            f = _frame(launches, every=True)
+            return f.with_columns((pl.lit(prefix) + pl.col("ID")).alias("id")).select("id", pl.exclude("id"))
+
+        metrics.defer(str(path), every)
+    table = pl.concat(kernels, how="vertical") if kernels else pl.DataFrame(schema=polars_schema(KERNEL_COLUMNS))
+    rule_table = pl.concat(rules, how="vertical") if rules else pl.DataFrame(schema=polars_schema(NCU_RULE_COLUMNS))
+    return NcuResult(kernels=table, metrics=metrics, skipped=skipped, inputs=inputs, units=units_all, notes=notes), rule_table

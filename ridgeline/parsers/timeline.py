@@ -1,0 +1,596 @@
+"""Timelines: Nsight Systems exports and PyTorch profiler (Kineto) traces -> TIMELINE tables.
+
+Formats, detected from content (never from the file name):
+
+* ``nsys export --type sqlite`` databases (SQLite magic + a ``CUPTI_ACTIVITY_KIND_*`` or
+  ``StringIds`` table). Both schema eras: 2022 (meta table ``EXPORT_META_DATA``, names in
+  ``StringIds`` only) and 2024+ (``META_DATA_EXPORT``, ``ENUM_*`` tables). Read with one
+  ``SELECT`` per activity table through the standard library's sqlite3 straight into polars
+  (no per-row Python); kernels ``CUPTI_ACTIVITY_KIND_KERNEL``, copies ``..._MEMCPY``
+  (``copyKind``: CUPTI's enum, the same number in both eras), memsets ``..._MEMSET``, host
+  calls ``..._RUNTIME`` (names from ``StringIds``); device names from ``TARGET_INFO_GPU``
+  (matched on ``id``, the CUDA device index in the activity tables).
+* ``nsys stats`` CSV reports: ``cuda_gpu_trace`` (a timeline: one row per kernel/copy/memset;
+  ``Start (ns)``/``Duration (ns)`` headers, or the GUI's human-unit cells such as ``1.5 ms``
+  under ``Start``/``Duration``); and the summaries ``cuda_gpu_kern_sum``, ``cuda_api_sum``,
+  ``cuda_gpu_mem_time_sum``, ``nvtx_sum``: totals only (the ``totals`` table), with a note
+  saying so: no busy/idle, gaps or per-device figures can come from them.
+* Kineto Chrome traces (``.json``, ``.json.gz``, detected by ``traceEvents`` in the head):
+  ``cat`` ``kernel``, ``gpu_memcpy``, ``gpu_memset`` -> activities (``ts``/``dur`` in
+  microseconds, ``args.device/stream/correlation/grid/block``), ``cuda_runtime`` and
+  ``cuda_driver`` -> host calls, ``cpu_op`` -> host ops (kind ``cpu_op``);
+  ``deviceProperties`` names the GPUs. A trace without GPU events is read (a note says so).
+* ``.nsys-rep``/``.qdrep`` reports need the nsys binary: an InputError naming
+  ``nsys export --type sqlite``.
+
+Times are integers in nanoseconds on the capture's own clock (nsys: ns since session start;
+Kineto: the trace's microsecond timestamps x 1000).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import re
+from pathlib import Path
+from typing import Any
+
+from ridgeline.errors import InputError
+from ridgeline.result import Skipped
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+NSYS_REP_MAGICS = (b"NVIDIA Tegra Profiler Report", b"NVIDIA Nsight Systems")
+HEAD = 1 << 16
+
+#: CUPTI memcpy kinds (CUpti_ActivityMemcpyKind), as nsys stores them
+COPY_KINDS = {0: "other", 1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD",
+              9: "HtoH", 10: "PtoP", 11: "HtoD"}
+_COPY_WORDS = {"host-to-device": "HtoD", "device-to-host": "DtoH", "device-to-device": "DtoD", "peer-to-peer": "PtoP",
+               "host-to-host": "HtoH", "htod": "HtoD", "dtoh": "DtoH", "dtod": "DtoD", "ptop": "PtoP"}
+
+STATS_REPORTS = {
+    # header set -> (report, category of the totals)
+    "cuda_gpu_kern_sum": ({"Time (%)", "Instances", "Name"}, "kernel"),
+    "cuda_api_sum": ({"Time (%)", "Num Calls", "Name"}, "api"),
+    "cuda_gpu_mem_time_sum": ({"Time (%)", "Count", "Operation"}, "memory"),
+    "nvtx_sum": ({"Time (%)", "Instances", "Range"}, "nvtx"),
+}
+
+
+@dataclasses.dataclass
+class TimelineTables:
+    """What a timeline reader returns for one file.
+
+    ``activities``: TIMELINE table (GPU kernels, copies, memsets); ``api``: HOST_API table or
+    None; ``totals``: TIMELINE_TOTALS table (nsys stats summaries) or None; ``devices``:
+    device index -> name; ``kind``: input kind for the inputs list.
+    """
+
+    source: str
+    kind: str
+    activities: Any
+    api: Any = None
+    totals: Any = None
+    devices: dict[int, str] = dataclasses.field(default_factory=dict)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
+
+
+# ======================================================================================
+# detection
+# ======================================================================================
+def _head(path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD)
+    except OSError:
+        return b""
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            with gzip.open(path, "rb") as fh:
+                return fh.read(HEAD)
+        except (OSError, EOFError):
+            return b""
+    return head
+
+
+def _csv_header(head: bytes) -> list[str] | None:
+    import csv
+
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    line = next((ln for ln in text.splitlines() if ln.strip()), None)
+    if line is None:
+        return None
+    try:
+        return [c.strip() for c in next(csv.reader([line]))]
+    except (csv.Error, StopIteration):
+        return None
+
+
+def _stats_report(header: list[str]) -> str | None:
+    cols = set(header)
+    if {"Name"} <= cols and any(c.startswith("Start") for c in cols) and any(c.startswith("Duration") for c in cols) \
+            and ("CorrId" in cols or "Strm" in cols or "Device" in cols):
+        return "cuda_gpu_trace"
+    for report, (need, _cat) in STATS_REPORTS.items():
+        if need <= cols and any(c.startswith("Total Time") for c in cols):
+            return report
+    return None
+
+
+def detect_timeline_format(path) -> str | None:
+    """``nsys-sqlite``, ``nsys-stats:<report>``, ``kineto`` or None."""
+    head = _head(path)
+    if not head:
+        return None
+    if head.startswith(SQLITE_MAGIC):
+        return "nsys-sqlite" if _is_nsys_sqlite(path) else None
+    stripped = head.lstrip()
+    if stripped.startswith(b"{") and b'"traceEvents"' in head:
+        return "kineto"
+    if b"\x00" in head[:4096]:
+        return None
+    header = _csv_header(head)
+    if header:
+        report = _stats_report(header)
+        if report:
+            return "nsys-stats:" + report
+    return None
+
+
+def is_nsys_report(path) -> bool:
+    """A binary Nsight Systems report (``.nsys-rep``/``.qdrep``), by its header."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
+    return head.startswith(NSYS_REP_MAGICS)
+
+
+def nsys_export_error(path) -> InputError:
+    p = Path(path)
+    return InputError(
+        path,
+        "expected an export of this Nsight Systems report (ridgeline cannot read .nsys-rep/.qdrep): "
+        f"nsys export --type sqlite -o {p.stem}.sqlite {p.name}",
+        actual="a binary Nsight Systems report",
+    )
+
+
+def _connect(path):
+    import sqlite3
+
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+
+
+def _tables(con) -> set[str]:
+    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _is_nsys_sqlite(path) -> bool:
+    import sqlite3
+
+    try:
+        con = _connect(path)
+        try:
+            names = _tables(con)
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return "StringIds" in names and (any(n.startswith("CUPTI_ACTIVITY_KIND_") for n in names)
+                                     or "EXPORT_META_DATA" in names or "META_DATA_EXPORT" in names)
+
+
+# ======================================================================================
+# helpers
+# ======================================================================================
+def _empty_activities():
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TIMELINE_COLUMNS, polars_schema
+
+    return pl.DataFrame(schema=polars_schema(TIMELINE_COLUMNS))
+
+
+def _finish_activities(df, source: str, devices: dict[int, str]):
+    """Cast to the TIMELINE schema, fill short names and device names, sort by device/start."""
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TIMELINE_COLUMNS, polars_schema
+    from ridgeline.parsers.ncu import short_name
+
+    schema = polars_schema(TIMELINE_COLUMNS)
+    for c, t in schema.items():
+        if c not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=t).alias(c))
+    df = df.with_columns(pl.lit(source).alias("source"))
+    if devices:
+        df = df.with_columns(
+            pl.coalesce(pl.col("device_name"), pl.col("device").replace_strict(devices, default=None, return_dtype=pl.String))
+            .alias("device_name"))
+    names = df.filter(pl.col("kind") == "kernel").get_column("name").unique().drop_nulls().to_list()
+    mapping = {n: short_name(n) for n in names}
+    df = df.with_columns(
+        pl.when(pl.col("kind") == "kernel")
+        .then(pl.coalesce(pl.col("short_name"), pl.col("name").replace_strict(mapping, default=None, return_dtype=pl.String)))
+        .otherwise(pl.col("name"))
+        .alias("short_name")
+    )
+    return df.select([pl.col(c).cast(t) for c, t in schema.items()]).sort("device", "start_ns", nulls_last=True)
+
+
+def _finish_api(df, source: str):
+    import polars as pl
+
+    from ridgeline.analyzer.schema import HOST_API_COLUMNS, polars_schema
+
+    schema = polars_schema(HOST_API_COLUMNS)
+    for c, t in schema.items():
+        if c not in df.columns:
+            df = df.with_columns(pl.lit(None, dtype=t).alias(c))
+    df = df.with_columns(pl.lit(source).alias("source"))
+    return df.select([pl.col(c).cast(t) for c, t in schema.items()]).sort("start_ns")
+
+
+# ======================================================================================
+# nsys sqlite
+# ======================================================================================
+def _select(con, sql: str):
+    """One SELECT into polars (column-wise; no per-row Python objects kept)."""
+    import polars as pl
+
+    cur = con.execute(sql)
+    names = [d[0] for d in cur.description]
+    rows = cur.fetchall()
+    if not rows:
+        return pl.DataFrame({n: [] for n in names})
+    cols = list(zip(*rows))
+    del rows
+    return pl.DataFrame({n: list(c) for n, c in zip(names, cols)}, strict=False)
+
+
+def read_nsys_sqlite(path) -> TimelineTables:
+    import sqlite3
+
+    import polars as pl
+
+    src = str(path)
+    try:
+        con = _connect(path)
+        names = _tables(con)
+    except sqlite3.Error as err:
+        raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
+    notes: list[str] = []
+    try:
+        meta = "META_DATA_EXPORT" if "META_DATA_EXPORT" in names else ("EXPORT_META_DATA" if "EXPORT_META_DATA" in names else None)
+        version = None
+        if meta:
+            got = dict(con.execute(f"SELECT name, value FROM {meta}").fetchall())
+            version = got.get("EXPORT_PRODUCT_VERSION")
+        devices: dict[int, str] = {}
+        if "TARGET_INFO_GPU" in names:
+            devices = {int(i): n for i, n in con.execute("SELECT id, name FROM TARGET_INFO_GPU") if i is not None}
+        parts = []
+        if "CUPTI_ACTIVITY_KIND_KERNEL" in names:
+            cols = {r[1] for r in con.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")}
+            name_col = "demangledName" if "demangledName" in cols else "shortName"
+            parts.append(_select(con, f"""
+                SELECT 'kernel' AS kind, k.deviceId AS device, k.streamId AS stream, k.start AS start_ns,
+                       k.end AS end_ns, s1.value AS name, k.correlationId AS correlation_id,
+                       k.gridX AS grid_x, k.gridY AS grid_y, k.gridZ AS grid_z,
+                       k.blockX AS block_x, k.blockY AS block_y, k.blockZ AS block_z,
+                       NULL AS copy_kind_id, NULL AS bytes, k.globalPid / 16777216 % 16777216 AS process_id
+                FROM CUPTI_ACTIVITY_KIND_KERNEL k
+                LEFT JOIN StringIds s1 ON s1.id = k.{name_col}"""))
+        if "CUPTI_ACTIVITY_KIND_MEMCPY" in names:
+            parts.append(_select(con, """
+                SELECT 'memcpy' AS kind, deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
+                       NULL AS name, NULL AS short_name, correlationId AS correlation_id, copyKind AS copy_kind_id,
+                       bytes, globalPid / 16777216 % 16777216 AS process_id
+                FROM CUPTI_ACTIVITY_KIND_MEMCPY"""))
+        if "CUPTI_ACTIVITY_KIND_MEMSET" in names:
+            parts.append(_select(con, """
+                SELECT 'memset' AS kind, deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
+                       NULL AS name, NULL AS short_name, correlationId AS correlation_id, bytes,
+                       globalPid / 16777216 % 16777216 AS process_id
+                FROM CUPTI_ACTIVITY_KIND_MEMSET"""))
+        api = None
+        if "CUPTI_ACTIVITY_KIND_RUNTIME" in names:
+            api = _select(con, """
+                SELECT 'runtime' AS kind, r.start AS start_ns, r.end AS end_ns, s.value AS name,
+                       r.correlationId AS correlation_id, r.globalTid / 16777216 % 16777216 AS process_id,
+                       r.globalTid % 16777216 AS thread_id
+                FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId""")
+    except sqlite3.Error as err:
+        raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
+    finally:
+        con.close()
+    parts = [p for p in parts if p.height]
+    if parts:
+        df = pl.concat(parts, how="diagonal_relaxed")
+        df = _dims_and_kinds(df)
+        acts = _finish_activities(df, src, devices)
+    else:
+        acts = _empty_activities()
+        notes.append(f"{path}: the export holds no GPU kernel, memcpy or memset rows (was CUDA traced? nsys -t cuda)")
+    if version:
+        notes.append(f"{path}: Nsight Systems {version} sqlite export")
+    return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,
+                          devices=devices, notes=notes)
+
+
+def _dims_and_kinds(df):
+    import polars as pl
+
+    def dims(prefix):
+        cs = [f"{prefix}_{a}" for a in "xyz"]
+        if not all(c in df.columns for c in cs):
+            return pl.lit(None, dtype=pl.String), pl.lit(None, dtype=pl.Int64)
+        text = pl.when(pl.col(cs[0]).is_not_null()).then(pl.format("({}, {}, {})", *[pl.col(c) for c in cs]))
+        prod = pl.col(cs[0]).cast(pl.Int64) * pl.col(cs[1]).cast(pl.Int64) * pl.col(cs[2]).cast(pl.Int64)
+        return text, prod
+
+    gt, gp = dims("grid")
+    bt, bp = dims("block")
+    out = df.with_columns(grid_size=gt, grid_blocks=gp, block_size=bt, block_threads=bp)
+    if "copy_kind_id" in out.columns:
+        out = out.with_columns(
+            pl.when(pl.col("kind") == "memcpy")
+            .then(pl.col("copy_kind_id").cast(pl.Int64).replace_strict(COPY_KINDS, default="other", return_dtype=pl.String))
+            .alias("copy_kind"))
+        out = out.with_columns(
+            pl.when(pl.col("kind") == "memcpy").then(pl.format("[CUDA memcpy {}]", pl.col("copy_kind")))
+            .when(pl.col("kind") == "memset").then(pl.lit("[CUDA memset]"))
+            .otherwise(pl.col("name")).alias("name"))
+    return out
+
+
+# ======================================================================================
+# nsys stats CSV
+# ======================================================================================
+_UNIT_NS = {"ns": 1.0, "us": 1e3, "μs": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def _ns_expr(col: str, header_unit: str | None):
+    """Cells -> float ns: a header unit ('Start (ns)') scales bare numbers; cells with their own
+    unit ('1.5 ms', GUI exports) use it; grouping commas are removed."""
+    import polars as pl
+
+    text = pl.col(col).cast(pl.String).str.strip_chars().str.replace_all(",", "", literal=True)
+    num = text.str.extract(r"^([-+0-9.eE]+)", 1).cast(pl.Float64, strict=False)
+    unit = text.str.extract(r"^[-+0-9.eE]+\s*([a-zA-Zμµ]+)$", 1)
+    factor = unit.replace_strict(_UNIT_NS, default=None, return_dtype=pl.Float64)
+    base = _UNIT_NS.get(header_unit or "ns", 1.0)
+    return pl.when(unit.is_null()).then(num * base).otherwise(num * factor)
+
+
+def _header_unit(name: str) -> str | None:
+    m = re.search(r"\(([^)]*)\)\s*$", name)
+    return m.group(1).strip() if m else None
+
+
+def _find(cols: list[str], prefix: str) -> str | None:
+    return next((c for c in cols if c == prefix or c.startswith(prefix + " (")), None)
+
+
+def read_nsys_stats(path, report: str) -> TimelineTables:
+    import polars as pl
+
+    src = str(path)
+    try:
+        df = pl.read_csv(path, infer_schema=False, truncate_ragged_lines=True)
+    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
+        raise InputError(path, f"expected an nsys stats CSV ({str(err).strip().splitlines()[0][:100]})") from err
+    df = df.rename({c: c.strip() for c in df.columns})
+    cols = df.columns
+    notes: list[str] = []
+    if report != "cuda_gpu_trace":
+        return _stats_totals(path, df, report)
+    start, dur = _find(cols, "Start"), _find(cols, "Duration")
+    if start is None or dur is None or "Name" not in cols:
+        raise InputError(path, "expected nsys cuda_gpu_trace columns Start, Duration and Name", actual=",".join(cols[:6]))
+    dev_text = pl.col("Device").cast(pl.String) if "Device" in cols else pl.lit(None, dtype=pl.String)
+    name = pl.col("Name").cast(pl.String)
+    is_copy = name.str.contains(r"(?i)^\[CUDA memcpy")
+    is_set = name.str.contains(r"(?i)^\[CUDA memset")
+    kind = pl.when(is_copy).then(pl.lit("memcpy")).when(is_set).then(pl.lit("memset")).otherwise(pl.lit("kernel"))
+    words = name.str.extract(r"(?i)memcpy\s+([A-Za-z\-]+)", 1).str.to_lowercase()
+    copy_kind = pl.when(is_copy).then(words.replace_strict(_COPY_WORDS, default="other", return_dtype=pl.String))
+
+    def num(c, dtype=pl.Int64):
+        return pl.col(c).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False).cast(dtype) \
+            if c in cols else pl.lit(None, dtype=dtype)
+
+    start_ns = _ns_expr(start, _header_unit(start))
+    dur_ns = _ns_expr(dur, _header_unit(dur))
+    byte_col = _find(cols, "Bytes")
+    bytes_expr = pl.lit(None, dtype=pl.Int64)
+    if byte_col:
+        scale = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9}.get(_header_unit(byte_col) or "B", 1)
+        bytes_expr = (num(byte_col, pl.Float64) * scale).round(0).cast(pl.Int64)
+    out = df.select(
+        kind.alias("kind"),
+        dev_text.str.extract(r"\((\d+)\)\s*$", 1).cast(pl.Int64, strict=False).alias("device"),
+        dev_text.str.replace(r"\s*\(\d+\)\s*$", "").alias("device_name"),
+        num("Strm").alias("stream"),
+        start_ns.round(0).cast(pl.Int64).alias("start_ns"),
+        (start_ns + dur_ns).round(0).cast(pl.Int64).alias("end_ns"),
+        name.alias("name"),
+        num("CorrId").alias("correlation_id"),
+        *[num(c).alias(a) for c, a in (("GrdX", "grid_x"), ("GrdY", "grid_y"), ("GrdZ", "grid_z"),
+                                        ("BlkX", "block_x"), ("BlkY", "block_y"), ("BlkZ", "block_z"))],
+        copy_kind.alias("copy_kind"),
+        bytes_expr.alias("bytes"),
+    )
+    bad = out.filter(pl.col("start_ns").is_null() | pl.col("end_ns").is_null())
+    skipped = []
+    if bad.height:
+        skipped.append(Skipped(src, f"{bad.height} row(s)", "Start or Duration not a time; ignored"))
+        out = out.filter(pl.col("start_ns").is_not_null() & pl.col("end_ns").is_not_null())
+    out = _dims_and_kinds(out)
+    acts = _finish_activities(out, src, {})
+    return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped)
+
+
+def _stats_totals(path, df, report: str) -> TimelineTables:
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TIMELINE_TOTALS_COLUMNS, polars_schema
+
+    src = str(path)
+    cols = df.columns
+    _need, category = STATS_REPORTS[report]
+    total = _find(cols, "Total Time")
+    count = next((c for c in ("Instances", "Num Calls", "Count") if c in cols), None)
+    name = next((c for c in ("Name", "Operation", "Range") if c in cols), None)
+    tot = df.select(
+        pl.lit(src).alias("source"),
+        pl.lit(report).alias("report"),
+        pl.lit(category).alias("category"),
+        pl.col(name).cast(pl.String).alias("name"),
+        (_ns_expr(total, _header_unit(total)) / 1e9).alias("total_s"),
+        pl.col(count).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False)
+        .cast(pl.Int64).alias("count"),
+        (pl.col("Time (%)").cast(pl.String).str.replace_all("%", "", literal=True).str.strip_chars()
+         .cast(pl.Float64, strict=False) / 100).alias("time_share"),
+    )
+    if category == "kernel":
+        from ridgeline.parsers.ncu import short_name
+
+        mapping = {n: short_name(n) for n in tot.get_column("name").drop_nulls().unique().to_list()}
+        tot = tot.with_columns(short_name=pl.col("name").replace_strict(mapping, default=None, return_dtype=pl.String))
+    else:
+        tot = tot.with_columns(short_name=pl.col("name"))
+    schema = polars_schema(TIMELINE_TOTALS_COLUMNS)
+    tot = tot.select([pl.col(c).cast(t) for c, t in schema.items()])
+    note = (f"{path}: nsys stats {report} holds totals only: time per name, no timeline; busy/idle, gaps and "
+            "per-device figures need cuda_gpu_trace (nsys stats -r cuda_gpu_trace) or the sqlite export")
+    return TimelineTables(src, f"nsys-stats:{report}", _empty_activities(), totals=tot, notes=[note])
+
+
+# ======================================================================================
+# Kineto
+# ======================================================================================
+_GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
+             "Memcpy": "memcpy", "Memset": "memset"}
+_HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu_op", "Runtime": "runtime",
+              "Operator": "cpu_op"}
+
+
+def _loads(data: bytes):
+    try:
+        import orjson  # optional: faster when installed
+
+        return orjson.loads(data)
+    except ImportError:
+        import json
+
+        return json.loads(data)
+
+
+def read_kineto(path) -> TimelineTables:
+    import polars as pl
+
+    src = str(path)
+    try:
+        raw = Path(path).read_bytes()
+        if raw.startswith(b"\x1f\x8b"):
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError, gzip.BadGzipFile) as err:
+        raise InputError(path, f"expected a readable PyTorch profiler trace ({err})") from err
+    try:
+        doc = _loads(raw)
+    except ValueError as err:
+        raise InputError(path, f"expected JSON (a PyTorch profiler trace); the file looks truncated or corrupt ({str(err)[:80]})") from err
+    del raw
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
+        raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")
+    events = doc["traceEvents"]
+    devices = {}
+    for d in doc.get("deviceProperties") or []:
+        if isinstance(d, dict) and d.get("id") is not None:
+            devices[int(d["id"])] = d.get("name")
+    gpu = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _GPU_CATS]
+    host = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _HOST_CATS]
+    del events
+    notes = []
+    skipped = []
+    if gpu:
+        def arg(e, k):
+            a = e.get("args")
+            return a.get(k) if isinstance(a, dict) else None
+
+        def dim(e, k, i):
+            v = arg(e, k)
+            return v[i] if isinstance(v, list) and len(v) > i else None
+
+        ts = [e.get("ts") for e in gpu]
+        du = [e.get("dur") for e in gpu]
+        df = pl.DataFrame({
+            "kind": [_GPU_CATS[e["cat"]] for e in gpu],
+            "device": [arg(e, "device") for e in gpu],
+            "stream": [arg(e, "stream") for e in gpu],
+            "ts": ts, "dur": du,
+            "name": [e.get("name") for e in gpu],
+            "correlation_id": [arg(e, "correlation") for e in gpu],
+            "grid_x": [dim(e, "grid", 0) for e in gpu], "grid_y": [dim(e, "grid", 1) for e in gpu],
+            "grid_z": [dim(e, "grid", 2) for e in gpu],
+            "block_x": [dim(e, "block", 0) for e in gpu], "block_y": [dim(e, "block", 1) for e in gpu],
+            "block_z": [dim(e, "block", 2) for e in gpu],
+            "bytes": [arg(e, "bytes") for e in gpu],
+            "process_id": [e.get("pid") if isinstance(e.get("pid"), int) else None for e in gpu],
+        }, schema_overrides={"ts": pl.Float64, "dur": pl.Float64}, strict=False)
+        del gpu
+        bad = df.filter(pl.col("ts").is_null() | pl.col("dur").is_null() | (pl.col("dur") < 0))
+        if bad.height:
+            skipped.append(Skipped(src, f"{bad.height} GPU event(s)", "no ts/dur or a negative duration; ignored"))
+            df = df.filter(pl.col("ts").is_not_null() & pl.col("dur").is_not_null() & (pl.col("dur") >= 0))
+        words = pl.col("name").str.extract(r"(?i)memcpy\s+([A-Za-z]+)", 1).str.to_lowercase()
+        df = df.with_columns(
+            (pl.col("ts") * 1000).round(0).cast(pl.Int64).alias("start_ns"),
+            ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
+            pl.when(pl.col("kind") == "memcpy").then(words.replace_strict(_COPY_WORDS, default="other", return_dtype=pl.String))
+            .alias("copy_kind"),
+        ).drop("ts", "dur")
+        df = _dims_and_kinds(df)
+        acts = _finish_activities(df, src, devices)
+    else:
+        acts = _empty_activities()
+        notes.append(f"{path}: the trace holds no GPU events (kernel, gpu_memcpy, gpu_memset): profile with "
+                     "ProfilerActivity.CUDA to see the GPU side; host-side ops are kept")
+    api = None
+    if host:
+        api = pl.DataFrame({
+            "kind": [_HOST_CATS[e["cat"]] for e in host],
+            "ts": [e.get("ts") for e in host], "dur": [e.get("dur") for e in host],
+            "name": [e.get("name") for e in host],
+            "correlation_id": [(e.get("args") or {}).get("correlation") if isinstance(e.get("args"), dict) else None for e in host],
+            "process_id": [e.get("pid") if isinstance(e.get("pid"), int) else None for e in host],
+            "thread_id": [e.get("tid") if isinstance(e.get("tid"), int) else None for e in host],
+        }, schema_overrides={"ts": pl.Float64, "dur": pl.Float64}, strict=False)
+        del host
+        api = api.filter(pl.col("ts").is_not_null() & pl.col("dur").is_not_null()).with_columns(
+            (pl.col("ts") * 1000).round(0).cast(pl.Int64).alias("start_ns"),
+            ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
+        ).drop("ts", "dur")
+        api = _finish_api(api, src)
+    return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped)
+
+
+# ======================================================================================
+# entry point
+# ======================================================================================
+def read_timeline(path) -> TimelineTables:
+    """Read one timeline file, format detected from its content."""
+    if is_nsys_report(path):
+        raise nsys_export_error(path)
+    kind = detect_timeline_format(path)
+    if kind is None:
+        raise InputError(path, "expected an Nsight Systems sqlite export, an nsys stats CSV or a PyTorch profiler trace")
+    if kind == "nsys-sqlite":
+        return read_nsys_sqlite(path)
+    if kind == "kineto":
+        return read_kineto(path)
+    return read_nsys_stats(path, kind.split(":", 1)[1])
