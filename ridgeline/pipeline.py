@@ -359,17 +359,18 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
     Read one file at a time; the analysis keeps per-device figures and the small tables the
     rules and renderers need. With a KERNEL table in the result, kernels are joined by name.
     """
-    from ridgeline.analyzer.timeline import analyze_timeline, join_roofline
+    from ridgeline.analyzer.timeline import analyze_one, combine, join_roofline
     from ridgeline.parsers.timeline import read_timeline
 
-    tables = []
-    for path in files:
+    parts = []
+    for path in files:  # one file at a time: memory bounded by the largest
         tl = read_timeline(path)
-        result.inputs.append(InputInfo(str(path), tl.kind, tl.activities.height))
+        result.inputs.append(InputInfo(str(path), tl.kind, tl.activities.height if tl.totals is None else tl.totals.height))
         result.skipped.extend(tl.skipped)
         _add_notes(result, tl.notes)
-        tables.append(tl)
-    result.timeline = analyze_timeline(tables, **dict(timeline_options or {}))
+        parts.append(analyze_one(tl, **dict(timeline_options or {})))
+        del tl
+    result.timeline = combine(parts)
     _add_notes(result, result.timeline.notes)
     if result.kernels is not None and result.kernels.height:
         join_roofline(result.timeline, result.kernels)

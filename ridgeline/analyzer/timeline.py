@@ -1,0 +1,428 @@
+"""TIMELINE tables -> busy/idle per device, the idle split, launch-bound figures, kernel shares.
+
+Tables in, tables out (polars; interval arithmetic on sorted numpy arrays, no per-row Python).
+Per device (``source`` x ``device``), with every GPU activity of the capture:
+
+* ``capture_s``: last activity end - first activity start on that device.
+* ``kernel_busy_s``: length of the union of kernel intervals (overlapping streams counted once);
+  ``busy_s``: the same over kernels, copies and memsets together; ``idle_s = capture_s - busy_s``.
+* Idle time is the sum of the gaps between consecutive busy intervals (the union's holes), split
+  the way Meta's Holistic Trace Analysis splits GPU idle time:
+
+  - ``idle_launch_s``: gaps no longer than ``launch_gap_s`` (default 10 us): kernel-to-kernel
+    launch overhead, nothing else fits in them (HTA's "kernel wait");
+  - ``idle_sync_s``: of the longer gaps, the part during which the host was inside a
+    synchronizing call (:data:`SYNC_CALLS`: device/stream/event synchronize, blocking
+    ``cudaMemcpy``) — the host waited on the GPU, then was late with the next work;
+  - ``idle_other_s``: the rest (the host did not issue work: Python overhead, data loading,
+    communication waits; HTA's "host wait" and "other").
+
+  Host calls come from the same file (nsys runtime API, Kineto ``cuda_runtime``); formats
+  without them put every long gap into ``idle_other_s``.
+* Launch-bound figures: kernels shorter than ``short_kernel_s`` (default 10 us), their median
+  duration and the median gap before each of them (start - the latest end of the kernels
+  before it on the device, clipped at 0).
+* Copies: time per direction (HtoD, DtoH, DtoD/PtoP), ``copy_only_s`` (copies running while no
+  kernel or memset runs: the SMs idle with the copy engines busy), ``sync_api_s`` (union of
+  synchronizing host calls within the device's capture).
+
+Kernel shares (``kernel_shares``): per short name, launches and total time on the timeline, and
+``wall_share`` = total time / the sum of capture_s over devices (the share of the real run's
+wall time, not of the profiled time).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+#: synchronizing host calls (names without nsys' _vNNNN suffix): the host blocks until the GPU
+#: (or a stream/event) is done. Blocking cudaMemcpy (not ...Async) waits for the copy and the
+#: work queued before it; cudaMemcpyAsync is not listed (PyTorch's .item() shows up as
+#: cudaMemcpyAsync + cudaStreamSynchronize, and the second is caught).
+SYNC_CALLS = (
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+    "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+    "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoD", "cuMemcpy2D", "cuMemcpy3D",
+)
+_SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
+
+DEFAULT_OPTIONS = {
+    "launch_gap_s": 10e-6,
+    "short_kernel_s": 10e-6,
+    "plot_bins": 300,
+}
+
+TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "device": ("i64", "CUDA device index"),
+    "device_name": ("str", "GPU name when recorded"),
+    "start_ns": ("i64", "first activity start on the device (capture clock)"),
+    "end_ns": ("i64", "last activity end"),
+    "capture_s": ("f64", "end_ns - start_ns, s"),
+    "kernels": ("i64", "kernel launches"),
+    "memcpys": ("i64", "copies"),
+    "memsets": ("i64", "memsets"),
+    "kernel_busy_s": ("f64", "union of kernel intervals (overlaps counted once), s"),
+    "busy_s": ("f64", "union of kernel, copy and memset intervals, s"),
+    "idle_s": ("f64", "capture_s - busy_s"),
+    "idle_launch_s": ("f64", "idle in gaps <= launch_gap_s (launch overhead)"),
+    "idle_sync_s": ("f64", "idle in longer gaps while the host was in a synchronizing call"),
+    "idle_other_s": ("f64", "the rest of the idle time"),
+    "gaps": ("i64", "gaps between busy intervals"),
+    "launch_gaps": ("i64", "gaps <= launch_gap_s"),
+    "memcpy_busy_s": ("f64", "union of copy intervals, s"),
+    "memset_busy_s": ("f64", "union of memset intervals, s"),
+    "copy_only_s": ("f64", "busy_s - union(kernels, memsets): copies with no kernel running"),
+    "htod_s": ("f64", "sum of host-to-device copy durations"),
+    "dtoh_s": ("f64", "sum of device-to-host copy durations"),
+    "dtod_s": ("f64", "sum of device-to-device and peer copy durations"),
+    "copy_bytes": ("i64", "bytes copied"),
+    "sync_api_s": ("f64", "union of synchronizing host calls within the capture, s"),
+    "short_kernels": ("i64", "kernels shorter than short_kernel_s"),
+    "short_kernel_time_s": ("f64", "their summed duration"),
+    "median_short_kernel_s": ("f64", "their median duration"),
+    "median_gap_before_short_s": ("f64", "median gap before each short kernel (start - latest earlier kernel end, >= 0)"),
+    "median_kernel_s": ("f64", "median kernel duration"),
+}
+
+KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {
+    "short_name": ("str", "kernel short name (same rule as the KERNEL table)"),
+    "launches": ("i64", "launches on the timeline"),
+    "total_s": ("f64", "summed duration, s"),
+    "median_s": ("f64", "median duration, s"),
+    "wall_share": ("f64", "total_s / sum of capture_s over devices"),
+    "busy_share": ("f64", "total_s / sum of kernel durations on the timeline"),
+}
+
+
+@dataclasses.dataclass
+class TimelineAnalysis:
+    """What :func:`analyze_timeline` returns (kept on AnalysisResult.timeline)."""
+
+    devices: Any  # TIMELINE_DEVICE_COLUMNS frame
+    kernel_shares: Any  # KERNEL_SHARE_COLUMNS frame
+    bins: Any  # plot frame: source, device, t0_s, t1_s, kernel_ratio, copy_ratio, busy_ratio
+    totals: Any = None  # TIMELINE_TOTALS frame (nsys stats summaries) or None
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    inputs: list[str] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
+    join: Any = None  # per short name: timeline share joined with the roofline (join_roofline)
+    unmatched_profile: list[str] = dataclasses.field(default_factory=list)
+    unmatched_timeline: list[str] = dataclasses.field(default_factory=list)
+    join_notes: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def capture_s(self) -> float:
+        return float(self.devices.get_column("capture_s").sum()) if self.devices is not None and self.devices.height else 0.0
+
+
+# --------------------------------------------------------------------------------------
+# interval helpers (numpy, sorted arrays)
+# --------------------------------------------------------------------------------------
+def merge_intervals(starts, ends):
+    """Union of intervals -> (starts, ends) of disjoint sorted intervals (numpy int64 arrays)."""
+    import numpy as np
+
+    s = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(ends, dtype=np.int64)
+    if s.size == 0:
+        return s, e
+    order = np.argsort(s, kind="stable")
+    s, e = s[order], np.maximum(e[order], s[order])
+    run_max = np.maximum.accumulate(e)
+    new = np.empty(s.size, dtype=bool)
+    new[0] = True
+    new[1:] = s[1:] > run_max[:-1]
+    idx = np.flatnonzero(new)
+    out_s = s[idx]
+    out_e = np.maximum.reduceat(e, idx)
+    return out_s, out_e
+
+
+def coverage(ms, me, t):
+    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t``."""
+    import numpy as np
+
+    t = np.asarray(t, dtype=np.int64)
+    if ms.size == 0:
+        return np.zeros(t.shape, dtype=np.int64)
+    lengths = me - ms
+    cum = np.concatenate([[0], np.cumsum(lengths)])
+    i = np.searchsorted(ms, t, side="right")  # intervals starting at or before t
+    before = cum[np.maximum(i - 1, 0)]
+    last_s = ms[np.maximum(i - 1, 0)]
+    last_e = me[np.maximum(i - 1, 0)]
+    partial = np.clip(t - last_s, 0, last_e - last_s)
+    return np.where(i > 0, before + partial, 0)
+
+
+def _union_len(ms, me) -> int:
+    return int((me - ms).sum()) if ms.size else 0
+
+
+# --------------------------------------------------------------------------------------
+# analysis
+# --------------------------------------------------------------------------------------
+def _sync_intervals(api):
+    import numpy as np
+    import polars as pl
+
+    if api is None or not api.height:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    sync = api.filter(pl.col("kind").is_in(["runtime", "driver"]) & pl.col("name").str.contains(_SYNC_RE))
+    return merge_intervals(sync.get_column("start_ns").to_numpy(), sync.get_column("end_ns").to_numpy())
+
+
+def _device_row(acts, source, device, device_name, sync_s, sync_e, opts):
+    import numpy as np
+    import polars as pl
+
+    launch_gap_ns = opts["launch_gap_s"] * 1e9
+    short_ns = opts["short_kernel_s"] * 1e9
+    s_all = acts.get_column("start_ns").to_numpy()
+    e_all = acts.get_column("end_ns").to_numpy()
+    kind = acts.get_column("kind")
+    is_k = (kind == "kernel").to_numpy()
+    is_c = (kind == "memcpy").to_numpy()
+    is_m = (kind == "memset").to_numpy()
+    t0, t1 = int(s_all.min()), int(e_all.max())
+    bs, be = merge_intervals(s_all, e_all)
+    ks, ke = merge_intervals(s_all[is_k], e_all[is_k])
+    cs, ce = merge_intervals(s_all[is_c], e_all[is_c])
+    ms_, me_ = merge_intervals(s_all[is_m], e_all[is_m])
+    kms, kme = merge_intervals(s_all[is_k | is_m], e_all[is_k | is_m])
+    busy = _union_len(bs, be)
+    gap_s, gap_e = be[:-1], bs[1:]
+    gap_len = gap_e - gap_s
+    launch = gap_len <= launch_gap_ns
+    sync_in_gap = coverage(sync_s, sync_e, gap_e) - coverage(sync_s, sync_e, gap_s) if gap_len.size else np.zeros(0)
+    idle_launch = int(gap_len[launch].sum())
+    idle_sync = int(sync_in_gap[~launch].sum()) if gap_len.size else 0
+    idle = (t1 - t0) - busy
+    idle_other = idle - idle_launch - idle_sync
+    sync_api = int(coverage(sync_s, sync_e, np.array([t1]))[0] - coverage(sync_s, sync_e, np.array([t0]))[0])
+    # kernels: durations and the gap before each one (device order)
+    k = acts.filter(pl.col("kind") == "kernel").sort("start_ns")
+    kd = (k.get_column("end_ns") - k.get_column("start_ns")).to_numpy()
+    gap_before = None
+    if k.height:
+        ks_arr = k.get_column("start_ns").to_numpy()
+        prev_end = np.maximum.accumulate(k.get_column("end_ns").to_numpy())
+        gb = np.empty(k.height, dtype=np.int64)
+        gb[0] = -1
+        gb[1:] = np.maximum(ks_arr[1:] - prev_end[:-1], 0)
+        gap_before = gb
+    short = kd < short_ns if k.height else np.zeros(0, bool)
+    short_gaps = gap_before[short & (gap_before >= 0)] if k.height else np.zeros(0)
+    copies = acts.filter(pl.col("kind") == "memcpy").with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("d"))
+
+    def dir_s(kinds):
+        return float(copies.filter(pl.col("copy_kind").is_in(kinds)).get_column("d").sum()) / 1e9 if copies.height else 0.0
+
+    return {
+        "source": source,
+        "device": device,
+        "device_name": device_name,
+        "start_ns": t0,
+        "end_ns": t1,
+        "capture_s": (t1 - t0) / 1e9,
+        "kernels": int(is_k.sum()),
+        "memcpys": int(is_c.sum()),
+        "memsets": int(is_m.sum()),
+        "kernel_busy_s": _union_len(ks, ke) / 1e9,
+        "busy_s": busy / 1e9,
+        "idle_s": idle / 1e9,
+        "idle_launch_s": idle_launch / 1e9,
+        "idle_sync_s": idle_sync / 1e9,
+        "idle_other_s": idle_other / 1e9,
+        "gaps": int(gap_len.size),
+        "launch_gaps": int(launch.sum()),
+        "memcpy_busy_s": _union_len(cs, ce) / 1e9,
+        "memset_busy_s": _union_len(ms_, me_) / 1e9,
+        "copy_only_s": (busy - _union_len(kms, kme)) / 1e9,
+        "htod_s": dir_s(["HtoD"]),
+        "dtoh_s": dir_s(["DtoH"]),
+        "dtod_s": dir_s(["DtoD", "PtoP"]),
+        "copy_bytes": int(copies.get_column("bytes").fill_null(0).sum()) if copies.height else 0,
+        "sync_api_s": sync_api / 1e9,
+        "short_kernels": int(short.sum()),
+        "short_kernel_time_s": float(kd[short].sum()) / 1e9 if k.height else 0.0,
+        "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
+        "median_gap_before_short_s": float(np.median(short_gaps)) / 1e9 if short_gaps.size else None,
+        "median_kernel_s": float(np.median(kd)) / 1e9 if k.height else None,
+    }, (bs, be, ks, ke, cs, ce)
+
+
+def _bins(source, device, t0, t1, unions, n):
+    import numpy as np
+
+    bs, be, ks, ke, cs, ce = unions
+    n = max(1, min(n, int((t1 - t0) // 1000) or 1))  # no bins shorter than 1 us
+    edges = np.linspace(t0, t1, n + 1).round().astype(np.int64)
+    width = np.maximum(np.diff(edges), 1)
+
+    def ratio(s, e):
+        c = coverage(s, e, edges)
+        return np.diff(c) / width
+
+    return {
+        "source": [source] * n,
+        "device": [device] * n,
+        "t0_s": ((edges[:-1] - t0) / 1e9).tolist(),
+        "t1_s": ((edges[1:] - t0) / 1e9).tolist(),
+        "kernel_ratio": ratio(ks, ke).tolist(),
+        "copy_ratio": ratio(cs, ce).tolist(),
+        "busy_ratio": ratio(bs, be).tolist(),
+    }
+
+
+def analyze_one(tl, **options) -> TimelineAnalysis:
+    """One file's TimelineTables -> TimelineAnalysis (see the module docstring)."""
+    import polars as pl
+
+    from ridgeline.analyzer.schema import polars_schema
+
+    opts = {**DEFAULT_OPTIONS, **{k: v for k, v in options.items() if v is not None}}
+    unknown = set(opts) - set(DEFAULT_OPTIONS)
+    if unknown:
+        from ridgeline.errors import UsageError
+
+        raise UsageError(f"unknown timeline option(s) {', '.join(sorted(unknown))}; known: {', '.join(DEFAULT_OPTIONS)}")
+    acts = tl.activities
+    rows, bins = [], []
+    if acts is not None and acts.height:
+        sync_s, sync_e = _sync_intervals(tl.api)
+        for (device,), part in acts.group_by(["device"], maintain_order=True):
+            name = part.get_column("device_name").drop_nulls()
+            row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
+                                      sync_s, sync_e, opts)
+            rows.append(row)
+            bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
+    devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \
+        pl.DataFrame(schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
+    if rows:
+        devices = devices.sort("source", "device")
+    bin_schema = {"source": pl.String, "device": pl.Int64, "t0_s": pl.Float64, "t1_s": pl.Float64,
+                  "kernel_ratio": pl.Float64, "copy_ratio": pl.Float64, "busy_ratio": pl.Float64}
+    bin_df = pl.concat([pl.DataFrame(b, schema=bin_schema) for b in bins]) if bins else pl.DataFrame(schema=bin_schema)
+    shares = _kernel_durations(acts)
+    return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
+                            inputs=[tl.source])
+
+
+def _kernel_durations(acts):
+    """short_name, launches, total_s, durations list (for medians when merged)."""
+    import polars as pl
+
+    if acts is None or not acts.height:
+        return pl.DataFrame(schema={"short_name": pl.String, "launches": pl.Int64, "total_s": pl.Float64,
+                                    "median_s": pl.Float64})
+    return (
+        acts.filter(pl.col("kind") == "kernel")
+        .with_columns(((pl.col("end_ns") - pl.col("start_ns")) / 1e9).alias("d"))
+        .group_by("short_name")
+        .agg(pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"), pl.col("d").median().alias("median_s"))
+    )
+
+
+def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
+    """Several files' analyses -> one (devices stacked; kernel shares summed by name)."""
+    import polars as pl
+
+    from ridgeline.analyzer.schema import polars_schema
+
+    devices = pl.concat([p.devices for p in parts], how="vertical") if parts else pl.DataFrame(
+        schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
+    bins = pl.concat([p.bins for p in parts], how="vertical") if parts else None
+    totals = [p.totals for p in parts if p.totals is not None]
+    k = pl.concat([p.kernel_shares for p in parts], how="vertical") if parts else None
+    capture = float(devices.get_column("capture_s").sum()) if devices.height else 0.0
+    if k is not None and k.height:
+        k = k.group_by("short_name").agg(
+            pl.col("launches").sum(),
+            pl.col("total_s").sum(),
+            # median of the per-file medians weighted by nothing: exact with one file
+            pl.col("median_s").median(),
+        )
+        total = float(k.get_column("total_s").sum())
+        k = k.with_columns(
+            (pl.col("total_s") / capture if capture else pl.lit(None, dtype=pl.Float64)).alias("wall_share"),
+            (pl.col("total_s") / total if total else pl.lit(None, dtype=pl.Float64)).alias("busy_share"),
+        ).sort(["total_s", "short_name"], descending=[True, False])
+        k = k.select([pl.col(c).cast(t) for c, t in polars_schema(KERNEL_SHARE_COLUMNS).items()])
+    else:
+        k = pl.DataFrame(schema=polars_schema(KERNEL_SHARE_COLUMNS))
+    out = TimelineAnalysis(
+        devices=devices,
+        kernel_shares=k,
+        bins=bins,
+        totals=pl.concat(totals, how="vertical") if totals else None,
+        options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
+        inputs=[i for p in parts for i in p.inputs],
+    )
+    return out
+
+
+def analyze_timeline(tables, **options) -> TimelineAnalysis:
+    """TimelineTables (one or several files) -> TimelineAnalysis."""
+    return combine([analyze_one(t, **options) for t in tables])
+
+
+# --------------------------------------------------------------------------------------
+# roofline x timeline
+# --------------------------------------------------------------------------------------
+def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
+    """Join the ROOFLINE table and the timeline's kernel shares by short name (in place).
+
+    Match: the KERNEL table's ``short_name`` equals the timeline kernel's short name, both made
+    by :func:`ridgeline.parsers.ncu.short_name` from the recorded (demangled) names, so
+    template arguments and parameter lists do not matter. Names on one side only are listed in
+    ``unmatched_profile`` / ``unmatched_timeline`` and a note.
+    ``join``: short_name, profiled launches and time, timeline launches, total_s, wall_share.
+    """
+    import polars as pl
+
+    if roofline is None or not roofline.height:
+        return
+    prof = roofline.group_by("short_name").agg(
+        pl.len().cast(pl.Int64).alias("profiled_launches"),
+        pl.col("duration_s").sum().alias("profiled_s"),
+    )
+    tl = analysis.kernel_shares
+    if tl is None or not tl.height:
+        totals = analysis.totals
+        if totals is not None and totals.height and (totals.get_column("category") == "kernel").any():
+            tl = totals.filter(pl.col("category") == "kernel").group_by("short_name").agg(
+                pl.col("count").sum().alias("launches"), pl.col("total_s").sum())
+            tl = tl.with_columns((pl.col("total_s") / pl.col("total_s").sum()).alias("busy_share"),
+                                 pl.lit(None, dtype=pl.Float64).alias("wall_share"))
+        else:
+            return
+    joined = prof.join(tl.select("short_name", "launches", "total_s", "wall_share", "busy_share"), on="short_name", how="full",
+                       coalesce=True)
+    analysis.join = joined.filter(pl.col("profiled_launches").is_not_null() & pl.col("launches").is_not_null()).sort(
+        "total_s", descending=True)
+    analysis.unmatched_profile = sorted(joined.filter(pl.col("launches").is_null()).get_column("short_name").drop_nulls().to_list())
+    analysis.unmatched_timeline = sorted(joined.filter(pl.col("profiled_launches").is_null()).get_column("short_name").drop_nulls().to_list())
+    n = analysis.join.height
+    analysis.join_notes.append(
+        f"roofline x timeline: {n} kernel name(s) matched by short name; "
+        f"{len(analysis.unmatched_profile)} profiled only, {len(analysis.unmatched_timeline)} on the timeline only"
+        + (f" (profiled only: {', '.join(analysis.unmatched_profile[:5])}{'...' if len(analysis.unmatched_profile) > 5 else ''})"
+           if analysis.unmatched_profile else "")
+    )
+
+
+def wall_shares(analysis: TimelineAnalysis | None) -> dict[str, float]:
+    """short_name -> share of wall time (joined names only; empty without a join)."""
+    if analysis is None or analysis.join is None or not analysis.join.height:
+        return {}
+    out = {}
+    for name, share, busy in analysis.join.select("short_name", "wall_share", "busy_share").iter_rows():
+        v = share if share is not None else busy
+        if v is not None:
+            out[name] = float(v)
+    return out
