@@ -287,6 +287,35 @@ PROMETHEUS_OPTIONS = _options(
 )
 
 
+# timeline inputs (Nsight Systems exports, PyTorch profiler traces) given to analyze or report
+TIMELINE_INPUT_OPTIONS = _options(
+    click.option("--timeline-launch-gap", "timeline_launch_gap", default=None, metavar="DURATION",
+                 help="Timeline: idle gaps up to this are launch overhead (default 10us)."),
+    click.option("--timeline-short-kernel", "timeline_short_kernel", default=None, metavar="DURATION",
+                 help="Timeline: kernels shorter than this count as short (launch-bound check; default 10us)."),
+)
+
+
+def _parse_short_duration(text, what):
+    """'10us' / '5 ms' / '2e-5' (seconds) -> seconds; None -> None."""
+    import re
+
+    from ridgeline.errors import UsageError
+
+    if text is None:
+        return None
+    m = re.match(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|μs|ms|s)?\s*$", str(text))
+    if not m:
+        raise UsageError(f"{what} {text!r}: expected a duration such as 10us, 2ms or 0.5s")
+    scale = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, None: 1.0}[m.group(2)]
+    return float(m.group(1)) * scale
+
+
+def _timeline_options(launch_gap, short_kernel):
+    return {"launch_gap_s": _parse_short_duration(launch_gap, "--timeline-launch-gap"),
+            "short_kernel_s": _parse_short_duration(short_kernel, "--timeline-short-kernel")}
+
+
 @cli.command("analyze")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--gpu", metavar="NAME", help="Force the GPU (catalogue name or spelling: H100, h100-sxm, A100-SXM4-80GB).")
@@ -298,17 +327,22 @@ PROMETHEUS_OPTIONS = _options(
 @FAIL_ON_OPTION
 @STRICT_OPTION
 @TELEMETRY_INPUT_OPTIONS
+@TIMELINE_INPUT_OPTIONS
 @click.option("--all-windows", is_flag=True,
               help="Telemetry: every window row (first 40) instead of per-GPU totals and the worst windows.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PATH",
               help="Also draw the roofline to PATH (.png, .svg or .pdf).")
 @click.pass_context
 def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
-                warmup, tz, start=None, interval=None, host=None, all_windows=False, plot_path=None):
+                warmup, tz, start=None, interval=None, host=None, all_windows=False, plot_path=None,
+                timeline_launch_gap=None, timeline_short_kernel=None):
     """Place every kernel on its GPU's roofline and report findings.
 
-    FILES are Nsight Compute CSV exports (raw or details page) and/or telemetry
-    files, or folders of them; each file's format is detected from its content.
+    FILES are Nsight Compute CSV exports (raw or details page) or .ncu-rep reports
+    (extra ridgeline[ncu-rep]), telemetry files, timelines (nsys export --type
+    sqlite, nsys stats CSVs, PyTorch profiler traces), or folders of them; each
+    file's format is detected from its content. A profile and a timeline together
+    rank kernel findings by their share of the timeline's wall time.
 
     \b
     Examples:
@@ -345,6 +379,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         host=host,
         strict=strict,
         thresholds=thresholds,
+        timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
     )
     if plot_path:
         _write_plot(result, plot_path)
@@ -454,7 +489,7 @@ def gpus_cmd(name, fmt):
 
 
 def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds=(), strict=True, window="5m",
-                    warmup=None, tz=None, start=None, interval=None, host=None):
+                    warmup=None, tz=None, start=None, interval=None, host=None, timeline_options=None):
     """analyze_paths with the CLI's option spellings (shared by roofline and report)."""
     from ridgeline.pipeline import analyze_paths
 
@@ -462,6 +497,7 @@ def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds
         files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=config,
         window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
         start=_parse_start(start), interval_s=_parse_interval(interval), host=host,
+        timeline_options=timeline_options,
     )
 
 
@@ -579,8 +615,10 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
 @RULE_OPTIONS
 @STRICT_OPTION
 @TELEMETRY_INPUT_OPTIONS
+@TIMELINE_INPUT_OPTIONS
 def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds, strict,
-               window, warmup, tz, start=None, interval=None, host=None):
+               window, warmup, tz, start=None, interval=None, host=None, timeline_launch_gap=None,
+               timeline_short_kernel=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
 
     FILES (ncu exports and/or telemetry, or folders) are analyzed together, as by
@@ -604,7 +642,7 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
         lookup(compare_gpu)
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
                              strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
-                             host=host)
+                             host=host, timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel))
     if fmt == "markdown":
         from ridgeline.render.markdown import render_markdown
 

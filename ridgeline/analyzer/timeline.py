@@ -81,6 +81,7 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "dtod_s": ("f64", "sum of device-to-device and peer copy durations"),
     "copy_bytes": ("i64", "bytes copied"),
     "sync_api_s": ("f64", "union of synchronizing host calls within the capture, s"),
+    "host_calls": ("i64", "host API calls in the file (0: the format has none, so idle_sync_s cannot be told apart)"),
     "short_kernels": ("i64", "kernels shorter than short_kernel_s"),
     "short_kernel_time_s": ("f64", "their summed duration"),
     "median_short_kernel_s": ("f64", "their median duration"),
@@ -176,7 +177,7 @@ def _sync_intervals(api):
     return merge_intervals(sync.get_column("start_ns").to_numpy(), sync.get_column("end_ns").to_numpy())
 
 
-def _device_row(acts, source, device, device_name, sync_s, sync_e, opts):
+def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0):
     import numpy as np
     import polars as pl
 
@@ -248,6 +249,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts):
         "dtod_s": dir_s(["DtoD", "PtoP"]),
         "copy_bytes": int(copies.get_column("bytes").fill_null(0).sum()) if copies.height else 0,
         "sync_api_s": sync_api / 1e9,
+        "host_calls": host_calls,
         "short_kernels": int(short.sum()),
         "short_kernel_time_s": float(kd[short].sum()) / 1e9 if k.height else 0.0,
         "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
@@ -298,7 +300,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
         for (device,), part in acts.group_by(["device"], maintain_order=True):
             name = part.get_column("device_name").drop_nulls()
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
-                                      sync_s, sync_e, opts)
+                                      sync_s, sync_e, opts, 0 if tl.api is None else tl.api.height)
             rows.append(row)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \

@@ -18,10 +18,13 @@ from typing import Any
 from ridgeline.analyzer.gpus import PRECISIONS, catalogue
 from ridgeline.analyzer.schema import (
     KERNEL_COLUMNS,
+    NCU_RULE_COLUMNS,
     ROOFLINE_COLUMNS,
     SUMMARY_COLUMNS,
+    TIMELINE_TOTALS_COLUMNS,
     WINDOW_COLUMNS,
 )
+from ridgeline.analyzer.timeline import KERNEL_SHARE_COLUMNS, TIMELINE_DEVICE_COLUMNS
 from ridgeline.result import JSON_SCHEMA_VERSION
 
 # top-level key -> meaning (the order of the document)
@@ -38,6 +41,22 @@ TOP_LEVEL: dict[str, str] = {
     "notes": "human-readable notes about the analysis (GPU matching, missing counters, ...)",
     "telemetry": "null without telemetry input, else {\"windows\": [records of the WINDOW table], "
     "\"fleet\": {\"by_gpu\": [...], \"by_host\": [...]}} (since 1.1)",
+    "timeline": "null without a timeline input (Nsight Systems export, nsys stats CSV, PyTorch profiler trace), "
+    "else the `timeline` object below (since 1.2)",
+    "ncu_rules": "null without a .ncu-rep input, else ncu's own rule results stored in the reports: list of records "
+    "(keys below); evidence beside ridgeline's findings, never findings themselves (since 1.2)",
+}
+
+TIMELINE_KEYS: dict[str, str] = {
+    "options": "thresholds used: launch_gap_s (idle gaps up to this are launch overhead), short_kernel_s (short "
+    "kernel limit), plot_bins",
+    "devices": "one record per file x device (keys below)",
+    "kernels": "one record per kernel short name on the timeline, most time first (keys below)",
+    "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table; "
+    "empty list when none",
+    "join": "null unless a profile was given too, else {matched: [{short_name, profiled_launches, profiled_s, "
+    "launches, total_s, wall_share, busy_share}], unmatched_profile: [names], unmatched_timeline: [names]}; "
+    "names are matched by short name (the KERNEL table's rule applied to the timeline's demangled names)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -87,7 +106,7 @@ FINDING_KEYS: dict[str, str] = {
     "impact_s": "upper bound of GPU seconds saved, or null",
     "impact_share": "impact_s / total GPU time (0..1), or null",
     "confidence": "measured, derived or catalogue",
-    "subject_kind": "kernel, gpu, host, window, profile or telemetry",
+    "subject_kind": "kernel, gpu, host, window, profile, telemetry or timeline (RL4xx: a device of a timeline)",
     "related": "codes of the other findings on the same subject; a saving is counted once, on the finding with the largest impact, so the others carry impact_s null",
 }
 
@@ -176,6 +195,23 @@ def telemetry_section(windows) -> dict[str, Any]:
     }
 
 
+def timeline_section(tl) -> dict[str, Any] | None:
+    """The ``timeline`` object (see TIMELINE_KEYS), or None without a timeline input."""
+    if tl is None:
+        return None
+    join = None
+    if tl.join is not None:
+        join = {"matched": _records(tl.join), "unmatched_profile": list(tl.unmatched_profile),
+                "unmatched_timeline": list(tl.unmatched_timeline)}
+    return {
+        "options": dict(tl.options),
+        "devices": _records(tl.devices),
+        "kernels": _records(tl.kernel_shares),
+        "totals": _records(tl.totals) if tl.totals is not None else [],
+        "join": join,
+    }
+
+
 def to_document(result) -> dict[str, Any]:
     """The JSON document as a dict (keys exactly :data:`TOP_LEVEL`)."""
     windows = getattr(result, "windows", None)
@@ -191,6 +227,8 @@ def to_document(result) -> dict[str, Any]:
         "findings": [f.to_dict() for f in result.findings],
         "notes": list(result.notes),
         "telemetry": None if windows is None else telemetry_section(windows),
+        "timeline": timeline_section(getattr(result, "timeline", None)),
+        "ncu_rules": None if getattr(result, "ncu_rules", None) is None else _records(result.ncu_rules),
     }
     assert list(doc) == list(TOP_LEVEL)
     return clean(doc)
@@ -240,6 +278,13 @@ def _classifier_doc() -> str:
 
     text = (roofline.__doc__ or "").split("Decisions, written down once:", 1)[-1]
     return textwrap.dedent(text).strip()
+
+
+def _timeline_doc() -> str:
+    """How the per-device figures are computed: ridgeline.analyzer.timeline's docstring, as Markdown."""
+    from ridgeline.analyzer import timeline
+
+    return textwrap.dedent((timeline.__doc__ or "").split("\n", 2)[-1]).strip()
 
 
 def json_schema_markdown() -> str:
@@ -312,6 +357,31 @@ def json_schema_markdown() -> str:
         "One record per host / GPU / GPU instance / window (the WINDOW table; timestamps as ISO 8601 UTC).",
         "",
         _column_table(WINDOW_COLUMNS),
+        "",
+        "## `timeline`",
+        "",
+        _key_table(TIMELINE_KEYS),
+        "",
+        "### `timeline.devices[]`",
+        "",
+        _timeline_doc(),
+        "",
+        _column_table(TIMELINE_DEVICE_COLUMNS),
+        "",
+        "### `timeline.kernels[]`",
+        "",
+        _column_table(KERNEL_SHARE_COLUMNS),
+        "",
+        "### `timeline.totals[]`",
+        "",
+        _column_table(TIMELINE_TOTALS_COLUMNS),
+        "",
+        "## `ncu_rules[]`",
+        "",
+        "ncu's own rule results, one record per rule per launch, read from `.ncu-rep` reports. "
+        "`estimated_speedup_pct` is ncu's estimate with its own model, not ridgeline's impact.",
+        "",
+        _column_table(NCU_RULE_COLUMNS),
         "",
     ]
     return "\n".join(parts)

@@ -277,7 +277,11 @@ def _header(result) -> list[str]:
         names = result.summary.height if result.summary is not None else 0
         parts.append(f"{n} launch{'es' if n != 1 else ''} of {names} kernel{'s' if names != 1 else ''}")
         parts.append(f"{fmt_seconds(result.total_gpu_time_s)} GPU time")
-    tel = [i for i in result.inputs if not i.kind.startswith("ncu")]
+    tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto"))]
+    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto"))]
+    if tl:
+        n = sum(i.rows for i in tl)
+        parts.append(f"{n:,} timeline record{'s' if n != 1 else ''}")
     if tel:
         n = sum(i.rows for i in tel)
         parts.append(f"{n:,} telemetry record{'s' if n != 1 else ''}")
@@ -418,6 +422,8 @@ def _impact_text(impact_s, share, kinds=(), related=()) -> str:
     what = "GPU time"
     if kinds and kinds <= TELEMETRY_KINDS:
         what = "observed GPU time"
+    elif kinds == {"timeline"}:
+        what = "capture time"
     elif kinds and not kinds & TELEMETRY_KINDS:
         what = "profiled GPU time"
     return text + f", {fmt_pct(share, 1)} of {what}]"
@@ -447,7 +453,8 @@ def _findings(result) -> list[str]:
         share = sum(shares) if shares else None
         kinds = {f.subject_kind for f in items}
         kind = kinds.pop() if len(kinds) == 1 else None
-        plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows"}.get(kind, "findings")
+        plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows",
+                  "timeline": "devices"}.get(kind, "findings")
         lines += _wrap(f"{code} {severity:<8} {len(items)} {plural}"
                        f"{_impact_text(total, share, [f.subject_kind for f in items])}", "")
         same_message = len({f.message for f in items}) == 1
@@ -508,6 +515,9 @@ def format_result(result, *, top: int = 10, all_windows: bool = False) -> str:
     blocks.append(_top_kernels(result, top))
     blocks.append(_where_time_goes(result))
     blocks.append(_windows(result, all_windows))
+    from ridgeline.render import postmortem
+
+    blocks += [postmortem.utilization_lines(result), postmortem.timeline_lines(result), postmortem.ncu_rule_lines(result)]
     blocks.append(_skipped(result))
     blocks.append(_findings(result))
     if result.notes:

@@ -52,7 +52,7 @@ class Finding:
     impact_s: float | None = None  # upper bound of GPU seconds saved if the subject reached its roof
     impact_share: float | None = None  # impact_s / total GPU time (0..1)
     confidence: str = "measured"  # measured | derived | catalogue
-    subject_kind: str = "kernel"  # kernel | gpu | host | window | profile | telemetry
+    subject_kind: str = "kernel"  # kernel | gpu | host | window | profile | telemetry | timeline
     # codes of the other findings on the same subject: one saving is counted once, on the finding
     # with the largest impact; the others keep impact null and name it here (see engine.share_impacts)
     related: tuple[str, ...] = ()

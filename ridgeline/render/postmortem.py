@@ -1,0 +1,138 @@
+"""Terminal sections for post-mortem inputs: the timeline (busy/idle per device, kernels by
+wall time, the roofline join), ncu's own rule results from ``.ncu-rep`` reports, and ncu's
+speed-of-light utilization for launches that have no place on the roofline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WIDTH = 80
+
+
+def _fmt_s(v):
+    from ridgeline.render.terminal import fmt_seconds
+
+    return fmt_seconds(v)
+
+
+def _pct(v, digits=0):
+    from ridgeline.render.terminal import fmt_pct
+
+    return fmt_pct(v, digits)
+
+
+def timeline_lines(result) -> list[str]:
+    """``Timeline`` block: one line per device, the idle split, top kernels by wall time."""
+    from ridgeline.render.terminal import distinct_labels, shorten
+
+    tl = getattr(result, "timeline", None)
+    if tl is None:
+        return []
+    lines: list[str] = []
+    d = tl.devices
+    if d is not None and d.height:
+        several = d.get_column("source").n_unique() > 1
+        lines.append("Timeline: GPU busy vs idle per device (capture = first to last GPU activity)")
+        lines.append(f"{'device':<26}{'capture':>9}{'busy':>7}{'kernel':>7}{'idle':>7}{'launch':>7}{'sync':>6}{'other':>7}")
+        for r in d.iter_rows(named=True):
+            cap = r["capture_s"] or 0.0
+            label = ("gpu:?" if r["device"] is None else f"gpu:{r['device']}") + (f" {r['device_name']}" if r["device_name"] else "")
+            if several:
+                label = f"{Path(r['source']).name} {label}"
+
+            def share(v):
+                return _pct(v / cap) if cap else "-"
+
+            sync = share(r["idle_sync_s"]) if r["host_calls"] else "n/a"
+            lines.append(f"{shorten(label, 25):<26}{_fmt_s(cap):>9}{share(r['busy_s']):>7}{share(r['kernel_busy_s']):>7}"
+                         f"{share(r['idle_s']):>7}{share(r['idle_launch_s']):>7}{sync:>6}{share(r['idle_other_s']):>7}")
+        gap = tl.options.get("launch_gap_s", 10e-6)
+        lines.append(f"shares of capture; idle split: launch = gaps <= {_fmt_s(gap)}, sync = host in a")
+        lines.append("synchronizing call (n/a: the format has no host calls), other = the rest")
+    k = tl.kernel_shares
+    if k is not None and k.height:
+        top = k.head(5).to_dicts()
+        name_w = WIDTH - (3 + 8 + 10 + 7 + 7)
+        lines.append("")
+        lines.append(f"Kernels by timeline time ({len(top)} of {k.height})")
+        lines.append(f"{'#':>2} {'kernel':<{name_w}}{'launch':>8}{'time':>10}{'wall':>7}{'busy':>7}")
+        labels = distinct_labels([r["short_name"] or "?" for r in top], name_w - 1)
+        for i, (r, label) in enumerate(zip(top, labels), 1):
+            lines.append(f"{i:>2} {label:<{name_w}}{r['launches']:>8,}{_fmt_s(r['total_s']):>10}"
+                         f"{_pct(r['wall_share'], 1):>7}{_pct(r['busy_share'], 1):>7}")
+    if tl.totals is not None and tl.totals.height:
+        lines.append("")
+        lines.append("nsys stats summaries (totals only: no timeline, no gaps)")
+        for (report,), part in tl.totals.group_by(["report"], maintain_order=True):
+            lines.append(f"  {report}:")
+            for r in part.sort("total_s", descending=True, nulls_last=True).head(3).iter_rows(named=True):
+                lines.append(f"    {shorten(r['short_name'] or r['name'] or '?', 50):<51}{_fmt_s(r['total_s']):>10}"
+                             f"{_pct(r['time_share'], 1):>8}")
+    if tl.join is not None:
+        lines.append("")
+        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by short name; "
+                     f"{len(tl.unmatched_profile)} profiled only, {len(tl.unmatched_timeline)} timeline only")
+        if tl.unmatched_profile:
+            lines.append("  profiled only: " + shorten(", ".join(tl.unmatched_profile), WIDTH - 17))
+    return lines
+
+
+def ncu_rule_lines(result, *, per_kernel: int = 2, kernels: int = 5) -> list[str]:
+    """ncu's own rule results (from .ncu-rep), the largest estimated speedups per kernel."""
+    import polars as pl
+
+    from ridgeline.render.terminal import shorten
+
+    rules = getattr(result, "ncu_rules", None)
+    if rules is None or not rules.height:
+        return []
+    est = rules.filter(pl.col("estimated_speedup_pct").is_not_null())
+    lines = ["ncu's own rules (from the report; ncu's estimates, not ridgeline findings)"]
+    if not est.height:
+        lines.append(f"  {rules.height} rule result(s), none with a speedup estimate (--format json: ncu_rules)")
+        return lines
+    best = (est.group_by("short_name", "rule", "rule_name", "speedup_type")
+            .agg(pl.col("estimated_speedup_pct").median().alias("pct"), pl.len().alias("n"),
+                 pl.col("title").drop_nulls().first())
+            .sort(["pct", "short_name"], descending=[True, False]))
+    names = best.group_by("short_name").agg(pl.col("pct").max()).sort("pct", descending=True).head(kernels)
+    for name in names.get_column("short_name").to_list():
+        lines.append(f"  {shorten(name or '?', WIDTH - 2)}")
+        for r in best.filter(pl.col("short_name") == name).head(per_kernel).iter_rows(named=True):
+            what = r["title"] or r["rule_name"] or r["rule"]
+            lines.append(f"    {shorten(what, 50):<51} est. {r['pct']:.0f}% {r['speedup_type'] or ''}".rstrip())
+    lines.append("  (every rule result: --format json, ncu_rules[])")
+    return lines
+
+
+def utilization_lines(result, *, top: int = 5) -> list[str]:
+    """Launches without FLOP/byte counters: ncu's speed-of-light percentages, as utilization."""
+    import polars as pl
+
+    from ridgeline.render.terminal import shorten
+
+    k = result.kernels
+    if k is None or not k.height or "bound" not in k.columns:
+        return []
+    sol = k.filter((pl.col("bound") == "unknown")
+                   & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
+    if not sol.height:
+        return []
+    g = (sol.group_by("short_name").agg(pl.len().alias("n"), pl.col("duration_s").sum().alias("t"),
+                                         pl.col("sm_throughput_pct").median().alias("sm"),
+                                         pl.col("dram_throughput_pct").median().alias("dram"))
+         .sort(["t", "short_name"], descending=[True, False]))
+    lines = [f"ncu utilization: {sol.height} launch(es) without FLOP/byte counters",
+             "  (ncu's speed-of-light figures, % of peak: which unit was busiest, not a roofline verdict)"[:WIDTH]]
+    name_w = WIDTH - (2 + 8 + 10 + 6 + 6 + 9)
+    lines.append(f"  {'kernel':<{name_w}}{'launch':>8}{'time':>10}{'SM':>6}{'DRAM':>6}  busiest")
+    for r in g.head(top).iter_rows(named=True):
+        sm, dram = r["sm"], r["dram"]
+        busiest = "-" if sm is None and dram is None else ("SM" if (sm or 0) >= (dram or 0) else "DRAM")
+
+        def p(v):
+            return "-" if v is None else f"{v:.0f}%"
+
+        lines.append(f"  {shorten(r['short_name'] or '?', name_w - 1):<{name_w}}{r['n']:>8}{_fmt_s(r['t']):>10}"
+                     f"{p(sm):>6}{p(dram):>6}  {busiest}")
+    return lines
