@@ -77,6 +77,9 @@ class _Launch:
 
 
 def _value(metric) -> str | None:
+    """The value as the raw page would print it; None (ncu prints n/a) when it has none."""
+    if not metric.has_value():
+        return None
     kind = metric.kind()
     if kind == metric.ValueKind_STRING:
         return metric.as_string()

@@ -123,7 +123,7 @@ def utilization_lines(result, *, top: int = 5) -> list[str]:
                                          pl.col("dram_throughput_pct").median().alias("dram"))
          .sort(["t", "short_name"], descending=[True, False]))
     lines = [f"ncu utilization: {sol.height} launch(es) without FLOP/byte counters",
-             "  (ncu's speed-of-light figures, % of peak: which unit was busiest, not a roofline verdict)"[:WIDTH]]
+             "  (ncu's speed of light, % of peak: the busiest unit, not a roofline verdict)"]
     name_w = WIDTH - (2 + 8 + 10 + 6 + 6 + 9)
     lines.append(f"  {'kernel':<{name_w}}{'launch':>8}{'time':>10}{'SM':>6}{'DRAM':>6}  busiest")
     for r in g.head(top).iter_rows(named=True):
