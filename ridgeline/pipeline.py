@@ -227,6 +227,10 @@ def analyze_paths(
         result.findings = engine.run_rules(
             ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
         )
+        if result.timeline is not None and result.timeline.join is not None:
+            from ridgeline.rules.timeline_common import weight_by_wall_time
+
+            result.findings = weight_by_wall_time(result.findings, result.timeline, result.kernels)
     return result
 
 
