@@ -115,6 +115,10 @@ def _why_not_recognized(path: Path) -> InputError:
             )
     except Exception:  # noqa: BLE001 - the generic message below is still right
         pass
+    from ridgeline.parsers.timeline import is_nsys_report, nsys_export_error
+
+    if is_nsys_report(path):
+        return nsys_export_error(path)
     first = describe_head(path)
     if first == "a binary Nsight Compute report":
         return InputError(path, "expected its CSV export: ncu --import "

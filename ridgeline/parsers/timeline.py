@@ -85,11 +85,12 @@ def _head(path) -> bytes:
             head = fh.read(HEAD)
     except OSError:
         return b""
-    if head.startswith(b"\x1f\x8b"):
+    if head.startswith(b"\x1f\x8b"):  # as much of the start as decompresses (a cut file too)
+        import zlib
+
         try:
-            with gzip.open(path, "rb") as fh:
-                return fh.read(HEAD)
-        except (OSError, EOFError):
+            return zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD)
+        except zlib.error:
             return b""
     return head
 
@@ -126,7 +127,8 @@ def detect_timeline_format(path) -> str | None:
     if head.startswith(SQLITE_MAGIC):
         return "nsys-sqlite" if _is_nsys_sqlite(path) else None
     stripped = head.lstrip()
-    if stripped.startswith(b"{") and b'"traceEvents"' in head:
+    if stripped.startswith(b"{") and (b'"traceEvents"' in head or b'"schemaVersion"' in head
+                                       or b'"deviceProperties"' in head):
         return "kineto"
     if b"\x00" in head[:4096]:
         return None
@@ -499,7 +501,7 @@ def read_kineto(path) -> TimelineTables:
         if raw.startswith(b"\x1f\x8b"):
             raw = gzip.decompress(raw)
     except (OSError, EOFError, gzip.BadGzipFile) as err:
-        raise InputError(path, f"expected a readable PyTorch profiler trace ({err})") from err
+        raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt ({err})") from err
     try:
         doc = _loads(raw)
     except ValueError as err:

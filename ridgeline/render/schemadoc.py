@@ -10,6 +10,13 @@ SECTIONS = (
     ("SUMMARY table", "one row per kernel name, `ridgeline.analyzer.roofline.summarize`", "SUMMARY_COLUMNS"),
     ("TELEMETRY table", "long form, one row per (timestamp, GPU, field), `ridgeline.parsers.telemetry`", "TELEMETRY_COLUMNS"),
     ("WINDOW table", "one row per host / GPU / GPU instance / window, `ridgeline.analyzer.telemetry.reduce_windows`", "WINDOW_COLUMNS"),
+    ("NCU_RULES table", "ncu's own rule results stored in a `.ncu-rep`, `ridgeline.parsers.ncu_rep` (evidence, never findings)",
+     "NCU_RULE_COLUMNS"),
+    ("TIMELINE table", "one row per GPU activity (kernel, memcpy, memset) of a Nsight Systems export or PyTorch profiler "
+     "trace, `ridgeline.parsers.timeline`", "TIMELINE_COLUMNS"),
+    ("HOST_API table", "one row per host call (CUDA runtime/driver API, PyTorch operators) where the format has them",
+     "HOST_API_COLUMNS"),
+    ("TIMELINE_TOTALS table", "nsys stats summaries: totals per name only (no start/end, no gaps)", "TIMELINE_TOTALS_COLUMNS"),
 )
 
 
