@@ -518,6 +518,13 @@ def _write_plot(result, path) -> None:
         result.summary is not None and result.summary.height
     )
     if not has_kernels:
+        from ridgeline.render.timeline_plot import timeline_figure
+
+        fig = timeline_figure(result)  # a timeline without a profile: its busy/idle plot
+        if fig is not None:
+            _save_plot(fig, path)
+            click.echo(f"ridgeline: wrote {path} (timeline)", err=True)
+            return
         click.echo(f"ridgeline: no kernels to draw; {path} not written", err=True)
         return
     _save_plot(roofline_figure(result), path)

@@ -253,3 +253,15 @@ def test_corrupt_sqlite_is_one_line(capsys, tmp_path):
     bad.write_bytes((FIX / "capture-2024.sqlite").read_bytes()[:2048])
     code, out, err = run(capsys, "analyze", bad)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_html_report_and_plot_show_the_timeline(tmp_path, capsys):
+    page = tmp_path / "r.html"
+    code, _out, err = run(capsys, "report", FIX / "capture-2024.sqlite", "-o", page)
+    assert code == 0, err
+    html = page.read_text()
+    assert 'id="timeline"' in html and 'id="plot-timeline"' in html
+    assert "gemm_tile_kernel" in html and "n/a" not in html.split('id="timeline"')[1].split("</table>")[0]
+    png = tmp_path / "t.png"
+    code, _out, err = run(capsys, "analyze", FIX / "capture_cuda_gpu_trace.csv", "--plot", png)
+    assert code == 0 and png.stat().st_size > 1000 and "(timeline)" in err

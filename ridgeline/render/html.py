@@ -229,6 +229,14 @@ def _plot_svgs(result, *, per_launch: bool, top: int, compare_gpu) -> list[tuple
                 "activity. Shaded spans were flagged by a rule."
             )
             out.append(("telemetry", caption, embed_svg(plots.figure_svg(fig), "t-", "Telemetry plot")))
+    if getattr(result, "timeline", None) is not None:
+        from ridgeline.render.timeline_plot import timeline_figure
+
+        fig = timeline_figure(result)
+        if fig is not None:
+            caption = ("Timeline per device: share of each time bin the GPU was busy (shaded: any activity; "
+                       "line: kernels; orange: copies). The gaps are idle time the roofline cannot see.")
+            out.append(("timeline", caption, embed_svg(plots.figure_svg(fig), "tl-", "Timeline plot")))
     return out
 
 
@@ -508,6 +516,12 @@ def _inputs_section(result) -> str:
     return "".join(parts)
 
 
+def _postmortem_sections(result) -> str:
+    from ridgeline.render.postmortem_html import ncu_rules_section, timeline_section
+
+    return timeline_section(result) + ncu_rules_section(result)
+
+
 def render_html(
     result,
     *,
@@ -533,6 +547,7 @@ def render_html(
         [
             _summary_section(result),
             _findings_section(result),
+            _postmortem_sections(result),
             plot_html,
             _kernels_section(result),
             _inputs_section(result),
