@@ -372,7 +372,7 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
     parts = []
     for path in files:  # one file at a time: memory bounded by the largest
-        tl = read_timeline(path)
+        tl = read_timeline(path, host_calls="sync")  # the analysis reads synchronizing calls only
         result.inputs.append(InputInfo(str(path), tl.kind, tl.activities.height if tl.totals is None else tl.totals.height))
         result.skipped.extend(tl.skipped)
         _add_notes(result, tl.notes)

@@ -19,6 +19,8 @@ Each schema below is a mapping ``column -> (polars dtype name, description)``; u
 
 from __future__ import annotations
 
+import re
+
 # --------------------------------------------------------------------------------------
 # KERNEL table: one row per profiled launch, produced by ridgeline.parsers.ncu
 # --------------------------------------------------------------------------------------
@@ -183,6 +185,18 @@ HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "name": ("str", "call name as recorded, e.g. 'cudaLaunchKernel_v7000', 'cudaStreamSynchronize'"),
     "correlation_id": ("i64", "CUPTI correlation id (runtime/driver calls)"),
 }
+
+#: synchronizing host calls (names without nsys' _vNNNN suffix): the host blocks until the GPU
+#: (or a stream/event) is done. Blocking cudaMemcpy (not ...Async) waits for the copy and the
+#: work queued before it; cudaMemcpyAsync is not listed (PyTorch's .item() shows up as
+#: cudaMemcpyAsync + cudaStreamSynchronize, and the second is caught).
+SYNC_CALLS = (
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+    "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
+    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+    "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoD", "cuMemcpy2D", "cuMemcpy3D",
+)
+SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
 
 # TIMELINE_TOTALS: nsys stats summaries (totals only: no start/end, no gaps)
 TIMELINE_TOTALS_COLUMNS: dict[str, tuple[str, str]] = {

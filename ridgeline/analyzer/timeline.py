@@ -37,17 +37,7 @@ import dataclasses
 import re
 from typing import Any
 
-#: synchronizing host calls (names without nsys' _vNNNN suffix): the host blocks until the GPU
-#: (or a stream/event) is done. Blocking cudaMemcpy (not ...Async) waits for the copy and the
-#: work queued before it; cudaMemcpyAsync is not listed (PyTorch's .item() shows up as
-#: cudaMemcpyAsync + cudaStreamSynchronize, and the second is caught).
-SYNC_CALLS = (
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-    "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
-    "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
-    "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoD", "cuMemcpy2D", "cuMemcpy3D",
-)
-_SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
+from ridgeline.analyzer.schema import SYNC_CALLS, SYNC_RE  # noqa: E402,F401 - re-exported
 
 DEFAULT_OPTIONS = {
     "launch_gap_s": 10e-6,
@@ -167,13 +157,20 @@ def _union_len(ms, me) -> int:
 # --------------------------------------------------------------------------------------
 # analysis
 # --------------------------------------------------------------------------------------
+def sync_filter():
+    """Polars predicate: HOST_API rows that are synchronizing runtime/driver calls."""
+    import polars as pl
+
+    return pl.col("kind").is_in(["runtime", "driver"]) & pl.col("name").str.contains(SYNC_RE)
+
+
 def _sync_intervals(api):
     import numpy as np
     import polars as pl
 
     if api is None or not api.height:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    sync = api.filter(pl.col("kind").is_in(["runtime", "driver"]) & pl.col("name").str.contains(_SYNC_RE))
+    sync = api.filter(sync_filter())
     return merge_intervals(sync.get_column("start_ns").to_numpy(), sync.get_column("end_ns").to_numpy())
 
 
@@ -300,7 +297,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
         for (device,), part in acts.group_by(["device"], maintain_order=True):
             name = part.get_column("device_name").drop_nulls()
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
-                                      sync_s, sync_e, opts, 0 if tl.api is None else tl.api.height)
+                                      sync_s, sync_e, opts, tl.host_calls_total)
             rows.append(row)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \

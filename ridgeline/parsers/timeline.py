@@ -35,6 +35,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ridgeline.analyzer.schema import SYNC_CALLS, SYNC_RE
 from ridgeline.errors import InputError
 from ridgeline.result import Skipped
 
@@ -74,6 +75,7 @@ class TimelineTables:
     devices: dict[int, str] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
+    host_calls_total: int = 0  # host calls in the file (HOST_API may hold only the synchronizing ones)
 
 
 # ======================================================================================
@@ -253,7 +255,10 @@ def _select(con, sql: str):
     return pl.DataFrame({n: list(c) for n, c in zip(names, cols)}, strict=False)
 
 
-def read_nsys_sqlite(path) -> TimelineTables:
+def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
+    """``host_calls``: ``"all"`` runtime API calls in HOST_API, or ``"sync"``: only the synchronizing
+    ones (:data:`ridgeline.analyzer.timeline.SYNC_CALLS`, all the analysis reads; the pipeline's
+    choice, since a capture holds about one runtime call per kernel)."""
     import sqlite3
 
     import polars as pl
@@ -275,36 +280,47 @@ def read_nsys_sqlite(path) -> TimelineTables:
         if "TARGET_INFO_GPU" in names:
             devices = {int(i): n for i, n in con.execute("SELECT id, name FROM TARGET_INFO_GPU") if i is not None}
         parts = []
+        # no per-row strings from sqlite: names come as StringIds ids and are joined in polars
         if "CUPTI_ACTIVITY_KIND_KERNEL" in names:
             cols = {r[1] for r in con.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")}
             name_col = "demangledName" if "demangledName" in cols else "shortName"
-            parts.append(_select(con, f"""
-                SELECT 'kernel' AS kind, k.deviceId AS device, k.streamId AS stream, k.start AS start_ns,
-                       k.end AS end_ns, s1.value AS name, k.correlationId AS correlation_id,
-                       k.gridX AS grid_x, k.gridY AS grid_y, k.gridZ AS grid_z,
-                       k.blockX AS block_x, k.blockY AS block_y, k.blockZ AS block_z,
-                       NULL AS copy_kind_id, NULL AS bytes, k.globalPid / 16777216 % 16777216 AS process_id
-                FROM CUPTI_ACTIVITY_KIND_KERNEL k
-                LEFT JOIN StringIds s1 ON s1.id = k.{name_col}"""))
-        if "CUPTI_ACTIVITY_KIND_MEMCPY" in names:
-            parts.append(_select(con, """
-                SELECT 'memcpy' AS kind, deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
-                       NULL AS name, NULL AS short_name, correlationId AS correlation_id, copyKind AS copy_kind_id,
-                       bytes, globalPid / 16777216 % 16777216 AS process_id
-                FROM CUPTI_ACTIVITY_KIND_MEMCPY"""))
-        if "CUPTI_ACTIVITY_KIND_MEMSET" in names:
-            parts.append(_select(con, """
-                SELECT 'memset' AS kind, deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
-                       NULL AS name, NULL AS short_name, correlationId AS correlation_id, bytes,
-                       globalPid / 16777216 % 16777216 AS process_id
-                FROM CUPTI_ACTIVITY_KIND_MEMSET"""))
+            k = _select(con, f"""
+                SELECT deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
+                       {name_col} AS name_id, correlationId AS correlation_id,
+                       gridX AS grid_x, gridY AS grid_y, gridZ AS grid_z, blockX AS block_x, blockY AS block_y,
+                       blockZ AS block_z, globalPid / 16777216 % 16777216 AS process_id
+                FROM CUPTI_ACTIVITY_KIND_KERNEL""")
+            if k.height:
+                ids = _select(con, f"""SELECT id AS name_id, value AS name FROM StringIds
+                                      WHERE id IN (SELECT DISTINCT {name_col} FROM CUPTI_ACTIVITY_KIND_KERNEL)""")
+                k = k.join(ids.with_columns(pl.col("name_id").cast(pl.Int64)),
+                           on="name_id", how="left", maintain_order="left").drop("name_id")
+                parts.append(k.with_columns(kind=pl.lit("kernel")))
+        for table, kind in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+            if table in names:
+                kind_col = "copyKind AS copy_kind_id," if kind == "memcpy" else ""
+                part = _select(con, f"""
+                    SELECT deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
+                           correlationId AS correlation_id, {kind_col} bytes,
+                           globalPid / 16777216 % 16777216 AS process_id
+                    FROM {table}""")
+                parts.append(part.with_columns(kind=pl.lit(kind)))
         api = None
+        host_total = 0
         if "CUPTI_ACTIVITY_KIND_RUNTIME" in names:
-            api = _select(con, """
-                SELECT 'runtime' AS kind, r.start AS start_ns, r.end AS end_ns, s.value AS name,
+            host_total = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchone()[0]
+            where = ""
+            if host_calls == "sync":  # the calls the analysis uses; LIKE is a superset, the regex below exact
+                likes = " OR ".join(f"value LIKE '{n}%'" for n in SYNC_CALLS)
+                where = f"WHERE r.nameId IN (SELECT id FROM StringIds WHERE {likes})"
+            api = _select(con, f"""
+                SELECT r.start AS start_ns, r.end AS end_ns, s.value AS name,
                        r.correlationId AS correlation_id, r.globalTid / 16777216 % 16777216 AS process_id,
                        r.globalTid % 16777216 AS thread_id
-                FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId""")
+                FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId {where}""")
+            api = api.with_columns(kind=pl.lit("runtime"))
+            if host_calls == "sync":
+                api = api.filter(pl.col("name").str.contains(SYNC_RE))
     except sqlite3.Error as err:
         raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
     finally:
@@ -320,7 +336,7 @@ def read_nsys_sqlite(path) -> TimelineTables:
     if version:
         notes.append(f"{path}: Nsight Systems {version} sqlite export")
     return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,
-                          devices=devices, notes=notes)
+                          devices=devices, notes=notes, host_calls_total=host_total)
 
 
 def _dims_and_kinds(df):
@@ -492,7 +508,8 @@ def _loads(data: bytes):
         return json.loads(data)
 
 
-def read_kineto(path) -> TimelineTables:
+def read_kineto(path, *, host_calls: str = "all") -> TimelineTables:
+    """``host_calls``: as :func:`read_nsys_sqlite` (``"sync"``: synchronizing runtime/driver calls only)."""
     import polars as pl
 
     src = str(path)
@@ -516,6 +533,11 @@ def read_kineto(path) -> TimelineTables:
             devices[int(d["id"])] = d.get("name")
     gpu = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _GPU_CATS]
     host = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _HOST_CATS]
+    host_total = len(host)
+    if host_calls == "sync":
+        sync = re.compile(SYNC_RE)
+        host = [e for e in host if e["cat"] in ("cuda_runtime", "cuda_driver", "Runtime")
+                and isinstance(e.get("name"), str) and sync.match(e["name"])]
     del events
     notes = []
     skipped = []
@@ -578,21 +600,23 @@ def read_kineto(path) -> TimelineTables:
             ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
         ).drop("ts", "dur")
         api = _finish_api(api, src)
-    return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped)
+    return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
+                          host_calls_total=host_total)
 
 
 # ======================================================================================
 # entry point
 # ======================================================================================
-def read_timeline(path) -> TimelineTables:
-    """Read one timeline file, format detected from its content."""
+def read_timeline(path, *, host_calls: str = "all") -> TimelineTables:
+    """Read one timeline file, format detected from its content (``host_calls``: see
+    :func:`read_nsys_sqlite`)."""
     if is_nsys_report(path):
         raise nsys_export_error(path)
     kind = detect_timeline_format(path)
     if kind is None:
         raise InputError(path, "expected an Nsight Systems sqlite export, an nsys stats CSV or a PyTorch profiler trace")
     if kind == "nsys-sqlite":
-        return read_nsys_sqlite(path)
+        return read_nsys_sqlite(path, host_calls=host_calls)
     if kind == "kineto":
-        return read_kineto(path)
+        return read_kineto(path, host_calls=host_calls)
     return read_nsys_stats(path, kind.split(":", 1)[1])
