@@ -6,8 +6,8 @@ subprocess (peak memory = the process's VmHWM minus its VmHWM after imports):
 
 * nsys sqlite with N kernel rows (plus N/10 copies and N runtime calls):
   ``bare`` = ``polars.read_database`` of ``SELECT`` the kernel table's columns (what any tool pays),
-  ``read`` = ``ridgeline.parsers.timeline.read_nsys_sqlite`` (kernels, copies, host calls, names
-  joined), ``read+analyze`` = the reader then ``ridgeline.analyzer.timeline.analyze_one``.
+  ``read`` = ``ridgeline.parsers.timeline.read_nsys_sqlite(host_calls="sync")`` as the pipeline
+  calls it (kernels, copies, names joined, synchronizing host calls), ``read+analyze`` = the reader then ``ridgeline.analyzer.timeline.analyze_one``.
   Target (issue 13): ``read`` within 2x of ``bare`` at 5 M kernel rows.
 * Kineto trace of about S MB: ``bare`` = ``orjson.loads`` of the file (``json.loads`` when orjson
   is not installed; the ratio says which), ``read`` = ``read_kineto``, ``read+analyze``.
@@ -137,17 +137,17 @@ if what == "sqlite-bare":
                           "blockX, blockY, blockZ FROM CUPTI_ACTIVITY_KIND_KERNEL", connection=con)
     rows = df.height
 elif what == "sqlite-read":
-    rows = T.read_nsys_sqlite(path).activities.height
+    rows = T.read_nsys_sqlite(path, host_calls="sync").activities.height
 elif what == "sqlite-analyze":
-    rows = A.analyze_one(T.read_nsys_sqlite(path)).devices.height
+    rows = A.analyze_one(T.read_nsys_sqlite(path, host_calls="sync")).devices.height
 elif what == "kineto-bare":
     data = open(path, "rb").read()
     doc = orjson.loads(data) if orjson else json.loads(data)
     rows = len(doc["traceEvents"])
 elif what == "kineto-read":
-    rows = T.read_kineto(path).activities.height
+    rows = T.read_kineto(path, host_calls="sync").activities.height
 elif what == "kineto-analyze":
-    rows = A.analyze_one(T.read_kineto(path)).devices.height
+    rows = A.analyze_one(T.read_kineto(path, host_calls="sync")).devices.height
 dt = time.perf_counter() - t0
 print(json.dumps({{"s": dt, "peak": hwm() - base, "rows": rows, "orjson": orjson is not None}}))
 """

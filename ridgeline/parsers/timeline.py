@@ -241,18 +241,25 @@ def _finish_api(df, source: str):
 # ======================================================================================
 # nsys sqlite
 # ======================================================================================
-def _select(con, sql: str):
-    """One SELECT into polars (column-wise; no per-row Python objects kept)."""
+def _select(con, sql: str, batch: int = 100_000):
+    """One SELECT into polars, fetched in batches (each batch's Python rows are dropped once it is
+    a polars frame, so peak memory holds one batch of Python objects, not the whole table)."""
     import polars as pl
 
     cur = con.execute(sql)
     names = [d[0] for d in cur.description]
-    rows = cur.fetchall()
-    if not rows:
+    frames = []
+    while True:
+        rows = cur.fetchmany(batch)
+        if not rows:
+            break
+        cols = list(zip(*rows))
+        del rows
+        frames.append(pl.DataFrame({n: list(c) for n, c in zip(names, cols)}, strict=False))
+        del cols
+    if not frames:
         return pl.DataFrame({n: [] for n in names})
-    cols = list(zip(*rows))
-    del rows
-    return pl.DataFrame({n: list(c) for n, c in zip(names, cols)}, strict=False)
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
 
 def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
@@ -318,9 +325,12 @@ def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
                        r.correlationId AS correlation_id, r.globalTid / 16777216 % 16777216 AS process_id,
                        r.globalTid % 16777216 AS thread_id
                 FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId {where}""")
-            api = api.with_columns(kind=pl.lit("runtime"))
-            if host_calls == "sync":
-                api = api.filter(pl.col("name").str.contains(SYNC_RE))
+            if not api.height:
+                api = None
+            else:
+                api = api.with_columns(kind=pl.lit("runtime"))
+                if host_calls == "sync":
+                    api = api.filter(pl.col("name").cast(pl.String).str.contains(SYNC_RE))
     except sqlite3.Error as err:
         raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
     finally:
