@@ -150,3 +150,40 @@ def test_truncated_report_is_one_line(capsys, tmp_path, cut):
     bad = tmp_path / "cut.ncu-rep"
     bad.write_bytes(sample(H100).read_bytes()[:cut])
     _one_line_error(capsys, ["analyze", str(bad)], "truncated or corrupt")
+
+
+def test_nvtx_ranges_become_one_string_per_launch():
+    """NVTX through the reader's interface (push/pop and start/end range names per domain)."""
+    from ridgeline.parsers.ncu_rep import _nvtx
+
+    class Dom:
+        def __init__(self, name, pp, se):
+            self._n, self._pp, self._se = name, pp, se
+
+        def name(self):
+            return self._n
+
+        def push_pop_ranges(self):
+            return self._pp
+
+        def start_end_ranges(self):
+            return self._se
+
+    class State:
+        doms = {0: Dom("", ["step", "forward"], []), 1: Dom("nccl", [], ["allreduce"])}
+
+        def domains(self):
+            return list(self.doms)
+
+        def domain_by_id(self, i):
+            return self.doms[i]
+
+    class Action:
+        def __init__(self, state):
+            self.state = state
+
+        def nvtx_state(self):
+            return self.state
+
+    assert _nvtx(Action(State())) == "step > forward > nccl:allreduce"
+    assert _nvtx(Action(None)) is None

@@ -102,6 +102,8 @@ def _dims(action, prefix: str) -> str | None:
 
 
 def _nvtx(action) -> str | None:
+    """The launch's NVTX ranges: per domain, push/pop ranges (outermost first) then start/end
+    ranges, ``domain:range`` (the default domain unnamed), joined by ``" > "``; None without NVTX."""
     try:
         state = action.nvtx_state()
     except Exception:  # noqa: BLE001 - the reader raises on reports without NVTX data
@@ -113,10 +115,9 @@ def _nvtx(action) -> str | None:
         for dom_id in state.domains():
             dom = state.domain_by_id(dom_id)
             name = dom.name() or ""
-            ranges = [r.name() for r in dom.push_pop_ranges()] if hasattr(dom, "push_pop_ranges") else []
-            for r in ranges:
-                parts.append(f"{name}:{r}" if name else r)
-    except Exception:  # noqa: BLE001 - older readers expose fewer NVTX calls
+            for r in list(dom.push_pop_ranges()) + list(dom.start_end_ranges()):
+                parts.append(f"{name}:{r}" if name else str(r))
+    except Exception:  # noqa: BLE001 - an NVTX state the reader cannot walk: no column value
         return None
     return " > ".join(parts) if parts else None
 
