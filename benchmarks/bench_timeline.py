@@ -121,7 +121,7 @@ def hwm():
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024
     return 0
-import polars as pl, sqlite3
+import numpy, polars as pl, sqlite3  # imports are not timed
 try:
     import orjson
 except ImportError:
