@@ -352,17 +352,21 @@ def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
 def _dims_and_kinds(df):
     import polars as pl
 
-    def dims(prefix):
+    def dims(frame, prefix, text_col, prod_col):
+        """'(x, y, z)' and x*y*z, formatted once per distinct triple and joined back."""
         cs = [f"{prefix}_{a}" for a in "xyz"]
-        if not all(c in df.columns for c in cs):
-            return pl.lit(None, dtype=pl.String), pl.lit(None, dtype=pl.Int64)
-        text = pl.when(pl.col(cs[0]).is_not_null()).then(pl.format("({}, {}, {})", *[pl.col(c) for c in cs]))
-        prod = pl.col(cs[0]).cast(pl.Int64) * pl.col(cs[1]).cast(pl.Int64) * pl.col(cs[2]).cast(pl.Int64)
-        return text, prod
+        if not all(c in frame.columns for c in cs):
+            return frame.with_columns(pl.lit(None, dtype=pl.String).alias(text_col), pl.lit(None, dtype=pl.Int64).alias(prod_col))
+        frame = frame.with_columns([pl.col(c).cast(pl.Int64, strict=False) for c in cs])
+        distinct = frame.select(cs).unique().drop_nulls()
+        distinct = distinct.with_columns(
+            pl.format("({}, {}, {})", *[pl.col(c) for c in cs]).alias(text_col),
+            (pl.col(cs[0]) * pl.col(cs[1]) * pl.col(cs[2])).alias(prod_col),
+        )
+        return frame.join(distinct, on=cs, how="left", maintain_order="left")
 
-    gt, gp = dims("grid")
-    bt, bp = dims("block")
-    out = df.with_columns(grid_size=gt, grid_blocks=gp, block_size=bt, block_threads=bp)
+    out = dims(df, "grid", "grid_size", "grid_blocks")
+    out = dims(out, "block", "block_size", "block_threads")
     if "copy_kind_id" in out.columns:
         out = out.with_columns(
             pl.when(pl.col("kind") == "memcpy")
