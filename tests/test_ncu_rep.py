@@ -187,3 +187,24 @@ def test_nvtx_ranges_become_one_string_per_launch():
 
     assert _nvtx(Action(State())) == "step > forward > nccl:allreduce"
     assert _nvtx(Action(None)) is None
+
+
+@needs_reader
+def test_html_shows_utilization_and_ncu_rules_beside_findings(tmp_path, capsys):
+    page = tmp_path / "r.html"
+    code, _out, err = run(capsys, "report", sample(GH200), "-o", page)
+    assert code == 0, err
+    html = page.read_text()
+    assert 'id="utilization"' in html and "not a roofline verdict" in html
+    assert 'id="ncu-rules"' in html and "ridgeline findings" in html
+    # a ridgeline finding on a kernel is named next to ncu's results for the same kernel
+    from ridgeline.pipeline import analyze_paths
+    from ridgeline.render.jsonout import to_document
+    from ridgeline.rules.base import Finding
+
+    res = analyze_paths([sample(H100)], gpu="h100-pcie")
+    res.findings = list(res.findings) + [Finding(code="RL103", name="below-bandwidth-roof", severity="warning",
+                                                 subject="rms_norm_matrix_kernel", message="m", remedy="r")]
+    doc = to_document(res)
+    assert doc["ncu_rules"] and all(r["findings"] == ["RL103"] for r in doc["ncu_rules"])
+    assert not any(f["code"] == r["rule"] for f in doc["findings"] for r in doc["ncu_rules"])

@@ -517,9 +517,9 @@ def _inputs_section(result) -> str:
 
 
 def _postmortem_sections(result) -> str:
-    from ridgeline.render.postmortem_html import ncu_rules_section, timeline_section
+    from ridgeline.render.postmortem_html import ncu_rules_section, timeline_section, utilization_section
 
-    return timeline_section(result) + ncu_rules_section(result)
+    return utilization_section(result) + timeline_section(result) + ncu_rules_section(result)
 
 
 def render_html(

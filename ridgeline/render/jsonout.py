@@ -212,6 +212,31 @@ def timeline_section(tl) -> dict[str, Any] | None:
     }
 
 
+def finding_codes_by_kernel(result) -> dict[str, list[str]]:
+    """Kernel short name -> codes of ridgeline's findings on it (subjects without their '[...]' tag)."""
+    import re
+
+    out: dict[str, list[str]] = {}
+    for f in result.findings:
+        if f.subject_kind == "kernel":
+            name = re.sub(r" \[[^\]]*\]$", "", f.subject)
+            if f.code not in out.setdefault(name, []):
+                out[name].append(f.code)
+    return out
+
+
+def ncu_rules_section(result) -> list[dict[str, Any]] | None:
+    """NCU_RULES records, each with ``findings``: ridgeline's finding codes on the same kernel."""
+    rules = getattr(result, "ncu_rules", None)
+    if rules is None:
+        return None
+    codes = finding_codes_by_kernel(result)
+    records = _records(rules)
+    for r in records:
+        r["findings"] = codes.get(r.get("short_name"), [])
+    return records
+
+
 def to_document(result) -> dict[str, Any]:
     """The JSON document as a dict (keys exactly :data:`TOP_LEVEL`)."""
     windows = getattr(result, "windows", None)
@@ -228,7 +253,7 @@ def to_document(result) -> dict[str, Any]:
         "notes": list(result.notes),
         "telemetry": None if windows is None else telemetry_section(windows),
         "timeline": timeline_section(getattr(result, "timeline", None)),
-        "ncu_rules": None if getattr(result, "ncu_rules", None) is None else _records(result.ncu_rules),
+        "ncu_rules": ncu_rules_section(result),
     }
     assert list(doc) == list(TOP_LEVEL)
     return clean(doc)
@@ -379,7 +404,9 @@ def json_schema_markdown() -> str:
         "## `ncu_rules[]`",
         "",
         "ncu's own rule results, one record per rule per launch, read from `.ncu-rep` reports. "
-        "`estimated_speedup_pct` is ncu's estimate with its own model, not ridgeline's impact.",
+        "`estimated_speedup_pct` is ncu's estimate with its own model, not ridgeline's impact. "
+        "Each record also has `findings`: the codes of ridgeline's findings on the same kernel "
+        "(short name), so the two can be read side by side; they are never merged.",
         "",
         _column_table(NCU_RULE_COLUMNS),
         "",

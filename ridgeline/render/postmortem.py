@@ -96,8 +96,13 @@ def ncu_rule_lines(result, *, per_kernel: int = 2, kernels: int = 5) -> list[str
                  pl.col("title").drop_nulls().first())
             .sort(["pct", "short_name"], descending=[True, False]))
     names = best.group_by("short_name").agg(pl.col("pct").max()).sort("pct", descending=True).head(kernels)
+    from ridgeline.render.jsonout import finding_codes_by_kernel
+
+    codes = finding_codes_by_kernel(result)
     for name in names.get_column("short_name").to_list():
-        lines.append(f"  {shorten(name or '?', WIDTH - 2)}")
+        ours = codes.get(name)
+        tail = f"  (ridgeline: {', '.join(ours)})" if ours else ""
+        lines.append(f"  {shorten(name or '?', WIDTH - 2 - len(tail))}{tail}")
         for r in best.filter(pl.col("short_name") == name).head(per_kernel).iter_rows(named=True):
             what = r["title"] or r["rule_name"] or r["rule"]
             lines.append(f"    {shorten(what, 50):<51} est. {r['pct']:.0f}% {r['speedup_type'] or ''}".rstrip())

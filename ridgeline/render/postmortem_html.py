@@ -87,16 +87,53 @@ def ncu_rules_section(result) -> str:
              '<p class="muted">Read from the .ncu-rep reports: ncu\'s advice and speedup estimates (its own model), '
              f"shown beside ridgeline's findings, not merged with them. {rules.height} result(s)"
              + (f", the first {shown.height} by estimate" if shown.height < rules.height else "") + ".</p>",
-             '<table class="sortable"><thead><tr><th>launch</th><th>kernel</th><th>rule</th><th>message</th>'
-             '<th class="num">est. speedup</th></tr></thead><tbody>']
+             '<table class="sortable"><thead><tr><th>launch</th><th>kernel</th><th>ridgeline findings</th>'
+             '<th>rule</th><th>message</th><th class="num">est. speedup</th></tr></thead><tbody>']
+    from ridgeline.render.jsonout import finding_codes_by_kernel
+
+    codes = finding_codes_by_kernel(result)
     for r in shown.iter_rows(named=True):
         est = r["estimated_speedup_pct"]
         what = " ".join(x for x in (r["title"], f"({r['speedup_type']})" if r["speedup_type"] else None) if x)
         parts.append(f'<tr><td>{esc(r["id"])}</td><td class="name">{esc(r["short_name"])}</td>'
+                     f'<td>{esc(", ".join(codes.get(r["short_name"], [])))}</td>'
                      f'<td>{esc(r["rule_name"] or r["rule"])}</td><td><b>{esc(what)}</b> '
                      f'<span class="muted">{esc((r["message"] or "")[:400])}</span></td>'
                      f'<td class="num" data-v="{est if est is not None else ""}">'
                      f'{"" if est is None else f"{est:.0f}%"}</td></tr>')
     parts.append("</tbody></table></section>")
     del pl
+    return "".join(parts)
+
+
+def utilization_section(result) -> str:
+    """Launches without FLOP/byte counters: ncu's speed-of-light percentages, as utilization."""
+    import polars as pl
+
+    from ridgeline.render.html import esc, fmt_seconds
+
+    k = result.kernels
+    if k is None or not k.height or "bound" not in k.columns:
+        return ""
+    sol = k.filter((pl.col("bound") == "unknown")
+                   & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
+    if not sol.height:
+        return ""
+    g = (sol.group_by("short_name").agg(pl.len().alias("n"), pl.col("duration_s").sum().alias("t"),
+                                         pl.col("sm_throughput_pct").median().alias("sm"),
+                                         pl.col("dram_throughput_pct").median().alias("dram"))
+         .sort(["t", "short_name"], descending=[True, False]))
+    parts = ['<section id="utilization"><h2>ncu utilization (launches without FLOP/byte counters)</h2>',
+             f'<p class="muted">{sol.height} launch(es) have no place on the roofline (no FLOP/byte counters: '
+             "profile with <code>--set roofline</code>). Shown instead: ncu's speed-of-light figures, median % of "
+             "peak per kernel: which unit was busiest, not a roofline verdict.</p>",
+             '<table class="sortable"><thead><tr><th>kernel</th><th class="num">launches</th><th class="num">time</th>'
+             '<th class="num">SM %</th><th class="num">DRAM %</th></tr></thead><tbody>']
+    for r in g.head(30).iter_rows(named=True):
+        def p(v):
+            return f'<td class="num" data-v="{"" if v is None else v}">{"-" if v is None else f"{v:.0f}%"}</td>'
+
+        parts.append(f'<tr><td class="name">{esc(r["short_name"])}</td><td class="num">{r["n"]}</td>'
+                     f'<td class="num" data-v="{r["t"]}">{esc(fmt_seconds(r["t"]))}</td>{p(r["sm"])}{p(r["dram"])}</tr>')
+    parts.append("</tbody></table></section>")
     return "".join(parts)
