@@ -34,7 +34,9 @@ def describe_head(path: Path) -> str | None:
     if any(ch in line for ch in "\ufffd\x00"):
         if path.suffix.lower() == ".ncu-rep":
             return "a binary Nsight Compute report"
-        if path.suffix.lower() in (".nsys-rep", ".qdrep", ".sqlite"):
-            return "an Nsight Systems report (ridgeline reads Nsight Compute CSV exports)"
+        if path.suffix.lower() in (".nsys-rep", ".qdrep"):
+            return "a binary Nsight Systems report (export it: nsys export --type sqlite)"
+        if head.startswith(b"SQLite format 3\x00"):
+            return "an SQLite database without Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, StringIds)"
         return "binary data"
     return line

@@ -568,7 +568,9 @@ def read_kineto(path, *, host_calls: str = "all") -> TimelineTables:
         du = [e.get("dur") for e in gpu]
         df = pl.DataFrame({
             "kind": [_GPU_CATS[e["cat"]] for e in gpu],
-            "device": [arg(e, "device") for e in gpu],
+            # Kineto puts the device in args.device; GPU events' pid is the device index too
+            "device": [arg(e, "device") if arg(e, "device") is not None else
+                       (e.get("pid") if isinstance(e.get("pid"), int) else None) for e in gpu],
             "stream": [arg(e, "stream") for e in gpu],
             "ts": ts, "dur": du,
             "name": [e.get("name") for e in gpu],
