@@ -265,3 +265,46 @@ def test_html_report_and_plot_show_the_timeline(tmp_path, capsys):
     png = tmp_path / "t.png"
     code, _out, err = run(capsys, "analyze", FIX / "capture_cuda_gpu_trace.csv", "--plot", png)
     assert code == 0 and png.stat().st_size > 1000 and "(timeline)" in err
+
+
+# ---------------------------------------------------------------- Kineto read in chunks
+def _both(path, chunk):
+    from polars.testing import assert_frame_equal
+
+    from ridgeline.parsers.timeline import read_kineto
+
+    whole = read_kineto(path, stream_min_bytes=1 << 60)
+    chunked = read_kineto(path, stream_min_bytes=0, chunk_bytes=chunk)
+    assert_frame_equal(whole.activities, chunked.activities)
+    if whole.api is not None:
+        assert_frame_equal(whole.api, chunked.api)
+    assert (whole.devices, whole.host_calls_total, whole.notes) == (chunked.devices, chunked.host_calls_total,
+                                                                    chunked.notes)
+    return whole
+
+
+@pytest.mark.parametrize("chunk", [64, 300, 5000])
+def test_chunked_kineto_reader_equals_the_whole_parse(chunk, tmp_path):
+    _both(FIX / "capture.kineto.json", chunk)
+    # an event name holding the boundary pattern ('}, {') must not cut an event in two
+    doc = json.loads((FIX / "capture.kineto.json").read_text())
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "kernel":
+            e["name"] = 'void f<{1}, {2}>(x) }, { "ts": 1 }'
+    doc["trailer"] = {"after": [1, 2]}  # keys after the events array
+    p = tmp_path / "tricky.json"
+    p.write_text(json.dumps(doc, indent=1))
+    whole = _both(p, chunk)
+    assert whole.activities.filter(whole.activities["kind"] == "kernel").height == 6
+
+
+def test_chunked_reader_really_streams_the_real_trace():
+    from ridgeline.parsers import timeline as T
+
+    path = SHARED / "kineto" / "hta-a100sxm80-16rank-negative-queue-rank0.json.gz"
+    if not path.exists():
+        pytest.skip("sample not available")
+    meta, gpus, _hosts, _n = T._kineto_stream(path, "all", 1 << 20)
+    assert len(gpus) > 5 and meta["deviceProperties"][0]["name"] == "NVIDIA A100-SXM4-80GB"
+    whole = _both(path, 1 << 20)
+    assert whole.activities.height == 7747  # kernels 6080 + copies 1390 + memsets 277 (MANIFEST: 6080 kernels)
