@@ -11,7 +11,8 @@ subprocess (peak memory = the process's VmHWM minus its VmHWM after imports):
   Target (issue 13): ``read`` within 2x of ``bare`` at 5 M kernel rows.
 * Kineto trace of about S MB: ``bare`` = ``orjson.loads`` of the file (``json.loads`` when orjson
   is not installed; the ratio says which), ``read`` = ``read_kineto``, ``read+analyze``.
-  Targets: within 2x of ``orjson.loads`` at 1 GB, peak memory under 3x the uncompressed size.
+  Targets: within 2x of ``orjson.loads`` at 1 GB, peak memory under 3x the uncompressed size
+  (files from 64 MB are parsed a chunk of events at a time).
 
     python benchmarks/bench_timeline.py                  # smoke: 500,000 kernel rows, 100 MB trace
     python benchmarks/bench_timeline.py --full           # the issue's sizes: 5 M rows, 1 GB trace
