@@ -308,3 +308,18 @@ def test_chunked_reader_really_streams_the_real_trace():
     assert len(gpus) > 5 and meta["deviceProperties"][0]["name"] == "NVIDIA A100-SXM4-80GB"
     whole = _both(path, 1 << 20)
     assert whole.activities.height == 7747  # kernels 6080 + copies 1390 + memsets 277 (MANIFEST: 6080 kernels)
+
+
+def test_nsys_stats_saved_from_a_terminal_is_read(tmp_path):
+    """`nsys stats ... > out.txt`: nsys' own messages before the CSV, another report after it."""
+    body = (FIX / "capture_cuda_gpu_trace.csv").read_text()
+    p = tmp_path / "stats.txt"
+    p.write_text("Generating SQLite file report.sqlite from report.nsys-rep\n"
+                 "Processing [report.sqlite] with [cuda_gpu_trace.py]...\n\n"
+                 " ** CUDA GPU Trace (cuda_gpu_trace):\n\n" + body + "\n"
+                 "Processing [report.sqlite] with [cuda_api_sum.py]...\n\nTime (%),Total Time (ns),Num Calls,Name\n")
+    res = analyze_paths([p], run_rules=False)
+    d = device0(res)
+    assert d["busy_s"] == pytest.approx(GEN.EXPECTED["busy_s"], abs=1e-12)
+    assert any("line(s) before the cuda_gpu_trace table ignored" in n and "only the first report" in n
+               for n in res.notes)

@@ -98,16 +98,31 @@ def _head(path) -> bytes:
 
 
 def _csv_header(head: bytes) -> list[str] | None:
+    """The first line of the head that is an nsys stats header (within the first 40 non-blank
+    lines: `nsys stats` output saved from a terminal starts with its own messages)."""
+    found = _stats_header_line(head)
+    return found[1] if found else None
+
+
+def _stats_header_line(head: bytes, max_lines: int = 40):
+    """(0-based line index, header fields) of the first nsys stats header line, or None."""
     import csv
 
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    line = next((ln for ln in text.splitlines() if ln.strip()), None)
-    if line is None:
-        return None
-    try:
-        return [c.strip() for c in next(csv.reader([line]))]
-    except (csv.Error, StopIteration):
-        return None
+    seen = 0
+    for i, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        seen += 1
+        if seen > max_lines:
+            break
+        try:
+            fields = [c.strip() for c in next(csv.reader([line]))]
+        except (csv.Error, StopIteration):
+            continue
+        if _stats_report(fields):
+            return i, fields
+    return None
 
 
 def _stats_report(header: list[str]) -> str | None:
@@ -411,15 +426,32 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
     import polars as pl
 
     src = str(path)
+    notes: list[str] = []
+    source = path
     try:
-        df = pl.read_csv(path, infer_schema=False, truncate_ragged_lines=True)
+        with open(path, "rb") as fh:
+            head = fh.read(HEAD)
+        found = _stats_header_line(head)
+        if found and found[0] > 0:  # saved terminal output: messages before the CSV, maybe other reports after
+            lines = Path(path).read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+            block = []
+            for line in lines[found[0]:]:
+                if not line.strip():
+                    break
+                block.append(line)
+            rest = sum(1 for line in lines[found[0] + len(block):] if line.strip())
+            notes.append(f"{path}: {found[0]} line(s) before the {report} table ignored"
+                         + (f", {rest} non-blank line(s) after it too (only the first report is read)" if rest else ""))
+            source = "\n".join(block).encode("utf-8")
+        df = pl.read_csv(source, infer_schema=False, truncate_ragged_lines=True)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
         raise InputError(path, f"expected an nsys stats CSV ({str(err).strip().splitlines()[0][:100]})") from err
     df = df.rename({c: c.strip() for c in df.columns})
     cols = df.columns
-    notes: list[str] = []
     if report != "cuda_gpu_trace":
-        return _stats_totals(path, df, report)
+        out = _stats_totals(path, df, report)
+        out.notes = notes + out.notes
+        return out
     start, dur = _find(cols, "Start"), _find(cols, "Duration")
     if start is None or dur is None or "Name" not in cols:
         raise InputError(path, "expected nsys cuda_gpu_trace columns Start, Duration and Name", actual=",".join(cols[:6]))
