@@ -323,3 +323,10 @@ def test_nsys_stats_saved_from_a_terminal_is_read(tmp_path):
     assert d["busy_s"] == pytest.approx(GEN.EXPECTED["busy_s"], abs=1e-12)
     assert any("line(s) before the cuda_gpu_trace table ignored" in n and "only the first report" in n
                for n in res.notes)
+
+
+def test_markdown_report_has_the_timeline_table(capsys):
+    code, out, _err = run(capsys, "report", FIX / "capture_cuda_gpu_trace.csv", "--format", "markdown")
+    assert code == 0
+    table = out.split("### Timeline")[1].split("###")[0]
+    assert "| capture_cuda_gpu_trace.csv | gpu:0 | 481" in table and "n/a" in table  # no host calls: sync n/a

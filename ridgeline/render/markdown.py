@@ -144,6 +144,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         )
         lines.append("")
 
+    lines += _timeline_markdown(result)
     lines += ["### Inputs", ""]
     if result.inputs:
         lines += _table(
@@ -170,3 +171,30 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         lines.append("Nothing was skipped.")
     lines.append("")
     return "\n".join(lines)
+
+
+def _timeline_markdown(result) -> list[str]:
+    """``### Timeline``: busy/idle per device (shares of capture), when a timeline was read."""
+    from pathlib import Path
+
+    tl = getattr(result, "timeline", None)
+    if tl is None or tl.devices is None or not tl.devices.height:
+        return []
+    lines = ["### Timeline", "",
+             "Shares of each device's capture (first to last GPU activity); idle split: launch gaps, host "
+             "synchronizing, other.", ""]
+    rows = []
+    for r in tl.devices.iter_rows(named=True):
+        cap = r["capture_s"] or 0.0
+
+        def share(v, known=True):
+            return "n/a" if not known else (fmt_pct(v / cap) if cap and v is not None else "-")
+
+        dev = ("gpu:?" if r["device"] is None else f"gpu:{r['device']}")
+        rows.append([md(Path(r["source"]).name), md(dev), fmt_seconds(cap), share(r["busy_s"]), share(r["kernel_busy_s"]),
+                     share(r["idle_s"]), share(r["idle_launch_s"]), share(r["idle_sync_s"], bool(r["host_calls"])),
+                     share(r["idle_other_s"])])
+    lines += _table(["File", "Device", "Capture", "Busy", "Kernels", "Idle", "Launch", "Sync", "Other"], rows,
+                    ["l", "l", "r", "r", "r", "r", "r", "r", "r"])
+    lines.append("")
+    return lines
