@@ -329,4 +329,4 @@ def test_markdown_report_has_the_timeline_table(capsys):
     code, out, _err = run(capsys, "report", FIX / "capture_cuda_gpu_trace.csv", "--format", "markdown")
     assert code == 0
     table = out.split("### Timeline")[1].split("###")[0]
-    assert "| capture_cuda_gpu_trace.csv | gpu:0 | 481" in table and "n/a" in table  # no host calls: sync n/a
+    assert "| capture\\_cuda\\_gpu\\_trace.csv | gpu:0 | 481" in table and "n/a" in table  # no host calls: sync n/a
