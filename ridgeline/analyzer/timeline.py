@@ -45,48 +45,7 @@ DEFAULT_OPTIONS = {
     "plot_bins": 300,
 }
 
-TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
-    "source": ("str", "input file"),
-    "device": ("i64", "CUDA device index"),
-    "device_name": ("str", "GPU name when recorded"),
-    "start_ns": ("i64", "first activity start on the device (capture clock)"),
-    "end_ns": ("i64", "last activity end"),
-    "capture_s": ("f64", "end_ns - start_ns, s"),
-    "kernels": ("i64", "kernel launches"),
-    "memcpys": ("i64", "copies"),
-    "memsets": ("i64", "memsets"),
-    "kernel_busy_s": ("f64", "union of kernel intervals (overlaps counted once), s"),
-    "busy_s": ("f64", "union of kernel, copy and memset intervals, s"),
-    "idle_s": ("f64", "capture_s - busy_s"),
-    "idle_launch_s": ("f64", "idle in gaps <= launch_gap_s (launch overhead)"),
-    "idle_sync_s": ("f64", "idle in longer gaps while the host was in a synchronizing call"),
-    "idle_other_s": ("f64", "the rest of the idle time"),
-    "gaps": ("i64", "gaps between busy intervals"),
-    "launch_gaps": ("i64", "gaps <= launch_gap_s"),
-    "memcpy_busy_s": ("f64", "union of copy intervals, s"),
-    "memset_busy_s": ("f64", "union of memset intervals, s"),
-    "copy_only_s": ("f64", "busy_s - union(kernels, memsets): copies with no kernel running"),
-    "htod_s": ("f64", "sum of host-to-device copy durations"),
-    "dtoh_s": ("f64", "sum of device-to-host copy durations"),
-    "dtod_s": ("f64", "sum of device-to-device and peer copy durations"),
-    "copy_bytes": ("i64", "bytes copied"),
-    "sync_api_s": ("f64", "union of synchronizing host calls within the capture, s"),
-    "host_calls": ("i64", "host API calls in the file (0: the format has none, so idle_sync_s cannot be told apart)"),
-    "short_kernels": ("i64", "kernels shorter than short_kernel_s"),
-    "short_kernel_time_s": ("f64", "their summed duration"),
-    "median_short_kernel_s": ("f64", "their median duration"),
-    "median_gap_before_short_s": ("f64", "median gap before each short kernel (start - latest earlier kernel end, >= 0)"),
-    "median_kernel_s": ("f64", "median kernel duration"),
-}
-
-KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {
-    "short_name": ("str", "kernel short name (same rule as the KERNEL table)"),
-    "launches": ("i64", "launches on the timeline"),
-    "total_s": ("f64", "summed duration, s"),
-    "median_s": ("f64", "median duration, s"),
-    "wall_share": ("f64", "total_s / sum of capture_s over devices"),
-    "busy_share": ("f64", "total_s / sum of kernel durations on the timeline"),
-}
+from ridgeline.analyzer.schema import KERNEL_SHARE_COLUMNS, TIMELINE_DEVICE_COLUMNS  # noqa: E402,F401
 
 
 @dataclasses.dataclass

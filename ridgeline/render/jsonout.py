@@ -18,13 +18,14 @@ from typing import Any
 from ridgeline.analyzer.gpus import PRECISIONS, catalogue
 from ridgeline.analyzer.schema import (
     KERNEL_COLUMNS,
+    KERNEL_SHARE_COLUMNS,
     NCU_RULE_COLUMNS,
     ROOFLINE_COLUMNS,
     SUMMARY_COLUMNS,
+    TIMELINE_DEVICE_COLUMNS,
     TIMELINE_TOTALS_COLUMNS,
     WINDOW_COLUMNS,
 )
-from ridgeline.analyzer.timeline import KERNEL_SHARE_COLUMNS, TIMELINE_DEVICE_COLUMNS
 from ridgeline.result import JSON_SCHEMA_VERSION
 
 # top-level key -> meaning (the order of the document)

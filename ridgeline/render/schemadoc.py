@@ -17,6 +17,11 @@ SECTIONS = (
     ("HOST_API table", "one row per host call (CUDA runtime/driver API, PyTorch operators) where the format has them",
      "HOST_API_COLUMNS"),
     ("TIMELINE_TOTALS table", "nsys stats summaries: totals per name only (no start/end, no gaps)", "TIMELINE_TOTALS_COLUMNS"),
+    ("TIMELINE_DEVICES table", "one row per file x device: busy/idle and the idle split, "
+     "`ridgeline.analyzer.timeline.analyze_one` (docs/json-schema.md says how each figure is computed)",
+     "TIMELINE_DEVICE_COLUMNS"),
+    ("KERNEL_SHARES table", "one row per kernel short name on the timeline, `ridgeline.analyzer.timeline.combine`",
+     "KERNEL_SHARE_COLUMNS"),
 )
 
 
