@@ -250,8 +250,8 @@ KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {
     "short_name": ("str", "kernel short name (same rule as the KERNEL table)"),
     "launches": ("i64", "launches on the timeline"),
     "total_s": ("f64", "summed duration, s"),
-    "median_s": ("f64", "median duration, s"),
-    "wall_share": ("f64", "total_s / sum of capture_s over devices"),
+    "median_s": ("f64", "median duration, s (several files: the median of the files' medians)"),
+    "wall_share": ("f64", "total_s / sum of capture_s over devices (kernels overlapping on several streams each count their own time, so shares can sum past 1)"),
     "busy_share": ("f64", "total_s / sum of kernel durations on the timeline"),
 }
 
