@@ -66,7 +66,7 @@ def test_report_gives_the_kernel_table(name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_report_and_its_raw_csv_give_the_same_table(name, tmp_path):
     """The same data through ncu's raw page and through the report: identical KERNEL tables."""
-    from tests.ncu_rep_helpers import report_to_raw_csv
+    from ncu_rep_helpers import report_to_raw_csv
 
     from ridgeline.parsers.ncu import read_ncu
     from ridgeline.parsers.ncu_rep import read_ncu_rep
