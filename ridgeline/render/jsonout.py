@@ -310,7 +310,11 @@ def _timeline_doc() -> str:
     """How the per-device figures are computed: ridgeline.analyzer.timeline's docstring, as Markdown."""
     from ridgeline.analyzer import timeline
 
-    return textwrap.dedent((timeline.__doc__ or "").split("\n", 2)[-1]).strip()
+    from ridgeline.analyzer.schema import SYNC_CALLS
+
+    text = textwrap.dedent((timeline.__doc__ or "").split("\n", 2)[-1]).strip()
+    return (text + "\n\nSynchronizing host calls (`SYNC_CALLS`; nsys' `_vNNNN`, `_ptds`, `_ptsz` suffixes "
+            "ignored): " + ", ".join(f"`{n}`" for n in SYNC_CALLS) + ".")
 
 
 def json_schema_markdown() -> str:
