@@ -150,14 +150,41 @@ def test_profile_and_timeline_join_by_short_name_and_rank_by_wall_time(tmp_path,
     gemm = tl.join.filter(tl.join["short_name"] == "gemm_tile_kernel").row(0, named=True)
     assert gemm["wall_share"] == pytest.approx(100e-6 / (481e-6 + 1e-6))
     assert any("1 profiled only" in n for n in res.notes)
-    for f in res.findings:
-        if f.subject_kind == "kernel" and f.subject.split(" [")[0] in ("gemm_tile_kernel", "ns::scale_kernel"):
-            assert any(e.metric == "wall_share" for e in f.evidence)
-    keys = [f.sort_key for f in res.findings]
-    assert keys == sorted(keys)
     code, out, _err = run(capsys, "analyze", prof, FIX / "capture-2022.sqlite", "--gpu", "h100-sxm", "--format", "json")
     doc = json.loads(out)
     assert doc["timeline"]["join"]["unmatched_profile"] == ["only_profiled"]
+
+
+def test_kernel_findings_are_ranked_by_wall_time(tmp_path):
+    """A kernel that is small in the profile but dominates the real run's timeline moves to the top."""
+    import polars as pl
+
+    prof = ROOT / "fixtures" / "scenarios" / "decode-b8-h100" / "profile.ncu-raw.csv"
+    alone = analyze_paths([prof])
+    kernel_findings = [f for f in alone.findings if f.subject_kind == "kernel"]
+    flash = next(f for f in kernel_findings if f.subject.startswith("FlashAttention"))
+    assert kernel_findings[0] is not flash  # profiled time puts a GEMM first
+    names = alone.kernels.get_column("kernel_name").unique().sort().to_list()
+    events, ts = [], 0.0
+    for name in names:  # every kernel once (5 us), FlashAttention ten times (500 us each)
+        for _ in range(10 if "flash_fwd" in name else 1):
+            dur = 500.0 if "flash_fwd" in name else 5.0
+            events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                           "args": {"device": 0, "stream": 7, "correlation": len(events)}})
+            ts += dur + 1.0
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"traceEvents": events}))
+    both = analyze_paths([prof, trace])
+    assert not both.timeline.unmatched_profile and not both.timeline.unmatched_timeline
+    ranked = [f for f in both.findings if f.subject_kind == "kernel"]
+    assert ranked[0].subject == flash.subject
+    wall = {e.metric: e.value for e in ranked[0].evidence}["wall_share"]
+    assert wall == pytest.approx(5000 / (ts - 1.0), rel=1e-9)  # capture: first start to last end
+    assert ranked[0].impact_share == pytest.approx(min(1.0, flash.impact_s / alone.kernels.filter(
+        pl.col("kernel_label") == flash.subject)["duration_s"].sum()) * wall)
+    assert all(any(e.metric == "wall_share" for e in f.evidence) for f in ranked)
+    keys = [f.sort_key for f in both.findings]
+    assert keys == sorted(keys)
 
 
 # ---------------------------------------------------------------- errors

@@ -214,15 +214,19 @@ def timeline_section(tl) -> dict[str, Any] | None:
 
 
 def finding_codes_by_kernel(result) -> dict[str, list[str]]:
-    """Kernel short name -> codes of ridgeline's findings on it (subjects without their '[...]' tag)."""
-    import re
+    """Kernel short name -> codes of ridgeline's findings on it (a finding's subject is the kernels'
+    label, else short name: ``ridgeline.rules.timeline_common.subject_names`` maps it back)."""
+    from ridgeline.rules.timeline_common import finding_subject, subject_names
 
+    names = subject_names(result.kernels)
     out: dict[str, list[str]] = {}
     for f in result.findings:
-        if f.subject_kind == "kernel":
-            name = re.sub(r" \[[^\]]*\]$", "", f.subject)
-            if f.code not in out.setdefault(name, []):
-                out[name].append(f.code)
+        if f.subject_kind != "kernel":
+            continue
+        subject = finding_subject(f.subject)
+        for short in names.get(subject, {subject: 0.0}):
+            if f.code not in out.setdefault(short, []):
+                out[short].append(f.code)
     return out
 
 

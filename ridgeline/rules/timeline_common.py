@@ -35,20 +35,42 @@ def option(ctx: Context, name: str) -> float:
     return float((tl.options if tl is not None else DEFAULT_OPTIONS).get(name, DEFAULT_OPTIONS[name]))
 
 
+def subject_names(kernels) -> dict[str, dict[str, float]]:
+    """Kernel finding subject (as the kernel rules name it: label, else short name, else the name)
+    -> {short name: profiled seconds} of the launches behind it."""
+    import polars as pl
+
+    if kernels is None or not kernels.height:
+        return {}
+    cols = [c for c in ("kernel_label", "short_name", "kernel_name") if c in kernels.columns]
+    subj = pl.coalesce([pl.col(c) for c in cols]).fill_null("<unnamed kernel>")
+    g = kernels.group_by(subj.alias("subject"), "short_name").agg(pl.col("duration_s").sum().fill_null(0.0))
+    out: dict[str, dict[str, float]] = {}
+    for subject, short, secs in g.iter_rows():
+        out.setdefault(subject, {})[short] = float(secs or 0.0)
+    return out
+
+
+def finding_subject(subject: str) -> str:
+    """A kernel finding's subject without the ``[precision, GPU]`` tag that tells groups apart."""
+    import re
+
+    return re.sub(r" \[[^\]]*\]$", "", subject)
+
+
 def weight_by_wall_time(findings: list, timeline, kernels) -> list:
     """Kernel findings re-weighted by the timeline's wall time, most impactful first.
 
     With a profile and a timeline joined by short name (:func:`ridgeline.analyzer.timeline.
-    join_roofline`), a kernel finding's ``impact_share`` becomes ``impact_s / profiled time of
-    its kernel name x that name's wall_share``: the share of the real run's wall time the
-    finding could save, instead of the share of the profiled time. ``impact_s`` stays in profiled
-    seconds; a ``wall_share`` evidence item is added. Findings of unmatched names and of other
-    subjects keep their share. The list is re-sorted (Finding.sort_key).
+    join_roofline`), a kernel finding's ``impact_share`` becomes ``impact_s / profiled time of the
+    finding's kernels x their wall_share`` (the kernels: the launches whose label, else short
+    name, is the finding's subject; their wall shares summed over the short names matched on the
+    timeline): the share of the real run's wall time the finding could save, instead of the share
+    of the profiled time. ``impact_s`` stays in profiled seconds; a ``wall_share`` evidence item
+    is added. Findings of unmatched kernels and of other subjects keep their share. The list is
+    re-sorted (Finding.sort_key).
     """
     import dataclasses
-    import re
-
-    import polars as pl
 
     from ridgeline.analyzer.timeline import wall_shares
     from ridgeline.rules.base import Evidence
@@ -56,13 +78,16 @@ def weight_by_wall_time(findings: list, timeline, kernels) -> list:
     shares = wall_shares(timeline)
     if not shares or kernels is None or not kernels.height:
         return findings
-    profiled = dict(kernels.group_by("short_name").agg(pl.col("duration_s").sum()).iter_rows())
+    names = subject_names(kernels)
     out = []
     for f in findings:
-        name = re.sub(r" \[[^\]]*\]$", "", f.subject) if f.subject_kind == "kernel" else None
-        if name in shares and f.impact_s is not None and profiled.get(name):
-            share = min(1.0, f.impact_s / profiled[name]) * shares[name]
+        behind = names.get(finding_subject(f.subject), {}) if f.subject_kind == "kernel" else {}
+        matched = {n: t for n, t in behind.items() if n in shares}
+        profiled = sum(behind.values())
+        if matched and f.impact_s is not None and profiled > 0:
+            wall = sum(shares[n] for n in matched)
+            share = min(1.0, f.impact_s / profiled) * wall
             f = dataclasses.replace(f, impact_share=share, evidence=tuple(f.evidence) + (
-                Evidence("wall_share", shares[name], "ratio", "measured: timeline"),))
+                Evidence("wall_share", wall, "ratio", "measured: timeline"),))
         out.append(f)
     return sorted(out, key=lambda f: f.sort_key)
