@@ -1,0 +1,227 @@
+"""Kernel groups and how a test picks them: by family, by exact name, or by a regex.
+
+A *kernel group* is what the rules call a subject: the launches of one kernel name (the short
+name, else the full name) on one GPU at one precision. :func:`kernel_table` aggregates the
+ROOFLINE table of an :class:`~ridgeline.result.AnalysisResult` into one row per group with the
+same sums the rules use (``ridgeline.rules.kernels``): intensity over the launches where FLOPs
+and DRAM bytes were both measured, fraction of roof as time-at-roof over duration, share of
+all GPU time. ``bound`` is the verdict holding most of the group's time.
+
+Families come from :func:`family_expr`: the analyzer's ``kernel_family`` column when the
+table has one, else the name patterns the rules match today (``ridgeline.rules.patterns``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+# the ROOFLINE column holding the analyzer's kernel classification, when the analyzer adds one
+FAMILY_COLUMN = "kernel_family"
+# bound values a test may name; the analyzer's own values are added from the data
+KNOWN_BOUNDS = ("compute", "memory", "latency", "unknown")
+
+
+def family_expr(columns: Iterable[str]):
+    """Polars expression giving each launch's family (null when it has none).
+
+    The one place that decides what a family is: the analyzer's classification when the table
+    carries it, else the rules' name patterns (gemm, attention).
+    """
+    import polars as pl
+
+    if FAMILY_COLUMN in columns:
+        return pl.col(FAMILY_COLUMN).cast(pl.String)
+    from ridgeline.rules.patterns import family_expr as patterns_family
+
+    return patterns_family()
+
+
+def known_families(table) -> set[str]:
+    """Family names a selector may use: the rules' pattern families and every family in ``table``."""
+    names = {"gemm", "attention"}
+    if table is not None and "family" in table.columns:
+        names |= {f for f in table.get_column("family").drop_nulls().unique().to_list() if f}
+    return names
+
+
+def _by_time(df, column: str, keys: list[str]):
+    """Per group, the value of ``column`` holding the most time (ties: alphabetical)."""
+    import polars as pl
+
+    return (
+        df.filter(pl.col(column).is_not_null())
+        .group_by(*keys, column)
+        .agg(pl.col("duration_s").fill_null(0.0).sum().alias("_t"))
+        .sort([*keys, "_t", column], descending=[False] * len(keys) + [True, False], nulls_last=True)
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col(column).first())
+    )
+
+
+def kernel_table(result):
+    """One row per kernel group of ``result`` (most GPU time first); None when it has no kernels.
+
+    Columns: ``subject`` (the name findings use, disambiguated ``name [precision]`` when one name
+    ran at several precisions or GPUs), ``name``, ``kernel_name`` (one full name), ``family``,
+    ``gpu``, ``precision``, ``bound``, ``launches``, ``duration_s``, ``time_share``,
+    ``intensity_dram``, ``ridge_flop_per_byte``, ``roof_fraction``, ``achieved_flops_per_s``,
+    ``achieved_dram_bytes_per_s``, ``peak_flops_per_s``, ``peak_flops_source``,
+    ``peak_bw_bytes_per_s``, ``peak_bw_source``.
+    """
+    import polars as pl
+
+    df = getattr(result, "kernels", None)
+    if df is None or not df.height:
+        return None
+    c = pl.col
+    df = df.with_columns(
+        name=pl.coalesce(c("short_name"), c("kernel_name")).fill_null("<unnamed kernel>"),
+        family=family_expr(df.columns),
+    )
+    keys = ["name", "gpu", "precision"]
+    paired = c("flops").is_not_null() & c("dram_bytes").is_not_null() & c("duration_s").is_not_null()
+    roof_known = c("time_to_roof_s").is_not_null() & c("duration_s").is_not_null()
+
+    def null_sum(expr, known):
+        return pl.when(known.sum() > 0).then(expr.filter(known).sum()).otherwise(None)
+
+    total = result.total_gpu_time_s or df.get_column("duration_s").sum() or None
+    g = df.group_by(keys, maintain_order=True).agg(
+        kernel_name=c("kernel_name").drop_nulls().first(),
+        launches=pl.len().cast(pl.Int64),
+        duration_s=c("duration_s").sum(),
+        _flops=null_sum(c("flops"), paired),
+        _bytes=null_sum(c("dram_bytes"), paired),
+        _paired_s=null_sum(c("duration_s"), paired),
+        _ttr=null_sum(c("time_to_roof_s"), roof_known),
+        _roof_s=null_sum(c("duration_s"), roof_known),
+        peak_flops_per_s=c("peak_flops_per_s").mean(),
+        peak_flops_source=c("peak_flops_source").drop_nulls().first(),
+        peak_bw_bytes_per_s=c("peak_bw_bytes_per_s").mean(),
+        peak_bw_source=c("peak_bw_source").drop_nulls().first(),
+        ridge_flop_per_byte=c("ridge_flop_per_byte").mean(),
+    )
+    g = g.join(_by_time(df, "bound", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    g = g.join(_by_time(df, "family", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    g = g.with_columns(
+        time_share=(c("duration_s") / total) if total else pl.lit(None, dtype=pl.Float64),
+        intensity_dram=pl.when(c("_bytes") > 0).then(c("_flops") / c("_bytes")),
+        roof_fraction=pl.when(c("_roof_s") > 0).then(c("_ttr") / c("_roof_s")),
+        achieved_flops_per_s=pl.when(c("_paired_s") > 0).then(c("_flops") / c("_paired_s")),
+        achieved_dram_bytes_per_s=pl.when(c("_paired_s") > 0).then(c("_bytes") / c("_paired_s")),
+    )
+    g = g.with_columns(subject=_subject(g))
+    cols = ["subject", "name", "kernel_name", "family", "gpu", "precision", "bound", "launches", "duration_s",
+            "time_share", "intensity_dram", "ridge_flop_per_byte", "roof_fraction", "achieved_flops_per_s",
+            "achieved_dram_bytes_per_s", "peak_flops_per_s", "peak_flops_source", "peak_bw_bytes_per_s",
+            "peak_bw_source"]
+    return g.select(cols).sort(["duration_s", "subject"], descending=[True, False], nulls_last=True)
+
+
+def _subject(g):
+    """``name``, or ``name [bf16/fp16]`` / ``name [fp32, H100 SXM]`` when one name has several groups
+    (the way the rules name their subjects)."""
+    import polars as pl
+
+    from ridgeline.rules.kernels import PRECISION_LABELS
+
+    dup = pl.len().over("name") > 1
+    parts = [pl.col("precision").replace_strict(PRECISION_LABELS, default=pl.col("precision")).fill_null("no FLOPs")]
+    if g.get_column("gpu").n_unique() > 1:
+        parts.append(pl.col("gpu").fill_null("unknown GPU"))
+    tag = pl.concat_str(parts, separator=", ")
+    return pl.when(dup).then(pl.format("{} [{}]", pl.col("name"), tag)).otherwise(pl.col("name"))
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Which kernel groups a check is about. Give one of ``family``, ``kernel`` (an exact name) or
+    ``pattern`` (a regex searched, case-insensitively, in the short and the full name); ``exclude``
+    (a regex) removes groups, ``precision`` keeps one precision, ``min_share`` drops groups holding
+    less than that share of GPU time. No criterion at all selects every group."""
+
+    family: str | None = None
+    kernel: str | None = None
+    pattern: str | None = None
+    exclude: str | None = None
+    precision: str | None = None
+    min_share: float = 0.0
+
+    def describe(self) -> str:
+        if self.family:
+            text = f"family {self.family!r}"
+        elif self.kernel:
+            text = f"kernel {self.kernel!r}"
+        elif self.pattern:
+            text = f"kernels matching /{self.pattern}/"
+        else:
+            text = "all kernels"
+        extras = []
+        if self.precision:
+            extras.append(f"precision {self.precision}")
+        if self.exclude:
+            extras.append(f"excluding /{self.exclude}/")
+        if self.min_share:
+            extras.append(f"holding >= {self.min_share * 100:g}% of GPU time")
+        return text + (f" ({', '.join(extras)})" if extras else "")
+
+    def apply(self, table):
+        """The rows of a :func:`kernel_table` this selector picks."""
+        import polars as pl
+
+        c = pl.col
+        if self.family:
+            table = table.filter(c("family") == self.family)
+        elif self.kernel:
+            table = table.filter((c("subject") == self.kernel) | (c("name") == self.kernel)
+                                 | (c("kernel_name") == self.kernel))
+        elif self.pattern:
+            table = table.filter(pl.Series(_matches(table, self.pattern), dtype=pl.Boolean))
+        if self.exclude:
+            table = table.filter(~pl.Series(_matches(table, self.exclude), dtype=pl.Boolean))
+        if self.precision:
+            table = table.filter(c("precision") == self.precision)
+        if self.min_share:
+            table = table.filter(c("time_share").fill_null(0.0) >= self.min_share)
+        return table
+
+
+def _matches(table, regex: str) -> list[bool]:
+    """Per row: ``regex`` (Python syntax, case-insensitive) found in the short or the full name."""
+    rx = re.compile(regex, re.IGNORECASE)
+    return [bool(rx.search(n or "") or rx.search(k or "")) for n, k in zip(table.get_column("name").to_list(),
+                                                                          table.get_column("kernel_name").to_list())]
+
+
+def make_selector(kernels: Any = None, *, family: str | None = None, kernel: str | None = None,
+                  pattern: str | None = None, exclude: str | None = None, precision: str | None = None,
+                  min_share: float = 0.0, table=None) -> Selector:
+    """A :class:`Selector` from the helpers' arguments.
+
+    ``kernels`` (positional) is a family name when it is one (``"gemm"``, ``"attention"``, or any
+    family the analyzer reports in ``table``), a compiled ``re.Pattern``, or else a regex.
+    """
+    from ridgeline.errors import UsageError
+
+    given = [x for x in (kernels, family, kernel, pattern) if x is not None]
+    if len(given) > 1:
+        raise UsageError("select kernels one way: a positional family/regex, family=, kernel= or pattern=")
+    if isinstance(kernels, re.Pattern):
+        pattern = kernels.pattern
+    elif isinstance(kernels, str):
+        if kernels.lower() in known_families(table):
+            family = kernels.lower()
+        else:
+            pattern = kernels
+    elif kernels is not None:
+        raise UsageError(f"kernels: expected a family name or a regex, got {type(kernels).__name__}")
+    for what, rx in (("pattern", pattern), ("exclude", exclude)):
+        if rx is not None:
+            try:
+                re.compile(rx)
+            except re.error as err:
+                raise UsageError(f"{what} {rx!r} is not a valid regular expression: {err}") from None
+    return Selector(family=family, kernel=kernel, pattern=pattern, exclude=exclude, precision=precision,
+                    min_share=float(min_share or 0.0))
