@@ -338,7 +338,8 @@ def check_one(spec: ExpectationFile, name: str, result, table=None) -> Outcome:
             out = check_kernels(result, e.selector, bound=e.bound or None, roof_fraction=e.roof_fraction,
                                 intensity=e.intensity, time_share=e.time_share, findings=e.findings,
                                 min_severity=spec.min_severity or "warning", required=e.required, table=table)
-            out.what = f"{e.name}: {out.what}" if e.name != out.what else out.what
+            if e.name != _default_name(e.selector):
+                out.what = f"{e.name} ({out.what})"
             return out
     raise KeyError(name)
 

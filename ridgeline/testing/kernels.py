@@ -178,14 +178,20 @@ class Selector:
             table = table.filter((c("subject") == self.kernel) | (c("name") == self.kernel)
                                  | (c("kernel_name") == self.kernel))
         elif self.pattern:
-            table = table.filter(pl.Series(_matches(table, self.pattern), dtype=pl.Boolean))
+            table = _keep(table, _matches(table, self.pattern))
         if self.exclude:
-            table = table.filter(~pl.Series(_matches(table, self.exclude), dtype=pl.Boolean))
+            table = _keep(table, [not m for m in _matches(table, self.exclude)])
         if self.precision:
             table = table.filter(c("precision") == self.precision)
         if self.min_share:
             table = table.filter(c("time_share").fill_null(0.0) >= self.min_share)
         return table
+
+
+def _keep(table, mask: list[bool]):
+    import polars as pl
+
+    return table.with_columns(pl.Series("_keep", mask, dtype=pl.Boolean)).filter(pl.col("_keep")).drop("_keep")
 
 
 def _matches(table, regex: str) -> list[bool]:

@@ -61,7 +61,8 @@ def ridgeline_analyze(request):
         try:
             return analyze(*resolved, cache=cache, **options)
         except RidgelineError as err:
-            pytest.fail(f"ridgeline: error: {err}", pytrace=False)
+            message = f"ridgeline: error: {err}"
+        pytest.fail(message, pytrace=False)  # outside the except: no "during handling" chain
 
     return run
 

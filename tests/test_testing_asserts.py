@@ -1,0 +1,171 @@
+"""ridgeline.testing's assertion helpers and kernel selection, on the synthetic scenarios.
+
+Expected values come from the scenarios' physics (fixtures/MANIFEST.md): prefill GEMMs are
+compute-bound (intensity > ridge 295 FLOP/B on H100), decode GEMMs at batch 8 sit at ~8 FLOP/B,
+the 1-row LM head of a prefill is memory-bound.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from ridgeline.testing import analyze, assert_kernel, assert_no_findings, assert_time_share, kernel_table
+
+REPO = Path(__file__).resolve().parents[1]
+SCENARIOS = REPO / "fixtures" / "scenarios"
+PREFILL = SCENARIOS / "prefill-2048-h100" / "profile.ncu-raw.csv"
+DECODE = SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv"
+LAUNCH = SCENARIOS / "launch-bound-h100" / "profile.ncu-raw.csv"
+
+
+@pytest.fixture(scope="module")
+def prefill():
+    return analyze(PREFILL)
+
+
+@pytest.fixture(scope="module")
+def decode():
+    return analyze(DECODE)
+
+
+def test_importing_the_plugin_imports_no_polars_and_no_analyzer():
+    code = ("import sys, ridgeline.testing, ridgeline.testing.plugin; "
+            "print(sorted(m for m in ('polars', 'pandas', 'ridgeline.pipeline', 'ridgeline.rules.engine', "
+            "'ridgeline.parsers.ncu') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_plugin_is_registered_as_a_pytest11_entry_point():
+    from importlib.metadata import entry_points
+
+    found = {ep.name: ep.value for ep in entry_points(group="pytest11")}
+    assert found.get("ridgeline") == "ridgeline.testing.plugin"
+
+
+def test_nothing_below_the_testing_package_imports_it():
+    bad = []
+    for layer in ("parsers", "analyzer", "rules", "render"):
+        for path in (REPO / "ridgeline" / layer).rglob("*.py"):
+            if re.search(r"^\s*(from|import)\s+ridgeline\.testing", path.read_text(encoding="utf-8"), re.M):
+                bad.append(str(path.relative_to(REPO)))
+    assert not bad
+
+
+def test_analyze_is_memoized(prefill):
+    assert analyze(PREFILL) is prefill
+    assert analyze(str(PREFILL)) is prefill  # same file, spelled differently
+
+
+def test_kernel_table_groups_like_the_rules(prefill):
+    table = kernel_table(prefill)
+    assert table["time_share"].sum() == pytest.approx(1.0, rel=1e-6)
+    big = table.filter(family="gemm", launches=32)
+    assert big.height == 4 and set(big["bound"]) == {"compute"}
+    # finding subjects are kernel-group subjects
+    subjects = set(table["subject"])
+    assert {f.subject for f in prefill.findings if f.subject_kind == "kernel"} <= subjects
+
+
+def test_assert_kernel_passes_on_prefill_gemms(prefill):
+    assert_kernel(prefill, "gemm", bound="compute", min_roof_fraction=0.7, min_intensity=295,
+                  ignore_below_share=0.01)
+    assert_kernel(prefill, family="gemm", exclude="64x256", bound="compute")  # the LM head's tile
+    assert_kernel(prefill, pattern=r"^sm90_xmma_gemm", bound=("compute", "memory"))
+
+
+def test_assert_kernel_names_the_memory_bound_lm_head(prefill):
+    with pytest.raises(AssertionError) as exc:
+        assert_kernel(prefill, "gemm", bound="compute")
+    text = str(exc.value)
+    lm_head = [s for s in kernel_table(prefill).filter(bound="memory", family="gemm")["subject"]]
+    assert len(lm_head) == 1 and lm_head[0] in text
+    assert "1 problem" in text and "bound 'memory', expected 'compute'" in text
+    assert "ridge 295 FLOP/B" in text and "(ncu)" in text  # the roof and where it came from
+    assert "H100 SXM" in text and "prefill-2048-h100" in text  # which profile, which GPU
+
+
+def test_assert_kernel_roof_fraction_message_gives_roof_and_source(prefill):
+    with pytest.raises(AssertionError) as exc:
+        assert_kernel(prefill, "flash_fwd_kernel", min_roof_fraction=0.6)
+    text = str(exc.value)
+    assert "flash_fwd_kernel" in text and "kernels matching /flash_fwd_kernel/" in text
+    frac = kernel_table(prefill).filter(subject="flash_fwd_kernel")["roof_fraction"][0]
+    assert f"at {frac * 100:.0f}% of its roof, expected >= 60%" in text
+    assert "bf16/fp16 compute roof 989 TFLOP/s (ncu)" in text
+
+
+def test_decode_gemms_fail_a_compute_expectation_with_the_ridge(decode):
+    with pytest.raises(AssertionError) as exc:
+        assert_kernel(decode, "gemm", bound="compute", ignore_below_share=0.01)
+    text = str(exc.value)
+    assert "now on the memory side of the ridge: intensity 8 FLOP/B < ridge 295 FLOP/B" in text
+    table = kernel_table(decode)
+    big = table.filter(pl.col("family") == "gemm", pl.col("time_share") >= 0.01)
+    assert big.height >= 4 and text.count("bound 'memory', expected 'compute'") == big.height
+    assert all(s in text for s in big["subject"])
+
+
+def test_selecting_nothing_is_a_failure_that_lists_the_largest_kernels(decode):
+    with pytest.raises(AssertionError, match=r"no kernel group selected \(kernels matching /no_such_kernel/\)"):
+        assert_kernel(decode, "no_such_kernel", bound="memory")
+
+
+def test_exact_kernel_name_and_compiled_regex(decode):
+    assert_kernel(decode, kernel="flash_fwd_splitkv_kernel", bound="memory", max_intensity=5)
+    assert_kernel(decode, re.compile(r"splitkv_kernel$"), bound="memory")
+    with pytest.raises(AssertionError, match="intensity 4 FLOP/B, expected >= 10 FLOP/B"):
+        assert_kernel(decode, kernel="flash_fwd_splitkv_kernel", min_intensity=10)
+
+
+def test_allowed_findings_on_a_kernel(decode):
+    assert_kernel(decode, kernel="flash_fwd_splitkv_kernel", allow_findings=["RL102"])
+    with pytest.raises(AssertionError, match=r"finding RL102 attention-memory-bound \(warning\) not allowed"):
+        assert_kernel(decode, kernel="flash_fwd_splitkv_kernel", allow_findings=[])
+
+
+def test_bad_arguments_are_value_errors_naming_the_choice(decode):
+    with pytest.raises(ValueError, match="bound 'compte': expected one of compute, latency, memory, unknown"):
+        assert_kernel(decode, "gemm", bound="compte")
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        assert_kernel(decode, pattern="gemm(", bound="memory")
+    with pytest.raises(ValueError, match="select kernels one way"):
+        assert_kernel(decode, "gemm", family="attention", bound="memory")
+
+
+def test_assert_no_findings(decode):
+    with pytest.raises(AssertionError) as exc:
+        assert_no_findings(decode, min_severity="warning")
+    text = str(exc.value)
+    n = sum(1 for f in decode.findings if f.severity in ("warning", "critical"))
+    assert f"{n} problems" in text and "RL101" in text and "RL102" in text and "remedy: " in text
+    assert_no_findings(decode, min_severity="warning", ignore=["RL101", "RL102"])
+    assert_no_findings(decode, min_severity="critical")
+    with pytest.raises(AssertionError, match="RL107 profile-dominated-by-one-regime \\(info\\)"):
+        assert_no_findings(decode, min_severity="info", ignore=["RL101", "RL102"])
+    assert_no_findings(decode, min_severity="info", ignore="RL10")  # a prefix: RL101 .. RL109
+
+def test_assert_time_share(decode):
+    assert_time_share(decode, bound="latency", at_most=0.05)  # no launch is latency-bound today
+    assert_time_share(decode, bound="memory", at_least=0.95)
+    with pytest.raises(AssertionError) as exc:
+        assert_time_share(decode, "attention", at_most=0.01)
+    text = str(exc.value)
+    assert "share of GPU time in family 'attention' <= 1%" in text
+    assert "largest: flash_fwd_splitkv_kernel" in text
+    with pytest.raises(ValueError, match="give at_most, at_least or both"):
+        assert_time_share(decode, bound="memory")
+
+
+def test_launch_bound_profile_has_no_compute_time():
+    result = analyze(LAUNCH)
+    assert_time_share(result, bound="compute", at_most=0.0)
+    with pytest.raises(AssertionError, match="RL106"):
+        assert_no_findings(result)
+    assert_no_findings(result, ignore=["RL106"])
