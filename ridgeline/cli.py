@@ -37,6 +37,7 @@ def cli() -> None:
       ridgeline gpus                   # the GPU catalogue and ridge points
       ridgeline rules                  # the rule catalogue
       ridgeline diff old.json new.json # what changed; exit 1 on a regression
+      ridgeline check perf.ridgeline.toml   # expectations for CI (docs/perf-tests.md)
 
     \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):

@@ -16,12 +16,26 @@ from ridgeline.testing.kernels import kernel_table, make_selector
 
 
 def _where(result) -> str | None:
-    inputs = [i.path for i in getattr(result, "inputs", []) or []]
+    inputs = [_short(i.path) for i in getattr(result, "inputs", []) or []]
     if not inputs:
         return None
     shown = ", ".join(inputs[:3]) + (f" (+{len(inputs) - 3} more)" if len(inputs) > 3 else "")
     gpu = f" on {result.gpu_name}" if getattr(result, "gpu_name", None) else ""
     return shown + gpu
+
+
+def _short(path: str) -> str:
+    """An absolute path under the working folder, shown relative to it."""
+    import os
+
+    if os.path.isabs(path):
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:  # another drive (Windows)
+            return path
+        if not rel.startswith(".."):
+            return rel
+    return path
 
 
 def _range(low, high):

@@ -35,8 +35,8 @@ def _resolve(raw, here: Path, root: Path) -> Path:
         return path
     for base in (here, root):
         if (base / path).exists():
-            return base / path
-    return here / path  # the error then names the place next to the test
+            return (base / path).resolve()
+    return (here / path).resolve()  # the error then names the place next to the test
 
 
 @pytest.fixture
