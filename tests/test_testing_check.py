@@ -174,3 +174,22 @@ def test_written_strings_survive_toml_quoting():
     tomllib = expectations._toml()
     for name in ['void f<(int)"x">(float*)', "a\\b", "tab\there"]:
         assert tomllib.loads(f"k = {expectations._q(name)}")["k"] == name
+
+
+KERNEL_SCENARIOS = sorted(p.parent.name for p in SCENARIOS.glob("*/profile.ncu-*.csv"))
+
+
+@pytest.mark.parametrize("name", KERNEL_SCENARIOS)
+def test_write_then_check_passes_on_every_scenario(tmp_path, name):
+    """Whatever a profile holds (duplicate names at several precisions, kernels without FLOPs,
+    unknown bounds), the file --write records from it holds on it."""
+    profile = next((SCENARIOS / name).glob("profile.ncu-*.csv"))
+    path = tmp_path / f"{name}.ridgeline.toml"
+    text, _result = expectations.write(path, [profile], min_share=0.0)
+    if name == "launch-bound-h100":  # one short name at fp32 and without FLOPs: told apart
+        assert 'precision = "fp32"' in text and 'precision = "none"' in text
+    spec = expectations.load(path)
+    outcomes = expectations.check_all(spec, expectations.analyze(spec))
+    assert len(outcomes) == kernel_table(analyze(profile)).height + 1
+    failed = [(n, o.problems) for n, o in outcomes if not o.passed]
+    assert not failed

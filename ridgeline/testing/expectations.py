@@ -370,10 +370,10 @@ def format_report(spec: ExpectationFile, outcomes: list[tuple[str, Outcome]], re
 
 
 def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return str(path)
+    """Relative to the working folder when under it, else as it is."""
+    from ridgeline.testing.asserts import _short
+
+    return _short(str(Path(path).absolute())) if Path(path).is_absolute() else str(path)
 
 
 # ------------------------------------------------------------------------------------------
@@ -445,8 +445,8 @@ def render(result, *, expect_path: Path, profiles: Sequence[Path], min_share: fl
         if r["subject"] != r["name"]:
             lines.append(f"name = {_q(r['subject'])}")
         lines.append(f"kernel = {_q(r['name'])}")
-        if names.count(r["name"]) > 1 and r.get("precision"):
-            lines.append(f"precision = {_q(r['precision'])}")
+        if names.count(r["name"]) > 1:
+            lines.append(f"precision = {_q(r.get('precision') or 'none')}")
         if r.get("bound"):
             lines.append(f"bound = {_q(r['bound'])}")
         for key, col in (("roof_fraction", "roof_fraction"), ("intensity", "intensity_dram"),

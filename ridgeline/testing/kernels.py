@@ -139,7 +139,8 @@ def _subject(g):
 class Selector:
     """Which kernel groups a check is about. Give one of ``family``, ``kernel`` (an exact name) or
     ``pattern`` (a regex searched, case-insensitively, in the short and the full name); ``exclude``
-    (a regex) removes groups, ``precision`` keeps one precision, ``min_share`` drops groups holding
+    (a regex) removes groups, ``precision`` keeps one precision (``"none"``: launches without FLOPs),
+    ``min_share`` drops groups holding
     less than that share of GPU time. No criterion at all selects every group."""
 
     family: str | None = None
@@ -181,7 +182,9 @@ class Selector:
             table = _keep(table, _matches(table, self.pattern))
         if self.exclude:
             table = _keep(table, [not m for m in _matches(table, self.exclude)])
-        if self.precision:
+        if self.precision == "none":  # launches without FLOPs (copies, fills)
+            table = table.filter(c("precision").is_null())
+        elif self.precision:
             table = table.filter(c("precision") == self.precision)
         if self.min_share:
             table = table.filter(c("time_share").fill_null(0.0) >= self.min_share)
