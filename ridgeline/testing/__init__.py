@@ -27,10 +27,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ridgeline.testing.asserts import assert_kernel, assert_no_findings, assert_time_share
-from ridgeline.testing.kernels import kernel_table
-
 _CACHE: dict = {}
+# the helpers load on first use (PEP 562), so the plugin's import stays a few milliseconds
+_LAZY = {
+    "assert_kernel": "ridgeline.testing.asserts",
+    "assert_no_findings": "ridgeline.testing.asserts",
+    "assert_time_share": "ridgeline.testing.asserts",
+    "kernel_table": "ridgeline.testing.kernels",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ridgeline.testing' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def analyze(*paths: str | Path, cache: dict | None = None, **options: Any):
