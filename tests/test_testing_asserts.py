@@ -169,3 +169,20 @@ def test_launch_bound_profile_has_no_compute_time():
     with pytest.raises(AssertionError, match="RL106"):
         assert_no_findings(result)
     assert_no_findings(result, ignore=["RL106"])
+
+
+def test_an_analyzer_family_column_wins_over_the_name_patterns(decode):
+    """When the analyzer classifies kernels itself (a kernel_family column), selection uses it."""
+    import copy
+
+    result = copy.copy(decode)
+    name = pl.coalesce(pl.col("short_name"), pl.col("kernel_name"))
+    result.kernels = decode.kernels.with_columns(
+        kernel_family=pl.when(name.str.contains("rms_norm")).then(pl.lit("norm"))
+        .when(name.str.contains("gemm")).then(pl.lit("gemm")).otherwise(pl.lit(None, dtype=pl.String)))
+    table = kernel_table(result)
+    assert set(table.filter(family="norm")["subject"]) == {s for s in table["subject"] if "rms_norm" in s}
+    assert table.filter(family="attention").height == 0  # the column says nothing is attention
+    assert_kernel(result, "norm", bound="memory")  # "norm" is a family now, not a regex
+    with pytest.raises(AssertionError, match="no kernel group selected \\(family 'attention'\\)"):
+        assert_kernel(result, "attention", bound="memory")

@@ -96,8 +96,10 @@ def test_two(ridgeline_analyze):
     a = ridgeline_analyze("profiles/prefill.csv")
     assert a is ridgeline_analyze("profiles/prefill.csv")
 ''')
-    repo.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
-    assert calls == [["prefill.csv"]]
+    (repo.path / "prefill.ridgeline.toml").write_text(
+        '[profile]\npaths = ["profiles/prefill.csv"]\n[[expect]]\nfamily = "gemm"\nbound = ["compute", "memory"]\n')
+    repo.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    assert calls == [["prefill.csv"]]  # the fixture and the expectation file share one analysis
 
 
 def test_unreadable_profile_fails_with_one_line(repo):

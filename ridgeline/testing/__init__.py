@@ -56,10 +56,14 @@ def analyze(*paths: str | Path, cache: dict | None = None, **options: Any):
     """Analyze profile paths (ncu exports and/or telemetry) together, as ``ridgeline analyze`` does.
 
     Keyword options are those of :func:`ridgeline.pipeline.analyze_paths` (``gpu``, ``select``,
-    ``ignore``, ``thresholds``, ``config``...). The result is memoized per process (or in ``cache``),
-    keyed by the resolved paths, their size and modification time, and the options.
+    ``ignore``, ``thresholds``, ``config``...), except that no ``./ridgeline.toml`` is read unless
+    named (``config="ridgeline.toml"``): a test's verdicts do not depend on the folder it runs in.
+    The result is memoized per process (or in ``cache``), keyed by the resolved paths, their size
+    and modification time, and the options.
     """
     from ridgeline.pipeline import analyze_paths
+
+    options.setdefault("config", {})
 
     if len(paths) == 1 and isinstance(paths[0], (list, tuple)):
         paths = tuple(paths[0])

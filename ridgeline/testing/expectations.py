@@ -299,24 +299,10 @@ def _expectation(path: Path, index: int, entry: Any, tol: dict[str, float]) -> E
 # checking
 # ------------------------------------------------------------------------------------------
 def analyze(spec: ExpectationFile, cache: dict | None = None):
-    """The AnalysisResult of the file's profiles (memoized in ``cache``; errors are cached too)."""
-    from ridgeline.pipeline import analyze_paths
+    """The AnalysisResult of the file's profiles (memoized in ``cache``, shared with the fixture)."""
+    from ridgeline.testing import analyze as analyze_cached
 
-    key = (tuple(str(p.resolve()) for p in spec.profiles), repr(sorted(spec.options.items(), key=lambda kv: kv[0])))
-    if cache is not None and key in cache:
-        value = cache[key]
-        if isinstance(value, BaseException):
-            raise value
-        return value
-    try:
-        result = analyze_paths(spec.profiles, **spec.options)
-    except Exception as err:
-        if cache is not None:
-            cache[key] = err
-        raise
-    if cache is not None:
-        cache[key] = result
-    return result
+    return analyze_cached(*spec.profiles, cache=cache, **spec.options)
 
 
 def check_one(spec: ExpectationFile, name: str, result, table=None) -> Outcome:

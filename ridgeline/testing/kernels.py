@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-# the ROOFLINE column holding the analyzer's kernel classification, when the analyzer adds one
-FAMILY_COLUMN = "kernel_family"
+# ROOFLINE columns that may hold the analyzer's kernel classification (the first present wins)
+FAMILY_COLUMNS = ("kernel_family", "family")
 # bound values a test may name; the analyzer's own values are added from the data
 KNOWN_BOUNDS = ("compute", "memory", "latency", "unknown")
 
@@ -31,8 +31,9 @@ def family_expr(columns: Iterable[str]):
     """
     import polars as pl
 
-    if FAMILY_COLUMN in columns:
-        return pl.col(FAMILY_COLUMN).cast(pl.String)
+    for name in FAMILY_COLUMNS:
+        if name in columns:
+            return pl.col(name).cast(pl.String)
     from ridgeline.rules.patterns import family_expr as patterns_family
 
     return patterns_family()
