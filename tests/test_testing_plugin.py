@@ -68,7 +68,7 @@ def test_helpers_pass_and_fail_with_actionable_messages(repo):
         "*sm90_xmma_gemm_*tilesize128x64x64*(bf16/fp16 on H100 SXM, 32 launches, 42% of GPU time):",
         "*- bound 'memory', expected 'compute'",
         "*- now on the memory side of the ridge: intensity 8 FLOP/B < ridge 295 FLOP/B "
-        "(bf16/fp16 roof 989 TFLOP/s (ncu) / DRAM 3.35 TB/s (ncu))",
+        "(bf16/fp16 roof * TFLOP/s (ncu) / DRAM * TB/s (ncu))",
     ])
     res.stdout.fnmatch_lines(["*RL102 attention-memory-bound (warning) on flash_fwd_splitkv_kernel:*",
                               "*remedy: *"])
@@ -172,7 +172,7 @@ def test_expectation_items_pass_and_fail_with_the_problems_only(repo):
         "*prefill.ridgeline.toml::norms at 80% of DRAM bandwidth*",
         "norms at 80% of DRAM bandwidth (kernels matching /rms_norm/) in prefill.csv on H100 SXM: 2 problems",
         "  vllm::fused_add_rms_norm_kernel (fp32 on H100 SXM, 64 launches, *% of GPU time):",
-        "    - at 62% of its roof, expected >= 80% (roof: the DRAM bandwidth roof 3.35 TB/s (ncu); achieved *B/s)",
+        "    - at 62% of its roof, expected >= 80% (roof: the DRAM bandwidth roof * TB/s (ncu); achieved *B/s)",
     ])
     out = res.stdout.str()
     assert "Traceback" not in out and "def runtest" not in out
