@@ -80,3 +80,16 @@ def test_the_example_fails_on_the_prefill_capture(example, capsys):
     assert "  FAIL  weight GEMMs stream weights near DRAM speed" in out
     assert "- bound 'compute', expected 'memory'" in out
     assert "no kernel group selected (kernel 'flash_fwd_splitkv_kernel')" in out  # prefill has no split-KV
+
+
+def test_the_synth_example_runs_and_marks_its_files_synthetic(tmp_path, monkeypatch):
+    text = PAGE.read_text(encoding="utf-8")
+    block = text.split("## Without any capture")[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/perf-tests.md", "exec"), {})
+    written = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert written == ["profiles/b200-fp8.ncu-raw.csv", "profiles/decode-b8.ncu-raw.csv",
+                       "profiles/my-model-b32.ncu-raw.csv", "profiles/prefill.ncu-details.csv",
+                       "profiles/tiny-kernels.ncu-raw.csv", "telemetry/node01.dmon"]
+    for rel in written:
+        assert "SYNTHETIC" in (tmp_path / rel).read_text(encoding="utf-8").splitlines()[0], rel

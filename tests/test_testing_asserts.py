@@ -49,12 +49,32 @@ def test_plugin_is_registered_as_a_pytest11_entry_point():
     assert found.get("ridgeline") == "ridgeline.testing.plugin"
 
 
-def test_nothing_below_the_testing_package_imports_it():
+def _ridgeline_imports(path: Path) -> set[str]:
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return {m for m in found if m.startswith("ridgeline")}
+
+
+def test_nothing_below_the_testing_and_synth_packages_imports_them():
     bad = []
     for layer in ("parsers", "analyzer", "rules", "render"):
         for path in (REPO / "ridgeline" / layer).rglob("*.py"):
-            if re.search(r"^\s*(from|import)\s+ridgeline\.testing", path.read_text(encoding="utf-8"), re.M):
+            if any(m.startswith(("ridgeline.testing", "ridgeline.synth")) for m in _ridgeline_imports(path)):
                 bad.append(str(path.relative_to(REPO)))
+    assert not bad
+
+
+def test_synth_writes_files_from_the_gpu_catalogue_alone():
+    """ridgeline.synth may read the catalogue; it never reaches parsers, rules, the pipeline or renderers."""
+    allowed = ("ridgeline.synth", "ridgeline.errors", "ridgeline.analyzer.gpus")
+    bad = {f"{p.name}: {m}" for p in (REPO / "ridgeline" / "synth").rglob("*.py")
+           for m in _ridgeline_imports(p) if not m.startswith(allowed)}
     assert not bad
 
 
