@@ -37,7 +37,7 @@ def cli() -> None:
       ridgeline gpus                   # the GPU catalogue and ridge points
       ridgeline rules                  # the rule catalogue
       ridgeline diff old.json new.json # what changed; exit 1 on a regression
-      ridgeline check perf.ridgeline.toml   # expectations for CI (docs/perf-tests.md)
+      ridgeline check perf.ridgeline.toml  # expectations in CI, no GPU
 
     \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):
@@ -1098,9 +1098,9 @@ def check_cmd(ctx, expect_file, profiles, write, gpu, min_share):
 
     \b
     Examples:
-      ridgeline check --write perf/prefill.ridgeline.toml profiles/prefill.ncu-raw.csv
+      ridgeline check --write perf/prefill.ridgeline.toml profiles/prefill.csv
       ridgeline check perf/prefill.ridgeline.toml
-      ridgeline check perf/prefill.ridgeline.toml new-capture.ncu-raw.csv
+      ridgeline check perf/prefill.ridgeline.toml new-capture.csv
 
     \b
     Exit codes: 0 every expectation holds, 1 one does not, 2 bad input or usage.
