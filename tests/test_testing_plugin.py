@@ -57,7 +57,7 @@ def test_decode_no_new_warning(ridgeline_analyze):
 
 
 def test_helpers_pass_and_fail_with_actionable_messages(repo):
-    repo.mkpydir("tests")
+    (repo.path / "tests").mkdir()  # no __init__.py: a "tests" package may be imported already
     (repo.path / "tests" / "test_perf.py").write_text(TEST_PERF)
     res = repo.runpytest("-p", "no:cacheprovider")
     res.assert_outcomes(passed=2, failed=2)
