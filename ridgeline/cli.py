@@ -1111,8 +1111,9 @@ def check_cmd(ctx, expect_file, profiles, write, gpu, min_share):
     if write:
         _refuse_overwriting_inputs(expect_file, profiles)
         _text, result = expectations.write(expect_file, profiles, gpu=gpu, min_share=min_share)
-        click.echo(f"ridgeline: wrote {expect_file} ({len(expectations.load(expect_file).item_names())} "
-                   f"expectations from {', '.join(i.path for i in result.inputs)})", err=True)
+        n = len(expectations.load(expect_file).item_names())
+        click.echo(f"ridgeline: wrote {expect_file} ({n} expectation{'s' if n != 1 else ''} from "
+                   f"{', '.join(i.path for i in result.inputs)})", err=True)
         return
     if gpu:
         from ridgeline.errors import UsageError
