@@ -176,9 +176,22 @@ def test_assert_no_findings(decode):
         assert_no_findings(decode, min_severity="info", ignore=["RL101", "RL102"])
     assert_no_findings(decode, min_severity="info", ignore="RL10")  # a prefix: RL101 .. RL109
 
+def _share(result, bound: str) -> float:
+    k = result.kernels
+    return k.filter(pl.col("bound") == bound)["duration_s"].sum() / result.total_gpu_time_s
+
+
 def test_assert_time_share(decode):
-    assert_time_share(decode, bound="latency", at_most=0.05)  # no launch is latency-bound today
-    assert_time_share(decode, bound="memory", at_least=0.95)
+    # decode at batch 8: no compute-bound time; launch-floor kernels are latency-bound, the rest memory
+    assert_time_share(decode, bound="compute", at_most=0.0)
+    assert_time_share(decode, bound=("memory", "latency"), at_least=0.999)
+    latency = _share(decode, "latency")
+    assert 0 < latency < 0.5
+    assert_time_share(decode, bound="latency", at_most=latency * 1.01)
+    with pytest.raises(AssertionError) as exc:
+        assert_time_share(decode, bound="latency", at_most=latency / 2)
+    text = str(exc.value)
+    assert f"{latency * 100:.2g}% of GPU time" in text and "largest: vllm::fused_add_rms_norm_kernel" in text
     with pytest.raises(AssertionError) as exc:
         assert_time_share(decode, "attention", at_most=0.01)
     text = str(exc.value)
@@ -188,12 +201,21 @@ def test_assert_time_share(decode):
         assert_time_share(decode, bound="memory")
 
 
-def test_launch_bound_profile_has_no_compute_time():
+def test_a_latency_bound_kernel_is_explained_as_such(decode):
+    with pytest.raises(AssertionError) as exc:
+        assert_kernel(decode, kernel="vllm::fused_add_rms_norm_kernel", bound="memory")
+    text = str(exc.value)
+    assert "bound 'latency', expected 'memory'" in text
+    assert "latency-bound: no roof explains its time (busiest roof at " in text and "mean launch " in text
+
+
+def test_launch_bound_profile_is_all_latency():
     result = analyze(LAUNCH)
-    assert_time_share(result, bound="compute", at_most=0.0)
+    assert_time_share(result, bound="latency", at_least=0.999)  # ~3 us kernels: the launch floor
+    assert_time_share(result, bound=("compute", "memory"), at_most=0.0)
     with pytest.raises(AssertionError, match="RL106"):
         assert_no_findings(result)
-    assert_no_findings(result, ignore=["RL106"])
+    assert_no_findings(result, ignore=["RL106", "RL112"])
 
 
 def test_an_analyzer_family_column_wins_over_the_name_patterns(decode):
@@ -208,6 +230,6 @@ def test_an_analyzer_family_column_wins_over_the_name_patterns(decode):
     table = kernel_table(result)
     assert set(table.filter(family="norm")["subject"]) == {s for s in table["subject"] if "rms_norm" in s}
     assert table.filter(family="attention").height == 0  # the column says nothing is attention
-    assert_kernel(result, "norm", bound="memory")  # "norm" is a family now, not a regex
+    assert_kernel(result, "norm", bound=("memory", "latency"))  # "norm" is a family now, not a regex
     with pytest.raises(AssertionError, match="no kernel group selected \\(family 'attention'\\)"):
         assert_kernel(result, "attention", bound="memory")

@@ -109,19 +109,38 @@ def roof_text(row: dict) -> str:
             f"achieved {fmt_si(row.get('achieved_flops_per_s'), 'FLOP/s')}")
 
 
-def ridge_text(row: dict) -> str:
+def _placement(row: dict) -> str:
     """``intensity 8 FLOP/B < ridge 295 FLOP/B (bf16/fp16 roof 989 TFLOP/s (ncu) / DRAM 3.35 TB/s (ncu))``."""
     from ridgeline.rules.kernels import fmt_si, precision_label
 
     intensity, ridge = row.get("intensity_dram"), row.get("ridge_flop_per_byte")
     if intensity is None or ridge is None:
         return "intensity or ridge unknown (FLOP or byte counters, or a roof, missing)"
-    side = "memory side of the ridge" if intensity < ridge else "compute side of the ridge"
     op = "<" if intensity < ridge else ">="
-    return (f"now on the {side}: intensity {_num(intensity)} FLOP/B {op} ridge {_num(ridge)} FLOP/B "
+    return (f"intensity {_num(intensity)} FLOP/B {op} ridge {_num(ridge)} FLOP/B "
             f"({precision_label(row.get('precision'))} roof {fmt_si(row.get('peak_flops_per_s'), 'FLOP/s')} "
             f"({row.get('peak_flops_source') or 'no source'}) / DRAM "
             f"{fmt_si(row.get('peak_bw_bytes_per_s'), 'B/s')} ({row.get('peak_bw_source') or 'no source'}))")
+
+
+def ridge_text(row: dict) -> str:
+    """Which side of the ridge a group sits on, and the roofs with their sources."""
+    intensity, ridge = row.get("intensity_dram"), row.get("ridge_flop_per_byte")
+    if intensity is None or ridge is None:
+        return _placement(row)
+    side = "memory side of the ridge" if intensity < ridge else "compute side of the ridge"
+    return f"now on the {side}: {_placement(row)}"
+
+
+def latency_text(row: dict) -> str:
+    """Why a group is latency-bound: no roof explains its time."""
+    from ridgeline.rules.kernels import fmt_s
+
+    busiest = row.get("busiest_roof_fraction")
+    mean = (row.get("duration_s") or 0.0) / max(int(row.get("launches") or 1), 1)
+    return ("latency-bound: no roof explains its time (" + (f"busiest roof at {_pct(busiest)}, " if busiest is not None
+                                                             else "") + f"mean launch {fmt_s(mean)}; "
+            + _placement(row) + ")")
 
 
 def _bounds(value: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -203,7 +222,7 @@ def check_kernels(result, selector: Selector, *, bound: str | Sequence[str] | No
                     parts.append(f"finding {f.code} {f.name} ({f.severity}) not allowed "
                                  f"(allowed: {', '.join(allowed) or 'none'}): {f.message}")
         if placement:
-            parts.append(ridge_text(row))
+            parts.append(latency_text(row) if row.get("bound") == "latency" else ridge_text(row))
         if parts:
             outcome.problems.append(f"{_label(row)}:" + "".join(f"\n    - {p}" for p in parts))
     return outcome

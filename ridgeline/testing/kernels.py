@@ -61,6 +61,17 @@ def _by_time(df, column: str, keys: list[str]):
     )
 
 
+def _time_weighted(df, column: str):
+    """Duration-weighted mean of ``column`` over the launches that have it (null if none or absent)."""
+    import polars as pl
+
+    if column not in df.columns:
+        return pl.lit(None, dtype=pl.Float64)
+    known = pl.col(column).is_not_null() & pl.col("duration_s").is_not_null()
+    weight = pl.col("duration_s").filter(known).sum()
+    return pl.when(weight > 0).then((pl.col(column) * pl.col("duration_s")).filter(known).sum() / weight)
+
+
 def kernel_table(result):
     """One row per kernel group of ``result`` (most GPU time first); None when it has no kernels.
 
@@ -69,7 +80,8 @@ def kernel_table(result):
     ``gpu``, ``precision``, ``bound``, ``launches``, ``duration_s``, ``time_share``,
     ``intensity_dram``, ``ridge_flop_per_byte``, ``roof_fraction``, ``achieved_flops_per_s``,
     ``achieved_dram_bytes_per_s``, ``peak_flops_per_s``, ``peak_flops_source``,
-    ``peak_bw_bytes_per_s``, ``peak_bw_source``.
+    ``peak_bw_bytes_per_s``, ``peak_bw_source``, ``busiest_roof_fraction`` (time-weighted share of the
+    busiest roof each launch has, where the analyzer reports it: what makes a launch latency-bound).
     """
     import polars as pl
 
@@ -103,6 +115,7 @@ def kernel_table(result):
         peak_bw_bytes_per_s=c("peak_bw_bytes_per_s").mean(),
         peak_bw_source=c("peak_bw_source").drop_nulls().first(),
         ridge_flop_per_byte=c("ridge_flop_per_byte").mean(),
+        busiest_roof_fraction=_time_weighted(df, "busiest_roof_fraction"),
     )
     g = g.join(_by_time(df, "bound", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
     g = g.join(_by_time(df, "family", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
@@ -117,7 +130,7 @@ def kernel_table(result):
     cols = ["subject", "name", "kernel_name", "family", "gpu", "precision", "bound", "launches", "duration_s",
             "time_share", "intensity_dram", "ridge_flop_per_byte", "roof_fraction", "achieved_flops_per_s",
             "achieved_dram_bytes_per_s", "peak_flops_per_s", "peak_flops_source", "peak_bw_bytes_per_s",
-            "peak_bw_source"]
+            "peak_bw_source", "busiest_roof_fraction"]
     return g.select(cols).sort(["duration_s", "subject"], descending=[True, False], nulls_last=True)
 
 
