@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ridgeline.testing.kernels import KNOWN_BOUNDS, Selector, kernel_table
+from ridgeline.testing.kernels import GROUP_KEYS, KNOWN_BOUNDS, Selector, kernel_table, launch_rows
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
@@ -279,9 +279,8 @@ def check_time_share(result, *, bound: str | Sequence[str] | None = None, select
     if table is None:
         outcome.problems.append("the input holds no kernel launches (telemetry only, or an empty export)")
         return outcome
-    df = result.kernels.with_columns(name=pl.coalesce(pl.col("short_name"), pl.col("kernel_name"))
-                                     .fill_null("<unnamed kernel>"))
-    keys = ["name", "gpu", "precision"]
+    df = launch_rows(result.kernels)
+    keys = list(GROUP_KEYS)
     chosen = selector.apply(table) if selector is not None else table
     df = df.join(chosen.select(*keys, "subject"), on=keys, how="inner", nulls_equal=True)
     if bounds:

@@ -424,14 +424,17 @@ def render(result, *, expect_path: Path, profiles: Sequence[Path], min_share: fl
         f"min_severity = {_q(min_severity)}",
         "allow = [" + ", ".join(_q(c) for c in elsewhere) + "]",
     ]
-    names = table.get_column("name").to_list() if table is not None else []
+    # kernels are recorded by their full name (stable across ridgeline versions; labels follow the
+    # family table and a profile's other kernels) and named by the label findings use
+    keys = [r["kernel_name"] or r["name"] for r in table.to_dicts()] if table is not None else []
     left_out = (table.height if table is not None else 0) - len(rows)
     for r in rows:
+        key = r["kernel_name"] or r["name"]
         lines += ["", "[[expect]]"]
-        if r["subject"] != r["name"]:
+        if r["subject"] != key:
             lines.append(f"name = {_q(r['subject'])}")
-        lines.append(f"kernel = {_q(r['name'])}")
-        if names.count(r["name"]) > 1:
+        lines.append(f"kernel = {_q(key)}")
+        if keys.count(key) > 1:
             lines.append(f"precision = {_q(r.get('precision') or 'none')}")
         if r.get("bound"):
             lines.append(f"bound = {_q(r['bound'])}")

@@ -1,47 +1,59 @@
 """Kernel groups and how a test picks them: by family, by exact name, or by a regex.
 
-A *kernel group* is what the rules call a subject: the launches of one kernel name (the short
-name, else the full name) on one GPU at one precision. :func:`kernel_table` aggregates the
-ROOFLINE table of an :class:`~ridgeline.result.AnalysisResult` into one row per group with the
-same sums the rules use (``ridgeline.rules.kernels``): intensity over the launches where FLOPs
-and DRAM bytes were both measured, fraction of roof as time-at-roof over duration, share of
-all GPU time. ``bound`` is the verdict holding most of the group's time.
+A *kernel group* is what the rules call a subject: the launches of one kernel (its label from
+``ridgeline.analyzer.families``, else its short or full name) on one GPU at one precision.
+:func:`kernel_table` aggregates the ROOFLINE table of an :class:`~ridgeline.result.AnalysisResult`
+into one row per group with the same sums the rules use (``ridgeline.rules.kernels``):
+intensity over the launches where FLOPs and DRAM bytes were both measured, fraction of roof as
+time-at-roof over duration, share of all GPU time. ``bound`` is the verdict holding most of the
+group's time.
 
-Families come from :func:`family_expr`: the analyzer's ``kernel_family`` column when the
-table has one, else the name patterns the rules match today (``ridgeline.rules.patterns``).
+Families are the analyzer's ``kernel_family`` (docs/kernel-families.md: gemm, grouped_gemm,
+attention, attention_aux, norm, rope, ...); :func:`with_families` is the one place that decides
+where they come from.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
-# ROOFLINE columns that may hold the analyzer's kernel classification (the first present wins)
-FAMILY_COLUMNS = ("kernel_family", "family")
 # bound values a test may name; the analyzer's own values are added from the data
 KNOWN_BOUNDS = ("compute", "memory", "latency", "unknown")
 
 
-def family_expr(columns: Iterable[str]):
-    """Polars expression giving each launch's family (null when it has none).
+def with_families(df):
+    """The ROOFLINE table with ``kernel_family`` and ``kernel_label`` (the analyzer's classification
+    of each full kernel name); added here when the table does not carry them yet."""
+    if ("kernel_label" in df.columns and "kernel_family" in df.columns
+            and df.get_column("kernel_label").null_count() < df.height):
+        return df
+    from ridgeline.analyzer.families import family_columns
 
-    The one place that decides what a family is: the analyzer's classification when the table
-    carries it, else the rules' name patterns (gemm, attention).
-    """
+    return family_columns(df)
+
+
+GROUP_KEYS = ("name", "gpu", "precision")
+
+
+def launch_rows(df):
+    """The ROOFLINE table with the group key ``name`` (label, else short, else full name, as the
+    rules' subjects) and ``family`` added: what :func:`kernel_table` groups by :data:`GROUP_KEYS`."""
     import polars as pl
 
-    for name in FAMILY_COLUMNS:
-        if name in columns:
-            return pl.col(name).cast(pl.String)
-    from ridgeline.rules.patterns import family_expr as patterns_family
+    c = pl.col
+    return with_families(df).with_columns(
+        name=pl.coalesce(c("kernel_label"), c("short_name"), c("kernel_name")).fill_null("<unnamed kernel>"),
+        family=c("kernel_family"),
+    )
 
-    return patterns_family()
 
+def known_families(table=None) -> set[str]:
+    """Family names a selector may use: the analyzer's vocabulary and every family in ``table``."""
+    from ridgeline.analyzer.families import FAMILIES
 
-def known_families(table) -> set[str]:
-    """Family names a selector may use: the rules' pattern families and every family in ``table``."""
-    names = {"gemm", "attention"}
+    names = set(FAMILIES)
     if table is not None and "family" in table.columns:
         names |= {f for f in table.get_column("family").drop_nulls().unique().to_list() if f}
     return names
@@ -76,7 +88,8 @@ def kernel_table(result):
     """One row per kernel group of ``result`` (most GPU time first); None when it has no kernels.
 
     Columns: ``subject`` (the name findings use, disambiguated ``name [precision]`` when one name
-    ran at several precisions or GPUs), ``name``, ``kernel_name`` (one full name), ``family``,
+    ran at several precisions or GPUs), ``name`` (the kernel's label), ``kernel_name`` (its full
+    name), ``short_name``, ``family`` (the analyzer's ``kernel_family``),
     ``gpu``, ``precision``, ``bound``, ``launches``, ``duration_s``, ``time_share``,
     ``intensity_dram``, ``ridge_flop_per_byte``, ``roof_fraction``, ``achieved_flops_per_s``,
     ``achieved_dram_bytes_per_s``, ``peak_flops_per_s``, ``peak_flops_source``,
@@ -89,11 +102,8 @@ def kernel_table(result):
     if df is None or not df.height:
         return None
     c = pl.col
-    df = df.with_columns(
-        name=pl.coalesce(c("short_name"), c("kernel_name")).fill_null("<unnamed kernel>"),
-        family=family_expr(df.columns),
-    )
-    keys = ["name", "gpu", "precision"]
+    df = launch_rows(df)
+    keys = list(GROUP_KEYS)
     paired = c("flops").is_not_null() & c("dram_bytes").is_not_null() & c("duration_s").is_not_null()
     roof_known = c("time_to_roof_s").is_not_null() & c("duration_s").is_not_null()
 
@@ -103,6 +113,7 @@ def kernel_table(result):
     total = result.total_gpu_time_s or df.get_column("duration_s").sum() or None
     g = df.group_by(keys, maintain_order=True).agg(
         kernel_name=c("kernel_name").drop_nulls().first(),
+        short_name=c("short_name").drop_nulls().first(),
         launches=pl.len().cast(pl.Int64),
         duration_s=c("duration_s").sum(),
         _flops=null_sum(c("flops"), paired),
@@ -127,7 +138,7 @@ def kernel_table(result):
         achieved_dram_bytes_per_s=pl.when(c("_paired_s") > 0).then(c("_bytes") / c("_paired_s")),
     )
     g = g.with_columns(subject=_subject(g))
-    cols = ["subject", "name", "kernel_name", "family", "gpu", "precision", "bound", "launches", "duration_s",
+    cols = ["subject", "name", "kernel_name", "short_name", "family", "gpu", "precision", "bound", "launches", "duration_s",
             "time_share", "intensity_dram", "ridge_flop_per_byte", "roof_fraction", "achieved_flops_per_s",
             "achieved_dram_bytes_per_s", "peak_flops_per_s", "peak_flops_source", "peak_bw_bytes_per_s",
             "peak_bw_source", "busiest_roof_fraction"]
@@ -151,8 +162,8 @@ def _subject(g):
 
 @dataclass(frozen=True)
 class Selector:
-    """Which kernel groups a check is about. Give one of ``family``, ``kernel`` (an exact name) or
-    ``pattern`` (a regex searched, case-insensitively, in the short and the full name); ``exclude``
+    """Which kernel groups a check is about. Give one of ``family``, ``kernel`` (an exact label, short
+    or full name) or ``pattern`` (a regex searched, case-insensitively, in all three); ``exclude``
     (a regex) removes groups, ``precision`` keeps one precision (``"none"``: launches without FLOPs),
     ``min_share`` drops groups holding
     less than that share of GPU time. No criterion at all selects every group."""
@@ -191,7 +202,7 @@ class Selector:
             table = table.filter(c("family") == self.family)
         elif self.kernel:
             table = table.filter((c("subject") == self.kernel) | (c("name") == self.kernel)
-                                 | (c("kernel_name") == self.kernel))
+                                 | (c("kernel_name") == self.kernel) | (c("short_name") == self.kernel))
         elif self.pattern:
             table = _keep(table, _matches(table, self.pattern))
         if self.exclude:
@@ -212,10 +223,10 @@ def _keep(table, mask: list[bool]):
 
 
 def _matches(table, regex: str) -> list[bool]:
-    """Per row: ``regex`` (Python syntax, case-insensitive) found in the short or the full name."""
+    """Per row: ``regex`` (Python syntax, case-insensitive) found in the label, the short or the full name."""
     rx = re.compile(regex, re.IGNORECASE)
-    return [bool(rx.search(n or "") or rx.search(k or "")) for n, k in zip(table.get_column("name").to_list(),
-                                                                          table.get_column("kernel_name").to_list())]
+    cols = [table.get_column(c).to_list() for c in ("name", "short_name", "kernel_name")]
+    return [any(rx.search(v or "") for v in values) for values in zip(*cols)]
 
 
 def make_selector(kernels: Any = None, *, family: str | None = None, kernel: str | None = None,
@@ -223,8 +234,8 @@ def make_selector(kernels: Any = None, *, family: str | None = None, kernel: str
                   min_share: float = 0.0, table=None) -> Selector:
     """A :class:`Selector` from the helpers' arguments.
 
-    ``kernels`` (positional) is a family name when it is one (``"gemm"``, ``"attention"``, or any
-    family the analyzer reports in ``table``), a compiled ``re.Pattern``, or else a regex.
+    ``kernels`` (positional) is a family name when it is one (``"gemm"``, ``"attention"``, ``"norm"``:
+    the analyzer's vocabulary, docs/kernel-families.md), a compiled ``re.Pattern``, or else a regex.
     """
     from ridgeline.errors import UsageError
 
