@@ -1079,7 +1079,6 @@ def _read_secret(path: str, option: str) -> str:
     return value
 
 
-
 @cli.command("check")
 @click.argument("expect_file", type=click.Path(dir_okay=False))
 @click.argument("profiles", nargs=-1, type=click.Path())
