@@ -341,18 +341,32 @@ def format_report(spec: ExpectationFile, outcomes: list[tuple[str, Outcome]], re
     """The text ``ridgeline check`` prints."""
     shown = ", ".join(_display(p) for p in spec.profiles)
     gpu = f" ({result.gpu_name})" if getattr(result, "gpu_name", None) else ""
-    lines = [f"ridgeline check: {_display(spec.path)} against {shown}{gpu}"]
+    lines = _wrap(f"ridgeline check: {_display(spec.path)} against {shown}{gpu}", "  ")
     for name, out in outcomes:
         if out.passed:
-            lines.append(f"  ok    {name}")
+            lines += _wrap(f"  ok    {name}", " " * 8)
         else:
-            lines.append(f"  FAIL  {name}")
+            lines += _wrap(f"  FAIL  {name}", " " * 8)
             for p in out.problems:
-                lines += ["        " + part for part in p.split("\n")]
+                for part in p.split("\n"):
+                    lead = " " * (len(part) - len(part.lstrip()))
+                    lines += _wrap(" " * 8 + part, " " * 8 + lead + "  ")  # "- item" text continues under itself
     failed = sum(1 for _n, o in outcomes if not o.passed)
     lines.append(f"{len(outcomes)} expectation{'s' if len(outcomes) != 1 else ''}: "
                  f"{len(outcomes) - failed} passed, {failed} failed")
     return "\n".join(lines) + "\n"
+
+
+def _wrap(line: str, indent: str, width: int = 80) -> list[str]:
+    """One report line fitted to ``width`` columns, continuation lines at ``indent`` (long kernel
+    names and paths are not broken)."""
+    import textwrap
+
+    if len(line) <= width:
+        return [line]
+    first = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(line.strip(), width=width, initial_indent=first, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False) or [line]
 
 
 def _display(path: Path) -> str:
