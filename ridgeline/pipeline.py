@@ -242,7 +242,8 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
                      latency_fraction: float, launch_floor_s: float):
     import polars as pl
 
-    from ridgeline.analyzer.roofline import classify, match_devices, summarize
+    from ridgeline.analyzer.devices import resolve_gpu_choice
+    from ridgeline.analyzer.roofline import classify, summarize
 
     parsed, result.ncu_rules = read_kernel_files(files, strict=strict)
     result.inputs.extend(parsed.inputs)
@@ -256,46 +257,11 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
     total = roofline.get_column("duration_s").sum() if roofline.height else None
     result.total_gpu_time_s = float(total) if total else None
 
-    # which GPU, and how it was chosen
-    names = roofline.get_column("device_name").unique(maintain_order=True).to_list()
-    matches = match_devices(names or [None], gpu=gpu)
-    matched = [(n, g, note) for n, g, note in matches if g is not None]
-    gpus = list(dict.fromkeys(g.name for _n, g, _note in matched))
-    entry = None
-    if gpu is not None and matched:
-        entry = matched[0][1]
-        result.gpu_name, result.gpu_match = entry.name, matched[0][2]
-    elif len(gpus) == 1:
-        entry = matched[0][1]
-        result.gpu_name = entry.name
-        result.gpu_match = matched[0][2] if len(matched) == 1 else f"{len(matched)} device names -> {entry.name}"
-    elif len(gpus) > 1:
-        result.gpu_name = ", ".join(gpus)
-        result.gpu_match = "several GPUs in the input: each launch uses its own device's roofs"
-        result.notes.append(
-            "several GPUs in the input (" + ", ".join(gpus) + "): each launch is classified against its own device"
-        )
-    else:
-        unnamed = [n for n in names if n]
-        result.gpu_match = (
-            f"device {unnamed[0]!r} is not in the GPU catalogue" if unnamed else "the export does not name the device"
-        )
-    for name, g, note in matches:
-        if g is None and name:
-            result.notes.append(f"device {name!r} is not in the GPU catalogue; pass --gpu NAME to use datasheet roofs")
-    if not gpus and not roofs:
-        result.notes.append("no roofs: the export recorded no peaks and names no known GPU; pass --gpu NAME")
-    if not gpus:
-        from ridgeline.analyzer.gpus import catalogue
-
-        ccs = roofline.get_column("cc").drop_nulls().unique().sort().to_list()
-        for cc in ccs:
-            same = [g.name for g in catalogue() if g.cc == cc]
-            if same:
-                result.notes.append(
-                    f"the export records compute capability {cc}: catalogue GPUs with it are "
-                    f"{', '.join(same)} (pass --gpu NAME; ridgeline does not guess)"
-                )
+    # which GPU, and how it was chosen (ridgeline.analyzer.devices)
+    choice = resolve_gpu_choice(roofline, roofs, gpu=gpu)
+    entry = choice.entry
+    result.gpu_name, result.gpu_match = choice.gpu_name, choice.gpu_match
+    result.notes.extend(choice.notes)
 
     n_unknown = roofline.filter(pl.col("bound") == "unknown").height
     if n_unknown:
@@ -439,25 +405,9 @@ def silent_telemetry_notes(windows) -> list[str]:
 
 
 def _machine_mismatch_notes(result: AnalysisResult) -> list[str]:
-    """A note when the telemetry's GPU models are none of the profiled GPUs (the two inputs then
-    come from different machines, and comparing them says little)."""
-    from ridgeline.analyzer.gpus import try_lookup
+    from ridgeline.analyzer.devices import machine_mismatch_notes
 
-    w = result.windows
-    if w is None or not w.height or "model" not in w.columns or result.kernels is None:
-        return []
-    models = [m for m in w.get_column("model").drop_nulls().unique().sort().to_list() if m]
-    if not models:
-        return []
-    tel_gpus = {g.name for g in (try_lookup(m)[0] for m in models) if g is not None}
-    prof_names = result.kernels.get_column("device_name").drop_nulls().unique().to_list()
-    prof_gpus = {g.name for g in (try_lookup(n)[0] for n in prof_names) if g is not None}
-    if not tel_gpus or not prof_gpus or tel_gpus & prof_gpus:
-        return []
-    return [
-        f"the telemetry's GPUs ({', '.join(sorted(tel_gpus))}) are not the profiled GPU(s) "
-        f"({', '.join(sorted(prof_gpus))}): profile-vs-telemetry findings (RL206) compare different machines"
-    ]
+    return machine_mismatch_notes(result.windows, result.kernels)
 
 
 def check_window(window, windows) -> None:

@@ -1,0 +1,83 @@
+"""Which GPU an analysis is about: device names -> catalogue entries, and what to tell the user.
+
+Beside :mod:`ridgeline.analyzer.gpus` (the catalogue and name matching): these functions take the
+finished ROOFLINE table (and telemetry windows) and decide the GPU named in a result's header,
+how it was chosen, and the notes a person needs when it could not be (a device the catalogue
+does not know, an export that names none, several GPUs in one input, telemetry from other
+machines than the profile). ``--gpu`` never relabels a GPU the export names
+(:func:`ridgeline.analyzer.roofline.match_devices` refuses it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ridgeline.analyzer.gpus import GPU, catalogue, try_lookup
+from ridgeline.analyzer.roofline import match_devices
+
+
+@dataclasses.dataclass
+class GpuChoice:
+    entry: GPU | None  # the catalogue entry rules use (None: unknown, or several GPUs)
+    gpu_name: str | None  # for the header: one name, or several joined
+    gpu_match: str | None  # how it was chosen
+    notes: list[str]
+
+
+def resolve_gpu_choice(roofline: Any, roofs: list, *, gpu: Any = None) -> GpuChoice:
+    """The GPU of a classified profile (``roofline``: ROOFLINE table; ``roofs``: the roofs used)."""
+    names = roofline.get_column("device_name").unique(maintain_order=True).to_list()
+    matches = match_devices(names or [None], gpu=gpu)
+    matched = [(n, g, note) for n, g, note in matches if g is not None]
+    gpus = list(dict.fromkeys(g.name for _n, g, _note in matched))
+    notes: list[str] = []
+    entry, gpu_name, gpu_match = None, None, None
+    if gpu is not None and matched:
+        entry = matched[0][1]
+        gpu_name, gpu_match = entry.name, matched[0][2]
+    elif len(gpus) == 1:
+        entry = matched[0][1]
+        gpu_name = entry.name
+        gpu_match = matched[0][2] if len(matched) == 1 else f"{len(matched)} device names -> {entry.name}"
+    elif len(gpus) > 1:
+        gpu_name = ", ".join(gpus)
+        gpu_match = "several GPUs in the input: each launch uses its own device's roofs"
+        notes.append("several GPUs in the input (" + ", ".join(gpus) + "): each launch is classified against its own device")
+    else:
+        unnamed = [n for n in names if n]
+        gpu_match = f"device {unnamed[0]!r} is not in the GPU catalogue" if unnamed else "the export does not name the device"
+    for name, g, _note in matches:
+        if g is None and name:
+            notes.append(f"device {name!r} is not in the GPU catalogue; pass --gpu NAME to use datasheet roofs")
+    if not gpus and not roofs:
+        notes.append("no roofs: the export recorded no peaks and names no known GPU; pass --gpu NAME")
+    if not gpus:
+        ccs = roofline.get_column("cc").drop_nulls().unique().sort().to_list()
+        for cc in ccs:
+            same = [g.name for g in catalogue() if g.cc == cc]
+            if same:
+                notes.append(
+                    f"the export records compute capability {cc}: catalogue GPUs with it are "
+                    f"{', '.join(same)} (pass --gpu NAME; ridgeline does not guess)"
+                )
+    return GpuChoice(entry, gpu_name, gpu_match, notes)
+
+
+def machine_mismatch_notes(windows: Any, kernels: Any) -> list[str]:
+    """A note when the telemetry's GPU models are none of the profiled GPUs (the two inputs then
+    come from different machines, and comparing them says little)."""
+    if windows is None or not windows.height or "model" not in windows.columns or kernels is None:
+        return []
+    models = [m for m in windows.get_column("model").drop_nulls().unique().sort().to_list() if m]
+    if not models:
+        return []
+    tel_gpus = {g.name for g in (try_lookup(m)[0] for m in models) if g is not None}
+    prof_names = kernels.get_column("device_name").drop_nulls().unique().to_list()
+    prof_gpus = {g.name for g in (try_lookup(n)[0] for n in prof_names) if g is not None}
+    if not tel_gpus or not prof_gpus or tel_gpus & prof_gpus:
+        return []
+    return [
+        f"the telemetry's GPUs ({', '.join(sorted(tel_gpus))}) are not the profiled GPU(s) "
+        f"({', '.join(sorted(prof_gpus))}): profile-vs-telemetry findings (RL206) compare different machines"
+    ]
