@@ -207,14 +207,14 @@ def _fold_per_timestamp(lf, th, gid=None):
 
 def _non_decreasing(df, *, strict: bool) -> bool:
     """Rows of ``df`` ordered by (``_gid``, ``timestamp``)? ``strict``: also no (GPU, time) twice."""
-    import numpy as np
+    import polars as pl
 
     if df.height < 2:
         return True
-    g = df.get_column("_gid").to_numpy()
-    t = df.get_column("timestamp").to_physical().to_numpy()
-    later = (t[1:] > t[:-1]) if strict else (t[1:] >= t[:-1])
-    return bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & later)))
+    g, g0 = pl.col("_gid"), pl.col("_gid").shift(1)
+    t, t0 = pl.col("timestamp"), pl.col("timestamp").shift(1)
+    later = (t > t0) if strict else (t >= t0)
+    return bool(df.select(((g > g0) | ((g == g0) & later)).slice(1).all()).item())
 
 
 def _with_identity(df):
@@ -338,12 +338,11 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     same = pl.col("_gid") == pl.col("_gid").shift(1)
     gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)
     lf = lf.with_columns(gap.alias("_gap"))
+    # per GPU: sample interval (median gap) and extent, joined to the (few) window rows afterwards
     interval = lf.group_by("_gid").agg(
-        pl.col("_gap").median().alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
+        pl.col("_gap").median().fill_null(1.0).alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
         pl.col("timestamp").max().alias("_t1"),
     )
-    lf = lf.join(interval, on="_gid", how="left")
-    lf = lf.with_columns(pl.col("interval_s").fill_null(1.0))
 
     # clamp-and-flag profiling ratios
     prof_present = [f for f in PROF_FIELDS if f in has]
@@ -353,13 +352,9 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     lf = lf.with_columns(
         (pl.sum_horizontal(clamped_terms) if clamped_terms else pl.lit(0)).alias("_clamped"),
         raw_max.alias("_ratio_raw_max"),
-        pl.col("gpu_util_ratio").alias("_util_raw"),
-        *[pl.col(f).alias(f"_raw_{f}") for f in prof_present],
+        *[pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
+          .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present],
     )
-    lf = lf.with_columns([
-        pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
-        .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present
-    ])
 
     util = pl.coalesce(pl.col("gpu_util_ratio"), pl.col("gr_engine_active_ratio"))
     gr = pl.col("gr_engine_active_ratio")
@@ -377,60 +372,76 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
         "allocated_idle": idle & (fb >= th["allocated_fb_bytes"]),
         "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
     }
-    lf = lf.with_columns([e.alias(f"_st_{k}") for k, e in states.items()])
-
-    if window_s is None:
-        lf = lf.with_columns(pl.col("_t0").alias("window_start"))
-    else:
-        lf = lf.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
+    lf = lf.with_columns([e.cast(pl.Float64).alias(f"_st_{k}") for k, e in states.items()])
 
     # rows are sorted by (GPU, time), so each (GPU, window) is one contiguous block: grouping on
     # the block number, flagged sorted, lets polars aggregate slices instead of gathered rows
-    lf = lf.with_columns(pl.struct("_gid", "window_start").rle_id().set_sorted().alias("_seg"))
-    frac_part = ((pl.col("_util_raw") * 100 - (pl.col("_util_raw") * 100).round(0)).abs() > 1e-6)
+    if window_s is None:
+        lf = lf.with_columns(pl.col("_gid").rle_id().set_sorted().alias("_seg"))
+        first = [pl.col("_gid").first().alias("_gid")]
+    else:
+        lf = lf.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
+        lf = lf.with_columns(pl.struct("_gid", "window_start").rle_id().set_sorted().alias("_seg"))
+        first = [pl.col("_gid").first().alias("_gid"), pl.col("window_start").first().alias("window_start")]
+    util_raw = pl.col("gpu_util_ratio")  # never clamped (not a profiling field)
+    frac_part = ((util_raw * 100 - (util_raw * 100).round(0)).abs() > 1e-6)
     aggs = [
-        pl.col("_gid").first().alias("_gid"),
-        pl.col("window_start").first().alias("window_start"),
+        *first,
         pl.len().alias("samples"),
-        pl.col("interval_s").first().alias("interval_s"),
-        pl.col("_t1").first().alias("_t1"),
         pl.col("_gap").max().alias("max_gap_s"),
         pl.col("_nulls").sum().cast(pl.Int64).alias("null_values"),
         pl.col("_clamped").sum().cast(pl.Int64).alias("ratio_clamped_values"),
         pl.col("_ratio_raw_max").max().alias("ratio_max_raw"),
         (pl.col("_ratio_raw_max") > th["clamp_max"]).any().alias("percent_as_ratio"),
-        ((pl.col("_util_raw").max() <= 0.01) & (pl.col("_util_raw").max() > 0)
-         & (frac_part.filter(pl.col("_util_raw") > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"),
     ]
+    absent = []  # aggregates of fields without a value in this partition: null, known without a pass
+    if "gpu_util_ratio" in has:
+        aggs.append(((util_raw.max() <= 0.01) & (util_raw.max() > 0)
+                     & (frac_part.filter(util_raw > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"))
+    else:
+        absent.append(pl.lit(False).alias("ratio_as_percent"))
+
+    def field_agg(f, e, name):
+        (aggs if f in has else absent).append(e.alias(name) if f in has else pl.lit(None, pl.Float64).alias(name))
+
     for stem, f in RATIO_METRICS.items():
-        aggs.append(pl.col(f).mean().alias(f"{stem}_mean_ratio"))
-        aggs.append(pl.col(f).quantile(0.95, interpolation="linear").alias(f"{stem}_p95_ratio"))
-    aggs += [
-        pl.col("mem_copy_util_ratio").mean().alias("mem_copy_util_mean_ratio"),
-        pl.col("power_w").mean().alias("power_mean_w"),
-        pl.col("power_w").quantile(0.95, interpolation="linear").alias("power_p95_w"),
-        pl.col("sm_clock_hz").mean().alias("sm_clock_mean_hz"),
-        pl.col("mem_clock_hz").mean().alias("mem_clock_mean_hz"),
-        pl.col("fb_used_bytes").max().alias("fb_used_max_bytes"),
-        pl.col("pcie_tx_bytes_per_s").mean().alias("pcie_tx_mean_bytes_per_s"),
-        pl.col("pcie_rx_bytes_per_s").mean().alias("pcie_rx_mean_bytes_per_s"),
-        pl.col("nvlink_tx_bytes_per_s").mean().alias("nvlink_tx_mean_bytes_per_s"),
-        pl.col("nvlink_rx_bytes_per_s").mean().alias("nvlink_rx_mean_bytes_per_s"),
-    ]
+        field_agg(f, pl.col(f).mean(), f"{stem}_mean_ratio")
+        field_agg(f, pl.col(f).quantile(0.95, interpolation="linear"), f"{stem}_p95_ratio")
+    field_agg("mem_copy_util_ratio", pl.col("mem_copy_util_ratio").mean(), "mem_copy_util_mean_ratio")
+    field_agg("power_w", pl.col("power_w").mean(), "power_mean_w")
+    field_agg("power_w", pl.col("power_w").quantile(0.95, interpolation="linear"), "power_p95_w")
+    field_agg("sm_clock_hz", pl.col("sm_clock_hz").mean(), "sm_clock_mean_hz")
+    field_agg("mem_clock_hz", pl.col("mem_clock_hz").mean(), "mem_clock_mean_hz")
+    field_agg("fb_used_bytes", pl.col("fb_used_bytes").max(), "fb_used_max_bytes")
+    for f, name in (("pcie_tx_bytes_per_s", "pcie_tx_mean_bytes_per_s"), ("pcie_rx_bytes_per_s", "pcie_rx_mean_bytes_per_s"),
+                    ("nvlink_tx_bytes_per_s", "nvlink_tx_mean_bytes_per_s"),
+                    ("nvlink_rx_bytes_per_s", "nvlink_rx_mean_bytes_per_s")):
+        field_agg(f, pl.col(f).mean(), name)
     for st in STATES:
-        aggs.append(pl.col(f"_st_{st}").cast(pl.Float64).mean().alias(f"{st}_share"))
-    aggs.append(pl.sum_horizontal([pl.col(f).is_not_null().any().cast(pl.Int64) for f in PROF_FIELDS])
-                .alias("profiling_fields"))
+        aggs.append(pl.col(f"_st_{st}").mean().alias(f"{st}_share"))
+    # profiling fields: present in the window (count), and constant (stalled) over it. Stall
+    # checks read the clamped values: a window whose raw maximum is below stall_saturated (< 1)
+    # had nothing clamped, and one whose raw maximum is not stays at or above it after clamping
+    for i, f in enumerate(prof_present):
+        aggs += [pl.col(f).count().alias(f"_n{i}"), pl.col(f).min().alias(f"_lo{i}"), pl.col(f).max().alias(f"_hi{i}")]
+    out = lf.group_by("_seg").agg(aggs).drop("_seg")
+    out = out.join(interval, on="_gid", how="left")
+    if window_s is None:
+        out = out.with_columns(pl.col("_t0").alias("window_start"))
     stall_n = int(th["stall_min_samples"])
     stall_exprs = [
-        pl.when((pl.col(f"_raw_{f}").count() >= stall_n) & (pl.col(f"_raw_{f}").min() == pl.col(f"_raw_{f}").max())
-                & (pl.col(f"_raw_{f}").max() > 0) & (pl.col(f"_raw_{f}").max() < th["stall_saturated"]))
+        pl.when((pl.col(f"_n{i}") >= stall_n) & (pl.col(f"_lo{i}") == pl.col(f"_hi{i}"))
+                & (pl.col(f"_hi{i}") > 0) & (pl.col(f"_hi{i}") < th["stall_saturated"]))
         .then(pl.lit(f)).otherwise(None)
-        for f in prof_present
+        for i, f in enumerate(prof_present)
     ]
-    aggs.append((pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
-                 else pl.lit(None, pl.String)).alias("stalled_fields"))
-    out = lf.group_by("_seg").agg(aggs).drop("_seg")
+    out = out.with_columns(
+        *absent,
+        (pl.sum_horizontal([(pl.col(f"_n{i}") > 0).cast(pl.Int64) for i in range(len(prof_present))])
+         if prof_present else pl.lit(0, pl.Int64)).alias("profiling_fields"),
+        (pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
+         else pl.lit(None, pl.String)).alias("stalled_fields"),
+    ).drop([f"_{k}{i}" for i in range(len(prof_present)) for k in ("n", "lo", "hi")])
 
     if window_s is None:
         out = out.with_columns(

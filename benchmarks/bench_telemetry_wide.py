@@ -1,0 +1,194 @@
+#!/usr/bin/env python
+"""Fleet telemetry reduction against plain per-partition baselines, in one run.
+
+Generates SYNTHETIC telemetry (no GPU involved) in the shape operators keep: a wide
+hive-partitioned Parquet store ``date=YYYY-MM-DD/host=NAME/part-0.parquet``, one row per GPU
+per second, 12 DCGM fields as exporter names (``DCGM_FI_DEV_GPU_UTIL`` percent,
+``DCGM_FI_PROF_*`` ratios, power, clocks, FB MiB), rows in time order (all GPUs of a second,
+then the next second); and a ``dcgmi dmon`` text capture (DCGM 2.4+ dialect, 8 GPUs, header
+repeated every 14 ticks) of one host. Then times, each in its own subprocess (CPU seconds =
+user + system of that process, peak RSS = its ``ru_maxrss``; the driver imports nothing heavy):
+
+* ``ridgeline``: ``ridgeline telemetry STORE --window 5m --format csv -o w.csv --quiet``
+  (reading, windows with every column, rules, CSV);
+* ``polars``: ``baseline_telemetry.py polars``: per partition, per GPU and 5-minute window,
+  mean and exact p95 of all 12 fields + the busy-with-idle-tensor share, then concat + CSV;
+* ``duckdb``: the same as one SQL query per partition (only when ``duckdb`` imports: it is a
+  benchmark-only dependency, ``pip install duckdb``);
+* ``ridgeline dmon`` / ``polars dmon``: the dmon capture through ridgeline, and split on
+  whitespace by polars plus the same windows.
+
+Targets (issue 11): wide store CPU within 2x of the polars baseline and peak RSS < 1 GB;
+dmon text within 2x of the polars reader and peak RSS < 3x the file size.
+
+    python benchmarks/bench_telemetry_wide.py                   # 8 hosts x 8 GPUs x 2 h, dmon 8 GPUs x 2 h
+    python benchmarks/bench_telemetry_wide.py --repeat 3        # medians of 3, modes alternated
+    python benchmarks/bench_telemetry_wide.py --full            # the issue's 32 hosts x 6 h, dmon 24 h
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+FIELDS = {  # exporter name -> kind of synthetic value
+    "DCGM_FI_DEV_GPU_UTIL": "pct", "DCGM_FI_PROF_GR_ENGINE_ACTIVE": "ratio", "DCGM_FI_PROF_SM_ACTIVE": "ratio",
+    "DCGM_FI_PROF_SM_OCCUPANCY": "ratio", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE": "tensor",
+    "DCGM_FI_PROF_DRAM_ACTIVE": "ratio", "DCGM_FI_PROF_PIPE_FP16_ACTIVE": "ratio",
+    "DCGM_FI_PROF_PIPE_FP32_ACTIVE": "ratio", "DCGM_FI_DEV_POWER_USAGE": "power", "DCGM_FI_DEV_SM_CLOCK": "smclk",
+    "DCGM_FI_DEV_MEM_CLOCK": "memclk", "DCGM_FI_DEV_FB_USED": "fb",
+}
+DMON = {"DCGM_FI_DEV_GPU_UTIL": "GPUTL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE": "GRACT", "DCGM_FI_PROF_SM_ACTIVE": "SMACT",
+        "DCGM_FI_PROF_SM_OCCUPANCY": "SMOCC", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE": "TENSO",
+        "DCGM_FI_PROF_DRAM_ACTIVE": "DRAMA", "DCGM_FI_PROF_PIPE_FP16_ACTIVE": "FP16A",
+        "DCGM_FI_PROF_PIPE_FP32_ACTIVE": "FP32A", "DCGM_FI_DEV_POWER_USAGE": "POWER", "DCGM_FI_DEV_SM_CLOCK": "SMCLK",
+        "DCGM_FI_DEV_MEM_CLOCK": "MMCLK", "DCGM_FI_DEV_FB_USED": "FBUSD"}
+
+
+def host_frame(h: int, gpus: int, seconds: int, day):
+    """One host's wide rows (deterministic pseudo-noise from a hash of host, GPU, second, field)."""
+    import datetime as dt
+
+    import polars as pl
+
+    t0 = dt.datetime.combine(day, dt.time(), tzinfo=dt.timezone.utc)
+    base = pl.DataFrame({"s": pl.int_range(0, seconds, eager=True)}).join(
+        pl.DataFrame({"gpu": list(range(gpus))}), how="cross")
+    busy = (pl.col("s") // 900 + pl.col("gpu") + h) % 3 != 0  # 15-minute phases
+    cols = []
+    for i, (name, kind) in enumerate(FIELDS.items()):
+        noise = (pl.struct(pl.lit(h).alias("h"), "gpu", "s", pl.lit(i).alias("i")).hash(seed=42) % 10_000
+                 ).cast(pl.Float64) / 10_000
+        ratio = pl.when(busy).then(0.6 + 0.39 * noise).otherwise(0.02 * noise)
+        value = {"pct": (ratio * 100).round(0), "ratio": ratio.round(3), "tensor": (ratio * 0.2).round(3),
+                 "power": (100 + 500 * noise).round(3), "smclk": pl.lit(1980.0), "memclk": pl.lit(2619.0),
+                 "fb": pl.lit(40960.0)}[kind]
+        cols.append(value.alias(name))
+    return base.select((pl.lit(t0) + pl.duration(seconds=pl.col("s"))).dt.cast_time_unit("us").alias("timestamp"),
+                       pl.col("gpu").cast(pl.Int64), *cols)
+
+
+def generate(folder: Path, *, hosts: int, gpus: int, hours: float, dmon_hours: float) -> None:
+    import datetime as dt
+
+    day = dt.date(2026, 1, 5)
+    store = folder / "store"
+    for h in range(hosts):
+        d = store / f"date={day}" / f"host=node{h:03d}"
+        d.mkdir(parents=True, exist_ok=True)
+        host_frame(h, gpus, int(hours * 3600), day).write_parquet(d / "part-0.parquet")
+    # dcgmi dmon text (2.4+ dialect): '#Entity' header + 'ID' units line every 14 ticks
+    import polars as pl
+
+    df = host_frame(0, 8, int(dmon_hours * 3600), day)
+    width = 13
+    header = "#Entity".ljust(16) + "".join(s.ljust(width) for s in DMON.values())
+    units = "ID".ljust(16) + "".join(("W" if s == "POWER" else "MHZ" if s.endswith("CLK") else "MB" if s == "FBUSD" else "").ljust(width)
+                                    for s in DMON.values())
+    row = pl.concat_str([pl.format("GPU {}", "gpu").str.pad_end(16)]
+                        + [pl.col(c).cast(pl.String).str.pad_end(width) for c in DMON], separator="")
+    lines = df.select(row.alias("line"), (pl.col("s") if "s" in df.columns else pl.col("timestamp").rank("dense") - 1).alias("tick"))
+    lines = df.select(row.alias("line"), ((pl.col("timestamp") - pl.col("timestamp").min()).dt.total_seconds()).alias("tick"))
+    with open(folder / "capture.dmon", "w") as fh:
+        fh.write("# dcgmi dmon -e 203,1001,1002,1003,1004,1005,1008,1007,155,100,101,252 -d 1000\n")
+        for tick, block in lines.group_by((pl.col("tick") // 14), maintain_order=True):
+            fh.write(header + "\n" + units + "\n")
+            fh.write("\n".join(block.get_column("line").to_list()) + "\n")
+
+
+def measure(cmd: list[str]) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _pid, status, ru = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"failed: {' '.join(cmd)}\n{err}")
+    return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mb": ru.ru_maxrss / 1024}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hosts", type=int, default=8)
+    ap.add_argument("--gpus", type=int, default=8, help="GPUs per host")
+    ap.add_argument("--hours", type=float, default=2.0)
+    ap.add_argument("--dmon-hours", type=float, default=2.0)
+    ap.add_argument("--full", action="store_true", help="the issue's size: 32 hosts x 8 GPUs x 6 h, dmon 24 h")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds (modes alternated); medians are printed")
+    ap.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it (reused when present)")
+    ap.add_argument("--skip-text", action="store_true", help="only the Parquet store")
+    ap.add_argument("--gen", metavar="DIR", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.full:
+        args.hosts, args.hours, args.dmon_hours = 32, 6.0, 24.0
+    if args.gen:
+        generate(Path(args.gen), hosts=args.hosts, gpus=args.gpus, hours=args.hours, dmon_hours=args.dmon_hours)
+        return
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="ridgeline-bench-"))
+    py = sys.executable
+    try:
+        if not (folder / "store").exists():
+            t = time.perf_counter()
+            subprocess.run([py, __file__, "--gen", str(folder), "--hosts", str(args.hosts), "--gpus", str(args.gpus),
+                            "--hours", str(args.hours), "--dmon-hours", str(args.dmon_hours)], check=True)
+            print(f"generated in {time.perf_counter() - t:.1f} s")
+        store, dmon = folder / "store", folder / "capture.dmon"
+        size = sum(p.stat().st_size for p in store.rglob("*.parquet"))
+        n_files = len(list(store.rglob("*.parquet")))
+        rows = args.hosts * args.gpus * int(args.hours * 3600)
+        print(f"store: {n_files} partitions, {args.hosts} hosts x {args.gpus} GPUs x {args.hours:g} h = {rows:,} rows "
+              f"x {len(FIELDS)} fields = {rows * len(FIELDS) / 1e6:.1f} M samples, {size / 1e6:.0f} MB Parquet")
+        cli = [py, "-c", "from ridgeline.cli import main; main()", "telemetry"]
+        out = folder / "out.csv"
+        modes = {
+            "ridgeline": cli + [str(store), "--window", "5m", "--format", "csv", "-o", str(out), "--quiet"],
+            "polars": [py, str(HERE / "baseline_telemetry.py"), "polars", str(store), str(out)],
+        }
+        if subprocess.run([py, "-c", "import duckdb"], capture_output=True).returncode == 0:
+            modes["duckdb"] = [py, str(HERE / "baseline_telemetry.py"), "duckdb", str(store), str(out)]
+        else:
+            print("duckdb: not installed (pip install duckdb), skipped")
+        if not args.skip_text and dmon.exists():
+            modes["ridgeline dmon"] = cli + [str(dmon), "--window", "5m", "--format", "csv", "-o", str(out), "--quiet"]
+            modes["polars dmon"] = [py, str(HERE / "baseline_telemetry.py"), "polars-dmon", str(dmon), str(out)]
+            print(f"dmon: 8 GPUs x {args.dmon_hours:g} h = {8 * int(args.dmon_hours * 3600):,} rows, "
+                  f"{dmon.stat().st_size / 1e6:.0f} MB text")
+        runs: dict[str, list[dict]] = {m: [] for m in modes}
+        for _ in range(args.repeat):
+            for m, cmd in modes.items():
+                runs[m].append(measure(cmd))
+        med = {m: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_mb")} for m, rs in runs.items()}
+        print(f"{'mode':>15} {'wall s':>8} {'CPU s':>8} {'peak RSS MB':>12} {'CPU / baseline':>15}")
+        for m, r in med.items():
+            base = med["polars dmon" if "dmon" in m else "polars"]
+            print(f"{m:>15} {r['wall']:8.2f} {r['cpu']:8.2f} {r['rss_mb']:12.0f} {r['cpu'] / base['cpu']:15.2f}")
+        w, b = med["ridgeline"], med["polars"]
+        print(f"wide store: CPU {w['cpu'] / b['cpu']:.2f}x polars (target <= 2x: {'met' if w['cpu'] <= 2 * b['cpu'] else 'NOT met'}), "
+              f"wall {w['wall'] / b['wall']:.2f}x, peak RSS {w['rss_mb']:.0f} MB (target < 1024: "
+              f"{'met' if w['rss_mb'] < 1024 else 'NOT met'})")
+        if "duckdb" in med:
+            d = med["duckdb"]
+            print(f"vs duckdb: CPU {w['cpu'] / d['cpu']:.2f}x, wall {w['wall'] / d['wall']:.2f}x")
+        if "ridgeline dmon" in med:
+            rd, bd = med["ridgeline dmon"], med["polars dmon"]
+            mb = dmon.stat().st_size / 2**20
+            print(f"dmon text: CPU {rd['cpu'] / bd['cpu']:.2f}x polars reader (target <= 2x: "
+                  f"{'met' if rd['cpu'] <= 2 * bd['cpu'] else 'NOT met'}), peak RSS {rd['rss_mb'] / mb:.1f}x the file "
+                  f"(target < 3x: {'met' if rd['rss_mb'] < 3 * mb else 'NOT met'}; includes ~{0:d} MB of interpreter and imports)")
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
