@@ -277,7 +277,11 @@ def _fold_wide(df):
     ident, gid = _ident_and_gid(df)
     df = df.filter(pl.col("timestamp").is_not_null()).select(gid, "timestamp", *present, pl.col("_nulls").cast(pl.Int64))
     if not _non_decreasing(df, strict=True):
-        df = df.sort("_gid", "timestamp", maintain_order=True)
+        # rows in time order, GPUs interleaved (the usual store): a stable sort on the GPU alone
+        # (~4x cheaper than on GPU and time) orders them; out-of-order times need the full sort
+        df = df.sort("_gid", maintain_order=True)
+        if not _non_decreasing(df, strict=True):
+            df = df.sort("_gid", "timestamp", maintain_order=True)
         if not _non_decreasing(df, strict=True):  # a (GPU, timestamp) given twice
             df = df.group_by("_gid", "timestamp", maintain_order=True).agg(
                 *[pl.col(f).last() for f in present], pl.col("_nulls").sum())
