@@ -307,8 +307,17 @@ def scan_telemetry_sources(
                 )
             skipped.append(Skipped(str(path), "file", "not a recognized telemetry format"))
             continue
-        frame, info, skip = _reader(kind)(path, opts=opts)
-        src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy())
+        if kind == "dcgm-dmon":  # read straight into the wide frame (the long table is derived, lazily)
+            from ridgeline.parsers import dcgm_dmon
+
+            wide, frame, info, skip = dcgm_dmon.read_dmon_wide(path, opts=opts)
+            if wide is not None:
+                frame = dcgm_dmon.wide_to_long_rows(wide.lazy())
+        else:
+            wide = None
+            frame, info, skip = _reader(kind)(path, opts=opts)
+        src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
+                              wide=None if wide is None else wide.lazy())
         if kind == "telemetry-parquet":
             raw = pl.scan_parquet(str(path / "**" / "*.parquet") if path.is_dir() else str(path), hive_partitioning=True)
             src.wide = telemetry_table.wide_frame(raw, opts=opts)

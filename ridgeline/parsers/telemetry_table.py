@@ -191,7 +191,7 @@ def wide_frame(lf, *, opts):
     """
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import FP64_BLANK_MIN, name_map
+    from ridgeline.parsers.dcgm_fields import blank_to_null, name_map
 
     schema = lf.collect_schema()
     names = schema.names()
@@ -211,7 +211,7 @@ def wide_frame(lf, *, opts):
         if field in fields:
             return None
         v = scaled(pl.col(col).cast(pl.Float64, strict=not (schema[col] == pl.String)), scale).cast(pl.Float64)
-        fields[field] = pl.when(v.is_nan() | v.is_infinite() | (v.abs() >= FP64_BLANK_MIN)).then(None).otherwise(v)
+        fields[field] = blank_to_null(v)
     if not fields:
         return None
     ts = _timestamp_expr(roles["timestamp"], schema[roles["timestamp"]], opts.tz)
