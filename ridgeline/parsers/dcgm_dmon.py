@@ -232,8 +232,13 @@ def _read_dmon_python(path, *, opts):
     return out, info, skipped
 
 
-# line breaks Python's str.splitlines() honours besides \n and \r\n (then the line-by-line reader runs)
-_ODD_BREAKS = re.compile(rb"[\x0b\x0c\x1c-\x1e]|\r(?!\n)|\xc2\x85|\xe2\x80[\xa8\xa9]")
+# line breaks Python's str.splitlines() honours besides \n and \r\n (then the line-by-line reader
+# runs): VT, FF, FS, GS, RS, NEL, LS, PS in UTF-8, and a carriage return not followed by \n
+_ODD_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+
+
+def _odd_breaks(data: bytes) -> bool:
+    return any(b in data for b in _ODD_BREAKS) or data.count(b"\r") != data.count(b"\r\n")
 
 
 def read_dmon(path, *, opts):
@@ -271,7 +276,8 @@ def read_dmon_wide(path, *, opts):
     with open(path, "rb") as fh:
         data = fh.read()
     ends_nl = data.endswith(b"\n")
-    odd = _ODD_BREAKS.search(data) is not None
+    odd = _odd_breaks(data)
+    has_cr = b"\r" in data
     del data
     try:
         if odd:
@@ -283,7 +289,9 @@ def read_dmon_wide(path, *, opts):
     n_lines = df.height
     skipped: list[Skipped] = []
     line = pl.col("line")
-    df = df.with_columns(line.str.strip_chars_end("\r")).filter(line.str.strip_chars() != "")
+    if has_cr:
+        df = df.with_columns(line.str.strip_chars_end("\r"))
+    df = df.filter(line.str.contains(r"\S"))
     df = df.with_columns(
         (line.str.starts_with("#Entity") | line.str.starts_with("# Entity")).alias("hdr"),
         line.str.contains(ENTITY_PREFIX_RE.pattern.replace("(?=\\s|$)", "(?:\\s|$)")).alias("ent"),
@@ -366,10 +374,12 @@ def read_dmon_wide(path, *, opts):
         any_field = any_field or bool(fields)
         ent = pl.col("entity").str.replace_all(r"\s+", " ")
         cells = cells.with_columns(ent.alias("entity")).with_columns(
-            pl.col("entity").str.extract(ENTITY_RE.pattern, 1).alias("ekind"),
-            pl.col("entity").str.extract(ENTITY_RE.pattern, 2).cast(pl.Int64).alias("eid"),
-            pl.col("entity").str.extract(ENTITY_RE.pattern, 3).alias("elink"),
-        )
+            pl.col("entity").str.extract_groups(ENTITY_RE.pattern).alias("_e"))
+        cells = cells.with_columns(
+            pl.col("_e").struct.field("kind").alias("ekind"),
+            pl.col("_e").struct.field("id").cast(pl.Int64).alias("eid"),
+            pl.col("_e").struct.field("link").alias("elink"),
+        ).drop("_e")
         is_gpu = (pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null()).fill_null(False)
         if fields:
             others.append(cells.filter(~is_gpu).select("entity", "lineno"))
