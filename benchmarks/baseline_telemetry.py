@@ -11,6 +11,8 @@ flags, rules): the floor a reduction of this shape can reach.
     python benchmarks/baseline_telemetry.py polars STORE OUT.csv   # wide hive store
     python benchmarks/baseline_telemetry.py duckdb STORE OUT.csv   # needs duckdb (benchmark-only)
     python benchmarks/baseline_telemetry.py polars-dmon FILE OUT.csv  # dcgmi dmon text
+    python benchmarks/baseline_telemetry.py polars-exporter FILE OUT.csv  # dcgm-exporter scrapes
+    python benchmarks/baseline_telemetry.py polars-smi FILE OUT.csv   # nvidia-smi --query-gpu CSV
 """
 
 from __future__ import annotations
@@ -90,7 +92,47 @@ def run_polars_dmon(path: str, out: str) -> int:
     return res.height
 
 
+def run_polars_exporter(path: str, out: str) -> int:
+    """dcgm-exporter scrapes: one regex over the sample lines, the gpu label, then one row per
+    GPU and scrape timestamp (a pivot) and the same windows."""
+    import polars as pl
+
+    lines = pl.read_lines(path).filter(~pl.col("line").str.starts_with("#"))
+    g = lines.select(pl.col("line").str.extract_groups(r"^(\w+)\{([^}]*)\} (\S+) (\d+)$").alias("g")).unnest("g")
+    g = g.select(pl.col("1").alias("metric"), pl.col("2").str.extract(r'gpu="(\d+)"', 1).cast(pl.Int64).alias("gpu"),
+                 pl.col("3").cast(pl.Float64).alias("value"),
+                 pl.col("4").cast(pl.Int64).cast(pl.Datetime("ms", "UTC")).alias("timestamp"))
+    wide = g.pivot(on="metric", index=["gpu", "timestamp"], values="value", aggregate_function="last")
+    fields = [c for c in wide.columns if c.startswith("DCGM_FI_")]
+    res = polars_partition(wide, fields)
+    res.write_csv(out)
+    return res.height
+
+
+SMI_UNITS = r"\s*(%|MiB|W|MHz)$"
+
+
+def run_polars_smi(path: str, out: str) -> int:
+    """nvidia-smi --query-gpu CSV: read, strip the units off the values, cast, windows (no
+    tensor field in nvidia-smi: the busy share is GPU-Util >= 80 % alone)."""
+    import polars as pl
+
+    df = pl.read_csv(path, separator=",", infer_schema=False)
+    df = df.rename({c: c.strip() for c in df.columns})
+    fields = [c for c in df.columns if "[" in c]
+    df = df.select(pl.col("timestamp").str.strip_chars().str.to_datetime("%Y/%m/%d %H:%M:%S%.3f", time_unit="us")
+                   .dt.replace_time_zone("UTC"), pl.col("index").str.strip_chars().cast(pl.Int64).alias("gpu"),
+                   *[pl.col(c).str.strip_chars().str.replace(SMI_UNITS, "").cast(pl.Float64, strict=False) for c in fields])
+    busy = (pl.col("utilization.gpu [%]") >= 80).cast(pl.Float64).mean().alias("busy_share")
+    res = df.group_by("gpu", pl.col("timestamp").dt.truncate("5m").alias("window_start")).agg(
+        *[pl.col(f).mean().alias(f"{f}_mean") for f in fields],
+        *[pl.col(f).quantile(0.95, interpolation="linear").alias(f"{f}_p95") for f in fields], busy)
+    res.write_csv(out)
+    return res.height
+
+
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
-    n = {"polars": run_polars, "duckdb": run_duckdb, "polars-dmon": run_polars_dmon}[mode](src, dst)
+    n = {"polars": run_polars, "duckdb": run_duckdb, "polars-dmon": run_polars_dmon,
+         "polars-exporter": run_polars_exporter, "polars-smi": run_polars_smi}[mode](src, dst)
     print(n)

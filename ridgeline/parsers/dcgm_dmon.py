@@ -243,18 +243,10 @@ def _odd_breaks(data: bytes) -> bool:
 
 def read_dmon(path, *, opts):
     """Parse a ``dcgmi dmon`` capture into TELEMETRY long rows. Returns (DataFrame, InputInfo, skipped)."""
+    from ridgeline.parsers.telemetry import wide_to_long_rows
+
     wide, long, info, skipped = read_dmon_wide(path, opts=opts)
     return (long if long is not None else wide_to_long_rows(wide)), info, skipped
-
-
-def wide_to_long_rows(wide):
-    """dmon wide frame -> long rows (timestamp, host, gpu, gpu_instance, field, value), field by field."""
-    import polars as pl
-
-    ident = ["timestamp", "host", "gpu", "gpu_instance"]
-    cols = wide.collect_schema().names() if isinstance(wide, pl.LazyFrame) else wide.columns
-    fields = [c for c in cols if c not in ident]
-    return pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f).alias("value")) for f in fields])
 
 
 def read_dmon_wide(path, *, opts):

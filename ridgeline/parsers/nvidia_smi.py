@@ -32,10 +32,23 @@ def _num(col: str):
 
 
 def read_query_csv(path, *, opts):
-    """Parse ``nvidia-smi --query-gpu ... --format=csv``. Returns (DataFrame, InputInfo, skipped)."""
+    """Parse ``nvidia-smi --query-gpu ... --format=csv``. Returns (long DataFrame, InputInfo, skipped)."""
+    from ridgeline.parsers.telemetry import wide_to_long_rows
+
+    wide, long, info, skipped = read_query_csv_wide(path, opts=opts)
+    return (long if long is not None else wide_to_long_rows(wide)), info, skipped
+
+
+def read_query_csv_wide(path, *, opts):
+    """Parse ``nvidia-smi --query-gpu ... --format=csv`` into one row per CSV row.
+
+    Returns ``(wide, long, info, skipped)``: ``wide`` has the identity columns and one column
+    per canonical field (scaled; None when two columns name the same field, then ``long`` holds
+    the long rows).
+    """
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY, blank_to_null
     from ridgeline.parsers.telemetry import parse_local_times
 
     path = Path(path)
@@ -72,7 +85,7 @@ def read_query_csv(path, *, opts):
         (pl.col(ident["uuid"]) if "uuid" in ident else pl.lit(None, pl.String)).alias("uuid"),
         (pl.col(ident["model"]) if "model" in ident else pl.lit(None, pl.String)).alias("model"),
     ]
-    parts = []
+    measured = []  # (column, field, scale)
     for h, p in prop.items():
         if p in NVIDIA_SMI_IDENTITY:
             continue
@@ -80,16 +93,25 @@ def read_query_csv(path, *, opts):
             skipped.append(Skipped(str(path), f"column {h}", "nvidia-smi property ridgeline does not analyze"))
             continue
         field, scale = NVIDIA_SMI_QUERY[p]
-        num = _num(h)
-        bad = df.filter(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING))
-        if bad.height:
-            r = bad.row(0, named=True)
-            raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
-        parts.append(df.select(*base, pl.lit(field).alias("field"), scaled(num, scale).alias("value")))
-    if not parts:
+        measured.append((h, field, scale))
+    if not measured:
         raise InputError(path, "expected at least one measured property (utilization.gpu, memory.used, power.draw, ...)", line=1)
+    # one pass says which columns hold a value that is neither a number nor a known blank
+    bad_any = df.select([(_num(h).is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).any().alias(f"b{i}")
+                         for i, (h, _f, _s) in enumerate(measured)]).row(0)
+    for (h, _field, _scale), bad in zip(measured, bad_any):
+        if bad:
+            r = df.filter(_num(h).is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).row(0, named=True)
+            raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
     info = InputInfo(str(path), "nvidia-smi-csv", df.height)
-    return pl.concat(parts), info, skipped
+    wide = df.select(*base, *[blank_to_null(scaled(_num(h), scale)).alias(f"_v{i}") for i, (h, _f, scale) in enumerate(measured)])
+    fields = [f for _h, f, _s in measured]
+    if len(set(fields)) == len(fields):
+        return wide.rename({f"_v{i}": f for i, f in enumerate(fields)}), None, info, skipped
+    ident = [c for c in wide.columns if not c.startswith("_v")]
+    long = pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f"_v{i}").alias("value"))
+                      for i, f in enumerate(fields)])
+    return None, long, info, skipped
 
 
 def read_smi_dmon(path, *, opts):
