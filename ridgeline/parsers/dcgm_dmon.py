@@ -238,7 +238,12 @@ _ODD_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\
 
 
 def _odd_breaks(data: bytes) -> bool:
-    return any(b in data for b in _ODD_BREAKS) or data.count(b"\r") != data.count(b"\r\n")
+    # single bytes first (memchr-fast); the multi-byte breaks only when their last byte occurs
+    if any(b in data for b in (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")):
+        return True
+    if any(b[-1:] in data and b in data for b in _ODD_BREAKS[5:]):
+        return True
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
 def read_dmon(path, *, opts):
