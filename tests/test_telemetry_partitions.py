@@ -294,3 +294,31 @@ def test_dmon_bad_value_names_its_line(tmp_path):
     with pytest.raises(InputError) as e:
         dcgm_dmon.read_dmon_wide(f, opts=Options())
     assert ":4:" in str(e.value) and "TENSO" in str(e.value) and "abc" in str(e.value)
+
+
+def test_exporter_line_split_equals_the_sample_regex():
+    # the fast cut (braces, single spaces) must give the regex's groups on every line, and the
+    # regex must still see the lines the cut does not take (tabs, double spaces, '}' in a value,
+    # non-ASCII, no labels, no sample at all)
+    from ridgeline.parsers.dcgm_exporter import SAMPLE_RE, _split_samples
+
+    lines = [
+        'DCGM_FI_DEV_GPU_UTIL{gpu="0",modelName="NVIDIA H100 80GB HBM3",Hostname="n1"} 97 1767600000000',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-b"} 40',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="0",weird="a}b"} 5 1767600000000',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="0",modelName="Hé"} 6',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="1"}  7   1767600000000',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="1"}\t7',
+        "DCGM_FI_DEV_GPU_UTIL 8",
+        'DCGM_FI_DEV_GPU_UTIL{gpu="2"} 10 12.5',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="2"} ERROR - FAILED TO CONVERT TO STRING',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="2"} 3 abc',
+        "garbage { line }",
+    ]
+    body = pl.DataFrame({"line": lines}).with_row_index("lineno", offset=1)
+    want = body.with_columns(pl.col("line").str.extract_groups(SAMPLE_RE).alias("g")).unnest("g").rename(
+        {"1": "metric", "2": "labels", "3": "raw", "4": "ts_ms"})
+    got = _split_samples(body)
+    assert_frame_equal(got, want)
+    assert got["metric"].null_count() == 3  # the error line, the bad timestamp, the garbage
+    assert got["labels"][2] == '{gpu="0",weird="a}b"}'
