@@ -134,8 +134,8 @@ def generate(folder: Path, *, hosts: int, gpus: int, hours: float, dmon_hours: f
         fh.write("\n".join(csv.get_column("line").to_list()) + "\n")
 
 
-def measure(cmd: list[str]) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def measure(cmd: list[str], root: Path = ROOT) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root))
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _pid, status, ru = os.wait4(proc.pid, 0)
@@ -156,6 +156,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1, help="rounds (modes alternated); medians are printed")
     ap.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it (reused when present)")
     ap.add_argument("--skip-text", action="store_true", help="only the Parquet store")
+    ap.add_argument("--before", metavar="DIR",
+                    help="also run ridgeline from this checkout (e.g. git archive OLD | tar -x -C DIR): before/after rows")
     ap.add_argument("--gen", metavar="DIR", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.full:
@@ -199,10 +201,15 @@ def main() -> None:
         tiny = ROOT / "fixtures" / "telemetry" / "hive"
         modes["ridgeline startup"] = cli + [str(tiny), "--format", "csv", "-o", str(out), "--quiet"]
         modes["polars startup"] = [py, "-c", "import polars"]
+        roots = {m: ROOT for m in modes}
+        if args.before:
+            for m in [m for m in modes if m.startswith("ridgeline") and m != "ridgeline startup"]:
+                modes[m.replace("ridgeline", "before", 1)] = modes[m]
+                roots[m.replace("ridgeline", "before", 1)] = Path(args.before).resolve()
         runs: dict[str, list[dict]] = {m: [] for m in modes}
         for _ in range(args.repeat):
             for m, cmd in modes.items():
-                runs[m].append(measure(cmd))
+                runs[m].append(measure(cmd, roots[m]))
         med = {m: {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu", "rss_mb")} for m, rs in runs.items()}
         print(f"{'mode':>18} {'wall s':>8} {'CPU s':>8} {'peak RSS MB':>12} {'CPU / baseline':>15}")
         for m, r in med.items():

@@ -327,10 +327,11 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     Profiling fields with no value at all in ``wide`` skip the clamp and stall checks (their
     results are zero / absent anyway).
     """
-    import numpy as np
     import polars as pl
 
     if not ordered:
+        import numpy as np
+
         g = wide.get_column("_gid").to_numpy()
         t = wide.get_column("timestamp").to_physical().to_numpy()
         ordered = bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (t[1:] > t[:-1])))) if len(g) > 1 else True
