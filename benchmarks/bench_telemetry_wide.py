@@ -137,7 +137,8 @@ def generate(folder: Path, *, hosts: int, gpus: int, hours: float, dmon_hours: f
 def measure(cmd: list[str], root: Path = ROOT) -> dict:
     env = dict(os.environ, PYTHONPATH=str(root))
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # run outside any checkout: `python -c` puts the working directory first on sys.path
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir())
     _pid, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t
     err = proc.stderr.read().decode() if proc.stderr else ""
