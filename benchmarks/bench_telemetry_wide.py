@@ -205,7 +205,7 @@ def main() -> None:
         roots = {m: ROOT for m in modes}
         if args.before:
             for m in [m for m in modes if m.startswith("ridgeline") and m != "ridgeline startup"]:
-                modes[m.replace("ridgeline", "before", 1)] = modes[m]
+                modes[m.replace("ridgeline", "before", 1)] = [a for a in modes[m] if a != "--quiet"]  # an option of 11
                 roots[m.replace("ridgeline", "before", 1)] = Path(args.before).resolve()
         runs: dict[str, list[dict]] = {m: [] for m in modes}
         for _ in range(args.repeat):
