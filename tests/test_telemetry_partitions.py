@@ -322,3 +322,28 @@ def test_exporter_line_split_equals_the_sample_regex():
     assert_frame_equal(got, want)
     assert got["metric"].null_count() == 3  # the error line, the bad timestamp, the garbage
     assert got["labels"][2] == '{gpu="0",weird="a}b"}'
+
+
+def test_nvidia_smi_values_read_in_one_pass(tmp_path):
+    from ridgeline.errors import InputError
+    from ridgeline.parsers import nvidia_smi
+
+    f = tmp_path / "q.csv"
+    f.write_bytes(b"timestamp, index, power.draw [W], utilization.gpu [%]\n"
+                  b"2026/01/05 09:00:00.000, 0, 1e2 W, 5%\n"       # exponent; unit glued to the number
+                  b"2026/01/05 09:00:01.000, 0, [N/A], 7 %\r\n"    # blank; CRLF
+                  b"2026/01/05 09:00:02.000, 0, .5 W, 12\n")       # no leading digit; no unit
+    wide, long, info, _skipped = nvidia_smi.read_query_csv_wide(f, opts=Options())
+    assert long is None and info.rows == 3
+    assert wide["power_w"].to_list() == [100.0, None, 0.5]
+    assert wide["gpu_util_ratio"].to_list() == [0.05, 0.07, 0.12]
+    # lone carriage returns split lines as Python's text reading does
+    g = tmp_path / "cr.csv"
+    g.write_bytes(b"timestamp, index, power.draw [W]\r\n2026/01/05 09:00:00.000, 0, 10 W\r"
+                  b"2026/01/05 09:00:01.000, 1, 11 W\r\n")
+    assert nvidia_smi.read_query_csv_wide(g, opts=Options())[0]["gpu"].to_list() == [0, 1]
+    h = tmp_path / "inf.csv"
+    h.write_text("timestamp, index, power.draw [W]\n2026/01/05 09:00:00.000, 0, inf W\n")
+    with pytest.raises(InputError) as e:
+        nvidia_smi.read_query_csv_wide(h, opts=Options())
+    assert ":2:" in str(e.value) and "inf W" in str(e.value)
