@@ -187,11 +187,11 @@ def analyze_paths(
     if not ncu_files and not tel_files and not tl_files:
         raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
 
-    from ridgeline.rules import engine
+    from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
 
-    cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
+    cfg = rule_engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
     # RL112's thresholds define the latency class the classifier assigns
-    latency = engine.rule_params("RL112", cfg, thresholds)
+    latency = rule_engine.rule_params("RL112", cfg, thresholds)
     gpu_entry = None
     metrics = None
     if ncu_files:
@@ -236,7 +236,7 @@ def analyze_paths(
                 "metrics": metrics,
             },
         )
-        result.findings = engine.run_rules(
+        result.findings = rule_engine.run_rules(
             ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
         )
         if result.timeline is not None and result.timeline.join is not None:
