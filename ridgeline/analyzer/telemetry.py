@@ -4,13 +4,17 @@
 DataFrame; a Parquet scan stays lazy) and returns a DataFrame with the columns below
 (:data:`ridgeline.analyzer.schema.WINDOW_COLUMNS` holds the same list with types).
 
-How it works: (1) per GPU and timestamp, the long rows are folded into one row with one
-column per field (a read of the chunk's rows, then a numpy scatter); hosts (or the GPUs of a host
-larger than a chunk) are processed in chunks of bounded size, two at a time, so a day of a
-fleet never sits in memory at once; (2) the sample interval of each GPU is the median gap
-between its timestamps; (3) rows are floored to the window (``"5m"``, ``"1h"``, any polars
-duration, or ``"all"`` for the whole run) and aggregated (each GPU's rows sorted by time, so a
-window is a contiguous block). A leading warm-up (``warmup="2m"``) is dropped per GPU before anything else.
+How it works: the reduction is one pure function per partition (:func:`reduce_partition`: one
+host's rows -> that host's window rows), mapped over the hosts by :func:`reduce_partitions`
+(threads here, or Dask); steps across partitions (daily typicals, fleet summary) run on the
+window table afterwards. In a partition: (1) one row per GPU and timestamp with one column per
+field: a wide input (the fleet store, dmon and nvidia-smi text) is that already and is only
+ordered (a stable sort by GPU); long rows are folded into it (a numpy scatter); (2) the sample
+interval of each GPU is the median gap between its timestamps; (3) rows are floored to the
+window (``"5m"``, ``"1h"``, any polars duration, or ``"all"`` for the whole run) and aggregated
+(each GPU's rows sorted by time, so a window is a contiguous block). A leading warm-up
+(``warmup="2m"``) is dropped per GPU before anything else. :func:`reduce_windows` takes the long
+table itself (any LazyFrame) and cuts it into chunks of about ``chunk_rows`` long rows.
 
 States are judged per sample (one timestamp of one GPU), with the thresholds in
 :data:`STATE_THRESHOLDS` (overridable with ``thresholds=``):
