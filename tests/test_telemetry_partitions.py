@@ -347,3 +347,18 @@ def test_nvidia_smi_values_read_in_one_pass(tmp_path):
     with pytest.raises(InputError) as e:
         nvidia_smi.read_query_csv_wide(h, opts=Options())
     assert ":2:" in str(e.value) and "inf W" in str(e.value)
+
+
+def test_unreachable_scheduler_is_a_usage_error(monkeypatch):
+    pytest.importorskip("distributed", reason="dask.distributed not installed (pip install 'ridgeline[dask]')")
+    import distributed
+
+    from ridgeline.errors import UsageError
+
+    def refuse(address, *a, **kw):
+        raise OSError(f"Timed out trying to connect to {address}")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    with pytest.raises(UsageError) as e:
+        reduce_telemetry([str(FIX / "telemetry" / "long.csv")], engine="dask", scheduler="tcp://127.0.0.1:1")
+    assert "tcp://127.0.0.1:1" in str(e.value) and "Dask scheduler" in str(e.value)

@@ -812,7 +812,12 @@ def _map_dask(parts, kw, *, scheduler, workers, progress):
                                    dashboard_address=None)
         client = own_client = Client(own_cluster)
     elif isinstance(scheduler, str):
-        client = own_client = Client(scheduler)
+        try:
+            client = own_client = Client(scheduler)
+        except (OSError, ValueError, TypeError) as err:  # unreachable, or not an address
+            from ridgeline.errors import UsageError
+
+            raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({err})") from None
     else:
         client = scheduler  # a Client the caller owns
     try:
