@@ -362,3 +362,17 @@ def test_unreachable_scheduler_is_a_usage_error(monkeypatch):
     with pytest.raises(UsageError) as e:
         reduce_telemetry([str(FIX / "telemetry" / "long.csv")], engine="dask", scheduler="tcp://127.0.0.1:1")
     assert "tcp://127.0.0.1:1" in str(e.value) and "Dask scheduler" in str(e.value)
+
+
+def test_wide_store_with_files_of_different_columns(wide_store):
+    # host n1's second day lacks the tensor column: that day's rows have no tensor field (absent,
+    # not blank), exactly as the long reader's per-column-set scans give them
+    f = next(wide_store.glob("date=2026-01-06/host=n1/*.parquet"))
+    pl.read_parquet(f).drop("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE").write_parquet(f)
+    sources, _inputs, _skipped = scan_telemetry_sources([str(wide_store)])
+    parts = telemetry_partitions(sources)
+    assert [len(p) for p in parts] == [1, 2, 1]  # n1's files are in two column sets
+    lf, _inputs, _skipped, windows = reduce_telemetry([str(wide_store)], window="5m")
+    assert_frame_equal(windows, reduce_windows(lf, window="5m"))
+    n1 = windows.filter((pl.col("host") == "n1") & (pl.col("window_start").dt.day() == 6))
+    assert n1["tensor_active_mean_ratio"].null_count() == n1.height and n1["null_values"].sum() == 0

@@ -265,15 +265,16 @@ class TelemetrySource:
     same rows as a per-timestamp wide frame when the input is a wide table (see
     :func:`ridgeline.parsers.telemetry_table.wide_frame`), else None; the reduction reads it
     without unpivoting. ``hosts``: host -> that host's rows (the frame the reduction reads,
-    filtered; the filter prunes a hive store's other ``host=`` folders), when the host names are
-    known without reading the data (hive ``host=`` folders), else None.
+    filtered; the filter prunes a hive store's other ``host=`` folders; several frames when the
+    host's files have different columns), when the host names are known without reading the data
+    (hive ``host=`` folders), else None.
     """
 
     path: str
     kind: str
     long: Any
     wide: Any = None
-    hosts: dict | None = None
+    hosts: dict | None = None  # host -> [(layout, frame)]
 
     @property
     def layout(self) -> str:
@@ -347,11 +348,7 @@ def scan_telemetry_sources(
         src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
                               wide=None if wide is None else wide.lazy())
         if kind == "telemetry-parquet":
-            raw = pl.scan_parquet(str(path / "**" / "*.parquet") if path.is_dir() else str(path), hive_partitioning=True)
-            src.wide = telemetry_table.wide_frame(raw, opts=opts)
-            files = telemetry_table.hive_host_files(path)
-            if files is not None and "host" in raw.collect_schema().names():
-                src.hosts = {h: src.frame.filter(pl.col("host") == h) for h in files}
+            _plan_parquet(src, path, opts)
         elif kind == "telemetry-csv":
             head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
             if head and telemetry_table.header_layout(head[0]) == "wide":
@@ -366,6 +363,38 @@ def scan_telemetry_sources(
     if notes is not None:
         notes.extend(n for n in opts.notes if n not in notes)
     return sources, inputs, skipped
+
+
+def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
+    """A wide Parquet input's wide frame(s) and, for a hive store with ``host=`` folders, each
+    host's frames. Files with different columns (hosts exporting different fields) are scanned
+    per column set, as the long reader does, so a field a file lacks is absent, not blank."""
+    import polars as pl
+
+    from ridgeline.parsers import telemetry_table
+
+    groups = telemetry_table._column_groups(path) if path.is_dir() else None
+    if groups is not None and len(groups) > 1:
+        scans = [(files, telemetry_table.wide_frame(pl.scan_parquet(files, hive_partitioning=True), opts=opts))
+                 for files in groups]
+        if any(w is None for _files, w in scans):
+            return  # a long (or odd) table among them: the long rows are reduced
+        hosts: dict = {}
+        for files, w in scans:
+            by_host = telemetry_table.hive_host_files(path, files)
+            if by_host is None or "host" not in w.collect_schema().names():
+                return
+            for h in by_host:
+                hosts.setdefault(h, []).append(("wide", w.filter(pl.col("host") == h)))
+        src.wide = pl.concat([w for _files, w in scans], how="diagonal_relaxed")
+        src.hosts = hosts
+        return
+    source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+    raw = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
+    src.wide = telemetry_table.wide_frame(raw, opts=opts)
+    files = telemetry_table.hive_host_files(path)
+    if files is not None and "host" in raw.collect_schema().names():
+        src.hosts = {h: [(src.layout, src.frame.filter(pl.col("host") == h))] for h in files}
 
 
 def long_table(sources):
@@ -391,8 +420,8 @@ def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
     by_host: dict = {}
     for src in sources:
         if src.hosts is not None:
-            for h, frame in src.hosts.items():
-                by_host.setdefault(h, []).append((src.layout, frame))
+            for h, items in src.hosts.items():
+                by_host.setdefault(h, []).extend(items)
             continue
         frame = src.frame
         hosts = frame.select(pl.col("host").unique()).collect().get_column("host").to_list()

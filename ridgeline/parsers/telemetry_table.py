@@ -231,15 +231,19 @@ def wide_frame(lf, *, opts):
     )
 
 
-def hive_host_files(path) -> dict[str, list[str]] | None:
-    """``host=NAME`` folders of a hive-partitioned Parquet folder: NAME -> its files (sorted),
-    when every Parquet file sits under exactly one such folder; else None."""
+def hive_host_files(path, files=None) -> dict[str, list[str]] | None:
+    """``host=NAME`` folders of a hive-partitioned Parquet folder (or of ``files`` in it): NAME ->
+    its files (sorted), when every Parquet file sits under exactly one such folder; else None.
+    Hidden paths (a writer's temporary files) are left out, as the column groups leave them."""
     path = Path(path)
     if not path.is_dir():
         return None
     out: dict[str, list[str]] = {}
-    for f in sorted(path.rglob("*.parquet")):
-        keys = [seg.split("=", 1)[1] for seg in f.relative_to(path).parts[:-1] if seg.lower().startswith("host=")]
+    for f in sorted(Path(x) for x in files) if files is not None else sorted(path.rglob("*.parquet")):
+        rel = f.relative_to(path).parts
+        if any(part.startswith(".") for part in rel):
+            continue
+        keys = [seg.split("=", 1)[1] for seg in rel[:-1] if seg.lower().startswith("host=")]
         if len(keys) != 1:
             return None
         out.setdefault(keys[0], []).append(str(f))
