@@ -350,13 +350,13 @@ def scan_table_parquet(path, *, opts):
 def _column_groups(folder: Path) -> list[list[str]] | None:
     """The folder's Parquet files grouped by their column names (footers only); None if unreadable."""
     try:
-        import pyarrow.parquet as pq
+        import polars as pl  # reads the footer itself: no pyarrow import (~0.15 s) on a wide store
 
         groups: dict[tuple[str, ...], list[str]] = {}
         for f in sorted(folder.rglob("*.parquet")):
             if any(part.startswith(".") for part in f.relative_to(folder).parts):
                 continue
-            groups.setdefault(tuple(sorted(pq.read_schema(f).names)), []).append(str(f))
+            groups.setdefault(tuple(sorted(pl.read_parquet_schema(f))), []).append(str(f))
         return list(groups.values())
     except Exception:  # noqa: BLE001 - the one-scan path reports what is wrong
         return None
