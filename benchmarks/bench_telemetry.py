@@ -5,8 +5,10 @@ layout (``date=YYYY-MM-DD/host=nodeNNN/part-0.parquet`` with timestamp, gpu, fie
 value), 8 GPUs per host, 1 s samples, 12 fields. Then, each in its own subprocess so peak
 RSS is measured per run:
 
-* ``ridgeline``: ``scan_telemetry(folder)`` + ``reduce_windows(window="5m")`` (lazy scan,
-  per-host chunks, each read with its filter pushed into the scan);
+* ``ridgeline``: ``reduce_telemetry(folder, window="5m")``, what ``ridgeline telemetry`` runs
+  (one partition per host, each read with its filter pushed into the scan);
+* ``reduce_windows``: ``scan_telemetry(folder)`` + ``reduce_windows(window="5m")``, the
+  long-table API (hosts in chunks of ``chunk_rows`` long rows);
 * ``baseline``: a bare polars lazy group-by over the same files (mean value per host, GPU,
   field and 5-minute window), streaming.
 
@@ -88,7 +90,12 @@ def child(mode: str, folder: str) -> None:
     import polars as pl
 
     t = time.perf_counter()
-    if mode == "ridgeline":
+    if mode == "ridgeline":  # what `ridgeline telemetry` runs: one partition per host
+        from ridgeline.pipeline import reduce_telemetry
+
+        _lf, inputs, _, out = reduce_telemetry([folder], window="5m")
+        rows = inputs[0].rows
+    elif mode == "reduce_windows":  # the long-table API (hosts in chunks of chunk_rows)
         from ridgeline.analyzer.telemetry import reduce_windows
         from ridgeline.parsers.telemetry import scan_telemetry
 
@@ -133,7 +140,7 @@ def main() -> None:
     ap.add_argument("--gpus", type=int, default=128)
     ap.add_argument("--hours", type=float, default=6.0)
     ap.add_argument("--keep", metavar="DIR", help="write the data here and keep it (default: a temp dir, removed)")
-    ap.add_argument("--child", choices=["ridgeline", "baseline"], help=argparse.SUPPRESS)
+    ap.add_argument("--child", choices=["ridgeline", "reduce_windows", "baseline"], help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -155,9 +162,10 @@ def main() -> None:
               f"{size / 1e6:.0f} MB Parquet (generated in {gen_s:.1f} s)")
         base = run_child("baseline", folder)
         ours = run_child("ridgeline", folder)
-        for r in (base, ours):
+        api = run_child("reduce_windows", folder)
+        for r in (base, ours, api):
             r["rate"] = r["samples"] / r["seconds"]
-            print(f"{r['mode']:>9}: {r['seconds']:7.2f} s  {r['rate'] / 1e6:7.1f} M samples/s  "
+            print(f"{r['mode']:>14}: {r['seconds']:7.2f} s  {r['rate'] / 1e6:7.1f} M samples/s  "
                   f"peak RSS {r['peak_rss_mb']:7.0f} MB  ({r['out_rows']:,} output rows)")
         print(f"ratio ridgeline/baseline throughput: {ours['rate'] / base['rate']:.2f} "
               f"(ridgeline also aligns fields per timestamp, p95s, states, coverage, gaps)")

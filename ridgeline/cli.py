@@ -806,10 +806,18 @@ def _demo_next_steps(folder, copy_to) -> str:
               help="Table: worst windows by wasted time shown under the per-GPU totals.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True,
               help="Table: at most this many GPU rows (or window rows with --all-windows).")
+@click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Reduce the partitions (hosts) here, or with dask.distributed (needs ridgeline[dask]).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="--engine dask: scheduler address (tcp://host:8786); default a LocalCluster on this machine.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="--engine dask without --scheduler: LocalCluster worker processes (default 2).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress line on stderr (shown only when stderr is a terminal).")
 @PROMETHEUS_OPTIONS
 @click.pass_context
 def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, output, select, ignore, config,
-                  thresholds, fail_on, max_rows, all_windows=False, worst=10, **prom):
+                  thresholds, fail_on, max_rows, all_windows=False, worst=10, engine="local", scheduler=None,
+                  workers=None, quiet=False, **prom):
     """Busy vs. working: GPU-Util against Tensor-Core, SM and DRAM activity, per GPU and window.
 
     PATHS are dcgmi dmon captures, dcgm-exporter scrapes, Prometheus query JSON,
@@ -830,9 +838,10 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     \b
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
     """
-    from ridgeline.analyzer.telemetry import parse_duration_s, reduce_windows
+    from ridgeline.analyzer.telemetry import parse_duration_s
     from ridgeline.errors import UsageError
-    from ridgeline.parsers.telemetry import scan_telemetry
+    from ridgeline.pipeline import reduce_telemetry
+    from ridgeline.progress import Progress
     from ridgeline.result import AnalysisResult
     from ridgeline.rules.base import Context
     from ridgeline.rules.engine import load_config, run_rules
@@ -844,18 +853,17 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     _refuse_overwriting_inputs(output, paths)
     cfg = load_config(config)
     notes: list[str] = []
+    if engine != "dask" and (scheduler or workers):
+        raise UsageError("--scheduler and --workers go with --engine dask")
     if not paths and not prom.get("prom_url"):
         raise UsageError("give telemetry PATHS, or --prometheus URL --from START to pull from a server")
     pulled = _pull_prometheus(prom) if prom.get("prom_url") else None
-    if paths:
-        lf, inputs, skipped = scan_telemetry(paths, tz=tz, interval_s=interval_s, host=host, start=start_dt,
-                                             notes=notes)
-    else:
-        lf, inputs, skipped = None, [], []
+    lf, inputs, skipped, windows = reduce_telemetry(
+        paths, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes,
+        engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
+        extra=[] if pulled is None else [(pulled.info.path, pulled.frame)],
+    )
     if pulled is not None:
-        import polars as pl
-
-        lf = pulled.frame.lazy() if lf is None else pl.concat([lf, pulled.frame.lazy()], how="vertical")
         inputs.append(pulled.info)
         skipped += pulled.skipped
         notes += [n for n in pulled.notes if n not in notes]
@@ -865,7 +873,6 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         why = f"; {len(skipped)} file(s) skipped, e.g. {skipped[0].source}: {skipped[0].reason}" if skipped else ""
         raise InputError(", ".join(paths), "expected telemetry files (dcgmi dmon, dcgm-exporter, Prometheus JSON, "
                          "nvidia-smi CSV/dmon, telemetry CSV/Parquet); none found" + why)
-    windows = reduce_windows(lf, window=window, warmup=warmup)
     from ridgeline.pipeline import check_window, empty_windows_notes, silent_telemetry_notes
 
     check_window(window, windows)

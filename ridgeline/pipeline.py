@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ridgeline.errors import InputError
+from ridgeline.errors import InputError, UsageError
 from ridgeline.parsers.sniff import describe_head
 from ridgeline.result import AnalysisResult, InputInfo, Skipped
 
@@ -143,6 +143,10 @@ def analyze_paths(
     thresholds: Iterable[str] | Mapping[str, Mapping[str, Any]] = (),
     run_rules: bool = True,
     timeline_options: Mapping[str, Any] | None = None,
+    engine: str = "local",
+    scheduler: Any = None,
+    workers: int | None = None,
+    progress: Any = None,
 ) -> AnalysisResult:
     """Analyze ncu exports and/or telemetry files and folders into an AnalysisResult.
 
@@ -152,6 +156,9 @@ def analyze_paths(
     first tick of inputs without timestamps): telemetry options;
     ``strict``: a value that does not parse is an error (else the launch is skipped and
     listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides.
+    ``engine``: how telemetry partitions (hosts) are reduced: ``"local"`` (default) or
+    ``"dask"`` (``scheduler``: a dask.distributed address or Client, None = a LocalCluster of
+    ``workers`` processes); ``progress(done, total, rows)`` is called per partition.
     """
     result = AnalysisResult()
     if gpu is not None:  # a bad --gpu fails before any file is read
@@ -180,11 +187,11 @@ def analyze_paths(
     if not ncu_files and not tel_files and not tl_files:
         raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
 
-    from ridgeline.rules import engine
+    from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
 
-    cfg = engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
+    cfg = rule_engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
     # RL112's thresholds define the latency class the classifier assigns
-    latency = engine.rule_params("RL112", cfg, thresholds)
+    latency = rule_engine.rule_params("RL112", cfg, thresholds)
     gpu_entry = None
     metrics = None
     if ncu_files:
@@ -200,7 +207,8 @@ def analyze_paths(
     telemetry_lf = None
     if tel_files:
         telemetry_lf = _analyze_telemetry(
-            result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start
+            result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start,
+            engine=engine, scheduler=scheduler, workers=workers, progress=progress,
         )
 
     if ncu_files and tel_files:
@@ -228,7 +236,7 @@ def analyze_paths(
                 "metrics": metrics,
             },
         )
-        result.findings = engine.run_rules(
+        result.findings = rule_engine.run_rules(
             ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
         )
         if result.timeline is not None and result.timeline.join is not None:
@@ -352,22 +360,20 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
 
 def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,
-                       start=None):
+                       start=None, engine="local", scheduler=None, workers=None, progress=None):
     """Windows from the lazy scan (never the whole long table in memory); returns the LazyFrame.
 
     ``result.telemetry`` gets :func:`plot_telemetry`'s small downsampled frame.
     """
-    from ridgeline.analyzer.telemetry import reduce_windows
-    from ridgeline.parsers.telemetry import scan_telemetry
-
     notes: list[str] = []
-    lf, inputs, skipped = scan_telemetry(
-        [str(p) for p in files], tz=tz, interval_s=interval_s, host=host, start=start, notes=notes
+    lf, inputs, skipped, windows = reduce_telemetry(
+        [str(p) for p in files], window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host,
+        start=start, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
     )
     result.inputs.extend(inputs)
     result.skipped.extend(skipped)
     _add_notes(result, notes)
-    result.windows = reduce_windows(lf, window=window, warmup=warmup)
+    result.windows = windows
     check_window(window, result.windows)
     _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
     _add_notes(result, silent_telemetry_notes(result.windows))
@@ -402,6 +408,34 @@ def silent_telemetry_notes(windows) -> list[str]:
         + "): no finding can be made, so 'Findings: none' is not a clean bill; collect "
         + ", ".join(RULE_FIELDS.values())
     ]
+
+
+def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=None, host=None, start=None,
+                     notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=()):
+    """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
+
+    Inputs are read per file (:func:`ridgeline.parsers.telemetry.scan_telemetry_sources`), cut
+    into one partition per host, and each partition is reduced by the same pure function
+    (:func:`ridgeline.analyzer.telemetry.reduce_partitions`) with ``engine`` ``"local"`` or
+    ``"dask"``. The long LazyFrame (nothing read yet) is what the rules' context and plots take.
+    ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere (a Prometheus pull), after
+    the files; their inputs are the caller's to list.
+    """
+    from ridgeline.analyzer.telemetry import reduce_partitions
+    from ridgeline.parsers.telemetry import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
+
+    if engine == "dask":  # before any file is read
+        from ridgeline.analyzer.telemetry import DASK_EXTRA_MESSAGE, dask_available
+
+        if not dask_available():
+            raise UsageError(DASK_EXTRA_MESSAGE)
+    sources, inputs, skipped = scan_telemetry_sources(
+        paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes
+    )
+    sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
+    windows = reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
+                                scheduler=scheduler, workers=workers, progress=progress)
+    return long_table(sources), inputs, skipped, windows
 
 
 def _machine_mismatch_notes(result: AnalysisResult) -> list[str]:

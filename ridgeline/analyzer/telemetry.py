@@ -4,13 +4,17 @@
 DataFrame; a Parquet scan stays lazy) and returns a DataFrame with the columns below
 (:data:`ridgeline.analyzer.schema.WINDOW_COLUMNS` holds the same list with types).
 
-How it works: (1) per GPU and timestamp, the long rows are folded into one row with one
-column per field (a read of the chunk's rows, then a numpy scatter); hosts (or the GPUs of a host
-larger than a chunk) are processed in chunks of bounded size, two at a time, so a day of a
-fleet never sits in memory at once; (2) the sample interval of each GPU is the median gap
-between its timestamps; (3) rows are floored to the window (``"5m"``, ``"1h"``, any polars
-duration, or ``"all"`` for the whole run) and aggregated (each GPU's rows sorted by time, so a
-window is a contiguous block). A leading warm-up (``warmup="2m"``) is dropped per GPU before anything else.
+How it works: the reduction is one pure function per partition (:func:`reduce_partition`: one
+host's rows -> that host's window rows), mapped over the hosts by :func:`reduce_partitions`
+(threads here, or Dask); steps across partitions (daily typicals, fleet summary) run on the
+window table afterwards. In a partition: (1) one row per GPU and timestamp with one column per
+field: a wide input (the fleet store, dmon and nvidia-smi text) is that already and is only
+ordered (a stable sort by GPU); long rows are folded into it (a numpy scatter); (2) the sample
+interval of each GPU is the median gap between its timestamps; (3) rows are floored to the
+window (``"5m"``, ``"1h"``, any polars duration, or ``"all"`` for the whole run) and aggregated
+(each GPU's rows sorted by time, so a window is a contiguous block). A leading warm-up
+(``warmup="2m"``) is dropped per GPU before anything else. :func:`reduce_windows` takes the long
+table itself (any LazyFrame) and cuts it into chunks of about ``chunk_rows`` long rows.
 
 States are judged per sample (one timestamp of one GPU), with the thresholds in
 :data:`STATE_THRESHOLDS` (overridable with ``thresholds=``):
@@ -162,13 +166,13 @@ def _gid_expr(seed: int = 20260105):
 def _fold_per_timestamp(lf, th, gid=None):
     """Long rows of one chunk -> (one row per (GPU, timestamp) with one column per field, ordered).
 
-    Rows of a GPU usually arrive in time order (every reader writes them so, and so do
-    Parquet files written per host), so consecutive rows with the same (GPU, timestamp)
-    form a run; each value is scattered into a (field x run) array in one vectorized step.
-    If a (GPU, timestamp) pair shows up in two runs (out-of-order input) the chunk is sorted
-    first: same result, slower. A field given twice at one timestamp keeps its last value.
-    ``ordered`` is True when the rows come out sorted by (GPU, timestamp) with no repeats
-    (checked on the run starts, so :func:`_reduce_wide` need not check again).
+    The rows are first brought into (GPU, timestamp) order: a vectorized check says whether
+    they already are (every reader of a time-ordered host writes them so), else they are sorted
+    (stable, so rows keep their input order within a (GPU, timestamp)). Consecutive rows with
+    the same (GPU, timestamp) then form a run; each value is scattered into a (field x run)
+    array in one vectorized step. A field given twice at one timestamp keeps its last value.
+    The second value returned is always True: the rows come out sorted by (GPU, timestamp)
+    with no repeats.
     """
     import numpy as np
     import polars as pl
@@ -178,39 +182,146 @@ def _fold_per_timestamp(lf, th, gid=None):
     # measured on the synthetic fleet, it reads a chunk with ~10% less CPU than the streaming
     # engine at the same peak memory
     df = lf.select(gid if gid is not None else _gid_expr(), "timestamp", "_fi", "value").collect()
-
-    def fold(d):
-        run = d.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
-        n_runs = int(run[-1]) + 1
-        fi = d.get_column("_fi").to_numpy()
-        val = d.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
-        present = np.flatnonzero(np.bincount(fi, minlength=nf))  # fields this chunk has
-        slot = np.zeros(nf, dtype=np.int64)
-        slot[present] = np.arange(len(present)) * n_runs
-        grid = np.full(len(present) * n_runs, np.nan)
-        grid[slot[fi] + run] = val  # 1-D scatter into (present field x run): one vectorized step
-        grid = grid.reshape(len(present), n_runs)
-        starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
-        nulls = np.bincount(run[np.isnan(val)], minlength=n_runs)
-        g = d.get_column("_gid").gather(starts)
-        t = d.get_column("timestamp").gather(starts)
-        gn, tn = g.to_numpy(), t.to_physical().to_numpy()
-        ordered = bool(np.all((gn[1:] > gn[:-1]) | ((gn[1:] == gn[:-1]) & (tn[1:] > tn[:-1])))) if n_runs > 1 else True
-        cols = {"_gid": g, "timestamp": t}
-        cols.update({USED_FIELDS[i]: pl.Series(USED_FIELDS[i], grid[k], nan_to_null=True)
-                     for k, i in enumerate(present)})
-        cols["_nulls"] = nulls
-        out = pl.DataFrame(cols)
-        have = set(present.tolist())
-        missing = [f for i, f in enumerate(USED_FIELDS) if i not in have]
-        return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing]), ordered
-
     if df.height == 0:
         return pl.DataFrame(), True
-    wide, ordered = fold(df)
-    if not ordered and wide.select(pl.struct("_gid", "timestamp").n_unique()).item() != wide.height:
-        wide, ordered = fold(df.sort("_gid", "timestamp", maintain_order=True))
-    return wide, ordered
+    if not _non_decreasing(df, strict=False):
+        # rows grouped by field (an unpivoted wide table) or GPUs interleaved per tick
+        df = df.sort("_gid", "timestamp", maintain_order=True)
+
+    run = df.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
+    n_runs = int(run[-1]) + 1
+    fi = df.get_column("_fi").to_numpy()
+    val = df.get_column("value").to_numpy(allow_copy=True).astype(np.float64, copy=False)
+    present = np.flatnonzero(np.bincount(fi, minlength=nf))  # fields this chunk has
+    slot = np.zeros(nf, dtype=np.int64)
+    slot[present] = np.arange(len(present)) * n_runs
+    grid = np.full(len(present) * n_runs, np.nan)
+    grid[slot[fi] + run] = val  # 1-D scatter into (present field x run): one vectorized step
+    grid = grid.reshape(len(present), n_runs)
+    starts = np.flatnonzero(np.r_[True, run[1:] != run[:-1]])
+    nulls = np.bincount(run[np.isnan(val)], minlength=n_runs)
+    cols = {"_gid": df.get_column("_gid").gather(starts), "timestamp": df.get_column("timestamp").gather(starts)}
+    cols.update({USED_FIELDS[i]: pl.Series(USED_FIELDS[i], grid[k], nan_to_null=True) for k, i in enumerate(present)})
+    cols["_nulls"] = nulls
+    out = pl.DataFrame(cols)
+    have = set(present.tolist())
+    missing = [f for i, f in enumerate(USED_FIELDS) if i not in have]
+    return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing]), True
+
+
+def _non_decreasing(df, *, strict: bool) -> bool:
+    """Rows of ``df`` ordered by (``_gid``, ``timestamp``)? ``strict``: also no (GPU, time) twice."""
+    import polars as pl
+
+    if df.height < 2:
+        return True
+    g, g0 = pl.col("_gid"), pl.col("_gid").shift(1)
+    t, t0 = pl.col("timestamp"), pl.col("timestamp").shift(1)
+    later = (t > t0) if strict else (t >= t0)
+    return bool(df.select(((g > g0) | ((g == g0) & later)).slice(1).all()).item())
+
+
+def _with_identity(df):
+    """Add the identity columns a frame lacks (as nulls of the TELEMETRY types)."""
+    import polars as pl
+
+    types = {"host": pl.String, "gpu": pl.Int64, "gpu_instance": pl.String, "uuid": pl.String, "model": pl.String}
+    missing = [pl.lit(None, t).alias(c) for c, t in types.items() if c not in df.columns]
+    return df.with_columns(missing) if missing else df
+
+
+def _ident_and_gid(df):
+    """One row per GPU series of ``df`` (an eager partition, long or wide) with its ``_gid``,
+    uuid and model (the largest named, as over the whole input), and the ``_gid`` expression.
+
+    One host with whole, indexed GPUs (the usual partition): the GPU index is the id (no
+    hashing per row). Otherwise a 64-bit hash of (host, gpu, gpu_instance), checked distinct.
+    """
+    import polars as pl
+
+    host = df.get_column("host")
+    one_host = host.null_count() == 0 and bool((host == host[0]).all()) if df.height else True
+    whole = df.get_column("gpu_instance").null_count() == df.height and df.get_column("gpu").null_count() == 0
+    has_names = df.get_column("uuid").null_count() < df.height or df.get_column("model").null_count() < df.height
+    if one_host and whole:
+        gid = pl.col("gpu").cast(pl.UInt64).alias("_gid")
+        if has_names:
+            ident = df.group_by("gpu").agg(pl.col("uuid").max(), pl.col("model").max())
+        else:
+            ident = df.select(pl.col("gpu").unique()).with_columns(
+                pl.lit(None, pl.String).alias("uuid"), pl.lit(None, pl.String).alias("model"))
+        ident = ident.with_columns(
+            pl.lit(host[0] if df.height else None, pl.String).alias("host"),
+            pl.lit(None, pl.String).alias("gpu_instance"),
+        )
+        return ident.with_columns(gid), gid
+    ident = df.group_by(list(KEYS)).agg(pl.col("uuid").max(), pl.col("model").max())
+    seed = 20260105
+    while ident.select(_gid_expr(seed).n_unique()).item() != ident.height:  # 64-bit collision: ~never
+        seed += 1
+    gid = _gid_expr(seed)
+    return ident.with_columns(gid), gid
+
+
+def _fold_wide(df):
+    """A partition's wide frame (one row per GPU and timestamp, one column per canonical field,
+    ``_nulls`` = blank values in the row) -> (rows ordered by (GPU, time) with ``_gid``, ident).
+
+    Repeated (GPU, timestamp) rows are merged as the long table would be: per field the last
+    row's value (blank included), blanks summed. None when no analyzed field is present.
+    """
+    import polars as pl
+
+    present = [f for f in USED_FIELDS if f in df.columns]
+    if not present:
+        return None, None
+    df = _with_identity(df)
+    if "_nulls" not in df.columns:
+        df = df.with_columns(pl.sum_horizontal([pl.col(f).is_null() for f in present]).alias("_nulls"))
+    ident, gid = _ident_and_gid(df)
+    df = df.filter(pl.col("timestamp").is_not_null()).select(gid, "timestamp", *present, pl.col("_nulls").cast(pl.Int64))
+    if not _non_decreasing(df, strict=True):
+        # rows in time order, GPUs interleaved (the usual store): a stable sort on the GPU alone
+        # (~4x cheaper than on GPU and time) orders them; out-of-order times need the full sort
+        df = df.sort("_gid", maintain_order=True)
+        if not _non_decreasing(df, strict=True):
+            df = df.sort("_gid", "timestamp", maintain_order=True)
+        if not _non_decreasing(df, strict=True):  # a (GPU, timestamp) given twice
+            df = df.group_by("_gid", "timestamp", maintain_order=True).agg(
+                *[pl.col(f).last() for f in present], pl.col("_nulls").sum())
+    missing = [pl.lit(None, pl.Float64).alias(f) for f in USED_FIELDS if f not in present]
+    return (df.with_columns(missing) if missing else df), ident
+
+
+def wide_to_long(frame):
+    """A wide frame (identity + canonical field columns) -> TELEMETRY-like long rows
+    (timestamp, identity, field, value) of the fields the reduction uses, column by column."""
+    import polars as pl
+
+    cols = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    frame = _with_identity(frame)
+    ident = ["timestamp", "host", "gpu", "gpu_instance", "uuid", "model"]
+    parts = [frame.select(*ident, pl.lit(f).alias("field"), pl.col(f).cast(pl.Float64).alias("value"))
+             for f in USED_FIELDS if f in cols]
+    if not parts:
+        return frame.select(*ident, pl.lit(None, pl.String).alias("field"), pl.lit(None, pl.Float64).alias("value")).head(0)
+    return pl.concat(parts, how="vertical")
+
+
+def _fold_long(df):
+    """A partition's long rows (eager) -> (rows ordered by (GPU, time) with ``_gid``, ident)."""
+    import polars as pl
+
+    df = _with_identity(df)
+    ident, gid = _ident_and_gid(df)
+    lf = df.lazy().select(
+        "timestamp", *KEYS, "value",
+        pl.col("field").cast(pl.Enum(list(USED_FIELDS)), strict=False).to_physical().cast(pl.Int32).alias("_fi"),
+    ).filter(pl.col("_fi").is_not_null() & pl.col("timestamp").is_not_null())
+    wide, _ordered = _fold_per_timestamp(lf, None, gid)
+    if not wide.height:
+        return None, None
+    return wide, ident
 
 
 def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered: bool = False):
@@ -220,10 +331,11 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     Profiling fields with no value at all in ``wide`` skip the clamp and stall checks (their
     results are zero / absent anyway).
     """
-    import numpy as np
     import polars as pl
 
     if not ordered:
+        import numpy as np
+
         g = wide.get_column("_gid").to_numpy()
         t = wide.get_column("timestamp").to_physical().to_numpy()
         ordered = bool(np.all((g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (t[1:] > t[:-1])))) if len(g) > 1 else True
@@ -235,12 +347,11 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     same = pl.col("_gid") == pl.col("_gid").shift(1)
     gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)
     lf = lf.with_columns(gap.alias("_gap"))
+    # per GPU: sample interval (median gap) and extent, joined to the (few) window rows afterwards
     interval = lf.group_by("_gid").agg(
-        pl.col("_gap").median().alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
+        pl.col("_gap").median().fill_null(1.0).alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
         pl.col("timestamp").max().alias("_t1"),
     )
-    lf = lf.join(interval, on="_gid", how="left")
-    lf = lf.with_columns(pl.col("interval_s").fill_null(1.0))
 
     # clamp-and-flag profiling ratios
     prof_present = [f for f in PROF_FIELDS if f in has]
@@ -250,13 +361,9 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     lf = lf.with_columns(
         (pl.sum_horizontal(clamped_terms) if clamped_terms else pl.lit(0)).alias("_clamped"),
         raw_max.alias("_ratio_raw_max"),
-        pl.col("gpu_util_ratio").alias("_util_raw"),
-        *[pl.col(f).alias(f"_raw_{f}") for f in prof_present],
+        *[pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
+          .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present],
     )
-    lf = lf.with_columns([
-        pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
-        .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present
-    ])
 
     util = pl.coalesce(pl.col("gpu_util_ratio"), pl.col("gr_engine_active_ratio"))
     gr = pl.col("gr_engine_active_ratio")
@@ -274,60 +381,76 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
         "allocated_idle": idle & (fb >= th["allocated_fb_bytes"]),
         "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
     }
-    lf = lf.with_columns([e.alias(f"_st_{k}") for k, e in states.items()])
-
-    if window_s is None:
-        lf = lf.with_columns(pl.col("_t0").alias("window_start"))
-    else:
-        lf = lf.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
+    lf = lf.with_columns([e.cast(pl.Float64).alias(f"_st_{k}") for k, e in states.items()])
 
     # rows are sorted by (GPU, time), so each (GPU, window) is one contiguous block: grouping on
     # the block number, flagged sorted, lets polars aggregate slices instead of gathered rows
-    lf = lf.with_columns(pl.struct("_gid", "window_start").rle_id().set_sorted().alias("_seg"))
-    frac_part = ((pl.col("_util_raw") * 100 - (pl.col("_util_raw") * 100).round(0)).abs() > 1e-6)
+    if window_s is None:
+        lf = lf.with_columns(pl.col("_gid").rle_id().set_sorted().alias("_seg"))
+        first = [pl.col("_gid").first().alias("_gid")]
+    else:
+        lf = lf.with_columns(pl.col("timestamp").dt.truncate(_polars_every(window_s)).alias("window_start"))
+        lf = lf.with_columns(pl.struct("_gid", "window_start").rle_id().set_sorted().alias("_seg"))
+        first = [pl.col("_gid").first().alias("_gid"), pl.col("window_start").first().alias("window_start")]
+    util_raw = pl.col("gpu_util_ratio")  # never clamped (not a profiling field)
+    frac_part = ((util_raw * 100 - (util_raw * 100).round(0)).abs() > 1e-6)
     aggs = [
-        pl.col("_gid").first().alias("_gid"),
-        pl.col("window_start").first().alias("window_start"),
+        *first,
         pl.len().alias("samples"),
-        pl.col("interval_s").first().alias("interval_s"),
-        pl.col("_t1").first().alias("_t1"),
         pl.col("_gap").max().alias("max_gap_s"),
         pl.col("_nulls").sum().cast(pl.Int64).alias("null_values"),
         pl.col("_clamped").sum().cast(pl.Int64).alias("ratio_clamped_values"),
         pl.col("_ratio_raw_max").max().alias("ratio_max_raw"),
         (pl.col("_ratio_raw_max") > th["clamp_max"]).any().alias("percent_as_ratio"),
-        ((pl.col("_util_raw").max() <= 0.01) & (pl.col("_util_raw").max() > 0)
-         & (frac_part.filter(pl.col("_util_raw") > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"),
     ]
+    absent = []  # aggregates of fields without a value in this partition: null, known without a pass
+    if "gpu_util_ratio" in has:
+        aggs.append(((util_raw.max() <= 0.01) & (util_raw.max() > 0)
+                     & (frac_part.filter(util_raw > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"))
+    else:
+        absent.append(pl.lit(False).alias("ratio_as_percent"))
+
+    def field_agg(f, e, name):
+        (aggs if f in has else absent).append(e.alias(name) if f in has else pl.lit(None, pl.Float64).alias(name))
+
     for stem, f in RATIO_METRICS.items():
-        aggs.append(pl.col(f).mean().alias(f"{stem}_mean_ratio"))
-        aggs.append(pl.col(f).quantile(0.95, interpolation="linear").alias(f"{stem}_p95_ratio"))
-    aggs += [
-        pl.col("mem_copy_util_ratio").mean().alias("mem_copy_util_mean_ratio"),
-        pl.col("power_w").mean().alias("power_mean_w"),
-        pl.col("power_w").quantile(0.95, interpolation="linear").alias("power_p95_w"),
-        pl.col("sm_clock_hz").mean().alias("sm_clock_mean_hz"),
-        pl.col("mem_clock_hz").mean().alias("mem_clock_mean_hz"),
-        pl.col("fb_used_bytes").max().alias("fb_used_max_bytes"),
-        pl.col("pcie_tx_bytes_per_s").mean().alias("pcie_tx_mean_bytes_per_s"),
-        pl.col("pcie_rx_bytes_per_s").mean().alias("pcie_rx_mean_bytes_per_s"),
-        pl.col("nvlink_tx_bytes_per_s").mean().alias("nvlink_tx_mean_bytes_per_s"),
-        pl.col("nvlink_rx_bytes_per_s").mean().alias("nvlink_rx_mean_bytes_per_s"),
-    ]
+        field_agg(f, pl.col(f).mean(), f"{stem}_mean_ratio")
+        field_agg(f, pl.col(f).quantile(0.95, interpolation="linear"), f"{stem}_p95_ratio")
+    field_agg("mem_copy_util_ratio", pl.col("mem_copy_util_ratio").mean(), "mem_copy_util_mean_ratio")
+    field_agg("power_w", pl.col("power_w").mean(), "power_mean_w")
+    field_agg("power_w", pl.col("power_w").quantile(0.95, interpolation="linear"), "power_p95_w")
+    field_agg("sm_clock_hz", pl.col("sm_clock_hz").mean(), "sm_clock_mean_hz")
+    field_agg("mem_clock_hz", pl.col("mem_clock_hz").mean(), "mem_clock_mean_hz")
+    field_agg("fb_used_bytes", pl.col("fb_used_bytes").max(), "fb_used_max_bytes")
+    for f, name in (("pcie_tx_bytes_per_s", "pcie_tx_mean_bytes_per_s"), ("pcie_rx_bytes_per_s", "pcie_rx_mean_bytes_per_s"),
+                    ("nvlink_tx_bytes_per_s", "nvlink_tx_mean_bytes_per_s"),
+                    ("nvlink_rx_bytes_per_s", "nvlink_rx_mean_bytes_per_s")):
+        field_agg(f, pl.col(f).mean(), name)
     for st in STATES:
-        aggs.append(pl.col(f"_st_{st}").cast(pl.Float64).mean().alias(f"{st}_share"))
-    aggs.append(pl.sum_horizontal([pl.col(f).is_not_null().any().cast(pl.Int64) for f in PROF_FIELDS])
-                .alias("profiling_fields"))
+        aggs.append(pl.col(f"_st_{st}").mean().alias(f"{st}_share"))
+    # profiling fields: present in the window (count), and constant (stalled) over it. Stall
+    # checks read the clamped values: a window whose raw maximum is below stall_saturated (< 1)
+    # had nothing clamped, and one whose raw maximum is not stays at or above it after clamping
+    for i, f in enumerate(prof_present):
+        aggs += [pl.col(f).count().alias(f"_n{i}"), pl.col(f).min().alias(f"_lo{i}"), pl.col(f).max().alias(f"_hi{i}")]
+    out = lf.group_by("_seg").agg(aggs).drop("_seg")
+    out = out.join(interval, on="_gid", how="left")
+    if window_s is None:
+        out = out.with_columns(pl.col("_t0").alias("window_start"))
     stall_n = int(th["stall_min_samples"])
     stall_exprs = [
-        pl.when((pl.col(f"_raw_{f}").count() >= stall_n) & (pl.col(f"_raw_{f}").min() == pl.col(f"_raw_{f}").max())
-                & (pl.col(f"_raw_{f}").max() > 0) & (pl.col(f"_raw_{f}").max() < th["stall_saturated"]))
+        pl.when((pl.col(f"_n{i}") >= stall_n) & (pl.col(f"_lo{i}") == pl.col(f"_hi{i}"))
+                & (pl.col(f"_hi{i}") > 0) & (pl.col(f"_hi{i}") < th["stall_saturated"]))
         .then(pl.lit(f)).otherwise(None)
-        for f in prof_present
+        for i, f in enumerate(prof_present)
     ]
-    aggs.append((pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
-                 else pl.lit(None, pl.String)).alias("stalled_fields"))
-    out = lf.group_by("_seg").agg(aggs).drop("_seg")
+    out = out.with_columns(
+        *absent,
+        (pl.sum_horizontal([(pl.col(f"_n{i}") > 0).cast(pl.Int64) for i in range(len(prof_present))])
+         if prof_present else pl.lit(0, pl.Int64)).alias("profiling_fields"),
+        (pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
+         else pl.lit(None, pl.String)).alias("stalled_fields"),
+    ).drop([f"_{k}{i}" for i in range(len(prof_present)) for k in ("n", "lo", "hi")])
 
     if window_s is None:
         out = out.with_columns(
@@ -373,17 +496,8 @@ def empty_windows():
     return _finish_columns(pl.DataFrame({"host": []}, schema={"host": pl.String}).clear())
 
 
-def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float | None = None,
-                   thresholds: dict[str, float] | None = None, chunk_rows: int = CHUNK_ROWS):
-    """TELEMETRY long table -> WINDOW table (DataFrame), see the module docstring.
-
-    ``window``: "5m", "1h", "30s", ... or "all" (one window per GPU for the whole run).
-    ``warmup``: leading span dropped per GPU ("2m"). ``thresholds``: overrides of
-    :data:`STATE_THRESHOLDS`. Memory stays bounded by reducing hosts in chunks of about
-    ``chunk_rows`` long rows, each read with its host/GPU filter pushed into the scan.
-    """
-    import polars as pl
-
+def _options(window, warmup, thresholds) -> tuple[float | None, float | None, dict[str, float]]:
+    """(window seconds or None for 'all', warm-up seconds or None, thresholds), checked."""
     th = dict(STATE_THRESHOLDS)
     if thresholds:
         unknown = set(thresholds) - set(th)
@@ -397,8 +511,21 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
         from ridgeline.errors import UsageError
 
         raise UsageError(f"--window must be > 0, got {window!r}")
-    warmup_s = parse_duration_s(warmup, what="--warmup")
+    return window_s, parse_duration_s(warmup, what="--warmup"), th
 
+
+def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float | None = None,
+                   thresholds: dict[str, float] | None = None, chunk_rows: int = CHUNK_ROWS):
+    """TELEMETRY long table -> WINDOW table (DataFrame), see the module docstring.
+
+    ``window``: "5m", "1h", "30s", ... or "all" (one window per GPU for the whole run).
+    ``warmup``: leading span dropped per GPU ("2m"). ``thresholds``: overrides of
+    :data:`STATE_THRESHOLDS`. Memory stays bounded by reducing hosts in chunks of about
+    ``chunk_rows`` long rows, each read with its host/GPU filter pushed into the scan.
+    """
+    import polars as pl
+
+    window_s, warmup_s, th = _options(window, warmup, thresholds)
     lf = lf.lazy() if isinstance(lf, pl.DataFrame) else lf
     # identity of every GPU series (and its size, to cut hosts into chunks): a cheap,
     # low-cardinality pass over the identity columns only. Most inputs name no GPU instance,
@@ -562,3 +689,149 @@ def span_text(start, end) -> str:
     if end is None:
         return fmt(start)
     return f"{fmt(start)}..{fmt(end)}"
+
+
+# ------------------------------------------------------------------------------------------
+# partitions: one pure function per partition, cross-partition steps on the window table
+# ------------------------------------------------------------------------------------------
+def reduce_partition(part, *, window: str | float | None = "5m", warmup: str | float | None = None,
+                     thresholds: dict[str, float] | None = None):
+    """One partition -> its window rows (a DataFrame with the WINDOW columns, sorted).
+
+    ``part`` is a list of ``(layout, frame)`` items, all holding the rows of the same GPU
+    series (usually one host's): ``layout`` is ``"wide"`` (one row per GPU and timestamp:
+    ``timestamp``, identity columns ``host, gpu, gpu_instance, uuid, model`` where known, one
+    Float64 column per canonical field, optionally ``_nulls`` = blank values in the row) or
+    ``"long"`` (the TELEMETRY long table); ``frame`` a DataFrame or LazyFrame. A bare DataFrame
+    is read as one wide item. Pure: no state outside its arguments, so any engine can map it.
+    A GPU series must not be split over partitions (its sample interval, gaps, warm-up and
+    ``window="all"`` span all its rows).
+    """
+    import polars as pl
+
+    if isinstance(part, (pl.DataFrame, pl.LazyFrame)):
+        part = [("wide", part)]
+    window_s, warmup_s, th = _options(window, warmup, thresholds)
+    out, _rows = _reduce_part(part, window_s=window_s, th=th, warmup_s=warmup_s)
+    return empty_windows() if out is None else _finish_columns(out)
+
+
+def _reduce_part(part, *, window_s, th, warmup_s):
+    """The partition function the engines map: ``(window rows or None, input rows read)``."""
+    import polars as pl
+
+    frames = [(layout, f.collect() if isinstance(f, pl.LazyFrame) else f) for layout, f in part]
+    rows = sum(f.height for _layout, f in frames)
+    if len(frames) == 1 and frames[0][0] == "wide":
+        wide, ident = _fold_wide(frames[0][1])
+    else:  # several inputs of one host (or a long table): merged as long rows, as the long table would be
+        long = [wide_to_long(f) if layout == "wide" else _with_identity(f) for layout, f in frames]
+        cols = ["timestamp", *KEYS, "uuid", "model", "field", "value"]
+        wide, ident = _fold_long(pl.concat([f.select(cols) for f in long], how="vertical_relaxed"))
+    if wide is None or not wide.height:
+        return None, rows
+    if warmup_s:
+        t0 = pl.col("timestamp").min().over("_gid")
+        wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
+        if not wide.height:
+            return None, rows
+    out = _reduce_wide(wide, window_s=window_s, th=th, ordered=True)
+    return out.join(ident, on="_gid", how="left"), rows
+
+
+ENGINES = ("local", "dask")
+LOCAL_THREADS = 2  # partitions reduced at the same time by the local engine (polars releases the GIL)
+
+
+def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str | float | None = None,
+                      thresholds: dict[str, float] | None = None, engine: str = "local",
+                      scheduler: Any = None, workers: int | None = None, progress=None):
+    """Map :func:`reduce_partition` over ``parts`` and concatenate: the WINDOW table.
+
+    ``engine``: ``"local"`` (threads in this process, two partitions at a time) or ``"dask"``
+    (``dask.distributed``: ``scheduler`` is a scheduler address such as
+    ``tcp://10.0.0.5:8786`` or a ``distributed.Client``; None starts a ``LocalCluster`` of
+    ``workers`` processes on this machine). The frames of each partition travel to the worker
+    pickled: a Parquet scan as its plan (the worker reads the files, so they must be on a
+    shared file system), parsed text as its rows. ``progress(done, total, rows)`` is called
+    after each partition. Cross-partition steps (daily typicals, fleet summary) run on the
+    result, as for any window table.
+    """
+    import polars as pl
+
+    window_s, warmup_s, th = _options(window, warmup, thresholds)
+    parts = list(parts)
+    kw = {"window_s": window_s, "th": th, "warmup_s": warmup_s}
+    if engine not in ENGINES:
+        from ridgeline.errors import UsageError
+
+        raise UsageError(f"--engine {engine!r}: expected one of {', '.join(ENGINES)}")
+    results = []
+    if not parts:
+        pass
+    elif engine == "dask":
+        results = _map_dask(parts, kw, scheduler=scheduler, workers=workers, progress=progress)
+    else:
+        from concurrent.futures import ThreadPoolExecutor, as_completed
+
+        done = rows = 0
+        with ThreadPoolExecutor(max_workers=min(LOCAL_THREADS, len(parts))) as pool:
+            futures = [pool.submit(_reduce_part, p, **kw) for p in parts]
+            for fut in as_completed(futures):
+                out, n = fut.result()
+                results.append(out)
+                done, rows = done + 1, rows + n
+                if progress is not None:
+                    progress(done, len(parts), rows)
+    results = [r for r in results if r is not None]
+    if not results:
+        return empty_windows()
+    return _finish_columns(pl.concat(results, how="diagonal_relaxed"))
+
+
+DASK_EXTRA_MESSAGE = ("--engine dask needs dask.distributed, which is not installed: "
+                      "pip install 'ridgeline[dask]'")
+
+
+def dask_available() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None and importlib.util.find_spec("dask") is not None
+
+
+def _map_dask(parts, kw, *, scheduler, workers, progress):
+    if not dask_available():
+        from ridgeline.errors import UsageError
+
+        raise UsageError(DASK_EXTRA_MESSAGE)
+    from distributed import Client, LocalCluster, as_completed
+
+    own_cluster = own_client = None
+    if scheduler is None:
+        own_cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True,
+                                   dashboard_address=None)
+        client = own_client = Client(own_cluster)
+    elif isinstance(scheduler, str):
+        try:
+            client = own_client = Client(scheduler)
+        except (OSError, ValueError, TypeError) as err:  # unreachable, or not an address
+            from ridgeline.errors import UsageError
+
+            raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler there ({err})") from None
+    else:
+        client = scheduler  # a Client the caller owns
+    try:
+        futures = client.map(_reduce_part, parts, pure=False, **kw)
+        results, done, rows = [], 0, 0
+        for fut in as_completed(futures):
+            out, n = fut.result()
+            results.append(out)
+            done, rows = done + 1, rows + n
+            if progress is not None:
+                progress(done, len(parts), rows)
+        return results
+    finally:
+        if own_client is not None:
+            own_client.close()
+        if own_cluster is not None:
+            own_cluster.close()

@@ -60,13 +60,17 @@ def _header(line: str, lineno: int) -> _Block:
     return _Block([t[0] for t in toks], [t[1] for t in toks], [t[2] for t in toks], right, lineno)
 
 
-def _cells(block: _Block):
-    """Cut the block's rows into an entity column and one string column per field (polars)."""
+def _cells(block: _Block, rows=None):
+    """Cut the block's rows (``rows``: a frame of lineno, line; default ``block.rows``) into an
+    entity column and one string column per field (polars)."""
     import polars as pl
 
-    nums = [n for n, _ in block.rows]
-    lines = pl.Series("line", [t for _, t in block.rows], dtype=pl.String)
-    df = pl.DataFrame({"lineno": nums, "line": lines})
+    if rows is None:
+        nums = [n for n, _ in block.rows]
+        lines = pl.Series("line", [t for _, t in block.rows], dtype=pl.String)
+        df = pl.DataFrame({"lineno": nums, "line": lines})
+    else:
+        df = rows
     if not block.right:
         split = r"^\s*((?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+\d+(?:\s+LINK\s+\d+)?)"
         cols = [pl.col("line").str.extract(split, 1).alias("entity")]
@@ -87,8 +91,9 @@ def _cells(block: _Block):
     return df.rename({k: v for k, v in rename.items() if k in df.columns})
 
 
-def read_dmon(path, *, opts):
-    """Parse a ``dcgmi dmon`` capture. Returns (DataFrame, InputInfo, skipped)."""
+def _read_dmon_python(path, *, opts):
+    """Line-by-line reader (the fallback of :func:`read_dmon_wide` for files with line breaks
+    other than \\n and \\r\\n, or not UTF-8). Returns (long DataFrame, InputInfo, skipped)."""
     import polars as pl
 
     from ridgeline.parsers.dcgm_fields import lookup_dmon
@@ -225,3 +230,216 @@ def read_dmon(path, *, opts):
         opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")
     info = InputInfo(str(path), "dcgm-dmon", rows.height)
     return out, info, skipped
+
+
+# line breaks Python's str.splitlines() honours besides \n and \r\n (then the line-by-line reader
+# runs): VT, FF, FS, GS, RS, NEL, LS, PS in UTF-8, and a carriage return not followed by \n
+_ODD_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+
+
+def _odd_breaks(data: bytes) -> bool:
+    # single bytes first (memchr-fast); the multi-byte breaks only when their last byte occurs
+    if any(b in data for b in (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")):
+        return True
+    if any(b[-1:] in data and b in data for b in _ODD_BREAKS[5:]):
+        return True
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
+
+
+def read_dmon(path, *, opts):
+    """Parse a ``dcgmi dmon`` capture into TELEMETRY long rows. Returns (DataFrame, InputInfo, skipped)."""
+    from ridgeline.parsers.telemetry import wide_to_long_rows
+
+    wide, long, info, skipped = read_dmon_wide(path, opts=opts)
+    return (long if long is not None else wide_to_long_rows(wide)), info, skipped
+
+
+def read_dmon_wide(path, *, opts):
+    """Parse a ``dcgmi dmon`` capture with polars, one row per GPU row of the file.
+
+    Returns ``(wide, long, info, skipped)``: ``wide`` has ``timestamp, host, gpu, gpu_instance``
+    and one Float64 column per canonical field (values scaled, blanks null), in header order;
+    it is None (and ``long`` the long rows) when the file holds several captures with different
+    fields, or names a field twice (their merge is the long table's). Lines are split and
+    classified by polars expressions (no Python loop per line); a file whose line breaks polars
+    does not split like Python (form feeds, lone carriage returns) or that is not UTF-8 goes
+    through the line-by-line reader instead (``wide`` None).
+    """
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import blank_to_null, lookup_dmon
+
+    path = Path(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    ends_nl = data.endswith(b"\n")
+    odd = _odd_breaks(data)
+    has_cr = b"\r" in data
+    del data
+    try:
+        if odd:
+            raise ValueError("line breaks")
+        df = pl.read_lines(str(path), name="line").with_row_index("lineno", offset=1)
+    except Exception:  # noqa: BLE001 - not UTF-8, or odd line breaks: the line-by-line reader
+        long, info, skipped = _read_dmon_python(path, opts=opts)
+        return None, long, info, skipped
+    n_lines = df.height
+    skipped: list[Skipped] = []
+    line = pl.col("line")
+    if has_cr:
+        df = df.with_columns(line.str.strip_chars_end("\r"))
+    df = df.filter(line.str.contains(r"\S"))
+    df = df.with_columns(
+        (line.str.starts_with("#Entity") | line.str.starts_with("# Entity")).alias("hdr"),
+        line.str.contains(ENTITY_PREFIX_RE.pattern.replace("(?=\\s|$)", "(?:\\s|$)")).alias("ent"),
+    )
+    hdr_rows = df.filter(pl.col("hdr"))
+    if not hdr_rows.height:
+        raise InputError(path, "expected a dcgmi dmon '#Entity' header line")
+    first_hdr = hdr_rows.get_column("lineno")[0]
+    # before the first header: a recorded command line (the tick interval), comments, or junk
+    delay_ms: float | None = None
+    for no, text in df.filter(pl.col("lineno") < first_hdr).select("lineno", "line").iter_rows():
+        m = CMDLINE_RE.search(text)
+        if m and delay_ms is None:
+            delay_ms = float(m.group(1))
+            continue
+        if text.strip().startswith("#"):
+            continue
+        skipped.append(Skipped(str(path), f"line {no}", f"text before the first #Entity header: {text.strip()[:60]!r}"))
+    df = df.filter(pl.col("lineno") >= first_hdr)
+    # a units line ('ID ...') right after a header; every other non-entity line is listed
+    stripped = line.str.strip_chars()
+    units = (pl.col("hdr").shift(1).fill_null(False) & (stripped.str.starts_with("ID") | stripped.str.starts_with("Id"))
+             & ~pl.col("ent"))
+    df = df.with_columns(units.alias("units"))
+    # capture blocks: a header differing from the current block's starts a new block
+    keys: dict[str, tuple] = {}
+    block_of_header: list[int] = []
+    blocks: list[_Block] = []
+    for no, text in hdr_rows.select("lineno", "line").iter_rows():
+        text = text.rstrip("\r")
+        if text not in keys:
+            h = _header(text, no)
+            keys[text] = (tuple(h.fields), tuple(h.starts))
+        if not blocks or (tuple(blocks[-1].fields), tuple(blocks[-1].starts)) != keys[text]:
+            blocks.append(_header(text, no))
+        block_of_header.append(len(blocks) - 1)
+    df = df.with_columns(
+        pl.when(pl.col("hdr")).then(pl.col("hdr").cum_sum()).otherwise(None).alias("_h")
+    ).with_columns(pl.col("_h").forward_fill())
+    df = df.with_columns(pl.lit(pl.Series("_b", block_of_header, dtype=pl.Int64)).gather(pl.col("_h") - 1).alias("block"))
+    body = df.filter(~pl.col("hdr") & ~pl.col("units"))
+    junk = body.filter(~pl.col("ent"))
+    rows = body.filter(pl.col("ent")).select("lineno", "line", "block")
+    for no, text in junk.select("lineno", "line").iter_rows():
+        skipped.append(Skipped(str(path), f"line {no}", f"not a dmon row: {text.strip()[:60]!r}"))
+    # a last row without a line end was cut off mid-row: listed, not read
+    if not ends_nl and rows.height and rows.get_column("lineno")[-1] == n_lines:
+        skipped.append(Skipped(str(path), f"line {n_lines}", "last line has no line end: the capture was cut off mid-row"))
+        rows = rows.head(rows.height - 1)
+
+    host = opts.host or path.stem
+    if opts.host is None:
+        opts.note(f"{path}: dcgmi dmon names no host; using the file name {path.stem!r} (give --host)")
+    interval = opts.interval_s or (delay_ms / 1000.0 if delay_ms else None) or DEFAULT_INTERVAL_S
+    if opts.interval_s is None and delay_ms:
+        opts.note(f"{path}: tick interval {delay_ms / 1000.0:g} s from the recorded 'dcgmi dmon -d {delay_ms:g}' command line")
+    elif opts.interval_s is None:
+        opts.note(f"{path}: dmon tick interval assumed {DEFAULT_INTERVAL_S:g} s (dcgmi dmon -d default; give --interval)")
+    start = opts.start_time(str(path), "dcgmi dmon")
+
+    cells_of: list = []
+    others = []
+    any_field = False
+    for bi, block in enumerate(blocks):
+        brows = rows.filter(pl.col("block") == bi).select("lineno", "line")
+        if not brows.height:
+            cells_of.append(None)
+            continue
+        cells = _cells(block, brows)
+        fields = []
+        for i, short in enumerate(block.fields):
+            fd = lookup_dmon(short)
+            if fd is None:
+                skipped.append(Skipped(str(path), f"field {short} (header line {block.line})",
+                                       "dmon field ridgeline does not analyze"))
+                continue
+            if f"c{i}" not in cells.columns:
+                cells = cells.with_columns(pl.lit(None, dtype=pl.String).alias(f"c{i}"))
+            fields.append((i, fd))
+        any_field = any_field or bool(fields)
+        ent = pl.col("entity").str.replace_all(r"\s+", " ")
+        cells = cells.with_columns(ent.alias("entity")).with_columns(
+            pl.col("entity").str.extract_groups(ENTITY_RE.pattern).alias("_e"))
+        cells = cells.with_columns(
+            pl.col("_e").struct.field("kind").alias("ekind"),
+            pl.col("_e").struct.field("id").cast(pl.Int64).alias("eid"),
+            pl.col("_e").struct.field("link").alias("elink"),
+        ).drop("_e")
+        is_gpu = (pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null()).fill_null(False)
+        if fields:
+            others.append(cells.filter(~is_gpu).select("entity", "lineno"))
+        cells_of.append((block, fields, cells.filter(is_gpu)))
+    if not any_field:
+        raise InputError(path, "expected dmon rows with fields ridgeline analyzes (e.g. GRACT, TENSO, GPUTL)")
+    other = pl.concat(others) if others else None
+    if other is not None and other.height:
+        for ent, n in other.group_by("entity").agg(pl.col("lineno").n_unique()).sort("entity").iter_rows():
+            skipped.append(Skipped(str(path), f"entity {ent} ({n} rows)", "entity kind ridgeline does not analyze"))
+    # values: N/A or blank -> null, anything else must be a number (first bad one by block, field, row)
+    parsed = []
+    for item in cells_of:
+        if item is None:
+            continue
+        block, fields, keep = item
+        num = {}
+        for i, fd in fields:
+            raw = pl.col(f"c{i}").fill_null("")
+            num[i] = pl.when(raw.is_in(["N/A", ""])).then(None).otherwise(raw.cast(pl.Float64, strict=False))
+        bad_cols = keep.select([(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])).any().alias(str(i))
+                                for i, _fd in fields]).row(0) if fields and keep.height else ()
+        for (i, fd), bad in zip(fields, bad_cols):
+            if bad:
+                r = keep.filter(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])).row(0, named=True)
+                raise InputError(path, "expected a number or N/A", line=r["lineno"], column=fd.dmon, actual=r[f"c{i}"])
+        parsed.append((block, fields, keep, num))
+    base_us = int(start.timestamp() * 1_000_000)
+    frames = []
+    n_rows = 0
+    for bi, (block, fields, keep, num) in enumerate(parsed):
+        if not fields:
+            continue
+        # ticks: the k-th row of an entity (within a capture block) is tick k
+        keep = keep.sort("lineno").with_columns(pl.int_range(pl.len()).over("entity").alias("tick"))
+        n_rows += keep.height
+        frames.append((fields, keep.select(
+            (pl.lit(base_us) + (pl.col("tick") * (interval * 1_000_000)).round(0).cast(pl.Int64))
+            .cast(pl.Datetime("us", "UTC")).alias("timestamp"),
+            pl.lit(host).alias("host"),
+            pl.when(pl.col("ekind") == "GPU").then(pl.col("eid")).otherwise(None).alias("gpu"),
+            pl.when(pl.col("ekind") == "GPU-I").then(pl.col("eid").cast(pl.String)).otherwise(None).alias("gpu_instance"),
+            *[blank_to_null(_scaled(num[i], fd.scale)).alias(f"_f{k}") for k, (i, fd) in enumerate(fields)],
+        )))
+    if any(f.filter(pl.col("gpu_instance").is_not_null()).height for _fields, f in frames):
+        opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")
+    info = InputInfo(str(path), "dcgm-dmon", n_rows)
+    ident = ["timestamp", "host", "gpu", "gpu_instance"]
+    canon = [[fd.canonical for _i, fd in fields] for fields, _f in frames]
+    if len(frames) == 1 and len(set(canon[0])) == len(canon[0]):
+        fields, f = frames[0]
+        wide = f.rename({f"_f{k}": name for k, name in enumerate(canon[0])})
+        return wide, None, info, skipped
+    long = [f.select(*ident, pl.lit(name).alias("field"), pl.col(f"_f{k}").alias("value"))
+            for (fields, f), names in zip(frames, canon) for k, name in enumerate(names)]
+    if not long:
+        from ridgeline.parsers.telemetry import empty_frame
+
+        return None, empty_frame().select(*ident, "field", "value"), info, skipped
+    return None, pl.concat(long), info, skipped
+
+
+def _scaled(num, scale):
+    from ridgeline.parsers.dcgm_fields import scaled
+
+    return scaled(num, scale)

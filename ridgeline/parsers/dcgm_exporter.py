@@ -60,12 +60,10 @@ def read_exporter(path, *, opts):
     from ridgeline.parsers.dcgm_fields import FP64_BLANK_MIN, lookup_exporter
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = pl.DataFrame({"line": text.splitlines()}, schema={"line": pl.String})
+    lines = _read_lines(path)
     lines = lines.with_row_index("lineno", offset=1).with_columns(pl.col("line").str.strip_chars())
     body = lines.filter((pl.col("line") != "") & ~pl.col("line").str.starts_with("#"))
-    parsed = body.with_columns(pl.col("line").str.extract_groups(SAMPLE_RE).alias("g")).unnest("g")
-    parsed = parsed.rename({"1": "metric", "2": "labels", "3": "raw", "4": "ts_ms"})
+    parsed = _split_samples(body)
     skipped: list[Skipped] = []
 
     # value lines that are not a sample or whose value is no number
@@ -126,18 +124,23 @@ def read_exporter(path, *, opts):
         host = pl.coalesce(host, pl.lit(opts.host))
     pod = _label(("exported_pod", "pod"))
     ns = _label(("exported_namespace", "namespace"))
-    out = good.select(
-        ts.cast(pl.Datetime("us", "UTC")).alias("timestamp"),
+    # labels are read once per distinct label set (a few per GPU), not once per sample line
+    label_sets = good.select(pl.col("labels").unique()).with_columns(
         host.alias("host"),
         _label(("gpu",)).cast(pl.Int64, strict=False).alias("gpu"),
         _label(("UUID", "uuid", "gpu_uuid")).alias("uuid"),
         _label(("GPU_I_ID",)).alias("gpu_instance"),
         _label(("modelName", "model_name")).alias("model"),
-        pl.col("field"),
-        pl.when(sentinel).then(None).otherwise(scaled(pl.col("num"), pl.col("scale"))).alias("value"),
         pl.when(pod.is_null() | (pod == "")).then(None)
         .when(ns.is_null() | (ns == "")).then(pod)
         .otherwise(ns + "/" + pod).alias("pod"),
+    )
+    out = good.join(label_sets, on="labels", how="left", maintain_order="left").select(
+        ts.cast(pl.Datetime("us", "UTC")).alias("timestamp"),
+        "host", "gpu", "uuid", "gpu_instance", "model",
+        pl.col("field"),
+        pl.when(sentinel).then(None).otherwise(scaled(pl.col("num"), pl.col("scale"))).alias("value"),
+        "pod",
     )
     hosts = out.get_column("host").drop_nulls().unique().to_list()
     exporter_pods = [h for h in hosts if h.startswith("dcgm-exporter")]
@@ -145,3 +148,49 @@ def read_exporter(path, *, opts):
         opts.note(f"{path}: host label {exporter_pods[0]!r} looks like the exporter pod, not the node")
     info = InputInfo(str(path), "dcgm-exporter", parsed.height)
     return out, info, skipped
+
+
+def _read_lines(path: Path):
+    """The file's lines as a polars column, split as ``str.splitlines()`` would (polars splits
+    on \\n and \\r\\n; a file with other breaks, or not UTF-8, is split by Python)."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    odd = _odd_breaks(data)
+    del data
+    if not odd:
+        try:
+            return pl.read_lines(str(path), name="line")
+        except Exception:  # noqa: BLE001 - not UTF-8: Python's decoding (errors replaced)
+            pass
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return pl.DataFrame({"line": text.splitlines()}, schema={"line": pl.String})
+
+
+def _split_samples(body):
+    """Sample lines -> metric, labels, raw value, ts_ms (SAMPLE_RE's groups; all null when a
+    line is no sample). The usual line (one ``{...}`` label set, single spaces after it, ASCII)
+    is cut at its braces and spaces, the rest by the regex: the same groups, a fifth of the cost."""
+    import polars as pl
+
+    line = pl.col("line")
+    ob, cb = line.str.find("{", literal=True), line.str.find("}", literal=True)
+    rest = line.str.slice(cb + 1)
+    fast = (line.str.contains(SAMPLE_RE) & (line.str.count_matches("{", literal=True) == 1)
+            & (line.str.count_matches("}", literal=True) == 1) & (ob < cb)
+            & (line.str.len_bytes() == line.str.len_chars())
+            & ~rest.str.contains("\t", literal=True) & ~rest.str.contains("  ", literal=True))
+    body = body.with_columns(fast.fill_null(False).alias("_fast"))
+    quick = body.filter(pl.col("_fast")).with_columns(
+        line.str.slice(0, ob).alias("metric"),
+        line.str.slice(ob, cb - ob + 1).alias("labels"),
+        rest.str.strip_chars_start(" ").str.split_exact(" ", 1).alias("_t"),
+    ).with_columns(pl.col("_t").struct.field("field_0").alias("raw"),
+                   pl.col("_t").struct.field("field_1").alias("ts_ms")).drop("_t")
+    slow = body.filter(~pl.col("_fast")).with_columns(line.str.extract_groups(SAMPLE_RE).alias("g")).unnest("g")
+    slow = slow.rename({"1": "metric", "2": "labels", "3": "raw", "4": "ts_ms"})
+    cols = ["lineno", "line", "metric", "labels", "raw", "ts_ms"]
+    return pl.concat([quick.select(cols), slow.select(cols)]).sort("lineno")

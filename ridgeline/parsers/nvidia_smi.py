@@ -31,22 +31,56 @@ def _num(col: str):
     return pl.col(col).str.strip_chars().str.extract(r"^([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)", 1).cast(pl.Float64)
 
 
-def read_query_csv(path, *, opts):
-    """Parse ``nvidia-smi --query-gpu ... --format=csv``. Returns (DataFrame, InputInfo, skipped)."""
+# a whole token that _num's leading-number regex would read entirely (anchored, no capture: fast)
+_NUMBER_RE = r"^[-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?$"
+
+
+def _first_token(col: str):
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    return pl.col(col).str.split_exact(" ", 1).struct.field("field_0")
+
+
+def read_query_csv(path, *, opts):
+    """Parse ``nvidia-smi --query-gpu ... --format=csv``. Returns (long DataFrame, InputInfo, skipped)."""
+    from ridgeline.parsers.telemetry import wide_to_long_rows
+
+    wide, long, info, skipped = read_query_csv_wide(path, opts=opts)
+    return (long if long is not None else wide_to_long_rows(wide)), info, skipped
+
+
+def read_query_csv_wide(path, *, opts):
+    """Parse ``nvidia-smi --query-gpu ... --format=csv`` into one row per CSV row.
+
+    Returns ``(wide, long, info, skipped)``: ``wide`` has the identity columns and one column
+    per canonical field (scaled; None when two columns name the same field, then ``long`` holds
+    the long rows).
+    """
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY, blank_to_null
     from ridgeline.parsers.telemetry import parse_local_times
 
+    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+
     path = Path(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
-    lines = text.splitlines()
-    if not lines:
+    data = path.read_bytes()
+    plain = not _odd_breaks(data)  # only \n / \r\n line breaks: polars reads the file as Python would
+    text = data.decode("utf-8", errors="replace")
+    del data
+    if not text:
         raise InputError(path, "expected an nvidia-smi CSV header line")
-    header = [h.strip() for h in lines[0].split(",")]
+    nl = text.find("\n")
+    header = [h.strip() for h in (text[: nl + 1] if nl >= 0 else text).splitlines()[0].split(",")]
     try:
-        df = pl.read_csv(io.StringIO(text), has_header=True, infer_schema=False, new_columns=None,
-                         truncate_ragged_lines=False)
+        if plain:
+            del text
+            df = pl.read_csv(path, has_header=True, infer_schema=False, new_columns=None, truncate_ragged_lines=False,
+                             encoding="utf8-lossy")
+        else:  # lone carriage returns, form feeds...: Python's universal newlines, as a text read gives
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            df = pl.read_csv(io.StringIO(text), has_header=True, infer_schema=False, new_columns=None,
+                             truncate_ragged_lines=False)
     except Exception as err:  # noqa: BLE001 - report as an input error
         raise InputError(path, f"expected comma-separated nvidia-smi CSV ({err.__class__.__name__})") from err
     df.columns = header[: len(df.columns)] if len(header) >= len(df.columns) else df.columns
@@ -72,7 +106,7 @@ def read_query_csv(path, *, opts):
         (pl.col(ident["uuid"]) if "uuid" in ident else pl.lit(None, pl.String)).alias("uuid"),
         (pl.col(ident["model"]) if "model" in ident else pl.lit(None, pl.String)).alias("model"),
     ]
-    parts = []
+    measured = []  # (column, field, scale)
     for h, p in prop.items():
         if p in NVIDIA_SMI_IDENTITY:
             continue
@@ -80,16 +114,33 @@ def read_query_csv(path, *, opts):
             skipped.append(Skipped(str(path), f"column {h}", "nvidia-smi property ridgeline does not analyze"))
             continue
         field, scale = NVIDIA_SMI_QUERY[p]
-        num = _num(h)
-        bad = df.filter(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING))
-        if bad.height:
-            r = bad.row(0, named=True)
-            raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
-        parts.append(df.select(*base, pl.lit(field).alias("field"), scaled(num, scale).alias("value")))
-    if not parts:
+        measured.append((h, field, scale))
+    if not measured:
         raise InputError(path, "expected at least one measured property (utilization.gpu, memory.used, power.draw, ...)", line=1)
+    # the usual column holds '<number> <unit>' or a blank marker in every row: its first token
+    # is cast directly (the same number the leading-number regex of _num extracts)
+    simple = df.select([(_first_token(h).str.contains(_NUMBER_RE) | pl.col(h).fill_null("").is_in(_MISSING)).all()
+                        .alias(f"s{i}") for i, (h, _f, _s) in enumerate(measured)]).row(0)
+    nums = [(pl.when(pl.col(h).fill_null("").is_in(_MISSING)).then(None)
+             .otherwise(_first_token(h).cast(pl.Float64, strict=False)) if fast else _num(h))
+            for (h, _f, _s), fast in zip(measured, simple)]
+    # one pass says which other columns hold a value that is neither a number nor a known blank
+    bad_any = df.select([(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).any().alias(f"b{i}")
+                         for i, ((h, _f, _s), num) in enumerate(zip(measured, nums))]).row(0)
+    for (h, _field, _scale), num, bad in zip(measured, nums, bad_any):
+        if bad:
+            r = df.filter(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).row(0, named=True)
+            raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
     info = InputInfo(str(path), "nvidia-smi-csv", df.height)
-    return pl.concat(parts), info, skipped
+    wide = df.select(*base, *[blank_to_null(scaled(num, scale)).alias(f"_v{i}")
+                              for i, ((_h, _f, scale), num) in enumerate(zip(measured, nums))])
+    fields = [f for _h, f, _s in measured]
+    if len(set(fields)) == len(fields):
+        return wide.rename({f"_v{i}": f for i, f in enumerate(fields)}), None, info, skipped
+    ident = [c for c in wide.columns if not c.startswith("_v")]
+    long = pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f"_v{i}").alias("value"))
+                      for i, f in enumerate(fields)])
+    return None, long, info, skipped
 
 
 def read_smi_dmon(path, *, opts):

@@ -119,10 +119,10 @@ def detect_telemetry_format(path) -> str | None:
 
 
 def _parquet_is_telemetry(path: Path) -> bool:
-    try:
-        import pyarrow.parquet as pq
+    try:  # polars reads the footer itself (pyarrow would add ~0.15 s of imports to every run)
+        import polars as pl
 
-        names = pq.read_schema(path).names
+        names = list(pl.read_parquet_schema(path))
     except Exception:  # noqa: BLE001 - unreadable parquet is simply "not telemetry"
         return False
     from ridgeline.parsers import telemetry_table
@@ -168,6 +168,20 @@ def empty_frame():
     from ridgeline.analyzer.schema import TELEMETRY_COLUMNS, polars_schema
 
     return pl.DataFrame(schema=polars_schema(TELEMETRY_COLUMNS))
+
+
+IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")
+
+
+def wide_to_long_rows(wide):
+    """A reader's wide frame (identity columns + one column per canonical field) -> long rows
+    (identity, field, value), field by field in column order (Data- or LazyFrame)."""
+    import polars as pl
+
+    cols = wide.collect_schema().names() if isinstance(wide, pl.LazyFrame) else wide.columns
+    ident = [c for c in cols if c in IDENTITY]
+    fields = [c for c in cols if c not in IDENTITY]
+    return pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f).alias("value")) for f in fields])
 
 
 def finish(frame, *, source: str):
@@ -243,6 +257,181 @@ def _reader(kind: str):
     }[kind]
 
 
+@dataclasses.dataclass
+class TelemetrySource:
+    """One telemetry input, read (text) or planned (Parquet).
+
+    ``long``: the TELEMETRY long table (LazyFrame; a Parquet scan stays lazy). ``wide``: the
+    same rows as a per-timestamp wide frame when the input is a wide table (see
+    :func:`ridgeline.parsers.telemetry_table.wide_frame`), else None; the reduction reads it
+    without unpivoting. ``hosts``: host -> that host's rows (the frame the reduction reads,
+    filtered; the filter prunes a hive store's other ``host=`` folders; several frames when the
+    host's files have different columns), when the host names are known without reading the data
+    (hive ``host=`` folders), else None.
+    """
+
+    path: str
+    kind: str
+    long: Any
+    wide: Any = None
+    hosts: dict | None = None  # host -> [(layout, frame)]
+
+    @property
+    def layout(self) -> str:
+        return "wide" if self.wide is not None else "long"
+
+    @property
+    def frame(self):
+        return self.wide if self.wide is not None else self.long
+
+
+def _dmon_wide():
+    from ridgeline.parsers import dcgm_dmon
+
+    return dcgm_dmon.read_dmon_wide
+
+
+def _smi_wide():
+    from ridgeline.parsers import nvidia_smi
+
+    return nvidia_smi.read_query_csv_wide
+
+
+# readers that return (wide or None, long or None, InputInfo, skipped)
+WIDE_READERS = {"dcgm-dmon": _dmon_wide, "nvidia-smi-csv": _smi_wide}
+
+
+def scan_telemetry_sources(
+    paths,
+    *,
+    tz: str | None = None,
+    interval_s: float | None = None,
+    host: str | None = None,
+    start: _dt.datetime | None = None,
+    notes: list[str] | None = None,
+) -> tuple[list[TelemetrySource], list[InputInfo], list[Skipped]]:
+    """Like :func:`scan_telemetry` (same options, checks, notes and skipped items), but one
+    :class:`TelemetrySource` per input instead of one concatenated long table: the shape the
+    per-partition reduction (:func:`telemetry_partitions`) reads."""
+    import polars as pl
+
+    from ridgeline.parsers import telemetry_table
+
+    check_tz(tz)
+    if interval_s is not None and not interval_s > 0:
+        raise UsageError(f"--interval must be > 0 seconds, got {interval_s}")
+    if start is not None and start.tzinfo is None:
+        start = start.replace(tzinfo=_dt.timezone.utc)
+    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start)
+    sources: list[TelemetrySource] = []
+    inputs: list[InputInfo] = []
+    skipped: list[Skipped] = []
+    for path, explicit in expand_paths(paths):
+        kind = detect_telemetry_format(path)
+        if kind is None:
+            if explicit:
+                raise InputError(
+                    path,
+                    "expected telemetry: dcgmi dmon text, dcgm-exporter scrape, Prometheus JSON, "
+                    "nvidia-smi CSV/dmon, or a long/wide telemetry CSV/Parquet table",
+                    actual=describe_head(path),
+                )
+            skipped.append(Skipped(str(path), "file", "not a recognized telemetry format"))
+            continue
+        if kind in WIDE_READERS:  # read straight into the wide frame (the long table is derived, lazily)
+            wide, frame, info, skip = WIDE_READERS[kind]()(path, opts=opts)
+            if wide is not None:
+                frame = wide_to_long_rows(wide.lazy())
+        else:
+            wide = None
+            frame, info, skip = _reader(kind)(path, opts=opts)
+        src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
+                              wide=None if wide is None else wide.lazy())
+        if kind == "telemetry-parquet":
+            _plan_parquet(src, path, opts)
+        elif kind == "telemetry-csv":
+            head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+            if head and telemetry_table.header_layout(head[0]) == "wide":
+                # the CSV was read and checked by the reader; its wide frame comes from the same text
+                raw = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+                src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
+        sources.append(src)
+        inputs.append(info)
+        skipped.extend(skip)
+    if tz is None and any(i.kind == "nvidia-smi-csv" for i in inputs):
+        opts.note("nvidia-smi timestamps carry no zone; read as UTC (give --tz to set the zone)")
+    if notes is not None:
+        notes.extend(n for n in opts.notes if n not in notes)
+    return sources, inputs, skipped
+
+
+def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
+    """A wide Parquet input's wide frame(s) and, for a hive store with ``host=`` folders, each
+    host's frames. Files with different columns (hosts exporting different fields) are scanned
+    per column set, as the long reader does, so a field a file lacks is absent, not blank."""
+    import polars as pl
+
+    from ridgeline.parsers import telemetry_table
+
+    groups = telemetry_table._column_groups(path) if path.is_dir() else None
+    if groups is not None and len(groups) > 1:
+        scans = [(files, telemetry_table.wide_frame(pl.scan_parquet(files, hive_partitioning=True), opts=opts))
+                 for files in groups]
+        if any(w is None for _files, w in scans):
+            return  # a long (or odd) table among them: the long rows are reduced
+        hosts: dict = {}
+        for files, w in scans:
+            by_host = telemetry_table.hive_host_files(path, files)
+            if by_host is None or "host" not in w.collect_schema().names():
+                return
+            for h in by_host:
+                hosts.setdefault(h, []).append(("wide", w.filter(pl.col("host") == h)))
+        src.wide = pl.concat([w for _files, w in scans], how="diagonal_relaxed")
+        src.hosts = hosts
+        return
+    source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+    raw = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
+    src.wide = telemetry_table.wide_frame(raw, opts=opts)
+    files = telemetry_table.hive_host_files(path)
+    if files is not None and "host" in raw.collect_schema().names():
+        src.hosts = {h: [(src.layout, src.frame.filter(pl.col("host") == h))] for h in files}
+
+
+def long_table(sources):
+    """The TELEMETRY long table of ``sources`` (one LazyFrame; nothing is read)."""
+    import polars as pl
+
+    if not sources:
+        return empty_frame().lazy()
+    frames = [s.long for s in sources]
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
+
+
+def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
+    """The reduction's partitions: one per host (all inputs naming it), each a list of
+    ``(layout, LazyFrame)`` items (:func:`ridgeline.analyzer.telemetry.reduce_partition`).
+
+    Hive ``host=`` folders give the hosts without reading data; other inputs are asked for
+    their distinct hosts (parsed text is in memory; a Parquet file without host folders is
+    read once for its host column). Hosts are ordered by name, nameless last.
+    """
+    import polars as pl
+
+    by_host: dict = {}
+    for src in sources:
+        if src.hosts is not None:
+            for h, items in src.hosts.items():
+                by_host.setdefault(h, []).extend(items)
+            continue
+        frame = src.frame
+        hosts = frame.select(pl.col("host").unique()).collect().get_column("host").to_list()
+        for h in hosts:
+            sub = frame if len(hosts) == 1 else frame.filter(
+                pl.col("host").is_null() if h is None else pl.col("host") == h)
+            by_host.setdefault(h, []).append((src.layout, sub))
+    return [by_host[h] for h in sorted(by_host, key=lambda h: (h is None, str(h)))]
+
+
 def scan_telemetry(
     paths,
     *,
@@ -265,41 +454,9 @@ def scan_telemetry(
     Returns ``(LazyFrame, inputs, skipped)``. Raises InputError for an explicit file that is
     not telemetry, UsageError for a bad option.
     """
-    import polars as pl
-
-    check_tz(tz)
-    if interval_s is not None and not interval_s > 0:
-        raise UsageError(f"--interval must be > 0 seconds, got {interval_s}")
-    if start is not None and start.tzinfo is None:
-        start = start.replace(tzinfo=_dt.timezone.utc)
-    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start)
-    frames = []
-    inputs: list[InputInfo] = []
-    skipped: list[Skipped] = []
-    for path, explicit in expand_paths(paths):
-        kind = detect_telemetry_format(path)
-        if kind is None:
-            if explicit:
-                raise InputError(
-                    path,
-                    "expected telemetry: dcgmi dmon text, dcgm-exporter scrape, Prometheus JSON, "
-                    "nvidia-smi CSV/dmon, or a long/wide telemetry CSV/Parquet table",
-                    actual=describe_head(path),
-                )
-            skipped.append(Skipped(str(path), "file", "not a recognized telemetry format"))
-            continue
-        frame, info, skip = _reader(kind)(path, opts=opts)
-        frames.append(finish(frame, source=str(path)).lazy())
-        inputs.append(info)
-        skipped.extend(skip)
-    if tz is None and any(i.kind == "nvidia-smi-csv" for i in inputs):
-        opts.note("nvidia-smi timestamps carry no zone; read as UTC (give --tz to set the zone)")
-    if notes is not None:
-        notes.extend(n for n in opts.notes if n not in notes)
-    if not frames:
-        return empty_frame().lazy(), inputs, skipped
-    lf = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
-    return lf, inputs, skipped
+    sources, inputs, skipped = scan_telemetry_sources(paths, tz=tz, interval_s=interval_s, host=host,
+                                                      start=start, notes=notes)
+    return long_table(sources), inputs, skipped
 
 
 def read_telemetry(paths, **kw):

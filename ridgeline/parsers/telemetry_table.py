@@ -179,6 +179,77 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
     return out
 
 
+def wide_frame(lf, *, opts):
+    """A wide table (Data- or LazyFrame) as the per-timestamp wide frame the reduction reads
+    without unpivoting: ``timestamp, host, gpu, uuid, gpu_instance, model`` as in the long
+    table, then one Float64 column per canonical field (DCGM names scaled, NaN, infinities and
+    DCGM blank sentinels null), in the table's column order.
+
+    None for a long table, or when two columns name the same field (the long table then keeps
+    both rows per timestamp; only the long path reproduces that). Checks, notes and skipped
+    columns are :func:`_normalize`'s, which the caller has run on the same table.
+    """
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import blank_to_null, name_map
+
+    schema = lf.collect_schema()
+    names = schema.names()
+    if layout_of_columns(names) != "wide":
+        return None
+    roles = _resolve(names)
+    nm = name_map()
+    used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date"}
+    fields: dict[str, object] = {}
+    for col in names:
+        if col in used:
+            continue
+        hit = nm.get(col.strip().lower())
+        if hit is None:
+            continue
+        field, scale = hit
+        if field in fields:
+            return None
+        v = scaled(pl.col(col).cast(pl.Float64, strict=not (schema[col] == pl.String)), scale).cast(pl.Float64)
+        fields[field] = blank_to_null(v)
+    if not fields:
+        return None
+    ts = _timestamp_expr(roles["timestamp"], schema[roles["timestamp"]], opts.tz)
+    host = pl.col(roles["host"]).cast(pl.String) if "host" in roles else pl.lit(None, pl.String)
+    if opts.host is not None:
+        host = pl.coalesce(host, pl.lit(opts.host))
+
+    def opt(role, dtype):
+        return (pl.col(roles[role]).cast(dtype, strict=False) if role == "gpu" else pl.col(roles[role]).cast(dtype)) \
+            if role in roles else pl.lit(None, dtype)
+
+    return lf.select(
+        ts.alias("timestamp"), host.alias("host"), opt("gpu", pl.Int64).alias("gpu"),
+        opt("uuid", pl.String).alias("uuid"), opt("gpu_instance", pl.String).alias("gpu_instance"),
+        opt("model", pl.String).alias("model"),
+        *[e.alias(f) for f, e in fields.items()],
+    )
+
+
+def hive_host_files(path, files=None) -> dict[str, list[str]] | None:
+    """``host=NAME`` folders of a hive-partitioned Parquet folder (or of ``files`` in it): NAME ->
+    its files (sorted), when every Parquet file sits under exactly one such folder; else None.
+    Hidden paths (a writer's temporary files) are left out, as the column groups leave them."""
+    path = Path(path)
+    if not path.is_dir():
+        return None
+    out: dict[str, list[str]] = {}
+    for f in sorted(Path(x) for x in files) if files is not None else sorted(path.rglob("*.parquet")):
+        rel = f.relative_to(path).parts
+        if any(part.startswith(".") for part in rel):
+            continue
+        keys = [seg.split("=", 1)[1] for seg in rel[:-1] if seg.lower().startswith("host=")]
+        if len(keys) != 1:
+            return None
+        out.setdefault(keys[0], []).append(str(f))
+    return out or None
+
+
 def _parquet_distinct(path: Path, column: str) -> list | None:
     """Distinct values of a Parquet string column from its dictionary pages (no per-row
     hashing); None when that does not work (then polars counts them).
@@ -279,13 +350,13 @@ def scan_table_parquet(path, *, opts):
 def _column_groups(folder: Path) -> list[list[str]] | None:
     """The folder's Parquet files grouped by their column names (footers only); None if unreadable."""
     try:
-        import pyarrow.parquet as pq
+        import polars as pl  # reads the footer itself: no pyarrow import (~0.15 s) on a wide store
 
         groups: dict[tuple[str, ...], list[str]] = {}
         for f in sorted(folder.rglob("*.parquet")):
             if any(part.startswith(".") for part in f.relative_to(folder).parts):
                 continue
-            groups.setdefault(tuple(sorted(pq.read_schema(f).names)), []).append(str(f))
+            groups.setdefault(tuple(sorted(pl.read_parquet_schema(f))), []).append(str(f))
         return list(groups.values())
     except Exception:  # noqa: BLE001 - the one-scan path reports what is wrong
         return None
