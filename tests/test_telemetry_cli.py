@@ -86,7 +86,8 @@ def test_real_samples_folder_runs():
         pytest.skip("samples absent")
     r = run("telemetry", SAMPLES, "--window", "all")
     assert r.exit_code == 0
-    assert "Telemetry: 9 GPU(s)" in r.output
+    # 8 real GPUs; the T4 scrapes' series without a gpu/UUID label are skipped, not a phantom 9th
+    assert "Telemetry: 8 GPU(s)" in r.output
     assert "no DCGM profiling fields" in r.output
 
 
@@ -112,3 +113,53 @@ def test_telemetry_with_no_field_any_rule_reads_says_so(tmp_path):
     text = " ".join(res.output.split())
     assert "no telemetry field any rule reads was present (read: nvlink_tx, nvlink_rx)" in text
     assert "not a clean bill" in text
+
+
+def _dmon(path, rows, fields=("GPUTL", "POWER", "GRACT", "TENSO", "DRAMA"), units=("", "W", "", "", "")):
+    """A dcgmi dmon text capture (synthetic, written by this helper): rows of (gpu, values...)."""
+    lines = ["#Entity   " + "".join(f"{h:<13}" for h in fields), "ID        " + "".join(f"{u:<13}" for u in units)]
+    lines += [f"GPU {g}     " + "".join(f"{str(v):<13}" for v in vals) for g, *vals in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_coverage_is_of_the_time_observed(tmp_path):
+    # 6 one-second samples in a 5-minute window: fully covered, not "2%"
+    f = _dmon(tmp_path / "short.dmon", [(0, 90, 300, 0.9, 0.3, 0.4 + i / 100) for i in range(6)])
+    res = run("telemetry", f, "--host", "n1", "--format", "json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    windows = doc["telemetry"]["windows"]
+    assert [w["coverage_ratio"] for w in windows] == [1.0]
+    # a gap inside the observed time still counts: 6 samples spread over 11 s of observation
+    g = _dmon(tmp_path / "gap.dmon", [(0, 90, 300, 0.9, 0.3, 0.4 + i / 100) for i in range(6)])
+    text = run("telemetry", g, "--host", "n1").output
+    assert " 100% " in text and "  2% " not in text
+
+
+def test_implausible_values_are_flagged_with_the_values_and_kept_out(tmp_path):
+    rows = []
+    for i in range(30):
+        util = -20 if i == 3 else (150 if i == 5 else 90)
+        rows.append((0, util, -5.0 if i == 7 else 300.0, 0.9, 0.01 + i / 1000, 0.4))
+    f = _dmon(tmp_path / "bad.dmon", rows)
+    res = run("telemetry", f, "--host", "n1", "--format", "json")
+    doc = json.loads(res.output)
+    found = [x for x in doc["findings"] if x["code"] == "RL205"]
+    assert any("GPU-Util -20.0%..150.0%" in x["message"] and "power -5.0 W" in x["message"] for x in found)
+    # the window is excluded: no performance finding (RL201 would fire on 90% util with ~1% tensor)
+    assert not [x for x in doc["findings"] if x["code"] == "RL201"]
+
+
+def test_exporter_samples_without_a_gpu_label_are_skipped_not_a_phantom_gpu(tmp_path):
+    f = tmp_path / "s.prom"
+    lab = 'gpu="0",UUID="GPU-a",modelName="NVIDIA H100 80GB HBM3",Hostname="n1"'
+    f.write_text(
+        "# TYPE DCGM_FI_DEV_GPU_UTIL gauge\n"
+        f"DCGM_FI_DEV_GPU_UTIL{{{lab}}} 90 1700000000000\n"
+        'DCGM_FI_DEV_GPU_UTIL{Hostname="n1"} 50 1700000000000\n'
+        f"DCGM_FI_DEV_GPU_UTIL{{{lab}}} 91 1700000015000\n", encoding="utf-8")
+    res = run("telemetry", f, "--format", "json")
+    doc = json.loads(res.output)
+    assert {(w["host"], w["gpu"]) for w in doc["telemetry"]["windows"]} == {("n1", 0)}
+    assert any("not attributable to a GPU" in s["reason"] for s in doc["skipped"])

@@ -314,7 +314,7 @@ WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
     "samples": ("i64", "timestamps reported in the window (N/A-only ticks included)"),
     "interval_s": ("f64", "inferred sample interval (median gap), s"),
     "span_s": ("f64", "seconds covered by samples, <= window length"),
-    "coverage_ratio": ("f64", "span_s / window length"),
+    "coverage_ratio": ("f64", "span_s / the part of the window the GPU was observed in (first sample .. last + 1 interval): coverage of the time observed"),
     "max_gap_s": ("f64", "largest gap between consecutive samples ending in the window, s"),
     "gpu_util_mean_ratio": ("f64", "mean gpu util (0..1)"),
     "gpu_util_p95_ratio": ("f64", "95th percentile gpu util (0..1)"),

@@ -45,7 +45,9 @@ window_start, window_end        UTC; for ``window="all"`` the GPU's first sample
 samples                         timestamps reported in the window (N/A-only ticks included)
 interval_s                      inferred sample interval of this GPU (median gap), s
 span_s                          seconds covered: min(samples x interval_s, window length)
-coverage_ratio                  span_s / window length (0..1)
+coverage_ratio                  span_s / the part of the window the GPU was observed in (its first
+                                sample .. last sample + 1 interval), 0..1: coverage is of the time
+                                observed, so a 6 s capture is not "2%" of a 5-minute window
 max_gap_s                       largest gap between consecutive samples ending in the window, s
 <m>_mean_ratio, <m>_p95_ratio   mean and 95th percentile for m in gpu_util, gr_engine_active,
                                 sm_active, sm_occupancy, tensor_active, dram_active,
@@ -409,6 +411,12 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
                      & (frac_part.filter(util_raw > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"))
     else:
         absent.append(pl.lit(False).alias("ratio_as_percent"))
+    # values no GPU can report (GPU-Util outside 0..100%, negative power): the window is excluded
+    # and RL205 names the values
+    for f, fn, name in (("gpu_util_ratio", "min", "_util_min"), ("gpu_util_ratio", "max", "_util_max"),
+                        ("power_w", "min", "_power_min")):
+        (aggs if f in has else absent).append(
+            getattr(pl.col(f), fn)().alias(name) if f in has else pl.lit(None, pl.Float64).alias(name))
 
     def field_agg(f, e, name):
         (aggs if f in has else absent).append(e.alias(name) if f in has else pl.lit(None, pl.Float64).alias(name))
@@ -462,16 +470,33 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
             (pl.col("window_start") + pl.duration(microseconds=int(round(window_s * 1e6)))).alias("window_end")
         )
     length = (pl.col("window_end") - pl.col("window_start")).dt.total_microseconds() / 1e6
+    # coverage is of the time observed: the window cut to the GPU's first sample .. last + 1 interval
+    # (a 6 s capture in a 5 min window is fully covered, not 2%)
+    seen_end = pl.col("_t1") + pl.duration(microseconds=(pl.col("interval_s") * 1e6).round(0).cast(pl.Int64))
+    observed = (
+        (pl.min_horizontal(pl.col("window_end"), seen_end) - pl.max_horizontal(pl.col("window_start"), pl.col("_t0")))
+        .dt.total_microseconds() / 1e6
+    )
     out = out.with_columns(
         pl.min_horizontal(pl.col("samples") * pl.col("interval_s"), length).alias("span_s"),
+        observed.alias("_observed_s"),
     ).with_columns(
-        (pl.col("span_s") / length).clip(0.0, 1.0).alias("coverage_ratio"),
+        pl.when(pl.col("_observed_s") > 0).then(pl.col("span_s") / pl.col("_observed_s")).otherwise(1.0)
+        .clip(0.0, 1.0).alias("coverage_ratio"),
         (pl.col("profiling_fields") > 0).alias("has_profiling"),
         pl.when(pl.col("stalled_fields") == "").then(None).otherwise(pl.col("stalled_fields")).alias("stalled_fields"),
     )
     out = out.with_columns([(pl.col(f"{st}_share").fill_null(0.0) * pl.col("span_s")).alias(f"{st}_s") for st in SECONDS])
+    bad_util = (pl.col("_util_min") < 0) | (pl.col("_util_max") > 1.0 + 1e-9)
+    bad_power = pl.col("_power_min") < 0
+    implausible = pl.concat_str(
+        [pl.when(bad_util.fill_null(False)).then(pl.format("GPU-Util {}%..{}%", (pl.col("_util_min") * 100).round(1),
+                                                           (pl.col("_util_max") * 100).round(1))),
+         pl.when(bad_power.fill_null(False)).then(pl.format("power {} W", pl.col("_power_min").round(1)))],
+        separator=", ", ignore_nulls=True)
     out = out.with_columns(
-        pl.when(pl.col("stuck_profiler_share") >= th["excluded_share"]).then(pl.lit("stuck profiler: GPU-Util high, GR_ENGINE_ACTIVE ~0"))
+        pl.when((bad_util | bad_power).fill_null(False)).then(pl.lit("implausible values: ") + implausible)
+        .when(pl.col("stuck_profiler_share") >= th["excluded_share"]).then(pl.lit("stuck profiler: GPU-Util high, GR_ENGINE_ACTIVE ~0"))
         .when(pl.col("percent_as_ratio")).then(pl.lit("profiling ratio above 1.5: percent fed as ratio"))
         .when(pl.col("ratio_as_percent")).then(pl.lit("GPU-Util below 1% with fractional percents: ratio fed as percent"))
         .when(pl.col("stalled_fields").is_not_null()).then(pl.lit("stalled profiling fields: ") + pl.col("stalled_fields"))

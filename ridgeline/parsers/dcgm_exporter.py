@@ -135,6 +135,17 @@ def read_exporter(path, *, opts):
         .when(ns.is_null() | (ns == "")).then(pod)
         .otherwise(ns + "/" + pod).alias("pod"),
     )
+    # a series with no GPU label at all (no gpu, UUID or GPU_I_ID) belongs to no GPU: listed as
+    # skipped, never a phantom GPU "?"
+    no_gpu = label_sets.filter(pl.col("gpu").is_null() & pl.col("uuid").is_null() & pl.col("gpu_instance").is_null())
+    if no_gpu.height:
+        lost = good.join(no_gpu.select("labels"), on="labels", how="semi")
+        for metric, labels, n in lost.group_by("metric", "labels").len().sort("metric", "labels").iter_rows():
+            skipped.append(Skipped(str(path), f"series {metric} ({n} samples)",
+                                   "no gpu, UUID or GPU_I_ID label: not attributable to a GPU"
+                                   + (f" (labels {labels})" if labels != "{}" else "")))
+        good = good.join(no_gpu.select("labels"), on="labels", how="anti")
+        label_sets = label_sets.join(no_gpu.select("labels"), on="labels", how="anti")
     out = good.join(label_sets, on="labels", how="left", maintain_order="left").select(
         ts.cast(pl.Datetime("us", "UTC")).alias("timestamp"),
         "host", "gpu", "uuid", "gpu_instance", "model",

@@ -7,7 +7,7 @@ wasted time (every window with ``all_windows``, cut at ``max_rows`` with a point
 (:func:`ridgeline.analyzer.telemetry.fleet_summary`).
 :func:`format_telemetry_report` adds inputs, findings, skipped items and notes.
 Columns: util = mean GPU-Util (GR_ENGINE_ACTIVE where absent), gract/tens/dram = mean
-GR_ENGINE / PIPE_TENSOR / DRAM_ACTIVE, cov = share of the window with samples, waste =
+GR_ENGINE / PIPE_TENSOR / DRAM_ACTIVE, cov = share of the time observed that samples cover, waste =
 busy-with-idle-tensor + allocated-but-idle minutes; ``x`` marks a window excluded by RL205.
 """
 
@@ -84,13 +84,16 @@ def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M") -> str:
 
 def per_gpu(windows):
     """One row per host / GPU / GPU instance over the whole run: window means weighted by each
-    window's observed span (``span_s``), samples and waste summed, coverage = span / length."""
+    window's observed span (``span_s``), samples and waste summed, coverage = span / time observed."""
     import polars as pl
 
     keys = ["host", "gpu", "gpu_instance"]
     means = ["gpu_util_mean_ratio", "gr_engine_active_mean_ratio", "tensor_active_mean_ratio",
              "dram_active_mean_ratio", "power_mean_w"]
     w = windows.with_columns(_waste_expr().alias("_waste"), pl.col("span_s").fill_null(0.0).alias("_span"))
+    # the time each window observed the GPU (span / coverage): coverage is of the time observed
+    w = w.with_columns(pl.when(pl.col("coverage_ratio") > 0).then(pl.col("_span") / pl.col("coverage_ratio"))
+                       .otherwise(0.0).alias("_obs"))
 
     def wmean(c):
         ok = pl.col(c).is_not_null() & (pl.col("_span") > 0)
@@ -105,15 +108,14 @@ def per_gpu(windows):
             pl.col("window_end").max(),
             pl.col("samples").sum(),
             pl.col("_span").sum().alias("span_s"),
-            pl.col("_span").sum().alias("_observed"),
+            pl.col("_obs").sum().alias("_observed"),
             pl.len().alias("_windows"),
             pl.col("excluded").is_not_null().all().alias("_all_excluded"),
             *[wmean(c) for c in means],
             pl.col("_waste").sum(),
         )
         .with_columns(
-            (pl.col("span_s") / (pl.col("window_end") - pl.col("window_start")).dt.total_microseconds() * 1e6)
-            .alias("coverage_ratio"),
+            pl.when(pl.col("_observed") > 0).then(pl.col("span_s") / pl.col("_observed")).alias("coverage_ratio"),
             pl.when(pl.col("_all_excluded")).then(pl.lit("all windows")).otherwise(None).alias("excluded"),
         )
         .sort(keys, nulls_last=True)

@@ -7,6 +7,11 @@ from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
 # excluded-reason prefix (set by the reduction) -> (short label, remedy)
 EXCLUSIONS = {
+    "implausible values": (
+        "implausible values (GPU-Util outside 0..100% or negative power)",
+        "Check the exporter or the conversion that produced these values (scale, sign, counter wrap); windows "
+        "holding them are left out of the performance rules.",
+    ),
     "stuck profiler": (
         "stuck profiler: GPU-Util >= 90% while GR_ENGINE_ACTIVE ~0",
         "Restart the DCGM profiling watch (e.g. `dcgmi dmon -e 1001` once, or restart dcgm-exporter) and make sure "
@@ -93,7 +98,16 @@ class TelemetryImplausible(Rule):
                 observed = sum(s["observed_s"] or 0.0 for s in spans)
                 ev = [Evidence("excluded_s", observed, "s", "telemetry")]
                 extra = ""
-                if prefix == "stuck profiler":
+                if prefix == "implausible values":  # name the values
+                    vals = (
+                        w.filter(c("excluded").str.starts_with(prefix)
+                                 & pl.all_horizontal([(c(k) == v) if v is not None else c(k).is_null()
+                                                      for k, v in key.items()]))
+                        .get_column("excluded").str.strip_prefix(prefix + ": ").unique(maintain_order=True).to_list()
+                    )
+                    extra = f": {'; '.join(vals[:3])}"
+                    ev.append(Evidence("implausible_values", "; ".join(vals), "text", "telemetry"))
+                elif prefix == "stuck profiler":
                     util = T.wavg(spans, "gpu_util_mean_ratio")
                     gr = T.wavg(spans, "gr_engine_active_mean_ratio")
                     extra = f" (mean GPU-Util {T.pct(util)}, GR_ENGINE {T.pct(gr)})"
