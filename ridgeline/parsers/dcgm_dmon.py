@@ -248,7 +248,7 @@ def _odd_breaks(data: bytes) -> bool:
 
 def read_dmon(path, *, opts):
     """Parse a ``dcgmi dmon`` capture into TELEMETRY long rows. Returns (DataFrame, InputInfo, skipped)."""
-    from ridgeline.parsers.telemetry import wide_to_long_rows
+    from ridgeline.parsers.telemetry_common import wide_to_long_rows
 
     wide, long, info, skipped = read_dmon_wide(path, opts=opts)
     return (long if long is not None else wide_to_long_rows(wide)), info, skipped
@@ -433,7 +433,7 @@ def read_dmon_wide(path, *, opts):
     long = [f.select(*ident, pl.lit(name).alias("field"), pl.col(f"_f{k}").alias("value"))
             for (fields, f), names in zip(frames, canon) for k, name in enumerate(names)]
     if not long:
-        from ridgeline.parsers.telemetry import empty_frame
+        from ridgeline.parsers.telemetry_common import empty_frame
 
         return None, empty_frame().select(*ident, "field", "value"), info, skipped
     return None, pl.concat(long), info, skipped

@@ -43,7 +43,7 @@ def _first_token(col: str):
 
 def read_query_csv(path, *, opts):
     """Parse ``nvidia-smi --query-gpu ... --format=csv``. Returns (long DataFrame, InputInfo, skipped)."""
-    from ridgeline.parsers.telemetry import wide_to_long_rows
+    from ridgeline.parsers.telemetry_common import wide_to_long_rows
 
     wide, long, info, skipped = read_query_csv_wide(path, opts=opts)
     return (long if long is not None else wide_to_long_rows(wide)), info, skipped
@@ -59,7 +59,7 @@ def read_query_csv_wide(path, *, opts):
     import polars as pl
 
     from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY, blank_to_null
-    from ridgeline.parsers.telemetry import parse_local_times
+    from ridgeline.parsers.telemetry_common import parse_local_times
 
     from ridgeline.parsers.dcgm_dmon import _odd_breaks
 
@@ -148,7 +148,7 @@ def read_smi_dmon(path, *, opts):
     import polars as pl
 
     from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_DMON
-    from ridgeline.parsers.telemetry import parse_local_times
+    from ridgeline.parsers.telemetry_common import parse_local_times
 
     path = Path(path)
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()

@@ -105,7 +105,7 @@ def read_prometheus_json(path, *, opts):
     if not frames:
         if n_points == 0 and not skipped:
             raise InputError(path, "expected at least one series in data.result")
-        from ridgeline.parsers.telemetry import empty_frame
+        from ridgeline.parsers.telemetry_common import empty_frame
 
         out = empty_frame()
     else:

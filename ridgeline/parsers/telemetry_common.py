@@ -1,0 +1,84 @@
+"""Normalization shared by every telemetry reader: the empty TELEMETRY frame, wide -> long rows,
+casting to the TELEMETRY schema, local times -> UTC, time-zone checks.
+
+The format readers (dcgm_dmon, nvidia_smi, prometheus_json, ...) and the dispatcher
+(:mod:`ridgeline.parsers.telemetry`) both import this module; it imports neither of them.
+"""
+
+from __future__ import annotations
+
+from ridgeline.errors import UsageError
+
+# ------------------------------------------------------------------------------------------
+def empty_frame():
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TELEMETRY_COLUMNS, polars_schema
+
+    return pl.DataFrame(schema=polars_schema(TELEMETRY_COLUMNS))
+
+
+IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")
+
+
+def wide_to_long_rows(wide):
+    """A reader's wide frame (identity columns + one column per canonical field) -> long rows
+    (identity, field, value), field by field in column order (Data- or LazyFrame)."""
+    import polars as pl
+
+    cols = wide.collect_schema().names() if isinstance(wide, pl.LazyFrame) else wide.columns
+    ident = [c for c in cols if c in IDENTITY]
+    fields = [c for c in cols if c not in IDENTITY]
+    return pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f).alias("value")) for f in fields])
+
+
+def finish(frame, *, source: str):
+    """Cast a parser's frame (Data- or LazyFrame) to the TELEMETRY schema, in schema order.
+
+    Missing identity columns become null; ``source`` is filled; values that are NaN, infinite
+    or DCGM blank sentinels become null (never 0).
+    """
+    import polars as pl
+
+    from ridgeline.analyzer.schema import TELEMETRY_COLUMNS, polars_schema
+    from ridgeline.parsers.dcgm_fields import FP64_BLANK_MIN
+
+    schema = polars_schema(TELEMETRY_COLUMNS)
+    names = frame.collect_schema().names() if isinstance(frame, pl.LazyFrame) else frame.columns
+    exprs = []
+    for col, dtype in schema.items():
+        if col == "source":
+            exprs.append(pl.lit(source, dtype=pl.String).alias("source"))
+        elif col == "value":
+            v = pl.col("value").cast(pl.Float64)
+            exprs.append(
+                pl.when(v.is_nan() | v.is_infinite() | (v.abs() >= FP64_BLANK_MIN))
+                .then(None).otherwise(v).alias("value")
+            )
+        elif col in names:
+            exprs.append(pl.col(col).cast(dtype))
+        else:
+            exprs.append(pl.lit(None, dtype=dtype).alias(col))
+    return frame.select(exprs)
+
+
+def parse_local_times(expr, *, tz: str | None, fmt: str | None = None):
+    """Naive local time strings/datetimes -> UTC, via ``tz`` (IANA name; None = UTC)."""
+    import polars as pl
+
+    e = expr.str.to_datetime(fmt, time_unit="us", strict=False) if fmt is not None else expr
+    return e.dt.replace_time_zone(tz or "UTC", ambiguous="earliest", non_existent="null") \
+        .dt.convert_time_zone("UTC").cast(pl.Datetime("us", "UTC"))
+
+
+def check_tz(tz: str | None) -> None:
+    if tz is None:
+        return
+    try:
+        import zoneinfo
+
+        zoneinfo.ZoneInfo(tz)
+    except Exception as err:  # noqa: BLE001
+        raise UsageError(f"--tz {tz!r}: not a known IANA time zone (e.g. Europe/Berlin, UTC)") from err
+
+
