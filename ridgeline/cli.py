@@ -225,6 +225,15 @@ RULE_OPTIONS = _options(
     click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE",
                  help="Override a rule threshold."),
 )
+# projections of the measured kernels (ridgeline.analyzer.whatif)
+WHAT_IF_OPTIONS = _options(
+    click.option("--what-if", "what_if", multiple=True, metavar="GPU|batch=N",
+                 help="Project the measured kernels onto another GPU (--what-if H200) or the decode step onto "
+                      "another batch (--what-if batch=64), each at its achieved fraction of its roof; repeatable."),
+    click.option("--batch", "batch", type=click.FloatRange(min=0, min_open=True), default=None, metavar="B",
+                 help="The profile's decode batch for --what-if batch=N (default: from the norm launches' grids, "
+                      "else the weight GEMMs' intensity)."),
+)
 FAIL_ON_OPTION = click.option("--fail-on", type=click.Choice(["warning", "critical"]),
                               help="Exit 1 when a finding this severe (or worse) exists.")
 STRICT_OPTION = click.option("--strict/--lenient", default=True, show_default=True,
@@ -333,10 +342,11 @@ def _timeline_options(launch_gap, short_kernel):
               help="Telemetry: every window row (first 40) instead of per-GPU totals and the worst windows.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PATH",
               help="Also draw the roofline to PATH (.png, .svg or .pdf).")
+@WHAT_IF_OPTIONS
 @click.pass_context
 def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
                 warmup, tz, start=None, interval=None, host=None, all_windows=False, plot_path=None,
-                timeline_launch_gap=None, timeline_short_kernel=None):
+                timeline_launch_gap=None, timeline_short_kernel=None, what_if=(), batch=None):
     """Place every kernel on its GPU's roofline and report findings.
 
     FILES are Nsight Compute CSV exports (raw or details page) or .ncu-rep reports
@@ -353,6 +363,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
       ridgeline analyze profile.csv --format csv -o launches.csv
       ridgeline analyze profile.csv --select RL1 --ignore RL103 --fail-on warning
       ridgeline analyze profile.csv dcgm-dmon.txt --start 2026-01-05T08:00:00Z
+      ridgeline analyze profile.csv --what-if H200 --what-if batch=64
 
     \b
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
@@ -381,6 +392,8 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         strict=strict,
         thresholds=thresholds,
         timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
+        what_if=what_if,
+        batch=batch,
     )
     if plot_path:
         _write_plot(result, plot_path)
@@ -490,7 +503,8 @@ def gpus_cmd(name, fmt):
 
 
 def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds=(), strict=True, window="5m",
-                    warmup=None, tz=None, start=None, interval=None, host=None, timeline_options=None):
+                    warmup=None, tz=None, start=None, interval=None, host=None, timeline_options=None, what_if=(),
+                    batch=None):
     """analyze_paths with the CLI's option spellings (shared by roofline and report)."""
     from ridgeline.pipeline import analyze_paths
 
@@ -498,7 +512,7 @@ def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds
         files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=config,
         window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
         start=_parse_start(start), interval_s=_parse_interval(interval), host=host,
-        timeline_options=timeline_options,
+        timeline_options=timeline_options, what_if=what_if, batch=batch,
     )
 
 
@@ -624,9 +638,10 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
 @STRICT_OPTION
 @TELEMETRY_INPUT_OPTIONS
 @TIMELINE_INPUT_OPTIONS
+@WHAT_IF_OPTIONS
 def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds, strict,
                window, warmup, tz, start=None, interval=None, host=None, timeline_launch_gap=None,
-               timeline_short_kernel=None):
+               timeline_short_kernel=None, what_if=(), batch=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
 
     FILES (ncu exports and/or telemetry, or folders) are analyzed together, as by
@@ -650,7 +665,8 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
         lookup(compare_gpu)
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
                              strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
-                             host=host, timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel))
+                             host=host, timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
+                             what_if=what_if, batch=batch)
     if fmt == "markdown":
         from ridgeline.render.markdown import render_markdown
 

@@ -147,6 +147,8 @@ def analyze_paths(
     scheduler: Any = None,
     workers: int | None = None,
     progress: Any = None,
+    what_if: Iterable[str] = (),
+    batch: float | None = None,
 ) -> AnalysisResult:
     """Analyze ncu exports and/or telemetry files and folders into an AnalysisResult.
 
@@ -155,7 +157,9 @@ def analyze_paths(
     loaded dict; ``window``/``warmup``/``tz``/``interval_s``/``host``/``start`` (datetime of the
     first tick of inputs without timestamps): telemetry options;
     ``strict``: a value that does not parse is an error (else the launch is skipped and
-    listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides.
+    listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides; ``what_if``: scenario
+    specs (a GPU name or ``batch=N``, :mod:`ridgeline.analyzer.whatif`) projected onto
+    ``result.what_if``; ``batch``: the profile's decode batch for ``batch=N`` (default: inferred).
     ``engine``: how telemetry partitions (hosts) are reduced: ``"local"`` (default) or
     ``"dask"`` (``scheduler``: a dask.distributed address or Client, None = a LocalCluster of
     ``workers`` processes); ``progress(done, total, rows)`` is called per partition.
@@ -165,6 +169,8 @@ def analyze_paths(
         from ridgeline.analyzer.roofline import resolve_gpu
 
         resolve_gpu(gpu)
+    what_if = list(what_if or ())
+    targets = _what_if_targets(what_if, batch)  # a bad spec or GPU fails before any file is read
     paths = list(paths)
     files = expand_paths(paths)
     if not files:
@@ -215,6 +221,11 @@ def analyze_paths(
         _add_notes(result, _machine_mismatch_notes(result))
     if tl_files:
         _analyze_timeline(result, tl_files, timeline_options=timeline_options)
+    if what_if:
+        from ridgeline.analyzer.whatif import run_specs
+
+        result.what_if = run_specs(result.kernels, what_if, batch=batch, gpu=gpu_entry, resolve=targets.get,
+                                   launch_floor_s=latency["launch_floor_s"])
 
     if run_rules:
         from ridgeline.rules.base import Context
@@ -244,6 +255,22 @@ def analyze_paths(
 
             result.findings = weight_by_wall_time(result.findings, result.timeline, result.kernels)
     return result
+
+
+def _what_if_targets(specs: list[str], batch: float | None) -> dict[str, Any]:
+    """GPU name -> catalogue entry for the ``--what-if`` GPU specs (UsageError for a bad spec)."""
+    from ridgeline.analyzer.gpus import lookup
+    from ridgeline.analyzer.whatif import parse_spec
+    from ridgeline.errors import UsageError
+
+    if batch is not None and not (batch > 0):
+        raise UsageError(f"--batch {batch!r}: expected a number > 0")
+    out = {}
+    for spec in specs:
+        kind, value = parse_spec(spec)
+        if kind == "gpu":
+            out[value] = lookup(value)[0]
+    return out
 
 
 def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, strict: bool,

@@ -75,6 +75,8 @@ class AnalysisResult:
     total_gpu_time_s: float | None = None
     ncu_rules: Any = None  # polars DataFrame, NCU_RULES table (ncu's own rule results from .ncu-rep) or None
     timeline: Any = None  # ridgeline.analyzer.timeline.TimelineAnalysis or None
+    # --what-if projections (list[ridgeline.analyzer.whatif.Projection]), one per spec, in order
+    what_if: list = dataclasses.field(default_factory=list)
 
     def ridge(self, precision: str, level: str = "dram") -> float | None:
         """Ridge point (FLOP/byte) for a precision against a memory level, from the roofs used."""

@@ -522,6 +522,12 @@ def _postmortem_sections(result) -> str:
     return utilization_section(result) + timeline_section(result) + ncu_rules_section(result)
 
 
+def _what_if_section(result) -> str:
+    from ridgeline.render.whatif import html_section
+
+    return html_section(result)
+
+
 def render_html(
     result,
     *,
@@ -549,6 +555,7 @@ def render_html(
             _findings_section(result),
             _postmortem_sections(result),
             plot_html,
+            _what_if_section(result),
             _kernels_section(result),
             _inputs_section(result),
         ]

@@ -58,6 +58,7 @@ TIMELINE_KEYS: dict[str, str] = {
     "join": "null unless a profile was given too, else {matched: [{short_name, profiled_launches, profiled_s, "
     "launches, total_s, wall_share, busy_share}], unmatched_profile: [names], unmatched_timeline: [names]}; "
     "names are matched by short name (the KERNEL table's rule applied to the timeline's demangled names)",
+    "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.2)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -259,9 +260,16 @@ def to_document(result) -> dict[str, Any]:
         "telemetry": None if windows is None else telemetry_section(windows),
         "timeline": timeline_section(getattr(result, "timeline", None)),
         "ncu_rules": ncu_rules_section(result),
+        "what_if": _what_if_records(result),
     }
     assert list(doc) == list(TOP_LEVEL)
     return clean(doc)
+
+
+def _what_if_records(result) -> list[dict[str, Any]]:
+    from ridgeline.render.whatif import records
+
+    return records(result)
 
 
 _KERNELS_MARK = "__ridgeline_kernels_records__"
@@ -319,6 +327,23 @@ def _timeline_doc() -> str:
     text = textwrap.dedent((timeline.__doc__ or "").split("\n", 2)[-1]).strip()
     return (text + "\n\nSynchronizing host calls (`SYNC_CALLS`; nsys' `_vNNNN`, `_ptds`, `_ptsz` suffixes "
             "ignored): " + ", ".join(f"`{n}`" for n in SYNC_CALLS) + ".")
+def _whatif_doc() -> str:
+    from ridgeline.analyzer import whatif
+
+    text = (whatif.__doc__ or "").split("The model, written down once:", 1)[-1]
+    return textwrap.dedent(text).strip()
+
+
+def _what_if_keys() -> dict[str, str]:
+    from ridgeline.render.whatif import WHAT_IF_KEYS
+
+    return WHAT_IF_KEYS
+
+
+def _what_if_kernel_keys() -> dict[str, str]:
+    from ridgeline.analyzer.whatif import KERNEL_KEYS
+
+    return KERNEL_KEYS
 
 
 def json_schema_markdown() -> str:
@@ -418,6 +443,19 @@ def json_schema_markdown() -> str:
         "(short name), so the two can be read side by side; they are never merged.",
         "",
         _column_table(NCU_RULE_COLUMNS),
+        "## `what_if[]`",
+        "",
+        "One object per `--what-if` spec (`ridgeline.analyzer.whatif`): the same measured launches re-timed on "
+        "another GPU, or the decode step at another batch, each launch at its achieved fraction of the roof that "
+        "bounds it. The model:",
+        "",
+        _whatif_doc(),
+        "",
+        _key_table(_what_if_keys()),
+        "",
+        "### `what_if[].kernels[]`",
+        "",
+        _key_table(_what_if_kernel_keys()),
         "",
     ]
     return "\n".join(parts)

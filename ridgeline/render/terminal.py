@@ -514,6 +514,9 @@ def format_result(result, *, top: int = 10, all_windows: bool = False) -> str:
         blocks.append(_gpu_lines(result))
     blocks.append(_top_kernels(result, top))
     blocks.append(_where_time_goes(result))
+    from ridgeline.render.whatif import format_text
+
+    blocks.append(format_text(result, top=top, width=WIDTH))
     blocks.append(_windows(result, all_windows))
     from ridgeline.render import postmortem
 
