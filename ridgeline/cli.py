@@ -542,7 +542,13 @@ def _write_plot(result, path) -> None:
             return
         click.echo(f"ridgeline: no kernels to draw; {path} not written", err=True)
         return
-    _save_plot(roofline_figure(result), path)
+    projection = result.what_if[0] if getattr(result, "what_if", None) else None
+    compare = None
+    if projection is not None and projection.kind == "gpu":
+        from ridgeline.analyzer.gpus import lookup
+
+        compare = lookup(projection.target_gpu)[0]
+    _save_plot(roofline_figure(result, what_if=projection, compare_gpu=compare), path)
     click.echo(f"ridgeline: wrote {path}", err=True)
 
 

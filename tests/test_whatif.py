@@ -188,3 +188,76 @@ def test_specs_parse_and_fail_clearly(b8_h100):
     assert [p.scenario for p in out] == ["H200", "batch=16"]
     with pytest.raises(UsageError, match="needs kernels"):
         run_specs(None, ["H200"])
+
+
+# ------------------------------------------------------------------------------------------
+# wiring: CLI, JSON, terminal, HTML, plot
+# ------------------------------------------------------------------------------------------
+B8 = SCENARIOS / "decode-b8-h100" / "profile.ncu-raw.csv"
+
+
+def _cli(args):
+    from click.testing import CliRunner
+
+    from ridgeline.cli import cli
+
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def test_json_what_if_has_one_object_per_spec_in_order():
+    import json
+
+    r = _cli(["analyze", B8, "--what-if", "h200", "--what-if", "batch=64", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    from ridgeline.render.whatif import WHAT_IF_KEYS
+
+    assert [w["scenario"] for w in doc["what_if"]] == ["H200", "batch=64"]
+    for w in doc["what_if"]:
+        assert list(w) == list(WHAT_IF_KEYS)
+        assert w["duration_s"] == pytest.approx(doc["total_gpu_time_s"])
+        assert w["projected_duration_s"] == pytest.approx(sum(k["projected_duration_s"] for k in w["kernels"]))
+        for k in w["kernels"]:
+            assert {"kernel_name", "kernel_label", "duration_s", "projected_duration_s", "bound",
+                    "projected_bound"} <= set(k)
+    assert doc["what_if"][1]["batch"] == 8 and doc["what_if"][1]["projected_batch"] == 64
+    plain = json.loads(_cli(["analyze", B8, "--format", "json"]).output)
+    assert plain["what_if"] == []
+
+
+def test_terminal_and_html_show_measured_and_projected(tmp_path):
+    r = _cli(["analyze", B8, "--what-if", "H200"])
+    assert r.exit_code == 0, r.output
+    block = r.output.split("What if:", 1)[1]
+    assert "on H200: 6.311 ms ->" in block and "faster" in block and "assumes:" in block
+    out = tmp_path / "r.html"
+    r = _cli(["report", B8, "--what-if", "batch=32", "-o", out])
+    assert r.exit_code == 0, r.output
+    text = out.read_text()
+    assert '<section id="what-if">' in text and "batch 8 -&gt; 32" in text and "plot-what-if-" in text
+
+
+def test_plot_draws_projected_points_hollow():
+    from ridgeline.render.plots import roofline_figure
+
+    res = analyze_paths([B8], run_rules=False, what_if=["H200"])
+    fig = roofline_figure(res, what_if=res.what_if[0])
+    gids = {a.get_gid() for a in fig.axes[0].collections}
+    assert "what-if:points" in gids
+    coll = next(a for a in fig.axes[0].collections if a.get_gid() == "what-if:points")
+    assert (coll.get_facecolors().size == 0) or (coll.get_facecolors()[:, 3] == 0).all()
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--what-if", "Z9000"], "unknown GPU"),
+    (["--what-if", "batch=0"], "batch=N"),
+    (["--batch", "0", "--what-if", "batch=8"], "--batch"),
+])
+def test_bad_what_if_is_one_line_exit_2(args, text):
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "ridgeline.cli", "analyze", str(B8), *args], capture_output=True,
+                       text=True)
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1 and text in p.stderr and "Traceback" not in p.stderr

@@ -522,10 +522,10 @@ def _postmortem_sections(result) -> str:
     return utilization_section(result) + timeline_section(result) + ncu_rules_section(result)
 
 
-def _what_if_section(result) -> str:
+def _what_if_section(result, plots: bool = True) -> str:
     from ridgeline.render.whatif import html_section
 
-    return html_section(result)
+    return html_section(result, plots=plots)
 
 
 def render_html(
@@ -555,7 +555,7 @@ def render_html(
             _findings_section(result),
             _postmortem_sections(result),
             plot_html,
-            _what_if_section(result),
+            _what_if_section(result, plots),
             _kernels_section(result),
             _inputs_section(result),
         ]

@@ -140,6 +140,30 @@ def _decade_ceil(v: float) -> float:
 # ----------------------------------------------------------------------------------------
 # kernel points (aggregated per name, or per launch) -- drawing-side only
 # ----------------------------------------------------------------------------------------
+def projected_points(projection) -> list[dict[str, Any]]:
+    """One point per kernel name where a ``--what-if`` projection puts it (projected FLOPs over
+    projected DRAM bytes, projected FLOPs over projected time), coloured by its measured bound."""
+    import polars as pl
+
+    df = getattr(projection, "launches", None)
+    if df is None or not df.height:
+        return []
+    total = df.get_column("duration_s").sum() or 0.0
+    ok = pl.col("projected_flops").is_not_null() & pl.col("projected_dram_bytes").is_not_null()
+    g = df.filter(ok).group_by("kernel_name").agg(
+        pl.col("projected_flops").sum().alias("_f"), pl.col("projected_dram_bytes").sum().alias("_b"),
+        pl.col("projected_duration_s").sum().alias("_t"), pl.col("duration_s").sum().alias("_d"),
+    )
+    bound = {r["kernel_name"]: r["bound"] for r in projection.kernels.select("kernel_name", "bound").to_dicts()}
+    out = []
+    for r in g.iter_rows(named=True):
+        if not r["_f"] or not r["_b"] or not r["_t"]:
+            continue
+        out.append({"name": r["kernel_name"], "x": r["_f"] / r["_b"], "y": r["_f"] / r["_t"],
+                    "share": (r["_d"] or 0.0) / total if total else 0.0, "bound": bound.get(r["kernel_name"]) or "unknown"})
+    return sorted(out, key=lambda p: -p["share"])
+
+
 def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
     """The points a roofline draws for one result, biggest share of GPU time first.
 
@@ -347,6 +371,7 @@ def roofline_figure(
     levels: bool = True,
     width: float = 10.0,
     height: float = 6.6,
+    what_if=None,
 ):
     """Draw the roofline of one result, or of several ``(label, result)`` pairs on one plot.
 
@@ -373,10 +398,11 @@ def roofline_figure(
 
     roof_sets = _roof_sets(labelled)
     points = [kernel_points(res, per_launch=per_launch) for _l, res in labelled]
+    projected = projected_points(what_if) if what_if is not None and len(labelled) == 1 else []
 
     # ---- axis limits from roofs and points
     xs, ys = [], []
-    for pts in points:
+    for pts in points + [projected]:
         xs += [p["x"] for p in pts if p["x"] and p["y"]]
         ys += [p["y"] for p in pts if p["x"] and p["y"]]
     peaks_all, ridges_all, bws_all = [], [], []
@@ -559,8 +585,19 @@ def roofline_figure(
                 seen_text.add(text)
                 to_label.append((i, rank, p))
 
+    if projected:  # --what-if: the same kernels where the projection puts them, hollow, same colour
+        sizes = 28.0 + 1400.0 * np.clip(np.array([p["share"] for p in projected], dtype=float), 0.0, 1.0)
+        colors = [to_rgba(BOUND_COLORS.get(p["bound"], BOUND_COLORS["unknown"])) for p in projected]
+        coll = ax.scatter([p["x"] for p in projected], [p["y"] for p in projected], s=sizes, marker="o",
+                          facecolors="none", edgecolors=colors, linewidths=1.4, alpha=0.9, zorder=5)
+        coll.set_gid("what-if:points")
+        scatters.append((projected, sizes))
+        input_handles.append(Line2D([], [], marker="o", linestyle="none", markerfacecolor="none",
+                                    markeredgecolor="#555555", markersize=8,
+                                    label=f"hollow: projected ({plain(what_if.scenario)})"))
+
     level_handles = []
-    if levels and not multi and to_label:
+    if levels and not multi and to_label and not projected:  # hollow markers are the projection's then
         for lvl, marker in (("l2", "^"), ("l1", "v")):
             pts = [p for _i, _r, p in to_label if p.get(f"x_{lvl}")]
             if not pts:

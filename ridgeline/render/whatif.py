@@ -125,7 +125,28 @@ def format_text(result, *, top: int = 10, width: int = 80) -> list[str]:
     return lines
 
 
-def html_section(result, *, top: int = 15) -> str:
+def _plot(result, p) -> str:
+    """The roofline with this projection's points (hollow) and, for a GPU, the target's roofs."""
+    from ridgeline.render import plots as P
+    from ridgeline.render.html import embed_svg
+
+    has = result.kernels is not None and result.kernels.height
+    if not has:
+        return ""
+    compare = None
+    if p.kind == "gpu" and p.target_gpu:
+        from ridgeline.analyzer.gpus import try_lookup
+
+        compare = try_lookup(p.target_gpu)[0]
+    fig = P.roofline_figure(result, what_if=p, compare_gpu=compare, top=6)
+    prefix = "w" + "".join(ch for ch in p.scenario.lower() if ch.isalnum())[:12] + "-"
+    svg = embed_svg(P.figure_svg(fig), prefix, f"Roofline with the {p.scenario} projection")
+    return (f'<figure id="plot-what-if-{html.escape(prefix[:-1])}">{svg}<figcaption>Filled: measured; hollow: '
+            f"projected ({html.escape(p.scenario)}), same colour; grey dashed: the target GPU's roofs.</figcaption>"
+            "</figure>")
+
+
+def html_section(result, *, top: int = 15, plots: bool = True) -> str:
     """The report's what-if section (empty string without projections)."""
     projections = getattr(result, "what_if", None) or []
     if not projections:
@@ -147,6 +168,8 @@ def html_section(result, *, top: int = 15) -> str:
             )
         parts.append("</tbody></table>")
         parts.append("<p><small>Assumes: " + e("; ".join(p.assumptions)) + ".</small></p>")
+        if plots:
+            parts.append(_plot(result, p))
         for note in p.notes:
             parts.append(f"<p><small>Note: {e(note)}</small></p>")
     parts.append("</section>")
