@@ -29,9 +29,17 @@ def test_rl101_fires_on_decode_gemm_with_tokens_and_ridge():
     assert "arithmetic intensity 8 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)" in f.message
     assert "~8 tokens per weight read now; the ridge needs ~295" in f.message
     assert "~295" in f.remedy and "KV-cache" in f.remedy
-    # time at roof per launch = bytes / bandwidth = 1e9 / 3.35e12
-    expect = 2 * (0.5e-3 - 1e9 / H100_BW)
+    # what the remedy buys (the what-if model): the same 8 tokens' share of these launches' time at
+    # the batch that reaches the ridge, ceil(8 x 295.2 / 8) = 296, where each launch keeps its
+    # fraction of the roof: time x max(296 x 1e9 FLOP / peak, 1e9 B / bw) / (1e9 / bw)
+    import math
+
+    n = math.ceil(8 * RIDGE_BF16 / 8)
+    t_mem = 1e9 / H100_BW
+    at_n = 2 * 0.5e-3 * max(n * 1e9 / 989e12, t_mem) / t_mem
+    expect = 2 * 0.5e-3 - at_n * 8 / n
     assert f.impact_s == pytest.approx(expect)
+    assert "batch ~296" in {e.metric: e for e in f.evidence}["impact_basis"].value
     assert f.impact_share == pytest.approx(expect / 2e-3)
     ev = {e.metric: e for e in f.evidence}
     assert ev["intensity_dram"].value == pytest.approx(8.0)

@@ -411,13 +411,34 @@ def estimate_batch(roofline, *, batch: float | None = None) -> BatchEstimate:
     return BatchEstimate(batch=b, source=src, flop_tokens=flop, shape_tokens=shape, padded=padded)
 
 
+def memory_batch_limit(roofline, batch: float, gpu: GPU | None) -> tuple[float | None, str | None]:
+    """The batch at which weights + KV cache fill ``gpu``'s memory, as if the profile held one
+    decode step: weights = the weight GEMMs' DRAM bytes, KV per sequence = the attention
+    launches' DRAM bytes / ``batch``. ``(limit, None)``, or ``(None, why not)``."""
+    import polars as pl
+
+    if gpu is None or not gpu.memory_bytes:
+        return None, "GPU memory unknown: where memory stops the batch is not estimated"
+    fam = pl.col("kernel_family")
+    weights = float(roofline.filter(fam.is_in(list(WEIGHT_GEMM_FAMILIES)))["dram_bytes"].fill_null(0.0).sum())
+    kv = float(roofline.filter(fam.is_in(list(KV_FAMILIES)))["dram_bytes"].fill_null(0.0).sum())
+    if kv <= 0 or not batch:
+        return None, "no attention launch with DRAM bytes: KV-cache bytes per sequence unknown, memory limit not estimated"
+    if weights >= gpu.memory_bytes:
+        return None, f"the weights read in the profile ({weights / 1e9:.3g} GB) exceed {gpu.name}'s memory"
+    return (gpu.memory_bytes - weights) / (kv / batch), None
+
+
 def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: GPU | None = None,
-                  launch_floor_s: float = 2.0e-6) -> Projection:
-    """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory."""
+                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None) -> Projection:
+    """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory.
+
+    ``estimate``: the profile's :class:`BatchEstimate` when ``roofline`` holds only some of its
+    launches (a rule projecting one kernel group); default: estimated from ``roofline``."""
     import polars as pl
 
     c = pl.col
-    est = estimate_batch(roofline, batch=batch)
+    est = estimate if estimate is not None else estimate_batch(roofline, batch=batch)
     if est.batch is None or est.batch <= 0:
         raise UsageError(f"--what-if batch={new_batch}: cannot tell the profile's batch (no normalization launches "
                          "and no weight GEMM with FLOPs and bytes); give it with --batch B")
@@ -455,19 +476,9 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
         notes.append("no weight GEMM with FLOPs and bytes: the batch that reaches the ridge is not known")
     # where memory stops the batch
     mem = gpu.memory_bytes if gpu is not None else None
-    weights = float(df.filter(is_w)["_dram"].fill_null(0.0).sum())
-    kv = float(df.filter(fam.is_in(list(KV_FAMILIES)))["_dram"].fill_null(0.0).sum())
-    max_batch = None
-    if mem and kv > 0:
-        per_seq = kv / b
-        if weights < mem:
-            max_batch = (mem - weights) / per_seq
-        else:
-            notes.append(f"the weights read in the profile ({weights / 1e9:.3g} GB) exceed {gpu.name}'s memory")
-    elif mem is None:
-        notes.append("GPU memory unknown: where memory stops the batch is not estimated")
-    elif kv <= 0:
-        notes.append("no attention launch with DRAM bytes: KV-cache bytes per sequence unknown, memory limit not estimated")
+    max_batch, why = memory_batch_limit(roofline, b, gpu)
+    if why:
+        notes.append(why)
     if max_batch is not None and new_batch > max_batch:
         notes.append(f"batch {new_batch} needs more memory than {gpu.name} has: weights and KV cache fill it at "
                      f"~{max_batch:,.0f} sequences at this context length")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ridgeline.analyzer.whatif import estimate_batch, memory_batch_limit, project_batch
 from ridgeline.rules import kernels as K
 from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
@@ -41,6 +42,11 @@ class DecodeGemmMemoryBound(Rule):
     are in the GEMM's input precision; weight-only quantized kernels (w4a16) read fewer bytes
     per weight than it assumes, so they hold more tokens than estimated.
 
+    The impact is what that remedy buys, from the what-if model (``ridgeline.analyzer.whatif``):
+    the group's GPU time now minus the time the same tokens take at the batch that reaches the
+    ridge (or the batch the GPU's memory holds, weights + KV cache, when that is smaller), each
+    launch at its achieved fraction of its roof; the evidence states the batch and the basis.
+
     Example
     -------
     ``sm90_xmma_gemm_bf16bf16_bf16f32`` at 7.9 FLOP/B on an H100 SXM (bf16 ridge 295 FLOP/B):
@@ -73,12 +79,13 @@ class DecodeGemmMemoryBound(Rule):
         )
         total = K.total_gpu_time(ctx)
         shape_tokens, shape_from = _tokens_from_launch_shapes(ctx)
+        est = estimate_batch(K.launches(ctx))
         out = []
         for row in hits.iter_rows(named=True):
             ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
             bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
             tokens, ridge_tokens = ai * bpw / 2.0, ridge * bpw / 2.0
-            impact_s, share = K.impact(row, total)
+            impact_s, share, basis = _remedy_impact(ctx, row, est, total)
             now = f"~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight read now"
             padded = shape_tokens is not None and shape_tokens * 1.5 < tokens
             if padded:
@@ -107,6 +114,7 @@ class DecodeGemmMemoryBound(Rule):
                         *((Evidence("tokens_by_launch_shape", shape_tokens, "tokens", f"measured: {shape_from}"),) if padded else ()),
                         Evidence("ridge_tokens_per_weight_read", ridge_tokens, "tokens", "derived"),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,
@@ -115,6 +123,53 @@ class DecodeGemmMemoryBound(Rule):
                 )
             )
         return out
+
+
+def _remedy_impact(ctx: Context, row: dict, est, total: float | None):
+    """What the remedy buys: the group's GPU time for the same tokens at the batch that reaches the
+    ridge (or the batch memory allows, if smaller), from the what-if model; the gap to the roof
+    when the batch cannot be told. Returns (impact_s, share, evidence)."""
+    import math
+
+    import polars as pl
+
+    rows = est.flop_tokens if est.padded else est.batch
+    ai, ridge = row["intensity_dram"], row["ridge_flop_per_byte"]
+    if not rows or not est.batch or not ai or not ridge:
+        impact_s, share = K.impact(row, total)
+        return impact_s, share, (Evidence("impact_basis", "gap to the roof (the batch could not be told)", "text",
+                                          "derived"),)
+    target = max(math.ceil(rows * ridge / ai), math.ceil(est.batch))
+    why = "the batch at which its intensity reaches the ridge"
+    gpu = K.catalogue_gpu(ctx, row.get("gpu"))
+    limit, _why = memory_batch_limit(K.launches(ctx), est.batch, gpu)
+    if limit is not None and limit < target:
+        target, why = max(int(limit), math.ceil(est.batch)), f"the batch {gpu.name}'s memory holds (weights + KV cache)"
+    df = K.launches(ctx)
+    base = row["subject"].rsplit(" [", 1)[0]
+    mine = df.filter(
+        (pl.col("family") == "gemm") & (pl.col("bound").fill_null("") != "latency")
+        & pl.col("subject").is_in([row["subject"], base])
+        & (pl.col("gpu").eq_missing(row.get("gpu"))) & (pl.col("precision").eq_missing(row.get("precision")))
+    )
+    if not mine.height:
+        impact_s, share = K.impact(row, total)
+        return impact_s, share, ()
+    p = project_batch(mine, target, estimate=est)
+    t0 = float(mine["duration_s"].fill_null(0.0).sum())
+    t1 = p.projected_duration_s or 0.0
+    same_tokens = t1 * est.batch / target
+    impact_s = max(t0 - same_tokens, 0.0)
+    share = impact_s / total if total else None
+    evidence = (
+        Evidence("impact_basis", f"GPU time of these launches for the same tokens at batch ~{target:,} ({why}), "
+                 "from the what-if model: time at that batch x batch now / that batch", "text", "derived"),
+        Evidence("batch_now", est.batch, "sequences", f"derived: {est.source}"),
+        Evidence("batch_for_impact", target, "sequences", "derived"),
+        Evidence("time_per_token_now_s", t0 / est.batch, "s", "derived"),
+        Evidence("time_per_token_at_batch_s", t1 / target, "s", "derived: what-if model"),
+    )
+    return impact_s, share, evidence
 
 
 def _tokens_from_launch_shapes(ctx: Context) -> tuple[float | None, str | None]:
