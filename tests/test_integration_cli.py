@@ -153,7 +153,8 @@ def test_demo_prints_a_short_path_and_anchored_times(capsys):
     # telemetry shares are of the time the telemetry observed, kernel shares of the profiled time
     import re
 
-    assert "85.0% of observed GPU time]" in out
+    # the demo GPU is memory-bound: RL202 says so (RL201 leaves that time to it)
+    assert re.search(r"RL202 info +host:infer-0 gpu:0", out) and "RL201" not in out
     assert re.search(r"RL101 warning +5 kernels +\[up to [0-9.]+ ms, [0-9.]+% of profiled GPU time\]", out)
     assert "600 telemetry records" in " ".join(out.split())  # 10 minutes of 1 s dmon ticks
     assert max(map(len, out.splitlines())) <= 90  # the capture recipe line is the widest

@@ -56,12 +56,33 @@ def test_rl201_fires_on_busy_gpu_with_idle_tensor_cores():
 
 
 @pytest.mark.parametrize("extra,start", [
-    (dict(dram_active_ratio=0.7), "Memory-bound"),
     (dict(sm_active_ratio=0.3), "Kernels occupy few SMs"),
 ])
 def test_rl201_remedy_depends_on_dram_and_sm_active(extra, start):
     fs = findings(gpu_series(n=1200, **dict(BUSY_NO_TENSOR, **extra)))
     assert [f.remedy for f in fs if f.code == "RL201"][0].startswith(start)
+
+
+def test_rl201_stands_down_where_rl202_says_the_wall_is_bandwidth():
+    """Busy, tensor idle and DRAM busy the whole time: memory-bound (RL202), not idle tensor cores."""
+    fs = findings(gpu_series(n=1200, **dict(BUSY_NO_TENSOR, dram_active_ratio=0.7)))
+    assert "RL202" in codes(fs) and "RL201" not in codes(fs)
+
+
+def test_rl201_counts_only_the_part_that_is_not_memory_bound():
+    """20 min busy with idle tensor cores: the first 10 with DRAM busy (RL202's), the last 10 not."""
+    def dram(i):  # with the helper's small deterministic noise (a constant field reads as stalled)
+        return (0.7 if i < 600 else 0.2) + 0.01 * (((i * 7919) % 13) - 6) / 6
+
+    series = gpu_series(n=1200, **dict(BUSY_NO_TENSOR, dram_active_ratio=dram))
+    fs = findings(series)
+    (f,) = [f for f in fs if f.code == "RL201"]
+    assert f.impact_s == pytest.approx(600.0) and "in 2026-01-05T08:10:00Z..2026-01-05T08:20:00Z" in f.message
+    assert "RL202" in codes(fs)
+    # one window holding both halves: RL201 keeps the half that is not memory-bound, and says so
+    (f,) = [f for f in findings(series, window="all") if f.code == "RL201"]
+    assert f.impact_s == pytest.approx(600.0)
+    assert "not counting 10.0 min memory-bound (RL202)" in f.message
 
 
 def test_rl201_quiet_when_tensor_cores_work_or_burst_is_short():

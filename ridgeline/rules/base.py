@@ -64,15 +64,16 @@ class Finding:
 
     @property
     def sort_key(self) -> tuple:
-        """Most impactful first.
+        """Most impactful first, within each source.
 
-        Impact is compared as a share of the GPU time each source observed
-        (``impact_share``), then in seconds: a profile covers milliseconds of kernels and
-        telemetry hours of wall-clock, so raw seconds would always rank telemetry first.
-        Within one source the two orders are the same. Ties: severity, code, subject.
+        Profile findings (kernel, profile) come first, then telemetry findings (gpu, host,
+        window, telemetry): microseconds of a profile and GPU-hours of a fleet are not one
+        scale, so each source is ranked on its own. Within a source, impact as a share of the
+        GPU time it observed (``impact_share``), then in seconds. Ties: severity, code, subject.
         """
         sev = {"critical": 0, "warning": 1, "info": 2}.get(self.severity, 3)
-        return (-(self.impact_share or 0.0), -(self.impact_s or 0.0), sev, self.code, self.subject)
+        source = 0 if self.subject_kind in ("kernel", "profile") else 1
+        return (source, -(self.impact_share or 0.0), -(self.impact_s or 0.0), sev, self.code, self.subject)
 
 
 @dataclasses.dataclass

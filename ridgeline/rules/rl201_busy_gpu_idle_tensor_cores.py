@@ -26,6 +26,11 @@ class BusyGpuIdleTensorCores(Rule):
     small kernels: the dense peak the GPU was bought for is not being used. The busy seconds
     with idle tensor cores are the upper bound of GPU time this costs.
 
+    Memory-bound time is RL202's: where DRAM_ACTIVE was high too (the ``memory_bound`` state,
+    counted as the smaller of it and the busy-idle time per window), the wall is bandwidth and
+    more tensor work is not the remedy. RL201 counts only the rest, and stands down on a GPU
+    whose busy-idle time is all memory-bound.
+
     What to do
     ----------
     Read the remedy: with DRAM_ACTIVE high the work is memory-bound (batch more, fuse,
@@ -63,6 +68,14 @@ class BusyGpuIdleTensorCores(Rule):
             c("tensor_active_mean_ratio").is_not_null() & c("gr_engine_active_mean_ratio").is_not_null()
             & (c("samples") >= p["min_samples"])
         )
+        # the memory-bound part is RL202's (bandwidth is the wall): only the rest counts here
+        mb_s = pl.min_horizontal(c("memory_bound_s").fill_null(0.0), c("busy_tensor_idle_s").fill_null(0.0))
+        mb_sh = pl.min_horizontal(c("memory_bound_share").fill_null(0.0), c("busy_tensor_idle_share").fill_null(0.0))
+        w = w.with_columns(
+            (c("busy_tensor_idle_s") - mb_s).alias("busy_tensor_idle_s"),
+            (c("busy_tensor_idle_share") - mb_sh).alias("busy_tensor_idle_share"),
+            mb_s.alias("memory_bound_s"),
+        )
         flag = (c("busy_tensor_idle_share") >= p["min_share"]) | (c("busy_tensor_idle_s") >= p["min_sustained_s"])
         sp = T.spans(w, flag)
         if sp is None or sp.height == 0:
@@ -71,6 +84,7 @@ class BusyGpuIdleTensorCores(Rule):
         out = []
         for key, spans in T.per_gpu(sp, "busy_tensor_idle_s"):
             bti = sum(s["busy_tensor_idle_s"] or 0.0 for s in spans)
+            mem = sum(s["memory_bound_s"] or 0.0 for s in spans)
             observed = sum(s["observed_s"] or 0.0 for s in spans)
             util = T.wavg(spans, "gpu_util_mean_ratio")
             tensor = T.wavg(spans, "tensor_active_mean_ratio")
@@ -99,10 +113,13 @@ class BusyGpuIdleTensorCores(Rule):
                 subject=T.subject(key),
                 message=(f"{util_txt} >= 80% with tensor <= 10% for {T.minutes(bti)} "
                          f"({T.pct(bti / observed if observed else None)} of {T.minutes(observed)} in "
-                         f"{T.spans_text(spans)}); " + ", ".join(parts) + mig),
+                         f"{T.spans_text(spans)})"
+                         + (f", not counting {T.minutes(mem)} memory-bound (RL202)" if mem > 0 else "")
+                         + "; " + ", ".join(parts) + mig),
                 remedy=remedy,
                 evidence=(
-                    Evidence("busy_tensor_idle_s", bti, "s", "telemetry"),
+                    Evidence("busy_tensor_idle_s", bti, "s", "telemetry: memory-bound time (RL202) left out"),
+                    Evidence("memory_bound_s", mem, "s", "telemetry: left to RL202"),
                     Evidence("gpu_util_mean_ratio", util, "ratio", "telemetry: DCGM_FI_DEV_GPU_UTIL"),
                     Evidence("tensor_active_mean_ratio", tensor, "ratio", "telemetry: DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"),
                     Evidence("gr_engine_active_mean_ratio", gr, "ratio", "telemetry: DCGM_FI_PROF_GR_ENGINE_ACTIVE"),
