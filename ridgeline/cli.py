@@ -442,7 +442,9 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
 @cli.command("gpus")
 @click.argument("name", required=False)
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def gpus_cmd(name, fmt):
+@click.option("--config", type=click.Path(dir_okay=False),
+              help="TOML file with a [tool.ridgeline] table (default ./ridgeline.toml): its GPUs are listed too.")
+def gpus_cmd(name, fmt, config=None):
     """The GPU catalogue: datasheet peaks and ridge points (FLOP/byte) per precision.
 
     Ridge point = peak FLOP/s / DRAM bandwidth: kernels whose arithmetic intensity
@@ -453,10 +455,27 @@ def gpus_cmd(name, fmt):
       ridgeline gpus                 # every GPU, ridge points per precision
       ridgeline gpus h100            # one GPU in detail, with its datasheet
       ridgeline gpus --format json
+
+    \b
+    Your own GPUs, in ridgeline.toml (or pyproject.toml under [tool.ridgeline.gpus."NAME"]),
+    with the catalogue's keys; peaks are dense FLOP/s per precision (fp64, fp32, fp16,
+    tf32_tensor, fp16_tensor, fp8_tensor, int8_tensor, fp64_tensor):
+      [gpus."Lab GPU"]                   # illustrative figures, not a real part
+      aliases = ["NVIDIA Lab GPU 48GB"]   # the device name ncu records
+      cc = "8.9"
+      sm_count = 100
+      memory_bytes = 48e9
+      dram_bw_bytes_per_s = 1.0e12
+      peak_flops = { fp32 = 50e12, fp16_tensor = 200e12 }
+      source = "the datasheet you took the figures from"
     """
     import json
 
     from ridgeline.analyzer.gpus import PRECISION_LABELS, PRECISIONS, catalogue, lookup
+    from ridgeline.pipeline import configure_gpus
+    from ridgeline.rules.engine import load_config
+
+    configure_gpus(load_config(config))
 
     if name:
         gpu, note = lookup(name)
@@ -603,6 +622,10 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
         raise UsageError(f"cannot write a plot to {output!r}: use a .png, .svg or .pdf file name")
     if labels and len(labels) != len(files):
         raise UsageError(f"--label given {len(labels)} times for {len(files)} inputs; give one per input or none")
+    from ridgeline.pipeline import configure_gpus
+    from ridgeline.rules.engine import load_config
+
+    configure_gpus(load_config(None))  # ./ridgeline.toml's own GPUs
     compare = None
     if compare_gpu:
         from ridgeline.analyzer.gpus import lookup
@@ -665,6 +688,10 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
     if fmt is None:
         fmt = "markdown" if output and Path(output).suffix.lower() in (".md", ".markdown") else "html"
     _refuse_overwriting_inputs(output or ("report.html" if fmt == "html" else None), files)
+    from ridgeline.pipeline import configure_gpus
+    from ridgeline.rules.engine import load_config
+
+    configure_gpus(load_config(config))
     if compare_gpu:  # a misspelled GPU is an error whatever the format (it is drawn in HTML only)
         from ridgeline.analyzer.gpus import lookup
 

@@ -165,6 +165,10 @@ def analyze_paths(
     ``workers`` processes); ``progress(done, total, rows)`` is called per partition.
     """
     result = AnalysisResult()
+    from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
+
+    cfg = rule_engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
+    configure_gpus(cfg)  # [tool.ridgeline.gpus."NAME"]: before --gpu and --what-if are resolved
     if gpu is not None:  # a bad --gpu fails before any file is read
         from ridgeline.analyzer.roofline import resolve_gpu
 
@@ -193,9 +197,6 @@ def analyze_paths(
     if not ncu_files and not tel_files and not tl_files:
         raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
 
-    from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
-
-    cfg = rule_engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
     # RL112's thresholds define the latency class the classifier assigns
     latency = rule_engine.rule_params("RL112", cfg, thresholds)
     gpu_entry = None
@@ -255,6 +256,13 @@ def analyze_paths(
 
             result.findings = weight_by_wall_time(result.findings, result.timeline, result.kernels)
     return result
+
+
+def configure_gpus(cfg: Mapping[str, Any] | None) -> None:
+    """The config's own GPUs (``[tool.ridgeline.gpus."NAME"]``) join the catalogue."""
+    from ridgeline.analyzer.gpus import configure
+
+    configure((cfg or {}).get("gpus"), origin="config")
 
 
 def _what_if_targets(specs: list[str], batch: float | None) -> dict[str, Any]:

@@ -429,3 +429,19 @@ def test_h200_decode_claims_no_more_than_its_gpu_time():
         if x.impact_s is not None:
             assert (x.subject_kind, x.subject) not in seen, "one saving per subject"
             seen[(x.subject_kind, x.subject)] = x.code
+
+
+def test_findings_are_ranked_within_their_own_source():
+    """A telemetry finding with a larger share never ranks above a profile finding: microseconds
+    of a profile and GPU-hours of a fleet are not one scale; each source is ranked on its own."""
+    from ridgeline.rules.base import Finding
+
+    fs = [
+        Finding("RL201", "busy-gpu-idle-tensor-cores", "warning", "host:a gpu:0", "m", "r", impact_s=3600.0,
+                impact_share=0.9, subject_kind="gpu"),
+        Finding("RL101", "decode-gemm-memory-bound", "warning", "gemm", "m", "r", impact_s=1e-3, impact_share=0.4),
+        Finding("RL102", "attention-memory-bound", "warning", "attn", "m", "r", impact_s=2e-3, impact_share=0.5),
+        Finding("RL203", "idle-while-allocated", "warning", "host:b gpu:1", "m", "r", impact_s=60.0,
+                impact_share=0.95, subject_kind="gpu"),
+    ]
+    assert [f.code for f in engine.sort_findings(fs)] == ["RL102", "RL101", "RL203", "RL201"]

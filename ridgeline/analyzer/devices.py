@@ -49,7 +49,10 @@ def resolve_gpu_choice(roofline: Any, roofs: list, *, gpu: Any = None) -> GpuCho
         gpu_match = f"device {unnamed[0]!r} is not in the GPU catalogue" if unnamed else "the export does not name the device"
     for name, g, _note in matches:
         if g is None and name:
-            notes.append(f"device {name!r} is not in the GPU catalogue; pass --gpu NAME to use datasheet roofs")
+            from ridgeline.analyzer.gpus import HOW_TO_ADD
+
+            notes.append(f"device {name!r} is not in the GPU catalogue; pass --gpu NAME to use datasheet roofs, "
+                         f"or {HOW_TO_ADD.replace('NAME', name)}")
     if not gpus and not roofs:
         notes.append("no roofs: the export recorded no peaks and names no known GPU; pass --gpu NAME")
     if not gpus:

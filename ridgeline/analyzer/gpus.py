@@ -13,6 +13,20 @@ Matching a name (the ncu device name, or what a user typed after ``--gpu``):
 3. the longest alias the name starts with (``NVIDIA A100-SXM4-80GB MIG 3g.40gb`` ->
    ``A100 SXM 80GB``), with a note;
 4. otherwise :class:`~ridgeline.errors.UsageError` listing close matches.
+
+Your own GPUs: ``[tool.ridgeline.gpus."NAME"]`` tables in ``ridgeline.toml`` / ``pyproject.toml``
+with the catalogue's own keys (:data:`ENTRY_KEYS`), checked like the bundled entries (a missing,
+zero or negative peak is one clear line); :func:`configure` adds them, ahead of the bundled
+catalogue (a configured name or alias wins over a bundled one)::
+
+    [tool.ridgeline.gpus."Lab GPU"]          # an illustration, not a real part's figures
+    aliases = ["NVIDIA Lab GPU 48GB"]         # the device name ncu records
+    cc = "8.9"
+    sm_count = 100
+    memory_bytes = 48e9
+    dram_bw_bytes_per_s = 1.0e12
+    peak_flops = { fp32 = 50e12, fp16_tensor = 200e12 }   # dense, at boost clock
+    source = "where the figures come from (the vendor's datasheet)"
 """
 
 from __future__ import annotations
@@ -127,38 +141,116 @@ def normalize(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text)
 
 
+# keys of one catalogue entry: required ones, then optional ones
+REQUIRED_KEYS = ("cc", "sm_count", "memory_bytes", "dram_bw_bytes_per_s", "peak_flops", "source")
+OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes")
+ENTRY_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+_CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+
+
+def _positive(value, what: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value <= 0:
+        raise UsageError(f"{where}: {what} must be a number > 0, got {value!r}")
+    return float(value)
+
+
+def parse_entry(name: str, entry, *, where: str) -> GPU:
+    """One catalogue entry (bundled or configured) as a :class:`GPU`; UsageError naming ``where``
+    and the key for anything missing, unknown, zero, negative or of the wrong type."""
+    if not isinstance(entry, dict):
+        raise UsageError(f"{where}: expected a table of {', '.join(REQUIRED_KEYS)}, got {entry!r}")
+    unknown = sorted(set(entry) - set(ENTRY_KEYS))
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(ENTRY_KEYS)}")
+    missing = [k for k in REQUIRED_KEYS if k not in entry]
+    if missing:
+        raise UsageError(f"{where}: missing {', '.join(missing)} (every GPU needs {', '.join(REQUIRED_KEYS)})")
+    peaks_raw = entry["peak_flops"]
+    if not isinstance(peaks_raw, dict) or not peaks_raw:
+        raise UsageError(f"{where}: peak_flops must be a table of precision = FLOP/s "
+                         f"(keys {', '.join(PRECISIONS)}), got {peaks_raw!r}")
+    bad = sorted(set(peaks_raw) - set(PRECISIONS))
+    if bad:
+        raise UsageError(f"{where}: peak_flops: unknown precision {bad[0]!r}; known: {', '.join(PRECISIONS)}")
+    peaks = {k: _positive(v, f"peak_flops.{k}", where) for k, v in peaks_raw.items() if v is not None}
+    if not peaks:
+        raise UsageError(f"{where}: peak_flops has no peak")
+    cc = str(entry["cc"]).strip()
+    if not _CC_RE.match(cc):
+        raise UsageError(f"{where}: cc must be a compute capability such as \"8.9\", got {entry['cc']!r}")
+    sm = entry["sm_count"]
+    if isinstance(sm, bool) or not isinstance(sm, (int, float)) or sm != int(sm) or sm <= 0:
+        raise UsageError(f"{where}: sm_count must be a whole number > 0, got {sm!r}")
+    source = entry["source"]
+    if not isinstance(source, str) or not source.strip():
+        raise UsageError(f"{where}: source must name the datasheet the figures come from")
+    aliases = entry.get("aliases", [])
+    if isinstance(aliases, str) or not isinstance(aliases, (list, tuple)) or not all(isinstance(a, str) for a in aliases):
+        raise UsageError(f"{where}: aliases must be a list of names, got {aliases!r}")
+    clocks = entry.get("datasheet_clock_hz", {})
+    if not isinstance(clocks, dict):
+        raise UsageError(f"{where}: datasheet_clock_hz must be a table of precision (or default) = Hz")
+    return GPU(
+        name=str(entry.get("name", name)),
+        family=str(entry.get("family", name)),
+        aliases=tuple(aliases),
+        cc=cc,
+        sm_count=int(sm),
+        memory_bytes=int(_positive(entry["memory_bytes"], "memory_bytes", where)),
+        dram_bw_bytes_per_s=_positive(entry["dram_bw_bytes_per_s"], "dram_bw_bytes_per_s", where),
+        peak_flops=peaks,
+        datasheet_clock_hz={k: _positive(v, f"datasheet_clock_hz.{k}", where) for k, v in clocks.items()},
+        source=source.strip(),
+        notes=str(entry.get("notes", "")),
+        derived=tuple(entry.get("derived", ())),
+        family_default=bool(entry.get("family_default", False)),
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled() -> tuple[GPU, ...]:
+    raw = json.loads(resources.files("ridgeline.analyzer").joinpath("gpus.json").read_text("utf-8"))
+    return tuple(parse_entry(e.get("name", "?"), e, where=f"gpus.json: {e.get('name', '?')}") for e in raw["gpus"])
+
+
+# GPUs from [tool.ridgeline.gpus."NAME"] (ridgeline.toml / pyproject.toml), ahead of the bundled ones
+_CONFIGURED: tuple[GPU, ...] = ()
+
+
+def configure(table, *, origin: str = "config") -> list[GPU]:
+    """Add the GPUs of a ``[tool.ridgeline.gpus]`` table (``{name: entry}``) ahead of the bundled
+    catalogue, replacing any configured before; returns them. ``None`` or ``{}`` clears them."""
+    global _CONFIGURED
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise UsageError(f"{origin}: [tool.ridgeline.gpus] must hold one table per GPU, e.g. [tool.ridgeline.gpus.\"H20\"]")
+    gpus = tuple(parse_entry(str(name), entry, where=f'{origin}: [tool.ridgeline.gpus."{name}"]')
+                 for name, entry in table.items())
+    if gpus != _CONFIGURED:
+        _CONFIGURED = gpus
+        _load.cache_clear()
+        _indexes.cache_clear()
+    return list(gpus)
+
+
 @functools.lru_cache(maxsize=1)
 def _load() -> tuple[GPU, ...]:
-    raw = json.loads(resources.files("ridgeline.analyzer").joinpath("gpus.json").read_text("utf-8"))
-    out = []
-    for entry in raw["gpus"]:
-        peaks = {k: float(v) for k, v in entry["peak_flops"].items() if v is not None}
-        unknown = set(peaks) - set(PRECISIONS)
-        if unknown:  # pragma: no cover - guarded by tests on the shipped file
-            raise ValueError(f"gpus.json: {entry['name']}: unknown precision keys {sorted(unknown)}")
-        out.append(
-            GPU(
-                name=entry["name"],
-                family=entry["family"],
-                aliases=tuple(entry.get("aliases", ())),
-                cc=str(entry["cc"]),
-                sm_count=int(entry["sm_count"]),
-                memory_bytes=int(entry["memory_bytes"]),
-                dram_bw_bytes_per_s=float(entry["dram_bw_bytes_per_s"]),
-                peak_flops=peaks,
-                datasheet_clock_hz={k: float(v) for k, v in entry.get("datasheet_clock_hz", {}).items()},
-                source=entry["source"],
-                notes=entry.get("notes", ""),
-                derived=tuple(entry.get("derived", ())),
-                family_default=bool(entry.get("family_default", False)),
-            )
-        )
-    return tuple(out)
+    return _CONFIGURED + _bundled()
+
+
+def configured() -> list[GPU]:
+    """The GPUs added with :func:`configure`."""
+    return list(_CONFIGURED)
 
 
 def catalogue() -> list[GPU]:
-    """Every GPU the catalogue knows, in file order."""
+    """Every GPU known: configured ones first, then the bundled catalogue in file order."""
     return list(_load())
+
+
+HOW_TO_ADD = ('add it to ridgeline.toml as [tool.ridgeline.gpus."NAME"] with cc, sm_count, memory_bytes, '
+              "dram_bw_bytes_per_s, peak_flops and source (see 'ridgeline gpus --help')")
 
 
 @functools.lru_cache(maxsize=1)
@@ -209,7 +301,7 @@ def lookup(name: str) -> tuple[GPU, str]:
     close = difflib.get_close_matches(key, list(spelled), n=5, cutoff=0.5)
     close_names = list(dict.fromkeys(spelled[c] for c in close))
     hint = f"did you mean {', '.join(close_names)}? " if close_names else ""
-    raise UsageError(f"unknown GPU {name!r}; {hint}known: {', '.join(names)}")
+    raise UsageError(f"unknown GPU {name!r}; {hint}known: {', '.join(names)}; or {HOW_TO_ADD}")
 
 
 def try_lookup(name: str | None) -> tuple[GPU | None, str]:

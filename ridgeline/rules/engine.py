@@ -61,7 +61,7 @@ THRESHOLD_FLAG_RE = re.compile(r"^\s*(RL[0-9]{3})\.([A-Za-z_][A-Za-z0-9_]*)\s*=\
 # config keys inside a [tool.ridgeline.rules.RLnnn] table that are not thresholds
 RULE_META_KEYS = ("severity",)
 # top-level keys of [tool.ridgeline]; a part that reads another key adds it here
-CONFIG_KEYS = ["select", "ignore", "rules"]
+CONFIG_KEYS = ["select", "ignore", "rules", "gpus"]
 
 
 class RuleDefinitionError(Exception):

@@ -185,6 +185,8 @@ def launches(ctx: Context):
             df = family_columns(df)
         kf = pl.col("kernel_family")
         cache["launches"] = df.with_columns(
+            # a GPU the catalogue does not know is named by the export, never printed as "None"
+            gpu=pl.coalesce(pl.col("gpu"), pl.col("device_name"), pl.lit("an unidentified GPU")),
             # kernels are named by what they are (docs/kernel-families.md), not by a short name that
             # hides it (FlashAttention-3 is a cutlass::device_kernel)
             subject=pl.coalesce(pl.col("kernel_label"), pl.col("short_name"), pl.col("kernel_name")).fill_null(
