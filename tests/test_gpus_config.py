@@ -122,5 +122,5 @@ def test_an_export_naming_an_unknown_gpu_says_how_to_add_it_and_never_prints_non
 
 
 def test_unknown_what_if_gpu_says_how_to_add_it(tmp_path):
-    p = _cli(tmp_path, "analyze", B8, "--what-if", "H20")
+    p = _cli(tmp_path, "analyze", B8, "--what-if", "Z9000")
     assert p.returncode == 2 and "[tool.ridgeline.gpus." in p.stderr
