@@ -517,3 +517,61 @@ def run_specs(roofline, specs, *, batch: float | None = None, gpu: GPU | None = 
         else:
             out.append(project_gpu(roofline, resolve(value), launch_floor_s=launch_floor_s))
     return out
+
+
+# --------------------------------------------------------------------------------------
+# the model run backwards, from telemetry: which smaller GPU holds the same step time
+# --------------------------------------------------------------------------------------
+#: the busiest a unit's activity counter gets in practice (NVIDIA puts DRAM_ACTIVE's achievable
+#: peak near 0.8); a unit projected above it stretches the step
+BUSY_CAP = 0.8
+
+
+def telemetry_stretch(source: GPU, target: GPU, *, dram_active: float | None, tensor_active: float | None,
+                      fp32_active: float | None = None, cap: float = BUSY_CAP) -> float | None:
+    """How much longer the same work takes on ``target`` than on ``source``, from activity counters.
+
+    Each unit's busy fraction scales by the ratio of the two GPUs' peaks for it: DRAM_ACTIVE by
+    DRAM bandwidth, PIPE_TENSOR_ACTIVE by the dense BF16/FP16 tensor peak, PIPE_FP32_ACTIVE (when
+    given) by the FP32 peak. SM_ACTIVE is not scaled: it counts cycles with a warp resident, which a
+    memory-bound kernel's waiting warps fill too, not throughput. The step stretches by the
+    busiest unit's excess over ``cap``: ``max(1, busy' / cap) / max(1, busy / cap)``; time no
+    unit explains (latency, launches) is unchanged. None when DRAM or tensor activity, or a peak
+    they need, is missing.
+    """
+    if dram_active is None or tensor_active is None:
+        return None
+    tc_s, tc_t = source.peak("fp16_tensor"), target.peak("fp16_tensor")
+    if not (tc_s and tc_t and source.dram_bw_bytes_per_s and target.dram_bw_bytes_per_s):
+        return None
+    units = [(dram_active, source.dram_bw_bytes_per_s / target.dram_bw_bytes_per_s), (tensor_active, tc_s / tc_t)]
+    f_s, f_t = source.peak("fp32"), target.peak("fp32")
+    if f_s and f_t:
+        units += [(a, f_s / f_t) for a in (fp32_active,) if a is not None]
+    now = max([1.0] + [a / cap for a, _r in units])
+    then = max([1.0] + [a * r / cap for a, r in units])
+    return then / now
+
+
+def smaller_gpus_holding(source: GPU, *, dram_active: float | None, tensor_active: float | None,
+                         memory_used_bytes: float | None, margin: float, catalogue_gpus=None,
+                         fp32_active: float | None = None, cap: float = BUSY_CAP) -> list[tuple[GPU, float]]:
+    """Catalogue GPUs with a lower dense BF16/FP16 tensor peak than ``source`` (ridgeline knows no
+    prices: less tensor compute is what "smaller" means here) that hold the same step time within
+    ``margin`` (stretch <= 1 + margin) and have the memory in use; smallest first."""
+    from ridgeline.analyzer.gpus import catalogue
+
+    peak = source.peak("fp16_tensor")
+    if not peak:
+        return []
+    out = []
+    for g in catalogue_gpus if catalogue_gpus is not None else catalogue():
+        if g.name == source.name or not g.peak("fp16_tensor") or g.peak("fp16_tensor") >= peak:
+            continue
+        if memory_used_bytes and g.memory_bytes and g.memory_bytes < memory_used_bytes:
+            continue
+        s = telemetry_stretch(source, g, dram_active=dram_active, tensor_active=tensor_active,
+                              fp32_active=fp32_active, cap=cap)
+        if s is not None and s <= 1.0 + margin:
+            out.append((g, s))
+    return sorted(out, key=lambda gs: (gs[0].peak("fp16_tensor"), gs[1], gs[0].name))
