@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-JSON_SCHEMA_VERSION = "1.2"
+JSON_SCHEMA_VERSION = "1.3"
 
 
 @dataclasses.dataclass(frozen=True)

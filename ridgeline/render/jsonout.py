@@ -58,7 +58,7 @@ TIMELINE_KEYS: dict[str, str] = {
     "join": "null unless a profile was given too, else {matched: [{short_name, profiled_launches, profiled_s, "
     "launches, total_s, wall_share, busy_share}], unmatched_profile: [names], unmatched_timeline: [names]}; "
     "names are matched by short name (the KERNEL table's rule applied to the timeline's demangled names)",
-    "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.2)",
+    "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.3)",
 }
 
 FLEET_KEYS: dict[str, str] = {
