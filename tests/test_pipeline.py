@@ -46,7 +46,7 @@ def test_gpu_option_names_the_gpu_of_an_export_that_does_not(tmp_path):
     assert "most common" in r.gpu_match
     assert set(r.kernels.get_column("gpu")) == {"A100 SXM 80GB"}
     # an export naming a GPU the catalogue does not know: --gpu maps it, and says so
-    odd = write_mini_ncu(tmp_path / "q.csv", device="NVIDIA H20")
+    odd = write_mini_ncu(tmp_path / "q.csv", device="NVIDIA Lab GPU")  # no such catalogue entry
     r = analyze_paths([odd], gpu="H100")
     assert set(r.kernels.get_column("gpu")) == {"H100 SXM"} and "does not know" in r.gpu_match
 

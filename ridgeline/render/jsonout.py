@@ -46,6 +46,7 @@ TOP_LEVEL: dict[str, str] = {
     "else the `timeline` object below (since 1.2)",
     "ncu_rules": "null without a .ncu-rep input, else ncu's own rule results stored in the reports: list of records "
     "(keys below); evidence beside ridgeline's findings, never findings themselves (since 1.2)",
+    "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.3)",
 }
 
 TIMELINE_KEYS: dict[str, str] = {
@@ -58,7 +59,6 @@ TIMELINE_KEYS: dict[str, str] = {
     "join": "null unless a profile was given too, else {matched: [{short_name, profiled_launches, profiled_s, "
     "launches, total_s, wall_share, busy_share}], unmatched_profile: [names], unmatched_timeline: [names]}; "
     "names are matched by short name (the KERNEL table's rule applied to the timeline's demangled names)",
-    "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.3)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -443,6 +443,7 @@ def json_schema_markdown() -> str:
         "(short name), so the two can be read side by side; they are never merged.",
         "",
         _column_table(NCU_RULE_COLUMNS),
+        "",
         "## `what_if[]`",
         "",
         "One object per `--what-if` spec (`ridgeline.analyzer.whatif`): the same measured launches re-timed on "
