@@ -261,3 +261,10 @@ def test_bad_what_if_is_one_line_exit_2(args, text):
                        text=True)
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1 and text in p.stderr and "Traceback" not in p.stderr
+
+
+def test_markdown_report_has_the_what_if_section():
+    r = _cli(["report", B8, "--what-if", "H200", "--format", "markdown", "-o", "-"])
+    assert r.exit_code == 0, r.output
+    section = r.output.split("### What if", 1)[1].split("### Inputs", 1)[0]
+    assert "**H200**: on H200: 6.311 ms" in section and "| Kernel | Measured | Projected |" in section

@@ -145,6 +145,9 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         lines.append("")
 
     lines += _timeline_markdown(result)
+    from ridgeline.render.whatif import markdown_lines
+
+    lines += markdown_lines(result, md=md)
     lines += ["### Inputs", ""]
     if result.inputs:
         lines += _table(

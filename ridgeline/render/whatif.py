@@ -174,3 +174,24 @@ def html_section(result, *, top: int = 15, plots: bool = True) -> str:
             parts.append(f"<p><small>Note: {e(note)}</small></p>")
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def markdown_lines(result, *, md=str, top: int = 10) -> list[str]:
+    """The report's what-if section in GitHub-flavoured Markdown (nothing without projections)."""
+    projections = getattr(result, "what_if", None) or []
+    if not projections:
+        return []
+    lines = ["### What if", ""]
+    for p in projections:
+        lines += [f"**{md(p.scenario)}**: {md(headline(p))}", ""]
+        for extra in batch_lines(p):
+            lines += [f"- {md(extra)}"]
+        if batch_lines(p):
+            lines.append("")
+        lines += ["| Kernel | Measured | Projected | Bound | Projected bound |", "|---|--:|--:|---|---|"]
+        for row in p.kernels.head(top).iter_rows(named=True):
+            lines.append(f"| {md(row['kernel_label'] or row['kernel_name'] or '?')} | {_s(row['duration_s'])} | "
+                         f"{_s(row['projected_duration_s'])} | {row['bound'] or '-'} | {row['projected_bound'] or '-'} |")
+        lines += ["", f"Assumes: {md('; '.join(p.assumptions))}.", ""]
+        lines += [f"- Note: {md(n)}" for n in p.notes] + ([""] if p.notes else [])
+    return lines
