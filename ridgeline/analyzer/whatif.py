@@ -411,6 +411,10 @@ def estimate_batch(roofline, *, batch: float | None = None) -> BatchEstimate:
     return BatchEstimate(batch=b, source=src, flop_tokens=flop, shape_tokens=shape, padded=padded)
 
 
+#: weights read below this share of the GPU's memory: the profile is taken for part of a step
+PARTIAL_STEP_SHARE = 0.01
+
+
 def memory_batch_limit(roofline, batch: float, gpu: GPU | None) -> tuple[float | None, str | None]:
     """The batch at which weights + KV cache fill ``gpu``'s memory, as if the profile held one
     decode step: weights = the weight GEMMs' DRAM bytes, KV per sequence = the attention
@@ -426,6 +430,9 @@ def memory_batch_limit(roofline, batch: float, gpu: GPU | None) -> tuple[float |
         return None, "no attention launch with DRAM bytes: KV-cache bytes per sequence unknown, memory limit not estimated"
     if weights >= gpu.memory_bytes:
         return None, f"the weights read in the profile ({weights / 1e9:.3g} GB) exceed {gpu.name}'s memory"
+    if weights < PARTIAL_STEP_SHARE * gpu.memory_bytes:
+        return None, (f"the weight GEMMs read {weights / 1e9:.3g} GB, under {PARTIAL_STEP_SHARE:.0%} of {gpu.name}'s "
+                      "memory: the profile looks like part of a step, so where memory stops the batch is not estimated")
     return (gpu.memory_bytes - weights) / (kv / batch), None
 
 
@@ -450,7 +457,15 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
     fam = c("kernel_family").fill_null("other")
     is_w = fam.is_in(list(WEIGHT_GEMM_FAMILIES))
     fixed = fam.is_in(list(FIXED_FAMILIES))
-    fscale = pl.when(is_w).then(pl.lit(gemm_scale)).when(fixed).then(pl.lit(1.0)).otherwise(pl.lit(scale))
+    gemm_f = pl.lit(gemm_scale)
+    if est.padded:
+        # each padded GEMM computes its own tile's rows (nvjet 64x8: 8, fused_moe: its block): the FLOPs' rows
+        # by its intensity, never fewer than the batch; its FLOPs grow only past them
+        bpw = c("precision").replace_strict(WEIGHT_BYTES, default=2.0, return_dtype=pl.Float64)
+        rows = pl.max_horizontal(c("_flops") / c("_dram") * bpw / 2.0, pl.lit(float(b)))
+        gemm_f = pl.when(rows.is_finite() & (rows > 0)).then(
+            pl.max_horizontal(pl.lit(float(new_batch)), rows) / rows).otherwise(pl.lit(scale))
+    fscale = pl.when(is_w).then(gemm_f).when(fixed).then(pl.lit(1.0)).otherwise(pl.lit(scale))
     bscale = pl.when(is_w | fixed).then(pl.lit(1.0)).otherwise(pl.lit(scale))
     df = df.with_columns(fscale.alias("_fscale"), bscale.alias("_bscale"))
     df = df.with_columns(
@@ -462,8 +477,11 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
     notes: list[str] = []
     if est.padded:
         notes.append(f"the weight GEMMs' FLOPs count ~{est.flop_tokens:,.0f} rows per weight read where the launch "
-                     f"shapes say {b:,.0f} tokens ran (tile padding): their FLOPs grow only past "
-                     f"{est.flop_tokens:,.0f}")
+                     f"shapes say {b:,.0f} token{'s' if b != 1 else ''} ran (tile padding): their FLOPs grow only "
+                     f"past {est.flop_tokens:,.0f}")
+    if df.filter(fam == "grouped_gemm").height and new_batch > b:
+        notes.append("grouped (MoE) GEMMs: more tokens route to more experts, whose weights are read too; not "
+                     "modelled, so the projected step is a lower bound")
     # where the weight GEMMs reach the ridge
     w = df.filter(is_w & c("_flops").is_not_null() & (c("_dram").fill_null(0.0) > 0) & (c("_peak") > 0) & (c("_bw") > 0))
     ridge_batch = None

@@ -133,8 +133,9 @@ def _remedy_impact(ctx: Context, row: dict, est, total: float | None):
 
     import polars as pl
 
-    rows = est.flop_tokens if est.padded else est.batch
     ai, ridge = row["intensity_dram"], row["ridge_flop_per_byte"]
+    # this group's own rows by its FLOPs (a padded tile pads each GEMM to its own width)
+    rows = (ai * K.WEIGHT_BYTES.get(row.get("precision") or "", 2.0) / 2.0 if ai else None) if est.padded else est.batch
     if not rows or not est.batch or not ai or not ridge:
         impact_s, share = K.impact(row, total)
         return impact_s, share, (Evidence("impact_basis", "gap to the roof (the batch could not be told)", "text",
