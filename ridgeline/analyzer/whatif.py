@@ -436,19 +436,11 @@ def memory_batch_limit(roofline, batch: float, gpu: GPU | None) -> tuple[float |
     return (gpu.memory_bytes - weights) / (kv / batch), None
 
 
-def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: GPU | None = None,
-                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None) -> Projection:
-    """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory.
-
-    ``estimate``: the profile's :class:`BatchEstimate` when ``roofline`` holds only some of its
-    launches (a rule projecting one kernel group); default: estimated from ``roofline``."""
+def _batch_frame(roofline, new_batch: int, est: BatchEstimate, launch_floor_s: float):
+    """Every launch with its FLOPs and bytes at batch ``new_batch`` and its projected time (the model)."""
     import polars as pl
 
     c = pl.col
-    est = estimate if estimate is not None else estimate_batch(roofline, batch=batch)
-    if est.batch is None or est.batch <= 0:
-        raise UsageError(f"--what-if batch={new_batch}: cannot tell the profile's batch (no normalization launches "
-                         "and no weight GEMM with FLOPs and bytes); give it with --batch B")
     b = est.batch
     scale = new_batch / b
     gemm_rows = est.flop_tokens if est.padded else b
@@ -473,7 +465,34 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
         c("_peak").alias("_peak2"), c("_bw").alias("_bw2"), c("_l2bw").alias("_l2bw2"), c("_l1bw").alias("_l1bw2"),
         pl.lit(True).alias("_projectable"),
     )
-    df = _project(df, floor_s=launch_floor_s)
+    return _project(df, floor_s=launch_floor_s)
+
+
+def projected_batch_time(roofline, new_batch: int, estimate: BatchEstimate, *, launch_floor_s: float = 2.0e-6) -> float:
+    """The GPU time of ``roofline``'s launches at batch ``new_batch`` (the :func:`project_batch`
+    model, without its per-kernel tables): what a rule needs for one kernel group."""
+    df = _batch_frame(roofline, new_batch, estimate, launch_floor_s)
+    return float(df.get_column("projected_duration_s").fill_null(0.0).sum())
+
+
+def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: GPU | None = None,
+                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None) -> Projection:
+    """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory.
+
+    ``estimate``: the profile's :class:`BatchEstimate` when ``roofline`` holds only some of its
+    launches (a rule projecting one kernel group); default: estimated from ``roofline``."""
+    import polars as pl
+
+    c = pl.col
+    est = estimate if estimate is not None else estimate_batch(roofline, batch=batch)
+    if est.batch is None or est.batch <= 0:
+        raise UsageError(f"--what-if batch={new_batch}: cannot tell the profile's batch (no normalization launches "
+                         "and no weight GEMM with FLOPs and bytes); give it with --batch B")
+    b = est.batch
+    gemm_rows = est.flop_tokens if est.padded else b
+    df = _batch_frame(roofline, new_batch, est, launch_floor_s)
+    fam = c("kernel_family").fill_null("other")
+    is_w = fam.is_in(list(WEIGHT_GEMM_FAMILIES))
     notes: list[str] = []
     if est.padded:
         notes.append(f"the weight GEMMs' FLOPs count ~{est.flop_tokens:,.0f} rows per weight read where the launch "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ridgeline.analyzer.whatif import estimate_batch, memory_batch_limit, project_batch
+from ridgeline.analyzer.whatif import estimate_batch, memory_batch_limit, projected_batch_time
 from ridgeline.rules import kernels as K
 from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
@@ -80,12 +80,13 @@ class DecodeGemmMemoryBound(Rule):
         total = K.total_gpu_time(ctx)
         shape_tokens, shape_from = _tokens_from_launch_shapes(ctx)
         est = estimate_batch(K.launches(ctx))
+        limits: dict = {}  # GPU name -> (batch memory holds, that GPU), computed once per check
         out = []
         for row in hits.iter_rows(named=True):
             ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
             bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
             tokens, ridge_tokens = ai * bpw / 2.0, ridge * bpw / 2.0
-            impact_s, share, basis = _remedy_impact(ctx, row, est, total)
+            impact_s, share, basis = _remedy_impact(ctx, row, est, total, limits)
             now = f"~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight read now"
             padded = shape_tokens is not None and shape_tokens * 1.5 < tokens
             if padded:
@@ -125,7 +126,7 @@ class DecodeGemmMemoryBound(Rule):
         return out
 
 
-def _remedy_impact(ctx: Context, row: dict, est, total: float | None):
+def _remedy_impact(ctx: Context, row: dict, est, total: float | None, limits: dict):
     """What the remedy buys: the group's GPU time for the same tokens at the batch that reaches the
     ridge (or the batch memory allows, if smaller), from the what-if model; the gap to the roof
     when the batch cannot be told. Returns (impact_s, share, evidence)."""
@@ -142,8 +143,10 @@ def _remedy_impact(ctx: Context, row: dict, est, total: float | None):
                                           "derived"),)
     target = max(math.ceil(rows * ridge / ai), math.ceil(est.batch))
     why = "the batch at which its intensity reaches the ridge"
-    gpu = K.catalogue_gpu(ctx, row.get("gpu"))
-    limit, _why = memory_batch_limit(K.launches(ctx), est.batch, gpu)
+    if row.get("gpu") not in limits:
+        found = K.catalogue_gpu(ctx, row.get("gpu"))
+        limits[row.get("gpu")] = (memory_batch_limit(K.launches(ctx), est.batch, found)[0], found)
+    limit, gpu = limits[row.get("gpu")]
     if limit is not None and limit < target:
         target, why = max(int(limit), math.ceil(est.batch)), f"the batch {gpu.name}'s memory holds (weights + KV cache)"
     df = K.launches(ctx)
@@ -156,9 +159,8 @@ def _remedy_impact(ctx: Context, row: dict, est, total: float | None):
     if not mine.height:
         impact_s, share = K.impact(row, total)
         return impact_s, share, ()
-    p = project_batch(mine, target, estimate=est)
     t0 = float(mine["duration_s"].fill_null(0.0).sum())
-    t1 = p.projected_duration_s or 0.0
+    t1 = projected_batch_time(mine, target, est)
     same_tokens = t1 * est.batch / target
     impact_s = max(t0 - same_tokens, 0.0)
     share = impact_s / total if total else None
