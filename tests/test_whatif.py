@@ -268,3 +268,28 @@ def test_markdown_report_has_the_what_if_section():
     assert r.exit_code == 0, r.output
     section = r.output.split("### What if", 1)[1].split("### Inputs", 1)[0]
     assert "**H200**: on H200: 6.311 ms" in section and "| Kernel | Measured | Projected |" in section
+
+
+def test_real_h200_decode_rl101_impact_targets_each_groups_ridge():
+    """The shared SGLang H200 decode page (batch 1; nvjet pads to 8 rows, fused_moe to its block):
+    RL101's impact is computed at the batch its own message says reaches the ridge."""
+    import re
+
+    from tests.ridge_inputs import SAMPLES
+
+    path = SAMPLES / "ncu" / "moeresearch-h200-sglang-qwen3-30b-R_short_decode-RAWPAGE-2232cols.csv"
+    if not path.exists():
+        pytest.skip("shared H200 decode sample not present (../shared/samples)")
+    res = analyze_paths([path], what_if=["batch=64", "H100"])
+    rl101 = [f for f in res.findings if f.code == "RL101"]
+    assert rl101
+    for f in rl101:
+        ridge_tokens = float(re.search(r"the ridge needs ~([0-9,]+)", f.message).group(1).replace(",", ""))
+        ev = {e.metric: e.value for e in f.evidence}
+        assert ev["batch_now"] == 1
+        assert abs(ev["batch_for_impact"] - ridge_tokens) <= 1 + 0.01 * ridge_tokens
+        assert 0 < f.impact_s <= ev["duration_s"]
+    batch, gpu = res.what_if
+    assert any("MoE" in n for n in batch.notes) and any("part of a step" in n for n in batch.notes)
+    assert batch.max_batch_by_memory is None
+    assert gpu.projected_duration_s > gpu.duration_s  # H100 has less bandwidth than H200
