@@ -293,3 +293,8 @@ def test_real_h200_decode_rl101_impact_targets_each_groups_ridge():
     assert any("MoE" in n for n in batch.notes) and any("part of a step" in n for n in batch.notes)
     assert batch.max_batch_by_memory is None
     assert gpu.projected_duration_s > gpu.duration_s  # H100 has less bandwidth than H200
+
+
+def test_gpu_contradicting_the_export_points_to_what_if():
+    with pytest.raises(UsageError, match=r'contradicts the export.*use --what-if "H200"'):
+        analyze_paths([B8], gpu="H200", run_rules=False)

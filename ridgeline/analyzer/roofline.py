@@ -152,7 +152,8 @@ def match_devices(device_names, *, gpu: GPU | str | None = None) -> list[tuple[s
             if recorded is not None and recorded.name != forced.name:
                 raise UsageError(
                     f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}) contradicts the export, which "
-                    f"names its device {name!r} ({recorded.name}): drop --gpu and the export's own GPU is used"
+                    f"names its device {name!r} ({recorded.name}): drop --gpu and the export's own GPU is used; "
+                    f"to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
                 )
             note = forced_note
             if name and recorded is None:
