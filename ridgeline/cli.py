@@ -820,6 +820,8 @@ def _demo_next_steps(folder, copy_to) -> str:
         ("analyze", f"ridgeline analyze {where}/{DEMO_PROFILE} --top 20", "the profile alone, more kernels"),
         ("analyze", f"ridgeline analyze {where} --start {DEMO_START} --format json -o demo.json",
          "everything as one JSON document"),
+        ("analyze", f"ridgeline analyze {where}/{DEMO_PROFILE} --what-if H200",
+         "the same kernels on an H200 (or this step at another batch: --what-if batch=64)"),
         ("rules", "ridgeline rules RL101", "what a finding means and how to act on it"),
         ("gpus", "ridgeline gpus h100", "the roofs and ridge points used"),
     ]
