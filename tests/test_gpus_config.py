@@ -38,7 +38,7 @@ def _clean_catalogue():
 
 
 def _cli(cwd: Path, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ridgeline.cli", *map(str, args)], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "ridgeline.cli", *map(str, args)], cwd=cwd, capture_output=True, check=False,
                           text=True)
 
 

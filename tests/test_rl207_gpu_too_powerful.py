@@ -14,13 +14,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from telemetry_cases import BUSY_NO_TENSOR, BUSY_TENSOR, GIB, gpu_series  # noqa: E402
+from telemetry_cases import BUSY_NO_TENSOR, BUSY_TENSOR, GIB, gpu_series
 
-from ridgeline.analyzer.gpus import catalogue, lookup  # noqa: E402
-from ridgeline.analyzer.telemetry import reduce_windows  # noqa: E402
-from ridgeline.analyzer.whatif import telemetry_stretch  # noqa: E402
-from ridgeline.rules.base import Context  # noqa: E402
-from ridgeline.rules.engine import run_rules  # noqa: E402
+from ridgeline.analyzer.gpus import catalogue, lookup
+from ridgeline.analyzer.telemetry import reduce_windows
+from ridgeline.analyzer.whatif import telemetry_stretch
+from ridgeline.rules.base import Context
+from ridgeline.rules.engine import run_rules
 
 H100 = "NVIDIA H100 80GB HBM3"
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from ridgeline.analyzer.whatif import estimate_batch, memory_batch_limit, projected_batch_time
+from ridgeline.analyzer.whatif import (
+    estimate_batch,
+    memory_batch_limit,
+    projected_batch_time,
+)
 from ridgeline.rules import kernels as K
 from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
