@@ -298,3 +298,23 @@ def test_real_h200_decode_rl101_impact_targets_each_groups_ridge():
 def test_gpu_contradicting_the_export_points_to_what_if():
     with pytest.raises(UsageError, match=r'contradicts the export.*use --what-if "H200"'):
         analyze_paths([B8], gpu="H200", run_rules=False)
+
+
+def test_bound_flips_where_the_ridge_moves():
+    """Batch-256 decode GEMMs sit at ~235 FLOP/B: memory side of H100's bf16 ridge (989/3.35 = 295),
+    compute side of H200's (989/4.8 = 206). On H200 their time is the compute time at the same
+    fraction: duration x (FLOPs / 989e12) / (bytes / 3.35e12) = duration x intensity x 3.35 / 989."""
+    h100, h200 = lookup("H100 SXM")[0], lookup("H200")[0]
+    res = _run("decode-b256-h100")
+    p = project_gpu(res.kernels, h200, launch_floor_s=FLOOR)
+    k = res.kernels.select("kernel_family", "intensity_dram", "precision").hstack(
+        p.launches.select("bound", "projected_bound", "duration_s", "projected_duration_s"))
+    ridge100 = h100.peak("fp16_tensor") / h100.dram_bw_bytes_per_s
+    ridge200 = h200.peak("fp16_tensor") / h200.dram_bw_bytes_per_s
+    flip = k.filter((pl.col("kernel_family") == "gemm") & (pl.col("precision") == "fp16_tensor")
+                    & (pl.col("intensity_dram") > ridge200) & (pl.col("intensity_dram") < ridge100)
+                    & (pl.col("bound") == "memory"))
+    assert flip.height
+    assert set(flip["projected_bound"].unique()) == {"compute"}
+    expected = flip["duration_s"] * flip["intensity_dram"] * h100.dram_bw_bytes_per_s / h100.peak("fp16_tensor")
+    assert ((flip["projected_duration_s"] / expected - 1).abs() < 1e-6).all()  # ncu peaks: per-cycle x clock
