@@ -34,7 +34,6 @@ wall time, not of the profiled time).
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from ridgeline.analyzer.schema import SYNC_CALLS, SYNC_RE  # noqa: E402,F401 - re-exported

@@ -49,6 +49,25 @@ class _Block:
         self.rows: list[tuple[int, str]] = []
 
 
+def _known_fields(block, cells, path, skipped):
+    """(cells with a column for every header field, [(column index, field)] ridgeline reads);
+    fields it does not read are listed in ``skipped``."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import lookup_dmon
+
+    fields = []
+    for i, short in enumerate(block.fields):
+        fd = lookup_dmon(short)
+        if fd is None:
+            skipped.append(Skipped(str(path), f"field {short} (header line {block.line})",
+                                   "dmon field ridgeline does not analyze"))
+            continue
+        if f"c{i}" not in cells.columns:
+            cells = cells.with_columns(pl.lit(None, dtype=pl.String).alias(f"c{i}"))
+        fields.append((i, fd))
+    return cells, fields
+
 def _header(line: str, lineno: int) -> _Block:
     toks = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"\S+", line)]
     if toks[0][0] == "#":  # "# Entity" (<= 2.3)
@@ -95,8 +114,6 @@ def _read_dmon_python(path, *, opts):
     """Line-by-line reader (the fallback of :func:`read_dmon_wide` for files with line breaks
     other than \\n and \\r\\n, or not UTF-8). Returns (long DataFrame, InputInfo, skipped)."""
     import polars as pl
-
-    from ridgeline.parsers.dcgm_fields import lookup_dmon
 
     path = Path(path)
     text = path.read_text(encoding="utf-8", errors="replace")
@@ -162,16 +179,7 @@ def _read_dmon_python(path, *, opts):
         if not block.rows:
             continue
         cells = _cells(block)
-        fields = []
-        for i, short in enumerate(block.fields):
-            fd = lookup_dmon(short)
-            if fd is None:
-                skipped.append(Skipped(str(path), f"field {short} (header line {block.line})",
-                                       "dmon field ridgeline does not analyze"))
-                continue
-            if f"c{i}" not in cells.columns:
-                cells = cells.with_columns(pl.lit(None, dtype=pl.String).alias(f"c{i}"))
-            fields.append((i, fd))
+        cells, fields = _known_fields(block, cells, path, skipped)
         cells = cells.with_columns(pl.lit(bi).alias("block"))
         for i, fd in fields:
             c = pl.col(f"c{i}")
@@ -267,7 +275,7 @@ def read_dmon_wide(path, *, opts):
     """
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import blank_to_null, lookup_dmon
+    from ridgeline.parsers.dcgm_fields import blank_to_null
 
     path = Path(path)
     with open(path, "rb") as fh:
@@ -358,16 +366,7 @@ def read_dmon_wide(path, *, opts):
             cells_of.append(None)
             continue
         cells = _cells(block, brows)
-        fields = []
-        for i, short in enumerate(block.fields):
-            fd = lookup_dmon(short)
-            if fd is None:
-                skipped.append(Skipped(str(path), f"field {short} (header line {block.line})",
-                                       "dmon field ridgeline does not analyze"))
-                continue
-            if f"c{i}" not in cells.columns:
-                cells = cells.with_columns(pl.lit(None, dtype=pl.String).alias(f"c{i}"))
-            fields.append((i, fd))
+        cells, fields = _known_fields(block, cells, path, skipped)
         any_field = any_field or bool(fields)
         ent = pl.col("entity").str.replace_all(r"\s+", " ")
         cells = cells.with_columns(ent.alias("entity")).with_columns(

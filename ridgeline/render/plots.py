@@ -760,7 +760,6 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
     and keep the first whose box stays inside the axes and clear of the legends, the ridge
     labels, the markers, the roof lines and the labels already placed; else leave it out."""
     from matplotlib.text import Text
-    from matplotlib.transforms import Bbox
 
     if not items:
         return
