@@ -2,7 +2,9 @@
 
 Every command imports what it needs inside its body, so ``ridgeline --help`` does not
 pay for polars, pandas or matplotlib. Errors derived from RidgelineError print one line
-and exit 2; findings at or above ``--fail-on`` exit 1; a clean run exits 0.
+and exit 2; findings at or above ``--fail-on`` exit 1; a clean run exits 0; anything else
+is a bug in ridgeline: one line saying so and exit 3 (the traceback with ``--debug`` or
+``RIDGELINE_DEBUG=1``), so a nightly job never mistakes a crash for findings.
 """
 
 from __future__ import annotations
@@ -16,10 +18,37 @@ from ridgeline.errors import RidgelineError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+# exit codes, documented in README ("Exit codes") and in `ridgeline --help`
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
+
+
+def _set_isolated(ctx, _param, value):
+    if value:
+        ctx.meta["ridgeline.isolated"] = True
+    return value
+
+
+ISOLATED_OPTION = click.option("--isolated", is_flag=True, expose_value=False, is_eager=True, callback=_set_isolated,
+                               help="Ignore every config file (ridgeline.toml, pyproject.toml); defaults and flags only.")
+
+
+def _config(config):
+    """The --config value, or {} (no file at all) under --isolated; both at once is a UsageError."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get("ridgeline.isolated"):
+        if config:
+            from ridgeline.errors import UsageError
+
+            raise UsageError("give --config FILE or --isolated, not both")
+        return {}
+    return config
+
 
 @click.group(context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, prog_name="ridgeline")
-def cli() -> None:
+@click.option("--debug", is_flag=True, envvar="RIDGELINE_DEBUG",
+              help="On an internal error (exit 3), print the full traceback.")
+def cli(debug: bool = False) -> None:
     """Which wall is your GPU workload hitting, and what to do about it.
 
     ridgeline reads Nsight Compute CSV exports (raw or details page) and DCGM /
@@ -40,6 +69,13 @@ def cli() -> None:
       ridgeline check perf.ridgeline.toml  # expectations in CI, no GPU
 
     \b
+    Exit codes:
+      0  clean (no finding at or above --fail-on)
+      1  findings at or above --fail-on (diff: a regression)
+      2  bad input or usage: one line naming the file, what was expected and found
+      3  a bug in ridgeline (please report it; --debug prints the traceback)
+
+    \b
     Recommended capture (everything ridgeline needs, nothing auto-scaled):
       LC_ALL=C ncu --set roofline --csv --page raw --print-units base \\
           --log-file profile.csv ./app
@@ -53,9 +89,10 @@ def cli() -> None:
     "config_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="TOML file with a [tool.ridgeline] table (default: ./ridgeline.toml if present); "
-    "configured thresholds are shown next to the defaults.",
+    help="TOML file with a [tool.ridgeline] table (default: the nearest ridgeline.toml or pyproject.toml "
+    "with [tool.ridgeline]); configured thresholds are shown next to the defaults.",
 )
+@ISOLATED_OPTION
 @click.option(
     "--format",
     "fmt",
@@ -81,7 +118,7 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
 
     from ridgeline.rules import engine
 
-    cfg = engine.load_config(config_path)  # a named file that is missing or broken is an error in every view
+    cfg = engine.load_config(_config(config_path))  # a named file that is missing or broken is an error in every view
     exact = [c for c in codes if _re.fullmatch(r"(?i)RL[0-9]{3}", c.strip())]
     if codes and len(exact) == len(codes) and fmt == "text":
         overrides = engine.rule_overrides(cfg)
@@ -89,7 +126,9 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
         for code in codes:
             cls = engine.get_rule(code)
             docs.append(engine.rule_doc(cls, overrides=overrides.get(cls.code)))
-        click.echo(_fit_lines("\n".join(docs)), nl=False)
+        from ridgeline.render.doctext import doc_to_text
+
+        click.echo(doc_to_text("\n".join(docs), width=_terminal_width()), nl=False)
         return
     chosen = engine.select_rules(codes) if codes else engine.all_rules()
     wanted = {cls.code for cls in chosen}
@@ -106,6 +145,24 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
 
         width = shutil.get_terminal_size((80, 24)).columns
     click.echo("\n".join(rule_list_lines(rows, width)))
+
+
+def _terminal_width(default: int = 80) -> int:
+    """The terminal's width when stdout is one (at least 60 columns), else ``default``."""
+    if not sys.stdout.isatty():
+        return default
+    import shutil
+
+    return max(60, shutil.get_terminal_size((default, 24)).columns)
+
+
+def _maybe_colour(text: str, output: str | None) -> str:
+    """Severities in colour when the report goes to a terminal and NO_COLOR is not set."""
+    from ridgeline.render import colour
+
+    if (output and output != "-") or not colour.wanted(sys.stdout):
+        return text
+    return colour.colourize(text)
 
 
 def _fit_lines(text: str, width: int = 80) -> str:
@@ -221,7 +278,9 @@ RULE_OPTIONS = _options(
                  help="Only these rules (codes or prefixes, comma-separated or repeated)."),
     click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (codes or prefixes)."),
     click.option("--config", type=click.Path(dir_okay=False),
-                 help="TOML file with a [tool.ridgeline] table (default ./ridgeline.toml)."),
+                 help="TOML file with a [tool.ridgeline] table (default: the nearest ridgeline.toml, "
+                      ".ridgeline.toml or pyproject.toml with [tool.ridgeline], here or in a parent folder)."),
+    ISOLATED_OPTION,
     click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE",
                  help="Override a rule threshold."),
 )
@@ -237,7 +296,19 @@ WHAT_IF_OPTIONS = _options(
 FAIL_ON_OPTION = click.option("--fail-on", type=click.Choice(["warning", "critical"]),
                               help="Exit 1 when a finding this severe (or worse) exists.")
 STRICT_OPTION = click.option("--strict/--lenient", default=True, show_default=True,
-                             help="--lenient skips (and lists) launches whose values do not parse instead of stopping.")
+                             help="--lenient skips (and lists) launches whose values do not parse instead of stopping; "
+                                  "--strict given explicitly also refuses an unreadable file found in a folder "
+                                  "(default: skipped and listed).")
+
+
+def _strict_folders() -> bool:
+    """--strict written on the command line (not just the default): a bad file in a folder is an error."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or "strict" not in ctx.params:
+        return False
+    from click.core import ParameterSource
+
+    return bool(ctx.params["strict"]) and ctx.get_parameter_source("strict") == ParameterSource.COMMANDLINE
 # telemetry inputs given next to a profile (analyze, report)
 TELEMETRY_INPUT_OPTIONS = _options(
     click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given."),
@@ -330,8 +401,10 @@ def _timeline_options(launch_gap, short_kernel):
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--gpu", metavar="NAME", help="Force the GPU (catalogue name or spelling: H100, h100-sxm, A100-SXM4-80GB).")
 @click.option("--top", "top", type=click.IntRange(min=1), default=10, show_default=True, help="Kernels shown in the table.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]), default="table",
-              show_default=True, help="table: readable report; json: one document; csv/parquet: the per-launch table.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet", "sarif", "github"]),
+              default="table", show_default=True,
+              help="table: readable report; json: one document; csv/parquet: the per-launch table; "
+                   "sarif: SARIF 2.1.0 for code scanning; github: GitHub Actions annotations.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @RULE_OPTIONS
 @FAIL_ON_OPTION
@@ -377,12 +450,13 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
     _refuse_overwriting_inputs(output, files, plot_path)
+    files, stdin_dir = _stdin_inputs(files)
     result = analyze_paths(
         files,
         gpu=gpu,
         select=_split_codes(select),
         ignore=_split_codes(ignore),
-        config=config,
+        config=_config(config),
         window=window,
         warmup=warmup,
         tz=tz,
@@ -390,11 +464,13 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         interval_s=_parse_interval(interval),
         host=host,
         strict=strict,
+        strict_folders=_strict_folders(),
         thresholds=thresholds,
         timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
         what_if=what_if,
         batch=batch,
     )
+    _relabel_stdin(result, stdin_dir)
     if plot_path:
         _write_plot(result, plot_path)
     try:
@@ -417,10 +493,14 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
                 from ridgeline.render.jsonout import render_json
 
                 text = render_json(result)
+            elif fmt in ("sarif", "github"):
+                text = _ci_text(result, fmt)
             else:
                 from ridgeline.render.terminal import format_result
 
-                text = format_result(result, top=top, all_windows=all_windows)
+                text = format_result(result, top=top, all_windows=all_windows,
+                                     width=_terminal_width() if not output or output == "-" else 80)
+                text = _maybe_colour(text, output)
             if output and output != "-":
                 from ridgeline.atomic import write_text
 
@@ -433,10 +513,69 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     if output and output != "-":
         click.echo(f"ridgeline: wrote {output}", err=True)
+    _exit_on_findings(ctx, result.findings, fail_on)
+
+
+def _exit_on_findings(ctx, findings, fail_on) -> None:
+    """--fail-on: exit 1 when a finding this severe (or worse) exists."""
     if fail_on:
         rank = {"info": 0, "warning": 1, "critical": 2}
-        if any(rank.get(f.severity, -1) >= rank[fail_on] for f in result.findings):
+        if any(rank.get(f.severity, -1) >= rank[fail_on] for f in findings):
             ctx.exit(1)
+
+
+def _ci_text(result, fmt: str) -> str:
+    """--format sarif / github: the findings for a CI system (ridgeline.render.ci)."""
+    from ridgeline.render import ci
+    from ridgeline.rules import engine
+
+    if fmt == "github":
+        return ci.render_github(result)
+    docs = {cls.code: engine.rule_doc(cls) for cls in engine.all_rules()}
+    return ci.render_sarif(result, engine.catalogue_rows(), docs=docs, version=__version__)
+
+
+STDIN_LABEL = "<stdin>"
+
+
+def _stdin_inputs(files):
+    """``-`` among FILES: standard input saved to a private temporary file (formats are told by
+    content, which needs a file to seek in). Returns (files, temp folder or None)."""
+    if "-" not in files:
+        return files, None
+    import tempfile
+    from pathlib import Path
+
+    from ridgeline.errors import UsageError
+
+    if list(files).count("-") > 1:
+        raise UsageError("'-' (standard input) can be given once")
+    folder = Path(tempfile.mkdtemp(prefix="ridgeline-stdin-"))
+    target = folder / "stdin"
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    target.write_bytes(data)
+    import atexit
+    import shutil
+
+    atexit.register(shutil.rmtree, folder, True)
+    return [str(target) if f == "-" else f for f in files], folder
+
+
+def _relabel_stdin(result, folder) -> None:
+    """Inputs, skipped items, notes and launches name ``<stdin>``, not the temporary file."""
+    if folder is None:
+        return
+    import dataclasses
+
+    tmp = str(folder / "stdin")
+
+    def fix(text):
+        return text.replace(tmp, STDIN_LABEL) if isinstance(text, str) else text
+
+    result.inputs = [dataclasses.replace(i, path=fix(i.path)) for i in result.inputs]
+    result.skipped = [dataclasses.replace(s, source=fix(s.source)) for s in result.skipped]
+    result.notes = [fix(n) for n in result.notes]
+    _relabel_sources(result, tmp, STDIN_LABEL)
 
 
 @cli.command("gpus")
@@ -528,10 +667,10 @@ def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds
     from ridgeline.pipeline import analyze_paths
 
     return analyze_paths(
-        files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=config,
+        files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=_config(config),
         window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
         start=_parse_start(start), interval_s=_parse_interval(interval), host=host,
-        timeline_options=timeline_options, what_if=what_if, batch=batch,
+        timeline_options=timeline_options, what_if=what_if, batch=batch, strict_folders=_strict_folders(),
     )
 
 
@@ -664,12 +803,14 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
 @click.option("--per-launch", is_flag=True, help="HTML: plot one point per launch instead of one per kernel name.")
 @click.option("--title", help="Page title (default names the GPU and the inputs).")
 @RULE_OPTIONS
+@FAIL_ON_OPTION
 @STRICT_OPTION
 @TELEMETRY_INPUT_OPTIONS
 @TIMELINE_INPUT_OPTIONS
 @WHAT_IF_OPTIONS
-def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds, strict,
-               window, warmup, tz, start=None, interval=None, host=None, timeline_launch_gap=None,
+@click.pass_context
+def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds,
+               fail_on, strict, window, warmup, tz, start=None, interval=None, host=None, timeline_launch_gap=None,
                timeline_short_kernel=None, what_if=(), batch=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
 
@@ -696,10 +837,12 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
         from ridgeline.analyzer.gpus import lookup
 
         lookup(compare_gpu)
+    files, stdin_dir = _stdin_inputs(files)
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
                              strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
                              host=host, timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
                              what_if=what_if, batch=batch)
+    _relabel_stdin(result, stdin_dir)
     if fmt == "markdown":
         from ridgeline.render.markdown import render_markdown
 
@@ -717,6 +860,7 @@ def report_cmd(files, output, fmt, gpu, compare_gpu, per_launch, title, select, 
     _emit(text, output)
     if output and output != "-":
         click.echo(f"ridgeline: wrote {output}", err=True)
+    _exit_on_findings(ctx, result.findings, fail_on)
 
 
 DEMO_PROFILE = "decode-b8-h100.ncu-raw.csv"
@@ -739,6 +883,18 @@ def _relabel_demo(result, folder) -> None:
     result.inputs = [dataclasses.replace(i, path=fix(i.path)) for i in result.inputs]
     result.skipped = [dataclasses.replace(s, source=fix(s.source)) for s in result.skipped]
     result.notes = [fix(n) for n in result.notes]
+    _relabel_sources(result, prefix, DEMO_LABEL)
+
+
+def _relabel_sources(result, old: str, new: str) -> None:
+    """Per-launch sources and per-input sample counts relabelled like the inputs (the accounting
+    matches them by path)."""
+    if result.sample_counts:
+        result.sample_counts = {k.replace(old, new): v for k, v in result.sample_counts.items()}
+    if result.kernels is not None and "source" in result.kernels.columns:
+        import polars as pl
+
+        result.kernels = result.kernels.with_columns(pl.col("source").str.replace_all(old, new, literal=True))
 
 
 def demo_folder():
@@ -846,8 +1002,10 @@ def _demo_next_steps(folder, copy_to) -> str:
               help="Tick interval of dcgmi dmon / nvidia-smi dmon (their -d; default 1s) and of exporter scrapes without timestamps.")
 @click.option("--start", default=None, metavar="TIME", help="Time of the first tick for inputs without timestamps (ISO 8601, UTC if no zone).")
 @click.option("--host", default=None, help="Host name for inputs that name none (default: the file name).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]), default="table", show_default=True,
-              help="table: readable report; json: one document; csv/parquet: the per-window table.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet", "sarif", "github"]),
+              default="table", show_default=True,
+              help="table: readable report; json: one document; csv/parquet: the per-window table; "
+                   "sarif / github: findings for code scanning / GitHub Actions annotations.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @RULE_OPTIONS
 @FAIL_ON_OPTION
@@ -902,13 +1060,14 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
     _refuse_overwriting_inputs(output, paths)
-    cfg = load_config(config)
+    cfg = load_config(_config(config))
     notes: list[str] = []
     if engine != "dask" and (scheduler or workers):
         raise UsageError("--scheduler and --workers go with --engine dask")
     if not paths and not prom.get("prom_url"):
         raise UsageError("give telemetry PATHS, or --prometheus URL --from START to pull from a server")
     pulled = _pull_prometheus(prom) if prom.get("prom_url") else None
+    paths, stdin_dir = _stdin_inputs(paths)
     lf, inputs, skipped, windows = reduce_telemetry(
         paths, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes,
         engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
@@ -932,7 +1091,12 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     context = Context(telemetry=lf, windows=windows)
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
                          family="telemetry", thresholds=thresholds)
-    result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes)
+    from ridgeline.analyzer.accounting import sample_counts
+    from ridgeline.parsers.guard import collect_guarded
+
+    result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes,
+                            sample_counts=collect_guarded(lambda: sample_counts(lf), paths or ["(prometheus)"]))
+    _relabel_stdin(result, stdin_dir)
     if fmt == "parquet":
         from ridgeline.atomic import atomic_path
 
@@ -948,17 +1112,18 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
             from ridgeline.render.jsonout import render_json
 
             text = render_json(result)
+        elif fmt in ("sarif", "github"):
+            text = _ci_text(result, fmt)
         else:
             from ridgeline.render.telemetry import format_telemetry_report
 
-            text = format_telemetry_report(result, max_rows=max_rows, all_windows=all_windows, worst=worst)
+            text = format_telemetry_report(result, max_rows=max_rows, all_windows=all_windows, worst=worst,
+                                           width=_terminal_width() if not output or output == "-" else 80)
+            text = _maybe_colour(text, output)
         _emit(text, output)
     if output and output != "-":
         click.echo(f"ridgeline: wrote {output}", err=True)
-    if fail_on:
-        rank = {"info": 0, "warning": 1, "critical": 2}
-        if any(rank.get(f.severity, -1) >= rank[fail_on] for f in findings):
-            ctx.exit(1)
+    _exit_on_findings(ctx, findings, fail_on)
 
 
 @cli.command("diff")
@@ -968,7 +1133,8 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
               help="text for the terminal, markdown for a job summary or PR comment, json for tools.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--config", type=click.Path(dir_okay=False),
-              help="TOML file whose [tool.ridgeline.diff] table sets the thresholds (default ./ridgeline.toml).")
+              help="TOML file whose [tool.ridgeline.diff] table sets the thresholds (default: found as for analyze).")
+@ISOLATED_OPTION
 @click.option("--threshold", "diff_thresholds", multiple=True, metavar="NAME=VALUE",
               help="Override a regression threshold, e.g. kernel_time_rel=0.2 (see ridgeline.analyzer.diff).")
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True,
@@ -1005,7 +1171,7 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
     from ridgeline.rules.engine import load_config
 
     _refuse_overwriting_inputs(output, (base, new))
-    cfg = load_config(config)
+    cfg = load_config(_config(config))
     table = cfg.get("diff", {})
     if not isinstance(table, dict):
         raise UsageError("config: [tool.ridgeline.diff] must be a table of thresholds, e.g. kernel_time_rel = 0.2")
@@ -1016,6 +1182,10 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
             raise UsageError(f"--threshold {item!r}: expected NAME=VALUE, e.g. kernel_time_rel=0.2")
         overrides[name.strip()] = value.strip()
     docs = [_read_json_document(p) for p in (base, new)]
+    from ridgeline.analyzer.docshape import check_document
+
+    for doc, label in zip(docs, (base, new)):
+        check_document(doc, label)
     cmp = compare(docs[0], docs[1], base_label=base, new_label=new, overrides=overrides)
     if fmt == "json":
         from ridgeline.render.diff import render_diff_json
@@ -1043,8 +1213,11 @@ def _read_json_document(path: str):
     from ridgeline.errors import InputError
 
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        if path == "-":
+            raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        else:
+            with open(path, "rb") as fh:
+                raw = fh.read()
     except OSError as err:
         raise InputError(path, f"cannot read it: {_os_error_text(err)}") from None
     try:
@@ -1207,6 +1380,9 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:  # `ridgeline analyze x | head`
         _quiet_stdout()
         sys.exit(0)
+    except KeyboardInterrupt:
+        click.echo("ridgeline: aborted", err=True)
+        sys.exit(130)
     except SystemExit as err:
         # click answers a broken pipe (EPIPE while echoing) with exit 1 after wrapping stdout
         # in a flush-pacifier; the reader leaving is not a failure of ours
@@ -1214,6 +1390,9 @@ def main(argv: list[str] | None = None) -> None:
             _quiet_stdout()
             sys.exit(0)
         raise
+    except Exception as err:  # noqa: BLE001 - anything else is a bug of ours: exit 3, never 1
+        _report_bug(err, argv)
+        sys.exit(EXIT_BUG)
     try:  # what is still buffered fails here when the reader has gone (`ridgeline rules | head -2`)
         sys.stdout.flush()
     except BrokenPipeError:
@@ -1221,6 +1400,40 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
     # with standalone_mode=False click returns ctx.exit()'s code (e.g. 1 from --fail-on)
     sys.exit(rc if isinstance(rc, int) else 0)
+
+
+def _debug_requested(argv: list[str] | None) -> bool:
+    """--debug anywhere before a bare '--', or RIDGELINE_DEBUG set to something true."""
+    import os
+
+    args = sys.argv[1:] if argv is None else list(argv)
+    if "--" in args:
+        args = args[: args.index("--")]
+    env = os.environ.get("RIDGELINE_DEBUG", "").strip().lower()
+    return "--debug" in args or env not in ("", "0", "false", "no")
+
+
+def _report_bug(err: BaseException, argv: list[str] | None) -> None:
+    """One line on stderr saying this is a bug and how to report it; the traceback with --debug."""
+    where = ""
+    tb = err.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is not None:
+        import os
+
+        where = f" at {os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
+    text = " ".join(str(err).split())
+    if len(text) > 160:
+        text = text[:157] + "..."
+    if _debug_requested(argv):
+        import traceback
+
+        traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+    click.echo(f"ridgeline: internal error (a bug in ridgeline {__version__}): {type(err).__name__}{where}"
+               + (f": {text}" if text else "")
+               + "; please report it to the ridgeline maintainers with the command line and the input file"
+               + ("" if _debug_requested(argv) else " (rerun as `ridgeline --debug ...` or with RIDGELINE_DEBUG=1 for the traceback)"), err=True)
 
 
 def _quiet_stdout() -> None:

@@ -120,6 +120,20 @@ def _why_not_recognized(path: Path) -> InputError:
     if is_nsys_report(path):
         return nsys_export_error(path)
     first = describe_head(path)
+    if first == "binary data":
+        from ridgeline.parsers.guard import parquet_footer_problem
+
+        try:
+            with open(path, "rb") as fh:
+                magic = fh.read(4)
+        except OSError:
+            magic = b""
+        if magic == b"PAR1":
+            problem = parquet_footer_problem(path)
+            if problem:
+                return InputError(path, "expected a readable Parquet file; it is corrupt or truncated", actual=problem)
+            return InputError(path, "expected a telemetry Parquet table (timestamp, gpu, field/value or field "
+                              "columns; see docs/telemetry.md)", actual="a Parquet file with other columns")
     if first == "a binary Nsight Compute report":
         return InputError(path, "expected its CSV export: ncu --import "
                           f"{path.name} --csv --page raw --print-units base > {path.stem}.csv", actual=first)
@@ -149,6 +163,7 @@ def analyze_paths(
     progress: Any = None,
     what_if: Iterable[str] = (),
     batch: float | None = None,
+    strict_folders: bool = False,
 ) -> AnalysisResult:
     """Analyze ncu exports and/or telemetry files and folders into an AnalysisResult.
 
@@ -163,6 +178,8 @@ def analyze_paths(
     ``engine``: how telemetry partitions (hosts) are reduced: ``"local"`` (default) or
     ``"dask"`` (``scheduler``: a dask.distributed address or Client, None = a LocalCluster of
     ``workers`` processes); ``progress(done, total, rows)`` is called per partition.
+    ``strict_folders``: an unreadable telemetry file found in a folder is an error (default:
+    skipped and listed).
     """
     result = AnalysisResult()
     from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
@@ -182,6 +199,7 @@ def analyze_paths(
     ncu_files: list[Path] = []
     tel_files: list[Path] = []
     tl_files: list[Path] = []
+    found_in_folders: set[str] = set()  # a bad one of these is skipped and listed, not fatal
     for path, explicit in files:
         found = detect(path)
         if found is None:
@@ -194,6 +212,8 @@ def analyze_paths(
             tl_files.append(path)
         else:
             tel_files.append(path)
+            if not explicit and not strict_folders:  # --strict given: a bad file in a folder is an error too
+                found_in_folders.add(str(path))
     if not ncu_files and not tel_files and not tl_files:
         raise InputError(", ".join(str(p) for p in paths), EXPECTED_FORMATS + "; none found")
 
@@ -216,6 +236,7 @@ def analyze_paths(
         telemetry_lf = _analyze_telemetry(
             result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start,
             engine=engine, scheduler=scheduler, workers=workers, progress=progress,
+            found_in_folders=found_in_folders,
         )
 
     if ncu_files and tel_files:
@@ -288,11 +309,19 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
     from ridgeline.analyzer.devices import resolve_gpu_choice
     from ridgeline.analyzer.roofline import classify, summarize
 
-    parsed, result.ncu_rules = read_kernel_files(files, strict=strict)
+    from ridgeline.parsers.guard import read_ncu_checked
+
+    ncu_rules = {}
+
+    def read(paths, strict):
+        parsed, ncu_rules["table"] = read_kernel_files([Path(p) for p in paths], strict=strict)
+        return parsed
+
+    parsed, kernels = read_ncu_checked(read, files, strict=strict)
+    result.ncu_rules = ncu_rules.get("table")
     result.inputs.extend(parsed.inputs)
     result.skipped.extend(parsed.skipped)
     _add_notes(result, parsed.notes)
-    kernels = parsed.kernels
     roofline, roofs = classify(kernels, gpu=gpu, latency_fraction=latency_fraction, launch_floor_s=launch_floor_s)
     result.kernels = roofline
     result.roofs = roofs
@@ -381,7 +410,10 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
     parts = []
     for path in files:  # one file at a time: memory bounded by the largest
-        tl = read_timeline(path, host_calls="sync")  # the analysis reads synchronizing calls only
+        from ridgeline.parsers.guard import collect_guarded
+
+        tl = collect_guarded(lambda path=path: read_timeline(path, host_calls="sync"), path,
+                             "a timeline (Nsight Systems export, nsys stats CSV, PyTorch profiler trace)")
         result.inputs.append(InputInfo(str(path), tl.kind, tl.activities.height if tl.totals is None else tl.totals.height))
         result.skipped.extend(tl.skipped)
         _add_notes(result, tl.notes)
@@ -395,7 +427,8 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
 
 def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,
-                       start=None, engine="local", scheduler=None, workers=None, progress=None):
+                       start=None, engine="local", scheduler=None, workers=None, progress=None,
+                       found_in_folders=frozenset()):
     """Windows from the lazy scan (never the whole long table in memory); returns the LazyFrame.
 
     ``result.telemetry`` gets :func:`plot_telemetry`'s small downsampled frame.
@@ -404,7 +437,12 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     lf, inputs, skipped, windows = reduce_telemetry(
         [str(p) for p in files], window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host,
         start=start, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
+        found_in_folders=found_in_folders,
     )
+    if not inputs and skipped:  # every telemetry file found in a folder was unreadable
+        raise InputError(", ".join(str(p) for p in files[:3]) + (", ..." if len(files) > 3 else ""),
+                         f"expected readable telemetry; all {len(skipped)} file(s) were skipped, e.g. "
+                         f"{skipped[0].source}: {skipped[0].reason}")
     result.inputs.extend(inputs)
     result.skipped.extend(skipped)
     _add_notes(result, notes)
@@ -412,7 +450,12 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     check_window(window, result.windows)
     _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
     _add_notes(result, silent_telemetry_notes(result.windows))
-    result.telemetry = plot_telemetry(lf, result.windows)
+    from ridgeline.analyzer.accounting import sample_counts
+    from ridgeline.parsers.guard import collect_guarded
+
+    result.telemetry = collect_guarded(lambda: plot_telemetry(lf, result.windows), files)
+
+    result.sample_counts = collect_guarded(lambda: sample_counts(lf), files)
     return lf
 
 
@@ -446,7 +489,8 @@ def silent_telemetry_notes(windows) -> list[str]:
 
 
 def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=None, host=None, start=None,
-                     notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=()):
+                     notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=(),
+                     found_in_folders=frozenset()):
     """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
 
     Inputs are read per file (:func:`ridgeline.parsers.telemetry.scan_telemetry_sources`), cut
@@ -454,7 +498,8 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     (:func:`ridgeline.analyzer.telemetry.reduce_partitions`) with ``engine`` ``"local"`` or
     ``"dask"``. The long LazyFrame (nothing read yet) is what the rules' context and plots take.
     ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere (a Prometheus pull), after
-    the files; their inputs are the caller's to list.
+    the files; their inputs are the caller's to list. ``found_in_folders``: files found by
+    expanding a folder, skipped and listed when unreadable instead of failing the run.
     """
     from ridgeline.analyzer.telemetry import reduce_partitions
     from ridgeline.parsers.telemetry import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
@@ -464,12 +509,17 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
 
         if not dask_available():
             raise UsageError(DASK_EXTRA_MESSAGE)
+    from ridgeline.parsers.guard import collect_guarded
+
     sources, inputs, skipped = scan_telemetry_sources(
-        paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes
+        paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes, found_in_folders=found_in_folders,
     )
     sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
-    windows = reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
-                                scheduler=scheduler, workers=workers, progress=progress)
+    # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error
+    windows = collect_guarded(
+        lambda: reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
+                                  scheduler=scheduler, workers=workers, progress=progress),
+        [s.path for s in sources] or list(paths))
     return long_table(sources), inputs, skipped, windows
 
 

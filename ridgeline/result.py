@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-JSON_SCHEMA_VERSION = "1.3"
+JSON_SCHEMA_VERSION = "1.4"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +77,8 @@ class AnalysisResult:
     timeline: Any = None  # ridgeline.analyzer.timeline.TimelineAnalysis or None
     # --what-if projections (list[ridgeline.analyzer.whatif.Projection]), one per spec, in order
     what_if: list = dataclasses.field(default_factory=list)
+    # {source: (samples, null values)} of the telemetry long table (ridgeline.analyzer.accounting)
+    sample_counts: Any = None
 
     def ridge(self, precision: str, level: str = "dram") -> float | None:
         """Ridge point (FLOP/byte) for a precision against a memory level, from the roofs used."""

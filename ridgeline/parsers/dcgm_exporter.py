@@ -89,6 +89,9 @@ def read_exporter(path, *, opts):
         for m in unknown:
             skipped.append(Skipped(str(path), f"series {m} ({counts[m]} samples)", "metric ridgeline does not analyze"))
     known = {m: f for m, f in mapping.items() if f is not None}
+    if not known:  # issue 14: no metric ridgeline analyzes (a misspelled name crashed the scrape count)
+        raise InputError(path, "expected DCGM metrics ridgeline analyzes (DCGM_FI_DEV_GPU_UTIL, DCGM_FI_PROF_*, ...)",
+                         actual=", ".join(unknown[:3]))
     good = good.filter(pl.col("metric").is_in(list(known)))
     good = good.with_columns(
         pl.col("metric").replace_strict({m: f.canonical for m, f in known.items()}, return_dtype=pl.String).alias("field"),

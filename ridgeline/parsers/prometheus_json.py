@@ -29,6 +29,67 @@ def _first(labels: dict, names) -> str | None:
     return None
 
 
+def gpu_index(label) -> int | None:
+    """A ``gpu`` label as an index: ASCII digits only (``"²"`` passes ``str.isdigit()``), else None."""
+    import re
+
+    from ridgeline.parsers.guard import MAX_GPU_INDEX
+
+    if label is None or not re.fullmatch(r"[0-9]{1,9}", str(label)):
+        return None
+    value = int(label)
+    return value if value <= MAX_GPU_INDEX else None
+
+
+# seconds since 1970 a sample may carry (1970-01-01 .. 2200-01-01)
+_MAX_TS_S = 7258118400.0
+
+
+def check_series(path, where: str, series) -> tuple[dict, list]:
+    """A result entry's labels and points, shape and types checked; InputError otherwise.
+
+    ``where`` names the entry (``answer 0, series 3``). Points are ``[ts, "value"]`` with ts a
+    number of seconds in 1970..2200 and the value a string or number.
+    """
+    import math
+
+    from ridgeline.parsers.guard import MAX_GPU_INDEX
+
+    if not isinstance(series, dict):
+        raise InputError(path, f"{where}: expected an object with 'metric' and 'values'", actual=type(series).__name__)
+    labels = series.get("metric", {})
+    if labels is None:
+        labels = {}
+    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+        raise InputError(path, f"{where}: expected 'metric' to be an object of string labels", actual=str(labels)[:60])
+    gpu = labels.get("gpu")
+    if gpu not in (None, "") and gpu_index(gpu) is None:
+        raise InputError(path, f"{where}: expected a 'gpu' label 0..{MAX_GPU_INDEX} in ASCII digits", actual=gpu)
+    key = "values" if "values" in series else "value"
+    raw = series.get(key)
+    if raw is None:
+        return labels, []
+    points = raw if key == "values" else [raw]
+    if not isinstance(points, list):
+        raise InputError(path, f"{where}: expected '{key}' to be a list of [timestamp, \"value\"]",
+                         actual=type(points).__name__)
+    for i, point in enumerate(points):
+        if point is None or point == []:  # an empty point is skipped, as before
+            continue
+        if not isinstance(point, list) or len(point) != 2:
+            raise InputError(path, f"{where}, point {i}: expected [timestamp, \"value\"]", actual=str(point)[:60])
+        ts, value = point
+        if isinstance(ts, bool) or not isinstance(ts, (int, float)):
+            raise InputError(path, f"{where}, point {i}: expected a timestamp in seconds (a number)",
+                             actual=str(ts)[:60])
+        if not (isinstance(ts, int) or math.isfinite(ts)) or not 0 <= ts < _MAX_TS_S:
+            raise InputError(path, f"{where}, point {i}: expected a timestamp between 1970 and 2200 in seconds",
+                             actual=ts)
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InputError(path, f"{where}, point {i}: expected a value string such as \"0.5\"", actual=str(value)[:60])
+    return labels, [p for p in points if p]
+
+
 def series_frame(labels: dict, points, fd, *, default_host: str | None = None):
     """One Prometheus series (``metric`` labels, ``[[ts, "v"], ...]``) of field ``fd`` -> TELEMETRY
     long rows (without ``source``). Shared with the live source (:mod:`ridgeline.sources.prometheus`)."""
@@ -45,7 +106,7 @@ def series_frame(labels: dict, points, fd, *, default_host: str | None = None):
     }).select(
         (pl.col("t") * 1e6).round(0).cast(pl.Int64).cast(pl.Datetime("us", "UTC")).alias("timestamp"),
         pl.lit(host, pl.String).alias("host"),
-        pl.lit(int(gpu) if gpu is not None and str(gpu).isdigit() else None, pl.Int64).alias("gpu"),
+        pl.lit(gpu_index(gpu), pl.Int64).alias("gpu"),
         pl.lit(_first(labels, ("UUID", "uuid", "gpu_uuid")), pl.String).alias("uuid"),
         pl.lit(labels.get("GPU_I_ID"), pl.String).alias("gpu_instance"),
         pl.lit(_first(labels, ("modelName", "model_name")), pl.String).alias("model"),
@@ -82,14 +143,18 @@ def read_prometheus_json(path, *, opts):
             raise InputError(path, "expected {'status': ..., 'data': {'resultType': ..., 'result': [...]}}",
                              actual=str(ans)[:60])
         data = ans["data"]
+        if not isinstance(data, dict):
+            raise InputError(path, f"answer {ai}: expected 'data' to be an object with resultType and result",
+                             actual=type(data).__name__)
         rtype = data.get("resultType")
         if rtype not in ("matrix", "vector"):
             raise InputError(path, "expected resultType 'matrix' or 'vector'", actual=rtype)
-        for si, series in enumerate(data.get("result", [])):
-            labels = series.get("metric", {}) or {}
+        result = data.get("result", [])
+        if not isinstance(result, list):
+            raise InputError(path, f"answer {ai}: expected 'result' to be a list of series", actual=str(result)[:60])
+        for si, series in enumerate(result):
+            labels, points = check_series(path, f"answer {ai}, series {si}", series)
             name = labels.get("__name__")
-            points = series.get("values") if rtype == "matrix" else [series.get("value")]
-            points = [p for p in (points or []) if p]
             n_points += len(points)
             if name is None:
                 skipped.append(Skipped(str(path), f"series {si} ({len(points)} points)",

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import os
 from pathlib import Path
 from typing import Any
@@ -238,6 +239,22 @@ def _smi_wide():
 WIDE_READERS = {"dcgm-dmon": _dmon_wide, "nvidia-smi-csv": _smi_wide}
 
 
+def _read_one(path, *, opts, kind: str | None = None):
+    """One file by its reader: ``((wide or None, long frame or None), InputInfo, skipped)``, the
+    frames checked by :func:`ridgeline.parsers.guard.check_telemetry_frame`."""
+    from ridgeline.parsers import guard
+
+    kind = kind or detect_telemetry_format(path)
+    if kind in WIDE_READERS:  # read straight into the wide frame (the long table is derived, lazily)
+        wide, frame, info, skip = WIDE_READERS[kind]()(path, opts=opts)
+    else:
+        wide = None
+        frame, info, skip = _reader(kind)(path, opts=opts)
+    guard.check_telemetry_frame(wide, path)
+    guard.check_telemetry_frame(frame, path)
+    return (wide, frame), info, skip
+
+
 def scan_telemetry_sources(
     paths,
     *,
@@ -246,6 +263,7 @@ def scan_telemetry_sources(
     host: str | None = None,
     start: _dt.datetime | None = None,
     notes: list[str] | None = None,
+    found_in_folders=frozenset(),
 ) -> tuple[list[TelemetrySource], list[InputInfo], list[Skipped]]:
     """Like :func:`scan_telemetry` (same options, checks, notes and skipped items), but one
     :class:`TelemetrySource` per input instead of one concatenated long table: the shape the
@@ -275,23 +293,36 @@ def scan_telemetry_sources(
                 )
             skipped.append(Skipped(str(path), "file", "not a recognized telemetry format"))
             continue
-        if kind in WIDE_READERS:  # read straight into the wide frame (the long table is derived, lazily)
-            wide, frame, info, skip = WIDE_READERS[kind]()(path, opts=opts)
-            if wide is not None:
-                frame = wide_to_long_rows(wide.lazy())
-        else:
-            wide = None
-            frame, info, skip = _reader(kind)(path, opts=opts)
-        src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
-                              wide=None if wide is None else wide.lazy())
-        if kind == "telemetry-parquet":
-            _plan_parquet(src, path, opts)
-        elif kind == "telemetry-csv":
-            head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
-            if head and telemetry_table.header_layout(head[0]) == "wide":
-                # the CSV was read and checked by the reader; its wide frame comes from the same text
-                raw = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
-                src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
+        from ridgeline.parsers import guard  # the readers' boundary: library errors translated, values checked
+
+        what = guard.WHAT.get(kind, kind)
+        try:
+            if kind == "telemetry-parquet" and str(path) in found_in_folders and Path(path).is_file():
+                guard.check_parquet_pages(path)
+            (wide, frame), info, skip = guard.read_guarded(functools.partial(_read_one, kind=kind), kind, path, opts=opts)
+
+            def build(path=path, kind=kind, wide=wide, frame=frame):
+                if wide is not None:
+                    frame = wide_to_long_rows(wide.lazy())
+                src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
+                                      wide=None if wide is None else wide.lazy())
+                if kind == "telemetry-parquet":
+                    _plan_parquet(src, path, opts)
+                elif kind == "telemetry-csv":
+                    head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+                    if head and telemetry_table.header_layout(head[0]) == "wide":
+                        # the CSV was read and checked by the reader; its wide frame comes from the same text
+                        raw = pl.read_csv(path, infer_schema_length=10000,
+                                          null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+                        src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
+                return src
+
+            src = guard.collect_guarded(build, path, what)
+        except InputError as err:
+            if explicit and str(path) not in found_in_folders:
+                raise
+            skipped.append(Skipped(str(path), "file", f"unreadable {what}: {err}"))
+            continue
         sources.append(src)
         inputs.append(info)
         skipped.extend(skip)
@@ -377,6 +408,7 @@ def scan_telemetry(
     host: str | None = None,
     start: _dt.datetime | None = None,
     notes: list[str] | None = None,
+    found_in_folders=frozenset(),
 ) -> tuple[Any, list[InputInfo], list[Skipped]]:
     """Read telemetry files/folders into one TELEMETRY LazyFrame.
 
@@ -386,13 +418,15 @@ def scan_telemetry(
     collect interval). ``host``: host name for inputs that carry none (default: file stem).
     ``start``: time of the first tick for inputs without timestamps (default 1970-01-01 UTC,
     flagged as relative). ``notes``: a list that receives human-readable notes (additive
-    extension of the agreed API; pass one to see them).
+    extension of the agreed API; pass one to see them). ``found_in_folders``: file paths the
+    caller found by expanding a folder; an unreadable one is skipped and listed, not fatal.
 
     Returns ``(LazyFrame, inputs, skipped)``. Raises InputError for an explicit file that is
     not telemetry, UsageError for a bad option.
     """
     sources, inputs, skipped = scan_telemetry_sources(paths, tz=tz, interval_s=interval_s, host=host,
-                                                      start=start, notes=notes)
+                                                      start=start, notes=notes,
+                                                      found_in_folders=found_in_folders)
     return long_table(sources), inputs, skipped
 
 

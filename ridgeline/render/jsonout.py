@@ -47,6 +47,9 @@ TOP_LEVEL: dict[str, str] = {
     "ncu_rules": "null without a .ncu-rep input, else ncu's own rule results stored in the reports: list of records "
     "(keys below); evidence beside ridgeline's findings, never findings themselves (since 1.2)",
     "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.3)",
+    "accounting": "per input: {path, kind, unit (launches or samples), read, used, missing, skipped, "
+    "skipped_reasons {reason: count}, balanced}; read = used + missing + skipped "
+    "(ridgeline.analyzer.accounting; since 1.4)",
 }
 
 TIMELINE_KEYS: dict[str, str] = {
@@ -261,6 +264,7 @@ def to_document(result) -> dict[str, Any]:
         "timeline": timeline_section(getattr(result, "timeline", None)),
         "ncu_rules": ncu_rules_section(result),
         "what_if": _what_if_records(result),
+        "accounting": _accounting(result),
     }
     assert list(doc) == list(TOP_LEVEL)
     return clean(doc)
@@ -270,6 +274,12 @@ def _what_if_records(result) -> list[dict[str, Any]]:
     from ridgeline.render.whatif import records
 
     return records(result)
+
+
+def _accounting(result) -> list[dict[str, Any]]:
+    from ridgeline.analyzer.accounting import accounting
+
+    return accounting(result)
 
 
 _KERNELS_MARK = "__ridgeline_kernels_records__"
@@ -291,6 +301,7 @@ def render_json(result, *, indent: int | None = 2) -> str:
         return json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
     result_wo = dataclasses.replace(result, kernels=None)
     doc = to_document(result_wo)
+    doc["accounting"] = clean(_accounting(result))  # counted from the launches, which result_wo leaves out
     doc["kernels"] = _KERNELS_MARK
     text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
     return text.replace(json.dumps(_KERNELS_MARK), _records_json(kernels, KERNEL_KEYS), 1) + "\n"

@@ -53,8 +53,18 @@ def _wrap(text: str, indent: str = "") -> list[str]:
                          break_long_words=True, break_on_hyphens=False) or [indent]
 
 
-HEADER = (f"{'host':<11} {'gpu':>5} {'window start':<11} {'len':>5} {'n':>5} {'cov':>4} {'util':>4} {'gract':>5} "
-          f"{'tens':>4} {'dram':>4} {'power':>5} {'waste':>5}")
+HOST_W = 11  # the host column at 80 columns; wider terminals give long host names their room
+
+
+def header_line(host_w: int = HOST_W) -> str:
+    return (f"{'host':<{host_w}} {'gpu':>5} {'window start':<11} {'len':>5} {'n':>5} {'cov':>4} {'util':>4} "
+            f"{'gract':>5} {'tens':>4} {'dram':>4} {'power':>5} {'waste':>5}")
+
+
+HEADER = header_line()
+LEGEND = ("util = mean GPU-Util (a kernel ran, not tensor work); cov = share of the window with samples; "
+          "gract / tens / dram = mean GR_ENGINE / PIPE_TENSOR / DRAM_ACTIVE; power = mean W; "
+          "waste = busy with idle tensor cores + idle with memory allocated (upper bound)")
 
 
 def _waste_expr():
@@ -67,19 +77,20 @@ def _waste_expr():
     )
 
 
-def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M") -> str:
+def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W) -> str:
     length = (r["window_end"] - r["window_start"]).total_seconds() if r.get("window_end") and r.get("window_start") else None
     if r.get("_observed") is not None:  # per-GPU rows: the time observed, not the windows' extent
         length = r["_observed"]
     util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
     start = r["window_start"].strftime(start_fmt) if r.get("window_start") else "-"
-    line = (f"{shorten(r['host'] or '?', 11):<11} {shorten(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
+    line = (f"{shorten(r['host'] or '?', host_w):<{host_w}} {shorten(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
             f"{shorten(str(r['samples']), 5):>5} {fmt_pct(r['coverage_ratio']):>4} {fmt_pct(util):>4} "
             f"{fmt_pct(r['gr_engine_active_mean_ratio']):>5} {fmt_pct(r['tensor_active_mean_ratio']):>4} "
             f"{fmt_pct(r['dram_active_mean_ratio']):>4} {_num(r['power_mean_w']):>5} {_dur(r['_waste']):>5}")
+    width = WIDTH + host_w - HOST_W
     if r.get("excluded") is not None:
-        line = line[: WIDTH - 2] + " x"
-    return line[:WIDTH]
+        line = line[: width - 2] + " x"
+    return line[:width]
 
 
 def per_gpu(windows):
@@ -122,7 +133,8 @@ def per_gpu(windows):
     )
 
 
-def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10) -> str:
+def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10,
+                   width: int = WIDTH) -> str:
     """Per-GPU summary (whole run), the ``worst`` windows by wasted time, and the fleet summary,
     80 columns wide; ``all_windows``: every window row (up to ``max_rows``) instead of the worst.
     Empty string without windows."""
@@ -140,14 +152,18 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     lines = [f"Telemetry: {gpus} GPU(s) on {hosts} host(s), {w.height} window(s), "
              f"{_dur(float(w.get_column('span_s').sum() or 0))} of GPU time observed"]
     wx = w.with_columns(_waste_expr().alias("_waste"))
+    longest = int(w.get_column("host").cast(pl.String).str.len_chars().max() or 0)
+    host_w = max(HOST_W, min(longest, HOST_W + max(0, width - WIDTH)))
+    header = header_line(host_w)
+
     excluded_seen = wx.filter(pl.col("excluded").is_not_null()).height > 0
 
     if all_windows:
-        lines.append(HEADER)
-        lines.append("-" * len(HEADER))
+        lines.append(header)
+        lines.append("-" * len(header))
         rows = wx.sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
         for r in rows.head(max_rows).iter_rows(named=True):
-            lines.append(_row_line(r))
+            lines.append(_row_line(r, host_w=host_w))
         if rows.height > max_rows:
             lines += _wrap(f"... {rows.height - max_rows} more window rows (ridgeline telemetry --all-windows "
                            "--max-rows N, or ridgeline telemetry --format csv)")
@@ -159,10 +175,10 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
             g = g.sort("_waste", descending=True, nulls_last=True)
             title = f"Per GPU, whole run: the {max_rows} of {g.height} GPUs with most waste"
         lines += _wrap(title)
-        lines.append(HEADER.replace("window start", "first start "))
-        lines.append("-" * len(HEADER))
+        lines.append(header.replace("window start", "first start "))
+        lines.append("-" * len(header))
         for r in g.head(max_rows).iter_rows(named=True):
-            lines.append(_row_line(r))
+            lines.append(_row_line(r, host_w=host_w))
         # ties (a GPU wasting every window) would fill the list with one GPU: each GPU's worst
         # window comes before any GPU's second worst
         in_gpu = pl.col("_waste").rank("ordinal", descending=True).over("host", "gpu", "gpu_instance")
@@ -177,14 +193,13 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
             shown = min(worst, bad.height)
             lines += _wrap(f"Worst windows by wasted time ({shown} of {w.height}, each GPU's worst first; "
                            "--all-windows for every window)")
-            lines.append(HEADER)
-            lines.append("-" * len(HEADER))
+            lines.append(header)
+            lines.append("-" * len(header))
             for r in bad.head(worst).iter_rows(named=True):
-                lines.append(_row_line(r))
+                lines.append(_row_line(r, host_w=host_w))
     if excluded_seen and any(ln.endswith(" x") for ln in lines):
         lines.append("x = excluded from performance rules (see RL205)")
-    lines.append("util = GPU-Util (a kernel ran, not tensor work); waste = busy with idle tensor")
-    lines.append("  cores + idle with memory allocated (upper bound)")
+    lines += _wrap(LEGEND)
 
     fleet = fleet_summary(w)
     wasted = float(fleet.get_column("wasted_gpu_h").sum() or 0.0)
@@ -218,14 +233,15 @@ def format_findings(findings) -> str:
     return "\n".join(_findings(SimpleNamespace(findings=list(findings or [])))) + "\n"
 
 
-def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10) -> str:
+def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10,
+                            width: int = WIDTH) -> str:
     """Inputs, the window table and fleet summary, findings, skipped items, notes."""
     blocks = []
     if result.inputs:
         n = sum(i.rows for i in result.inputs)
         kinds = sorted({i.kind for i in result.inputs})
         blocks.append(f"Inputs: {len(result.inputs)} file(s), {n} record(s) ({', '.join(kinds)})\n")
-    blocks.append(format_windows(result, max_rows=max_rows, all_windows=all_windows, worst=worst))
+    blocks.append(format_windows(result, max_rows=max_rows, all_windows=all_windows, worst=worst, width=width))
     blocks.append(format_findings(result.findings))
     if result.skipped:
         groups: dict[str, list] = {}
@@ -236,6 +252,11 @@ def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bo
             lines += _wrap(f"{len(items):>5} x {reason}", "  ")
             lines += _wrap(f"e.g. {items[0].source}: {items[0].item}", "          ")
         blocks.append("\n".join(lines) + "\n")
+    from ridgeline.analyzer.accounting import accounting, accounting_lines
+
+    acc = accounting_lines(accounting(result))
+    if acc:
+        blocks.append("\n".join(acc) + "\n")
     if result.notes:
         lines = ["Notes:"]
         for n in result.notes:

@@ -338,23 +338,31 @@ def _gpu_lines(result) -> list[str]:
     return lines
 
 
-def _top_kernels(result, top: int) -> list[str]:
+# the kernel table's precision column: what the FLOPs ran as (tensor-core math for the last four)
+PRECISION_SHORT = {"fp64": "fp64", "fp32": "fp32", "fp16": "fp16", "fp64_tensor": "fp64", "tf32_tensor": "tf32",
+                   "fp16_tensor": "bf16", "fp8_tensor": "fp8", "int8_tensor": "int8"}
+
+
+def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
     s = result.summary
     if s is None or s.height == 0:
         return []
     rows = s.head(top).to_dicts()
-    name_w = WIDTH - (3 + 7 + 10 + 7 + 8 + 9 + 5)
-    head = f"{'#':>2} {'kernel':<{name_w}}{'launch':>7}{'time':>10}{'share':>7}{'FLOP/B':>8} {'bound':<8}{'roof':>5}"
+    width = max(WIDTH, width)
+    name_w = min(width - (3 + 5 + 6 + 9 + 6 + 7 + 8 + 5), 100)
+    head = (f"{'#':>2} {'kernel':<{name_w}}{'prec':<5}{'launch':>6}{'time':>9}{'share':>6}{'FLOP/B':>7} "
+            f"{'bound':<7}{'roof':>5}")
     lines = [f"Top kernels by GPU time ({min(top, s.height)} of {s.height})", head]
     labels = distinct_labels([r.get("kernel_label") or r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
                              [r["kernel_name"] or r["short_name"] or "?" for r in rows])
     for i, (r, label) in enumerate(zip(rows, labels), 1):
         lines.append(
-            f"{i:>2} {label:<{name_w}}"
-            f"{fmt_count(r['launches']):>7}{fmt_seconds(r['total_duration_s']):>10}{fmt_pct(r['time_share'], 1):>7}"
-            f"{fmt_num(r['intensity_dram']):>8} {(r['bound'] or '-'):<8}{fmt_pct(r['roof_fraction']):>5}"
+            f"{i:>2} {label:<{name_w}}{PRECISION_SHORT.get(r.get('precision') or '', '-'):<5}"
+            f"{fmt_count(r['launches']):>6}{fmt_seconds(r['total_duration_s']):>9}{fmt_pct(r['time_share'], 1):>6}"
+            f"{fmt_num(r['intensity_dram']):>7} {(r['bound'] or '-'):<7}{fmt_pct(r['roof_fraction']):>5}"
         )
-    lines.append("FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it")
+    lines += _wrap("prec: the math the FLOPs ran as (tf32, bf16 = bf16 or fp16, fp8, int8: tensor cores); "
+                   "FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it", "", width)
     return lines
 
 
@@ -497,31 +505,36 @@ def _findings(result) -> list[str]:
     return lines
 
 
-def _windows(result, all_windows: bool = False) -> list[str]:
+def _windows(result, all_windows: bool = False, width: int = WIDTH) -> list[str]:
     if getattr(result, "windows", None) is None:
         return []
     from ridgeline.render.telemetry import format_windows
 
-    text = format_windows(result, all_windows=True) if all_windows else format_windows(result)
+    extra = {"width": width} if width != WIDTH else {}
+    text = format_windows(result, all_windows=True, **extra) if all_windows else format_windows(result, **extra)
     return text.rstrip("\n").splitlines() if text else []
 
 
-def format_result(result, *, top: int = 10, all_windows: bool = False) -> str:
+def format_result(result, *, top: int = 10, all_windows: bool = False, width: int = WIDTH) -> str:
     """The whole report as one string (ends with a newline); ``all_windows``: every telemetry
-    window row instead of per-GPU totals and the worst windows."""
+    window row instead of per-GPU totals and the worst windows; ``width``: the terminal's
+    columns (the kernel table's names use what is beyond 80)."""
     blocks: list[list[str]] = [_header(result)]
     if result.kernels is not None or result.gpu_name:
         blocks.append(_gpu_lines(result))
-    blocks.append(_top_kernels(result, top))
+    blocks.append(_top_kernels(result, top, width))
     blocks.append(_where_time_goes(result))
     from ridgeline.render.whatif import format_text
 
     blocks.append(format_text(result, top=top, width=WIDTH))
-    blocks.append(_windows(result, all_windows))
+    blocks.append(_windows(result, all_windows, width))
     from ridgeline.render import postmortem
 
     blocks += [postmortem.utilization_lines(result), postmortem.timeline_lines(result), postmortem.ncu_rule_lines(result)]
     blocks.append(_skipped(result))
+    from ridgeline.analyzer.accounting import accounting, accounting_lines
+
+    blocks.append(accounting_lines(accounting(result)))
     blocks.append(_findings(result))
     if result.notes:
         notes = ["Notes:"]

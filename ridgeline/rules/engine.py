@@ -22,8 +22,10 @@ Selection
     the config's ``ignore``. A selector that matches no rule is a UsageError.
 
 Configuration
-    ``[tool.ridgeline]`` in a TOML file the user names (``--config``), else ``./ridgeline.toml``
-    (whose top level may hold the keys directly)::
+    ``[tool.ridgeline]`` in a TOML file the user names (``--config``), else the nearest
+    ``ridgeline.toml`` / ``.ridgeline.toml`` / ``pyproject.toml`` with the table in the current
+    folder or a parent (``--isolated`` ignores them all; a ``ridgeline.toml``'s top level may hold
+    the keys directly)::
 
         [tool.ridgeline]
         select = ["RL1", "RL9"]
@@ -347,19 +349,49 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise InputError(path, "expected valid TOML", line=line, actual=detail) from None
 
 
+CONFIG_NAMES = ("ridgeline.toml", ".ridgeline.toml", "pyproject.toml")
+
+
+def find_config(start: str | Path | None = None) -> Path | None:
+    """The config file ruff's way: in ``start`` (default the current folder) or the nearest
+    parent, the first of ``ridgeline.toml``, ``.ridgeline.toml``, or a ``pyproject.toml`` that
+    has a ``[tool.ridgeline]`` table; None when no folder up to the root has one."""
+    here = Path(start) if start is not None else Path.cwd()
+    try:
+        here = here.resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        for name in CONFIG_NAMES:
+            candidate = folder / name
+            try:
+                if not candidate.is_file():
+                    continue
+                if name == "pyproject.toml":
+                    text = candidate.read_text(encoding="utf-8-sig", errors="replace")
+                    if not re.search(r"(?m)^\s*\[\s*tool\s*\.\s*ridgeline\s*[\].]", text):
+                        continue
+            except OSError:
+                continue
+            return candidate
+    return None
+
+
 def load_config(path: str | Path | None = None) -> dict[str, Any]:
     """The ``[tool.ridgeline]`` table of a TOML file.
 
-    With ``path``: that file (UsageError if missing); without: ``./ridgeline.toml`` if present,
-    else ``{}``. A ``ridgeline.toml`` (or any file but ``pyproject.toml``) without a
+    With ``path``: that file (UsageError if missing); without: the file :func:`find_config`
+    finds (``ridgeline.toml``, ``.ridgeline.toml`` or ``pyproject.toml`` with the table, here or
+    in the nearest parent folder), else ``{}``. A ``ridgeline.toml`` (or any file but ``pyproject.toml``) without a
     ``[tool.ridgeline]`` table is read from its top level. A ``pyproject.toml`` without the
     table is a UsageError when named explicitly.
     """
+    if isinstance(path, Mapping):  # already loaded (or {} under --isolated)
+        return dict(path)
     if path is None:
-        candidate = Path("ridgeline.toml")
-        if not candidate.is_file():
+        p = find_config()
+        if p is None:
             return {}
-        p = candidate
     else:
         p = Path(path)
         if not p.is_file():
@@ -519,14 +551,35 @@ def rule_params(
     return out
 
 
+# documented ranges of numeric thresholds (README, Configuration): every one is a finite number
+# >= 0; a ``*_share``, ``*_fraction`` or ``*_ratio`` is a part of a whole (of GPU time, of a roof,
+# of a peak), so at most 1, except the ones named here with their own upper bound
+RANGE_EXCEPTIONS = {
+    "max_sm_fraction": (64.0, "a multiple of the SM count (waves)"),
+}
+
+
+def threshold_range(key: str) -> tuple[float, float | None, str]:
+    """``(low, high, what)`` of a numeric threshold named ``key`` (high None: unbounded)."""
+    if key in RANGE_EXCEPTIONS:
+        high, what = RANGE_EXCEPTIONS[key]
+        return 0.0, high, what
+    words = key.split("_")  # whole words: 'duration' is not a ratio
+    for word, what in (("share", "a share"), ("fraction", "a fraction"), ("ratio", "a ratio")):
+        if word in words:
+            return 0.0, 1.0, what
+    return 0.0, None, "a number"
+
+
 def _check_range(code: str, key: str, value: Any) -> Any:
-    """Every numeric threshold is >= 0; a ``*share*`` is a part of a whole, so at most 1."""
+    """Every numeric threshold is finite and >= 0; shares, fractions and ratios at most 1."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
-    if value != value or value < 0:  # NaN or negative
+    low, high, what = threshold_range(key)
+    if value != value or value in (float("inf"), float("-inf")) or value < low:  # NaN, infinite, negative
         raise UsageError(f"{code}.{key}: expected a number >= 0, got {value!r}")
-    if "share" in key and value > 1:
-        raise UsageError(f"{code}.{key}: expected a share between 0 and 1, got {value!r}")
+    if high is not None and value > high:
+        raise UsageError(f"{code}.{key}: expected {what} between 0 and {high:g}, got {value!r}")
     return value
 
 
