@@ -614,7 +614,7 @@ def gpus_cmd(name, fmt, config=None):
     from ridgeline.pipeline import configure_gpus
     from ridgeline.rules.engine import load_config
 
-    configure_gpus(load_config(config))
+    configure_gpus(load_config(_config(config)))
 
     if name:
         gpu, note = lookup(name)
@@ -832,7 +832,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
     from ridgeline.pipeline import configure_gpus
     from ridgeline.rules.engine import load_config
 
-    configure_gpus(load_config(config))
+    configure_gpus(load_config(_config(config)))
     if compare_gpu:  # a misspelled GPU is an error whatever the format (it is drawn in HTML only)
         from ridgeline.analyzer.gpus import lookup
 
