@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ridgeline.errors import InputError
-from ridgeline.parsers import ncu
+from ridgeline.parsers import ncu, ncu_blocks
 
 HEADER = ["ID", "Kernel Name", "Device", "CC", "dram__bytes.sum", "gpu__time_duration.sum",
           "launch__func_cache_config", "smsp__filler_a.avg.pct_of_peak_sustained_active"]
@@ -33,8 +33,8 @@ def write(tmp_path, lines, name="raw.csv"):
 
 @pytest.fixture
 def by_columns(monkeypatch):
-    monkeypatch.setattr(ncu, "NARROW_MIN_BYTES", 0)
-    monkeypatch.setattr(ncu, "LOCALE_SAMPLE_ROWS", 3)
+    monkeypatch.setattr(ncu_blocks, "NARROW_MIN_BYTES", 0)
+    monkeypatch.setattr(ncu_blocks, "LOCALE_SAMPLE_ROWS", 3)
 
 
 def test_values_from_the_needed_columns_and_full_table_on_first_access(tmp_path, by_columns):
@@ -65,7 +65,7 @@ def test_same_result_as_reading_every_column(tmp_path, by_columns, monkeypatch):
     lines.insert(4, "")  # a blank line inside the block
     path = write(tmp_path, lines)
     narrow = ncu.read_ncu([path])
-    monkeypatch.setattr(ncu, "NARROW_MIN_BYTES", 1 << 60)
+    monkeypatch.setattr(ncu_blocks, "NARROW_MIN_BYTES", 1 << 60)
     full = ncu.read_ncu([path])
     assert not full.metrics._loaders and narrow.metrics._loaders
     assert narrow.kernels.equals(full.kernels)
