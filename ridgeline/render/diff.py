@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from ridgeline.render.markdown import _table, md
-from ridgeline.render.terminal import fmt_num, fmt_pct, fmt_seconds, shorten
+from ridgeline.render.text import fmt_num, fmt_pct, fmt_seconds, shorten
 
 WIDTH = 80
 

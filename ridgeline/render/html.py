@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -42,44 +40,8 @@ MAX_KERNEL_ROWS = 500
 MAX_SKIPPED_EXAMPLES = 3
 
 
-def esc(value: object) -> str:
-    """Escape any input-derived value for HTML text or a quoted attribute."""
-    return html.escape("" if value is None else str(value), quote=True)
+from ridgeline.render.htmltext import esc, fmt_num, fmt_pct, fmt_seconds, fmt_si  # noqa: E402,F401  (re-exported)
 
-
-# ----------------------------------------------------------------------------------------
-# facts shared by the HTML and Markdown renderers (no drawing, no parsing)
-# ----------------------------------------------------------------------------------------
-def fmt_seconds(value: float | None) -> str:
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    if abs(value) >= 3600:
-        return f"{value / 3600:.3g} h"
-    if abs(value) >= 120:
-        return f"{value / 60:.3g} min"
-    if abs(value) >= 1:
-        return f"{value:.3g} s"
-    if abs(value) >= 1e-3:
-        return f"{value * 1e3:.3g} ms"
-    return f"{value * 1e6:.3g} \u00b5s"
-
-
-def fmt_pct(value: float | None, digits: int = 1) -> str:
-    from ridgeline.render.terminal import fmt_pct as pct
-
-    return pct(value, digits, missing="n/a")
-
-
-def fmt_num(value: float | None, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "n/a"
-    return f"{value:.{digits}g}"
-
-
-def fmt_si(value: float | None, unit: str) -> str:
-    from ridgeline.render.plots import si
-
-    return si(value, unit)
 
 
 def roof_rows(result) -> list[dict[str, Any]]:
@@ -175,34 +137,7 @@ def describe_inputs(result) -> str:
 # ----------------------------------------------------------------------------------------
 # SVG embedding
 # ----------------------------------------------------------------------------------------
-_ID_RE = re.compile(r'\bid="([^"]+)"')
-
-
-def embed_svg(svg: str, prefix: str, label: str) -> str:
-    """Make a matplotlib SVG document safe and unique inside an HTML page.
-
-    Drops the XML prologue, doctype, comments (matplotlib writes each text as a comment)
-    and the RDF metadata block; prefixes every id (and every reference to it) with
-    ``prefix`` so two plots never share an id; labels the image for screen readers.
-    """
-    svg = svg[svg.index("<svg") :]
-    svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
-    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
-    ids = set(_ID_RE.findall(svg))
-
-    def ren(m: re.Match) -> str:
-        return f'id="{prefix}{m.group(1)}"'
-
-    svg = _ID_RE.sub(ren, svg)
-
-    def ref(m: re.Match) -> str:
-        name = m.group(2)
-        return f"{m.group(1)}#{prefix}{name}" if name in ids else m.group(0)
-
-    svg = re.sub(r'(url\(|href=")#([^)"]+)', ref, svg)
-    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{esc(label)}" class="plot" ', 1)
-    svg = re.sub(r'\s(width|height)="[0-9.]+pt"', "", svg, count=2)  # scale with the page
-    return svg.strip()
+from ridgeline.render.htmltext import embed_svg  # noqa: E402,F401  (re-exported)
 
 
 def _plot_svgs(result, *, per_launch: bool, top: int, compare_gpu) -> list[tuple[str, str, str]]:

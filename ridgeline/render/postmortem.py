@@ -10,20 +10,20 @@ WIDTH = 80
 
 
 def _fmt_s(v):
-    from ridgeline.render.terminal import fmt_seconds
+    from ridgeline.render.text import fmt_seconds
 
     return fmt_seconds(v)
 
 
 def _pct(v, digits=0):
-    from ridgeline.render.terminal import fmt_pct
+    from ridgeline.render.text import fmt_pct
 
     return fmt_pct(v, digits)
 
 
 def timeline_lines(result) -> list[str]:
     """``Timeline`` block: one line per device, the idle split, top kernels by wall time."""
-    from ridgeline.render.terminal import distinct_labels, shorten
+    from ridgeline.render.text import distinct_labels, shorten
 
     tl = getattr(result, "timeline", None)
     if tl is None:
@@ -81,7 +81,7 @@ def ncu_rule_lines(result, *, per_kernel: int = 2, kernels: int = 5) -> list[str
     """ncu's own rule results (from .ncu-rep), the largest estimated speedups per kernel."""
     import polars as pl
 
-    from ridgeline.render.terminal import shorten
+    from ridgeline.render.text import shorten
 
     rules = getattr(result, "ncu_rules", None)
     if rules is None or not rules.height:
@@ -114,7 +114,7 @@ def utilization_lines(result, *, top: int = 5) -> list[str]:
     """Launches without FLOP/byte counters: ncu's speed-of-light percentages, as utilization."""
     import polars as pl
 
-    from ridgeline.render.terminal import shorten
+    from ridgeline.render.text import shorten
 
     k = result.kernels
     if k is None or not k.height or "bound" not in k.columns:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 def timeline_section(result) -> str:
-    from ridgeline.render.html import esc, fmt_pct, fmt_seconds
+    from ridgeline.render.htmltext import esc, fmt_pct, fmt_seconds
 
     tl = getattr(result, "timeline", None)
     if tl is None:
@@ -77,7 +77,7 @@ def timeline_section(result) -> str:
 def ncu_rules_section(result) -> str:
     import polars as pl
 
-    from ridgeline.render.html import esc
+    from ridgeline.render.htmltext import esc
 
     rules = getattr(result, "ncu_rules", None)
     if rules is None or not rules.height:
@@ -110,7 +110,7 @@ def utilization_section(result) -> str:
     """Launches without FLOP/byte counters: ncu's speed-of-light percentages, as utilization."""
     import polars as pl
 
-    from ridgeline.render.html import esc, fmt_seconds
+    from ridgeline.render.htmltext import esc, fmt_seconds
 
     k = result.kernels
     if k is None or not k.height or "bound" not in k.columns:

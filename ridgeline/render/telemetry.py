@@ -17,7 +17,7 @@ import math
 import textwrap
 from typing import Any
 
-from ridgeline.render.terminal import fmt_pct, shorten
+from ridgeline.render.text import fmt_pct, shorten
 
 WIDTH = 80
 MAX_ROWS = 40
@@ -228,7 +228,7 @@ def format_findings(findings) -> str:
     (the layout of ``ridgeline analyze``)."""
     from types import SimpleNamespace
 
-    from ridgeline.render.terminal import _findings
+    from ridgeline.render.text import _findings
 
     return "\n".join(_findings(SimpleNamespace(findings=list(findings or [])))) + "\n"
 

@@ -20,7 +20,7 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
     import polars as pl
 
     from ridgeline.render.plots import _new_figure
-    from ridgeline.render.terminal import fmt_seconds as si
+    from ridgeline.render.text import fmt_seconds as si
 
     tl = getattr(result, "timeline", None)
     if tl is None or tl.bins is None or not tl.bins.height or tl.devices is None or not tl.devices.height:

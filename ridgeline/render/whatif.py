@@ -128,7 +128,7 @@ def format_text(result, *, top: int = 10, width: int = 80) -> list[str]:
 def _plot(result, p) -> str:
     """The roofline with this projection's points (hollow) and, for a GPU, the target's roofs."""
     from ridgeline.render import plots as P
-    from ridgeline.render.html import embed_svg
+    from ridgeline.render.htmltext import embed_svg
 
     has = result.kernels is not None and result.kernels.height
     if not has:

@@ -1,0 +1,75 @@
+"""Text helpers the HTML and Markdown renderers share (escaping, durations, percents, numbers);
+ridgeline.render.html and .postmortem_html import them from here, never each other."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+
+
+def esc(value: object) -> str:
+    """Escape any input-derived value for HTML text or a quoted attribute."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def fmt_seconds(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if abs(value) >= 3600:
+        return f"{value / 3600:.3g} h"
+    if abs(value) >= 120:
+        return f"{value / 60:.3g} min"
+    if abs(value) >= 1:
+        return f"{value:.3g} s"
+    if abs(value) >= 1e-3:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value * 1e6:.3g} \u00b5s"
+
+
+def fmt_pct(value: float | None, digits: int = 1) -> str:
+    from ridgeline.render.text import fmt_pct as pct
+
+    return pct(value, digits, missing="n/a")
+
+
+def fmt_num(value: float | None, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:.{digits}g}"
+
+
+def fmt_si(value: float | None, unit: str) -> str:
+    from ridgeline.render.plots import si
+
+    return si(value, unit)
+
+
+_ID_RE = re.compile(r'\bid="([^"]+)"')
+
+
+def embed_svg(svg: str, prefix: str, label: str) -> str:
+    """Make a matplotlib SVG document safe and unique inside an HTML page.
+
+    Drops the XML prologue, doctype, comments (matplotlib writes each text as a comment)
+    and the RDF metadata block; prefixes every id (and every reference to it) with
+    ``prefix`` so two plots never share an id; labels the image for screen readers.
+    """
+    svg = svg[svg.index("<svg") :]
+    svg = re.sub(r"<!--.*?-->", "", svg, flags=re.S)
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    ids = set(_ID_RE.findall(svg))
+
+    def ren(m: re.Match) -> str:
+        return f'id="{prefix}{m.group(1)}"'
+
+    svg = _ID_RE.sub(ren, svg)
+
+    def ref(m: re.Match) -> str:
+        name = m.group(2)
+        return f"{m.group(1)}#{prefix}{name}" if name in ids else m.group(0)
+
+    svg = re.sub(r'(url\(|href=")#([^)"]+)', ref, svg)
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{esc(label)}" class="plot" ', 1)
+    svg = re.sub(r'\s(width|height)="[0-9.]+pt"', "", svg, count=2)  # scale with the page
+    return svg.strip()
