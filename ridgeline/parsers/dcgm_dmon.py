@@ -49,6 +49,20 @@ class _Block:
         self.rows: list[tuple[int, str]] = []
 
 
+def _host_interval_start(path, opts, delay_ms):
+    """(host, tick interval in s, time of the first tick) of a dmon capture, with the notes that
+    say where each came from (dmon records none of them)."""
+    host = opts.host or path.stem
+    if opts.host is None:
+        opts.note(f"{path}: dcgmi dmon names no host; using the file name {path.stem!r} (give --host)")
+    interval = opts.interval_s or (delay_ms / 1000.0 if delay_ms else None) or DEFAULT_INTERVAL_S
+    if opts.interval_s is None and delay_ms:
+        opts.note(f"{path}: tick interval {delay_ms / 1000.0:g} s from the recorded 'dcgmi dmon -d {delay_ms:g}' command line")
+    elif opts.interval_s is None:
+        opts.note(f"{path}: dmon tick interval assumed {DEFAULT_INTERVAL_S:g} s (dcgmi dmon -d default; give --interval)")
+    return host, interval, opts.start_time(str(path), "dcgmi dmon")
+
+
 def _known_fields(block, cells, path, skipped):
     """(cells with a column for every header field, [(column index, field)] ridgeline reads);
     fields it does not read are listed in ``skipped``."""
@@ -164,15 +178,7 @@ def _read_dmon_python(path, *, opts):
         no, _row = cur.rows.pop()
         skipped.append(Skipped(str(path), f"line {no}", "last line has no line end: the capture was cut off mid-row"))
 
-    host = opts.host or path.stem
-    if opts.host is None:
-        opts.note(f"{path}: dcgmi dmon names no host; using the file name {path.stem!r} (give --host)")
-    interval = opts.interval_s or (delay_ms / 1000.0 if delay_ms else None) or DEFAULT_INTERVAL_S
-    if opts.interval_s is None and delay_ms:
-        opts.note(f"{path}: tick interval {delay_ms / 1000.0:g} s from the recorded 'dcgmi dmon -d {delay_ms:g}' command line")
-    elif opts.interval_s is None:
-        opts.note(f"{path}: dmon tick interval assumed {DEFAULT_INTERVAL_S:g} s (dcgmi dmon -d default; give --interval)")
-    start = opts.start_time(str(path), "dcgmi dmon")
+    host, interval, start = _host_interval_start(path, opts, delay_ms)
 
     parts = []
     for bi, block in enumerate(blocks):
@@ -347,15 +353,7 @@ def read_dmon_wide(path, *, opts):
         skipped.append(Skipped(str(path), f"line {n_lines}", "last line has no line end: the capture was cut off mid-row"))
         rows = rows.head(rows.height - 1)
 
-    host = opts.host or path.stem
-    if opts.host is None:
-        opts.note(f"{path}: dcgmi dmon names no host; using the file name {path.stem!r} (give --host)")
-    interval = opts.interval_s or (delay_ms / 1000.0 if delay_ms else None) or DEFAULT_INTERVAL_S
-    if opts.interval_s is None and delay_ms:
-        opts.note(f"{path}: tick interval {delay_ms / 1000.0:g} s from the recorded 'dcgmi dmon -d {delay_ms:g}' command line")
-    elif opts.interval_s is None:
-        opts.note(f"{path}: dmon tick interval assumed {DEFAULT_INTERVAL_S:g} s (dcgmi dmon -d default; give --interval)")
-    start = opts.start_time(str(path), "dcgmi dmon")
+    host, interval, start = _host_interval_start(path, opts, delay_ms)
 
     cells_of: list = []
     others = []
