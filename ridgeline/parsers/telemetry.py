@@ -299,6 +299,21 @@ def scan_telemetry_sources(
         try:
             if kind == "telemetry-parquet" and str(path) in found_in_folders and Path(path).is_file():
                 guard.check_parquet_pages(path)
+            if kind == "telemetry-parquet" and Path(path).is_dir() and not explicit:
+                # a folder's Parquet files are one scan: check each first, so a corrupt one is
+                # listed and left out when it is the folder's only Parquet, never read halfway
+                bad = []
+                files = sorted(Path(path).rglob("*.parquet"))
+                for f in files:
+                    try:
+                        guard.check_parquet_pages(f)
+                    except InputError as err:
+                        bad.append((f, err))
+                if bad and len(bad) == len(files):
+                    skipped.extend(Skipped(str(f), "file", f"unreadable {what}: {err}") for f, err in bad)
+                    continue
+                if bad:  # good and bad Parquet in one store: the bad file is named (no half-read store)
+                    raise bad[0][1]
             (wide, frame), info, skip = guard.read_guarded(functools.partial(_read_one, kind=kind), kind, path, opts=opts)
 
             def build(path=path, kind=kind, wide=wide, frame=frame):
