@@ -7,6 +7,8 @@ import html
 import math
 import re
 
+from ridgeline import fmt
+
 
 def esc(value: object) -> str:
     """Escape any input-derived value for HTML text or a quoted attribute."""
@@ -14,23 +16,11 @@ def esc(value: object) -> str:
 
 
 def fmt_seconds(value: float | None) -> str:
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    if abs(value) >= 3600:
-        return f"{value / 3600:.3g} h"
-    if abs(value) >= 120:
-        return f"{value / 60:.3g} min"
-    if abs(value) >= 1:
-        return f"{value:.3g} s"
-    if abs(value) >= 1e-3:
-        return f"{value * 1e3:.3g} ms"
-    return f"{value * 1e6:.3g} \u00b5s"
+    return fmt.duration(value, fmt.HTML)
 
 
 def fmt_pct(value: float | None, digits: int = 1) -> str:
-    from ridgeline.render.text import fmt_pct as pct
-
-    return pct(value, digits, missing="n/a")
+    return fmt.percent(value, fmt.HTML, digits=digits)
 
 
 def fmt_num(value: float | None, digits: int = 3) -> str:
@@ -40,9 +30,7 @@ def fmt_num(value: float | None, digits: int = 3) -> str:
 
 
 def fmt_si(value: float | None, unit: str) -> str:
-    from ridgeline.render.plots import si
-
-    return si(value, unit)
+    return fmt.si(value, unit, fmt.PLOT)
 
 
 _ID_RE = re.compile(r'\bid="([^"]+)"')

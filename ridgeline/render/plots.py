@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from ridgeline import fmt
 from ridgeline.errors import UsageError
 
 # Okabe-Ito, the colour-blind-safe palette (Okabe & Ito 2008).
@@ -91,13 +92,7 @@ def plain(text: object) -> str:
 
 def si(value: float | None, unit: str, digits: int = 3) -> str:
     """``989e12, "FLOP/s"`` -> ``"989 TFLOP/s"``."""
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    prefixes = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
-    for scale, prefix in prefixes:
-        if abs(value) >= scale:
-            return f"{value / scale:.{digits}g} {prefix}{unit}"
-    return f"{value:.{digits}g} {unit}"
+    return fmt.si(value, unit, fmt.PLOT, digits=digits)
 
 
 def shorten(name: str, width: int = 32) -> str:

@@ -9,6 +9,8 @@ import math
 import re
 import textwrap
 
+from ridgeline import fmt
+
 WIDTH = 80
 GROUP_DETAIL_MAX = 3  # a rule with more findings lists its subjects one line each
 GROUP_LIST_MAX = 8  # ... at most this many, then "and N more"
@@ -16,38 +18,16 @@ GROUP_REMEDIES_MAX = 3  # kinds of advice printed for one rule's group
 
 
 def fmt_seconds(value: float | None) -> str:
-    if value is None or not math.isfinite(value):
-        return "-"
-    a = abs(value)
-    if a >= 3600:
-        return f"{value / 3600:.3g} h"
-    if a >= 60:
-        return f"{value / 60:.3g} min"
-    if a >= 1:
-        return f"{value:.3g} s"
-    if a >= 1e-3:
-        return f"{value * 1e3:.3g} ms"
-    if a >= 1e-6:
-        return f"{value * 1e6:.3g} us"
-    if a == 0:
-        return "0 s"
-    return f"{value * 1e9:.3g} ns"
+    return fmt.duration(value, fmt.TERMINAL)
 
 
 def fmt_si(value: float | None, unit: str) -> str:
-    if value is None or not math.isfinite(value):
-        return "-"
-    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
+    return fmt.si(value, unit, fmt.TERMINAL)
 
 
 def fmt_pct(ratio: float | None, digits: int = 0, *, missing: str = "-") -> str:
     """0.3617 -> '36%' (``digits`` decimals); ``missing`` for None and non-finite values."""
-    if ratio is None or not math.isfinite(ratio):
-        return missing
-    return f"{ratio * 100:.{digits}f}%"
+    return fmt.percent(ratio, fmt.TERMINAL, digits=digits, missing=missing)
 
 
 def fmt_num(value: float | None) -> str:

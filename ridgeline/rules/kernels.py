@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ridgeline import fmt as numfmt
 from ridgeline.rules.base import Context, Evidence
 from ridgeline.analyzer.families import KV_CACHE_FAMILIES, WEIGHT_GEMM_FAMILIES
 
@@ -75,34 +76,16 @@ def fmt(x: float | None) -> str:
     return f"{x:.2g}" if ax >= 0.01 else f"{x:.1e}"
 
 
-_SI = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
 def fmt_si(x: float | None, unit: str) -> str:
-    """A rate with an SI prefix: fmt_si(3.35e12, "B/s") -> "3.35 TB/s" (3 significant figures)."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return f"n/a {unit}"
-    for scale, prefix in _SI:
-        if abs(x) >= scale:
-            return f"{_sig3(x / scale)} {prefix}{unit}"
-    return f"{_sig3(x)} {unit}"
-
-
-def _sig3(v: float) -> str:
-    av = abs(v)
-    if av >= 100:
-        return f"{v:.0f}"
-    if av >= 10:
-        return f"{v:.1f}".rstrip("0").rstrip(".")
-    return f"{v:.2f}".rstrip("0").rstrip(".")
+    """A rate with an SI prefix: fmt_si(3.35e12, "B/s") -> "3.35 TB/s" (ridgeline.fmt, MESSAGE style)."""
+    return numfmt.si(x, unit, numfmt.MESSAGE)
 
 
 def fmt_pct(ratio: float | None) -> str:
-    """0.3617 -> "36%"; 0.004 -> "0.4%"."""
-    if ratio is None:
-        return "n/a"
-    pct = ratio * 100
-    return f"{pct:.0f}%" if abs(pct) >= 1 or pct == 0 else f"{pct:.1f}%"
+    """0.3617 -> "36%"; 0.004 -> "0.4%" (ridgeline.fmt, MESSAGE style)."""
+    return numfmt.percent(ratio, numfmt.MESSAGE)
 
 
 def fmt_pct_vs(ratio: float | None, threshold: float) -> tuple[str, str]:
@@ -117,17 +100,8 @@ def fmt_pct_vs(ratio: float | None, threshold: float) -> tuple[str, str]:
 
 
 def fmt_s(seconds: float | None) -> str:
-    """Durations: 3.2 s, 41.5 ms, 8.1 us."""
-    if seconds is None:
-        return "n/a"
-    a = abs(seconds)
-    if a >= 1:
-        return f"{_sig3(seconds)} s"
-    if a >= 1e-3:
-        return f"{_sig3(seconds * 1e3)} ms"
-    if a >= 1e-6:
-        return f"{_sig3(seconds * 1e6)} us"
-    return f"{_sig3(seconds * 1e9)} ns"
+    """Durations: 3.2 s, 41.5 ms, 8.1 us (ridgeline.fmt, MESSAGE style)."""
+    return numfmt.duration(seconds, numfmt.MESSAGE)
 
 
 def plural(n: int, word: str) -> str:
