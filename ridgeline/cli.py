@@ -565,17 +565,7 @@ def _relabel_stdin(result, folder) -> None:
     """Inputs, skipped items, notes and launches name ``<stdin>``, not the temporary file."""
     if folder is None:
         return
-    import dataclasses
-
-    tmp = str(folder / "stdin")
-
-    def fix(text):
-        return text.replace(tmp, STDIN_LABEL) if isinstance(text, str) else text
-
-    result.inputs = [dataclasses.replace(i, path=fix(i.path)) for i in result.inputs]
-    result.skipped = [dataclasses.replace(s, source=fix(s.source)) for s in result.skipped]
-    result.notes = [fix(n) for n in result.notes]
-    _relabel_sources(result, tmp, STDIN_LABEL)
+    _relabel(result, str(folder / "stdin"), STDIN_LABEL)
 
 
 @cli.command("gpus")
@@ -873,17 +863,20 @@ DEMO_START = "2026-01-05T08:00:00Z"
 
 def _relabel_demo(result, folder) -> None:
     """Inputs, skipped items and notes name ``ridgeline/data/demo/...``, not this machine's path."""
+    _relabel(result, str(folder), DEMO_LABEL)
+
+
+def _relabel(result, old: str, new: str) -> None:
+    """``old`` (a path prefix) reads ``new`` in a result's inputs, skipped items, notes and launches."""
     import dataclasses
 
-    prefix = str(folder)
-
     def fix(text):
-        return text.replace(prefix, DEMO_LABEL) if isinstance(text, str) else text
+        return text.replace(old, new) if isinstance(text, str) else text
 
     result.inputs = [dataclasses.replace(i, path=fix(i.path)) for i in result.inputs]
     result.skipped = [dataclasses.replace(s, source=fix(s.source)) for s in result.skipped]
     result.notes = [fix(n) for n in result.notes]
-    _relabel_sources(result, prefix, DEMO_LABEL)
+    _relabel_sources(result, old, new)
 
 
 def _relabel_sources(result, old: str, new: str) -> None:

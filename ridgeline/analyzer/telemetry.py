@@ -741,6 +741,19 @@ def reduce_partition(part, *, window: str | float | None = "5m", warmup: str | f
     return empty_windows() if out is None else _finish_columns(out)
 
 
+def _gather(completed, total: int, progress) -> list:
+    """Window tables of finished partition futures (local threads or Dask, in completion order),
+    reporting partitions done and rows read after each."""
+    results, done, rows = [], 0, 0
+    for fut in completed:
+        out, n = fut.result()
+        results.append(out)
+        done, rows = done + 1, rows + n
+        if progress is not None:
+            progress(done, total, rows)
+    return results
+
+
 def _reduce_part(part, *, window_s, th, warmup_s):
     """The partition function the engines map: ``(window rows or None, input rows read)``."""
     import polars as pl
@@ -799,15 +812,9 @@ def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str |
     else:
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
-        done = rows = 0
         with ThreadPoolExecutor(max_workers=min(LOCAL_THREADS, len(parts))) as pool:
             futures = [pool.submit(_reduce_part, p, **kw) for p in parts]
-            for fut in as_completed(futures):
-                out, n = fut.result()
-                results.append(out)
-                done, rows = done + 1, rows + n
-                if progress is not None:
-                    progress(done, len(parts), rows)
+            results = _gather(as_completed(futures), len(parts), progress)
     results = [r for r in results if r is not None]
     if not results:
         return empty_windows()
@@ -847,14 +854,7 @@ def _map_dask(parts, kw, *, scheduler, workers, progress):
         client = scheduler  # a Client the caller owns
     try:
         futures = client.map(_reduce_part, parts, pure=False, **kw)
-        results, done, rows = [], 0, 0
-        for fut in as_completed(futures):
-            out, n = fut.result()
-            results.append(out)
-            done, rows = done + 1, rows + n
-            if progress is not None:
-                progress(done, len(parts), rows)
-        return results
+        return _gather(as_completed(futures), len(parts), progress)
     finally:
         if own_client is not None:
             own_client.close()

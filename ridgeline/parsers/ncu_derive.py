@@ -168,7 +168,7 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
     )
     out["flops_tensor_source"] = pl.when(pl.col("flops_tensor").is_not_null()).then(src)
     # dense peak of what the launch executed (see _tensor_peak)
-    peak, peak_src, path = _tensor_peak(counters, kinds, totals_expr, m_cols, ctx)
+    peak, peak_src, path = _tensor_peak(kinds, totals_expr, m_cols, ctx)
     out["peak_flops_tensor_per_s"] = peak
     out["peak_flops_tensor_source"] = peak_src
     out["tensor_path"] = path
@@ -222,7 +222,7 @@ def _hfma2_mma_idiom(ctx: _Ctx, m, present: set[str]):
 _FAMILY_OP_RE = re.compile(r"^sm__ops_path_tensor_op_([a-z0-9]+)_src_")
 
 
-def _tensor_peak(counters: dict, kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
+def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
     """-> (peak FLOP/s expr, its source expr, tensor path expr): the DENSE roof of what ran.
 
     Per input-precision bucket, the counters that carried ops are weighed by time, each against
