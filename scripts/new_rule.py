@@ -5,7 +5,7 @@
         --summary "Tensor-core kernels in tf32 where bf16 would double the roof."
 
 Writes ``ridgeline/rules/rl110_tensor_precision_wider_than_needed.py`` (discovered by the engine,
-no list to edit) and ``tests/test_rules_rl110.py`` (two tests that fail until you fill them in).
+no list to edit) and ``tests/rules/test_rl110.py`` (two tests that fail until you fill them in).
 Then: write the docstring sections and ``check``, make both tests pass, and regenerate the
 reference page with ``python scripts/gen_rules_doc.py``. A published code is never reused.
 """
@@ -92,14 +92,9 @@ TESTS = '''"""{code} {name}: a firing and a quiet case, numbers computed by hand
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from rule_cases import launch, run  # tests/rule_cases.py (tests/conftest.py puts tests/ on sys.path)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from rule_cases import launch, run  # noqa: E402
-
-from ridgeline.rules.engine import get_rule  # noqa: E402
+from ridgeline.rules.engine import get_rule
 
 
 def test_{slug}_fires():
@@ -148,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"name {name!r} is taken by {other.name}")
     slug = name.replace("-", "_")
     module = rules_dir / f"{code.lower()}_{slug}.py"
-    test = root / "tests" / f"test_rules_{code.lower()}.py"
+    test = root / "tests" / "rules" / f"test_{code.lower()}.py"
     if test.exists():
         ap.error(f"{test} exists")
     cls = "".join(part.capitalize() for part in name.split("-"))

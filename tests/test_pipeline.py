@@ -38,7 +38,7 @@ def test_gpu_option_never_relabels_a_gpu_the_export_names(mini):
 
 
 def test_gpu_option_names_the_gpu_of_an_export_that_does_not(tmp_path):
-    from tests.ridge_inputs import write_mini_ncu
+    from ridge_inputs import write_mini_ncu
 
     unnamed = write_mini_ncu(tmp_path / "p.csv", device="")
     r = analyze_paths([unnamed], gpu="A100")

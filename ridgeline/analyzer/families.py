@@ -30,7 +30,7 @@ or a row names a known Triton kernel (vLLM/SGLang ``fused_moe_kernel``, the Trit
 attention ``_fwd_kernel_stage1/2``, vLLM's ``kernel_unified_attention_*``).
 
 Adding a kernel: add or extend a row (specific before generic), add a case naming that row to
-``tests/test_families.py``, bump :data:`FAMILY_TABLE_VERSION`, and regenerate
+``tests/analyzer/test_families.py``, bump :data:`FAMILY_TABLE_VERSION`, and regenerate
 ``docs/kernel-families.md`` with ``python scripts/gen_families_doc.py``.
 """
 
@@ -592,7 +592,7 @@ def families_markdown() -> str:
     out += [
         "",
         "To add a kernel: add or extend a row (specific rows before generic ones), add a case that",
-        "names the row to `tests/test_families.py`, bump `FAMILY_TABLE_VERSION`, and run",
+        "names the row to `tests/analyzer/test_families.py`, bump `FAMILY_TABLE_VERSION`, and run",
         "`python scripts/gen_families_doc.py`.",
         "",
     ]

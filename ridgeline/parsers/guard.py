@@ -14,7 +14,7 @@ module does that at the one place every reader is called from:
 * :func:`library_error` tells a library's complaint about data from a bug of ours.
 
 Kept apart from the readers so their internals can change (speed work) without losing the
-guarantees; the tests in ``tests/test_corpus.py`` and ``tests/test_fuzz_readers.py`` hold them.
+guarantees; the tests in ``tests/parsers/test_corpus.py`` and ``tests/parsers/test_fuzz_readers.py`` hold them.
 """
 
 from __future__ import annotations

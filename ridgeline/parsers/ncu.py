@@ -22,7 +22,7 @@ naming the file, the 1-based physical line, the metric and the value; ``strict=F
 such cells into nulls and lists each one in ``skipped``. A file written in a decimal-comma
 locale is always refused ("re-export with LC_ALL=C").
 
-Decisions (documented here, tested in ``tests/test_ncu_*.py``):
+Decisions (documented here, tested in ``tests/parsers/test_ncu_*.py``):
 
 * A launch whose duration is zero or negative stays in the table with ``duration_s`` null and
   ``duration_s_source`` starting ``"rejected (non-positive duration): "`` plus the counters,

@@ -1,0 +1,193 @@
+"""ridgeline diff: two analyze documents and two telemetry documents made by ridgeline itself from
+the fixture scenarios, then changed in known ways (a kernel slower, a finding added, a host
+wasting more), so each change is a regression or noise by construction."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ridgeline.analyzer.diff import DIFF_THRESHOLDS, compare, kernel_groups
+from ridgeline.cli import cli
+from ridgeline.errors import InputError, UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+SCEN = ROOT / "fixtures" / "scenarios"
+
+
+def _json(*args) -> dict:
+    res = CliRunner().invoke(cli, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)
+
+
+@pytest.fixture(scope="module")
+def analyze_doc() -> dict:
+    return _json("analyze", str(SCEN / "decode-b8-h100" / "profile.ncu-raw.csv"))
+
+
+@pytest.fixture(scope="module")
+def telemetry_doc() -> dict:
+    return _json("telemetry", str(SCEN / "telemetry-fleet"), "--interval", "15s", "--start", "2026-01-05T08:00:00Z")
+
+
+def _slow_down(doc: dict, factor: float, *, top: int = 0) -> tuple[dict, tuple]:
+    """A copy of ``doc`` whose ``top``-th kernel group (by time) takes ``factor`` x longer."""
+    new = copy.deepcopy(doc)
+    groups, _ = kernel_groups(doc)
+    key = sorted(groups, key=lambda k: -groups[k]["time_s"])[top]
+    for r in new["kernels"]:
+        if ((r.get("short_name") or r.get("kernel_name")), r.get("grid_size"), r.get("block_size")) == key:
+            r["duration_s"] *= factor
+    new["total_gpu_time_s"] = sum(r["duration_s"] for r in new["kernels"])
+    return new, key
+
+
+def test_identical_documents_have_no_change(analyze_doc):
+    cmp = compare(analyze_doc, analyze_doc)
+    assert not cmp.regressed
+    assert all(r["status"] == "both" and r["time_delta_s"] == 0 for r in cmp.kernels)
+    assert cmp.findings == {"new": [], "resolved": [], "changed": []}
+    assert [h["share_base"] for h in cmp.headline] == [h["share_new"] for h in cmp.headline]
+
+
+def test_slower_kernel_group_is_a_regression(analyze_doc):
+    new, key = _slow_down(analyze_doc, 1.3)
+    cmp = compare(analyze_doc, new)
+    row = next(r for r in cmp.kernels if (r["kernel"], r["grid"], r["block"]) == key)
+    assert row["regression"] and row["time_delta_rel"] == pytest.approx(0.3)
+    assert cmp.kernels[0] is row  # largest change first
+    assert any(key[0] in r for r in cmp.regressions)
+    # the same change under a looser threshold is noise
+    loose = compare(analyze_doc, new, overrides={"kernel_time_rel": 0.5, "total_time_rel": 0.5})
+    assert not loose.regressed and not any(r["regression"] for r in loose.kernels)
+
+
+def test_growth_below_the_absolute_threshold_is_noise(analyze_doc):
+    groups, _ = kernel_groups(analyze_doc)
+    small = sorted(groups, key=lambda k: groups[k]["time_s"])
+    idx = len(groups) - 1 - next(i for i, k in enumerate(small) if groups[k]["time_s"] * 0.5 < DIFF_THRESHOLDS["kernel_time_abs_s"])
+    new, key = _slow_down(analyze_doc, 1.5, top=idx)
+    cmp = compare(analyze_doc, new)
+    row = next(r for r in cmp.kernels if (r["kernel"], r["grid"], r["block"]) == key)
+    assert row["time_delta_rel"] == pytest.approx(0.5) and not row["regression"]
+
+
+def test_kernels_matched_by_launch_shape_appear_and_vanish(analyze_doc):
+    new = copy.deepcopy(analyze_doc)
+    first = new["kernels"][0]
+    shape = first["grid_size"]
+    for r in new["kernels"]:
+        if r["short_name"] == first["short_name"] and r["grid_size"] == shape:
+            r["grid_size"] = "(999, 1, 1)"
+    cmp = compare(analyze_doc, new)
+    status = {(r["kernel"], r["grid"]): r["status"] for r in cmp.kernels}
+    assert status[(first["short_name"], shape)] == "vanished"
+    assert status[(first["short_name"], "(999, 1, 1)")] == "appeared"
+    assert cmp.totals["appeared"] == 1 and cmp.totals["vanished"] == 1
+
+
+def test_bound_values_are_open_strings(analyze_doc):
+    new = copy.deepcopy(analyze_doc)
+    changed = [r for r in new["kernels"] if r["bound"] != "latency"][:5]
+    for r in changed[:3]:
+        r["bound"] = "latency"
+    for r in changed[3:]:
+        r["bound"] = "some-future-bound"  # a value no version knows yet
+    cmp = compare(analyze_doc, new)
+    latency = next(h for h in cmp.headline if h["bound"] == "latency")
+    assert latency["share_new"] > (latency["share_base"] or 0.0)
+    future = next(h for h in cmp.headline if h["bound"] == "some-future-bound")
+    assert future["share_base"] is None and future["share_new"] > 0
+    from ridgeline.render.diff import format_diff, render_diff_markdown
+
+    assert "latency" in format_diff(cmp) and "| some-future-bound |" in render_diff_markdown(cmp)
+
+
+def test_findings_new_resolved_and_severity(analyze_doc):
+    base = copy.deepcopy(analyze_doc)
+    new = copy.deepcopy(analyze_doc)
+    warning = next(f for f in base["findings"] if f["severity"] == "warning")
+    base["findings"].remove(warning)  # absent last night: new tonight
+    resolved = new["findings"].pop()  # gone tonight
+    info = next((f for f in new["findings"] if f["severity"] == "info"), None)
+    if info is not None:
+        info["severity"] = "critical"
+    cmp = compare(base, new)
+    assert [(f["code"], f["subject"]) for f in cmp.findings["new"]] == [(warning["code"], warning["subject"])]
+    assert cmp.findings["new"][0]["regression"]
+    assert (resolved["code"], resolved["subject"]) in [(f["code"], f["subject"]) for f in cmp.findings["resolved"]]
+    if info is not None:
+        assert cmp.findings["changed"][0]["severity_base"] == "info" and cmp.findings["changed"][0]["regression"]
+    # a new info finding is not a regression by default
+    only_info = compare(base, new, overrides={"new_finding_severity": "critical"})
+    assert not any(f["regression"] for f in only_info.findings["new"])
+
+
+def test_telemetry_waste_regression(telemetry_doc):
+    same = compare(telemetry_doc, telemetry_doc)
+    assert same.kind == "telemetry" and not same.regressed and same.kernels == []
+    assert same.fleet["wasted_gpu_h_base"] == pytest.approx(sum(h["wasted_gpu_h"] for h in telemetry_doc["telemetry"]["fleet"]["by_host"]))
+    assert 0 < same.fleet["coverage_new"] <= 1
+    new = copy.deepcopy(telemetry_doc)
+    host = new["telemetry"]["fleet"]["by_host"][-1]
+    extra = 0.3 * host["span_h"]  # 30 points of the host's GPU-hours
+    host["wasted_gpu_h"] += extra
+    host["allocated_idle_h"] += extra
+    host["wasted_share"] = host["wasted_gpu_h"] / host["span_h"]
+    cmp = compare(telemetry_doc, new)
+    row = next(r for r in cmp.hosts if r["host"] == host["host"])
+    assert row["regression"] and row["wasted_delta_h"] == pytest.approx(extra)
+    assert cmp.hosts[0] is row
+    fleet_span = sum(h["span_h"] for h in new["telemetry"]["fleet"]["by_host"])
+    assert cmp.fleet["regression"] == (extra / fleet_span > DIFF_THRESHOLDS["fleet_waste_share"])
+    assert cmp.regressed
+
+
+def test_cli_exit_codes_and_formats(analyze_doc, tmp_path):
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_text(json.dumps(analyze_doc), encoding="utf-8")
+    new.write_text(json.dumps(_slow_down(analyze_doc, 1.3)[0]), encoding="utf-8")
+    run = CliRunner().invoke
+    assert run(cli, ["diff", str(base), str(base)]).exit_code == 0
+    res = run(cli, ["diff", str(base), str(new)])
+    assert res.exit_code == 1 and "REGRESSION" in res.stdout
+    assert max(len(line) for line in res.stdout.splitlines()) <= 80
+    res = run(cli, ["diff", str(base), str(new), "--format", "json"])
+    doc = json.loads(res.stdout)
+    assert res.exit_code == 1 and doc["regressed"] and doc["kind"] == "analyze"
+    res = run(cli, ["diff", str(base), str(new), "--format", "markdown"])
+    assert res.exit_code == 1 and "**Regression**" in res.stdout and "| --- |" in res.stdout
+    res = run(cli, ["diff", str(base), str(new), "--threshold", "kernel_time_rel=0.5", "--threshold", "total_time_rel=0.5"])
+    assert res.exit_code == 0, res.stdout
+    cfg = tmp_path / "ridgeline.toml"
+    cfg.write_text("[tool.ridgeline.diff]\nkernel_time_rel = 0.5\ntotal_time_rel = 0.5\n", encoding="utf-8")
+    assert run(cli, ["diff", str(base), str(new), "--config", str(cfg)]).exit_code == 0
+    cfg.write_text("[tool.ridgeline.diff]\nkernel_time = 0.5\n", encoding="utf-8")
+    res = run(cli, ["diff", str(base), str(new), "--config", str(cfg)])
+    assert isinstance(res.exception, UsageError) and "kernel_time" in str(res.exception)
+
+
+def test_bad_inputs_are_exit_2(analyze_doc, telemetry_doc, tmp_path):
+    with pytest.raises(InputError, match="same kind"):
+        compare(analyze_doc, telemetry_doc)
+    newer = dict(analyze_doc, schema_version="2.0")
+    with pytest.raises(InputError, match="schema version"):
+        compare(analyze_doc, newer)
+    assert not compare(analyze_doc, dict(analyze_doc, schema_version="1.0")).regressed  # minor versions compare
+    with pytest.raises(InputError, match="ridgeline JSON document"):
+        compare({"status": "success", "data": {}}, analyze_doc)
+    from ridgeline.cli import main
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(analyze_doc), encoding="utf-8")
+    for name, content in (("broken.json", "{not json"), ("list.json", "[1, 2]"), ("bin.json", b"\xff\xfe\x00")):
+        bad = tmp_path / name
+        (bad.write_bytes if isinstance(content, bytes) else bad.write_text)(content)
+        with pytest.raises(SystemExit) as err:
+            main(["diff", str(good), str(bad)])
+        assert err.value.code == 2
