@@ -46,7 +46,7 @@ def test_a100_bandwidth_by_memory_size():
 
 REQUIRED = ["H100 SXM", "H100 PCIe", "H100 NVL", "H200", "B200", "A100 SXM 40GB", "A100 SXM 80GB",
             "A100 PCIe 40GB", "A100 PCIe 80GB", "L40S", "L4", "A10G", "V100 SXM2", "RTX 4090", "T4",
-            "RTX 5070", "H800"]
+            "RTX 5070", "H800", "GB200", "RTX 6000 Ada", "RTX PRO 6000 Blackwell", "A40"]
 
 
 def test_catalogue_covers_required_gpus_with_sources():
@@ -97,6 +97,12 @@ def test_json_file_is_data_with_a_source_per_entry():
         ("NVIDIA L40S", "L40S"),
         ("NVIDIA H800", "H800"),
         ("rtx4090", "RTX 4090"),
+        # device names as ncu records them for the GPUs added with issue 15
+        ("NVIDIA GB200", "GB200"),
+        ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada"),
+        ("NVIDIA RTX PRO 6000 Blackwell Server Edition", "RTX PRO 6000 Blackwell"),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", "RTX PRO 6000 Blackwell"),
+        ("NVIDIA A40", "A40"),
     ],
 )
 def test_lookup_spellings(spelling, expected):
@@ -138,3 +144,66 @@ def test_unknown_gpu_without_close_match_lists_known_names():
 def test_normalize_ignores_vendor_words_and_punctuation():
     assert normalize("NVIDIA GeForce RTX-4090") == "rtx4090"
     assert normalize("Tesla T4") == "t4"
+
+
+def test_gb200_is_the_nvl72_datasheet_divided_per_gpu():
+    """GB200 NVL72 rack totals (72 GPUs: FP8 720 PFLOPS with sparsity, 576 TB/s) per GPU, dense."""
+    gb200 = by_name("GB200")
+    assert gb200.peak("fp8_tensor") == pytest.approx(720e15 / 72 / 2)
+    assert gb200.dram_bw_bytes_per_s == pytest.approx(576e12 / 72)
+    # the tensor ladder halves per precision step, as on every Blackwell datasheet column
+    assert gb200.peak("fp16_tensor") == pytest.approx(gb200.peak("fp8_tensor") / 2)
+    assert gb200.peak("tf32_tensor") == pytest.approx(gb200.peak("fp16_tensor") / 2)
+    assert gb200.cc == "10.0" and gb200.sm_count == 152
+    assert set(gb200.derived) == {"fp16"}
+    # GB200's GPU runs at 1,200 W against the HGX B200's 1,000 W: every roof at least the B200's
+    b200 = by_name("B200")
+    assert all(gb200.peak(p) >= b200.peak(p) for p in b200.peak_flops)
+
+
+def test_rtx_6000_ada_from_its_sparse_fp8_figure():
+    ada = by_name("RTX 6000 Ada")
+    assert ada.peak("fp8_tensor") == pytest.approx(1457e12 / 2)  # datasheet: 1,457 TFLOPS with sparsity
+    assert ada.peak("fp32") == 91.1e12 and ada.dram_bw_bytes_per_s == 960e9
+    assert ada.sm_count == 142 and ada.cc == "8.9"
+    # the derived ladder is stated as such: FP16 (FP32 accumulate) half of FP8, TF32 a quarter
+    assert ada.peak("fp16_tensor") == pytest.approx(ada.peak("fp8_tensor") / 2)
+    assert ada.peak("tf32_tensor") == pytest.approx(ada.peak("fp8_tensor") / 4)
+    assert {"fp16_tensor", "tf32_tensor", "int8_tensor"} <= set(ada.derived)
+    assert "fp8_tensor" not in ada.derived
+    # FP32 = 18,176 CUDA cores x 2 FLOP x ~2.505 GHz boost
+    assert ada.peak("fp32") == pytest.approx(18176 * 2 * 2.505e9, rel=0.01)
+
+
+def test_rtx_pro_6000_blackwell_from_its_ai_tops():
+    pro = by_name("RTX PRO 6000 Blackwell")
+    # 4,000 AI TOPS = FP4 with sparsity: FP4 dense 2,000, FP8 dense 1,000
+    assert pro.peak("fp8_tensor") == pytest.approx(4000e12 / 2 / 2)
+    assert pro.dram_bw_bytes_per_s == pytest.approx(512 / 8 * 28e9)  # 512-bit GDDR7 at 28 Gbps
+    assert pro.memory_bytes == 96e9 and pro.sm_count == 188 and pro.cc == "12.0"
+    assert "fp8_tensor" in pro.derived and "fp32" not in pro.derived
+
+
+def test_max_q_edition_matches_the_pro_6000_only_with_a_warning_note():
+    gpu, note = lookup("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition")
+    assert gpu.name == "RTX PRO 6000 Blackwell" and "pass --gpu if wrong" in note
+
+
+@pytest.mark.parametrize("name", ["Quadro RTX 6000", "NVIDIA GB300", "NVIDIA A10"])
+def test_near_names_of_new_entries_are_not_silently_matched(name):
+    """The Turing Quadro RTX 6000, GB300 and the A10 are other parts: unknown, with the way to add them."""
+    with pytest.raises(UsageError, match=r"tool\.ridgeline\.gpus"):
+        lookup(name)
+
+
+@pytest.mark.parametrize("name, expected", [("GB200", "GB200"), ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada"),
+                                            ("rtx pro 6000", "RTX PRO 6000 Blackwell"), ("A40", "A40")])
+def test_gpus_command_shows_each_new_entry_with_its_source(capsys, name, expected):
+    from ridgeline.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["gpus", name])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    assert out.startswith(expected) and by_name(expected).source[:40] in " ".join(out.split())
+    assert "None" not in out
