@@ -475,6 +475,27 @@ def projected_batch_time(roofline, new_batch: int, estimate: BatchEstimate, *, l
     return float(df.get_column("projected_duration_s").fill_null(0.0).sum())
 
 
+def remedy_time(roofline, *, dram_scale: float = 1.0, peak_scale: float = 1.0,
+                launch_floor_s: float = 2.0e-6) -> float:
+    """The GPU time of ``roofline``'s launches after a remedy that changes their bytes or their
+    compute roof, each launch at its achieved fraction of the roof that bounds it (the model of
+    this module): ``dram_scale`` multiplies every launch's DRAM bytes (cache bytes alike; an fp8
+    KV cache in place of bf16: 0.5), ``peak_scale`` its compute peak (tf32 -> bf16 tensor cores:
+    the ratio of the two datasheet peaks). FLOPs are unchanged; latency-bound and unknown launches
+    keep their time unless their work at the new roof takes longer. What a rule's impact needs."""
+    import polars as pl
+
+    c = pl.col
+    df = _base(roofline).with_columns(pl.lit(float(dram_scale)).alias("_bscale"))
+    df = df.with_columns(
+        c("_flops").alias("_flops2"), (c("_dram") * c("_bscale")).alias("_dram2"),
+        (c("_peak") * float(peak_scale)).alias("_peak2"), c("_bw").alias("_bw2"), c("_l2bw").alias("_l2bw2"),
+        c("_l1bw").alias("_l1bw2"), pl.lit(True).alias("_projectable"),
+    )
+    df = _project(df, floor_s=launch_floor_s)
+    return float(df.get_column("projected_duration_s").fill_null(0.0).sum())
+
+
 def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: GPU | None = None,
                   launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None) -> Projection:
     """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory.

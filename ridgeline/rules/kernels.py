@@ -349,6 +349,56 @@ def impact(row: dict[str, Any], total: float | None) -> tuple[float | None, floa
     return float(imp), (float(imp) / total if total else None)
 
 
+def group_launches(ctx: Context, row: dict[str, Any], *, latency: bool = False):
+    """The launches behind one :func:`kernel_groups` row (same subject, GPU, precision and family;
+    a subject made unique with `` [tag]`` matches its base name), latency-bound ones only when
+    ``latency``; None without a kernel table."""
+    import polars as pl
+
+    df = launches(ctx)
+    if df is None:
+        return None
+    subject = row.get("subject")
+    names = [subject, subject.rsplit(" [", 1)[0]] if subject and subject.endswith("]") else [subject]
+    keep = (pl.col("subject").is_in(names) & pl.col("gpu").eq_missing(row.get("gpu"))
+            & pl.col("precision").eq_missing(row.get("precision")))
+    if "family" in row:
+        keep = keep & pl.col("family").eq_missing(row.get("family"))
+    if not latency:
+        keep = keep & (pl.col("bound").fill_null("") != "latency")
+    return df.filter(keep)
+
+
+def roof_gap_impact(row: dict[str, Any], total: float | None, remedy: str) -> tuple[float | None, float | None, tuple]:
+    """For rules whose remedy IS reaching the roof: (impact_s, share, evidence) with the gap to the
+    roof as the impact and an ``impact_basis`` evidence saying so."""
+    impact_s, share = impact(row, total)
+    basis = (f"gap to the roof: GPU time of these launches minus their time at the roof that bounds each, "
+             f"what {remedy} buys at best")
+    return impact_s, share, (Evidence("impact_basis", basis, "text", "derived"),)
+
+
+def remedy_impact(ctx: Context, row: dict[str, Any], total: float | None, *, basis: str,
+                  dram_scale: float = 1.0, peak_scale: float = 1.0,
+                  latency: bool = False) -> tuple[float | None, float | None, tuple]:
+    """What a remedy buys for one group: its launches' GPU time now minus their time with DRAM bytes
+    x ``dram_scale`` and compute peak x ``peak_scale``, each at its achieved fraction of its roof
+    (``ridgeline.analyzer.whatif.remedy_time``). Returns (impact_s, share, evidence: the basis,
+    stated, and the time after the remedy); the gap to the roof when the launches cannot be found."""
+    from ridgeline.analyzer.whatif import remedy_time
+
+    mine = group_launches(ctx, row, latency=latency)
+    if mine is None or not mine.height:
+        return roof_gap_impact(row, total, "the remedy")
+    t0 = float(mine["duration_s"].fill_null(0.0).sum())
+    t1 = remedy_time(mine, dram_scale=dram_scale, peak_scale=peak_scale)
+    impact_s = max(t0 - t1, 0.0)
+    return impact_s, (impact_s / total if total else None), (
+        Evidence("impact_basis", basis, "text", "derived"),
+        Evidence("time_after_remedy_s", t1, "s", "derived: what-if model"),
+    )
+
+
 def intensity_evidence(row: dict[str, Any]) -> list[Evidence]:
     """FLOPs, DRAM bytes, intensity, ridge (with their sources) for one group row."""
     return [

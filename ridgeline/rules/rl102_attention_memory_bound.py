@@ -5,6 +5,9 @@ from __future__ import annotations
 from ridgeline.rules import kernels as K
 from ridgeline.rules.base import Context, Finding, Rule
 
+#: what the remedy is assumed to buy: an fp8 KV cache in place of a 16-bit one reads half the bytes
+KV_BYTES_AFTER = 0.5
+
 
 class AttentionMemoryBound(Rule):
     """Attention kernels below the ridge: bound by KV-cache bytes, which batching does not change.
@@ -29,6 +32,12 @@ class AttentionMemoryBound(Rule):
     KV-cache quantization (fp8/int8), paged or flash decode kernels that read the cache once,
     shorter context (sliding window, eviction). Then check RL103 for how close the kernel runs
     to the bandwidth roof.
+
+    The impact is what the first of these buys, from the what-if model
+    (``ridgeline.analyzer.whatif``): the group's GPU time now minus its time reading half the
+    KV-cache bytes (an fp8 KV cache in place of a bf16/fp16 one; the same FLOPs), each launch at
+    its achieved fraction of its roof. A cache already in fp8 gains less; the evidence states the
+    basis.
 
     Example
     -------
@@ -63,7 +72,11 @@ class AttentionMemoryBound(Rule):
         total = K.total_gpu_time(ctx)
         out = []
         for row in hits.iter_rows(named=True):
-            impact_s, share = K.impact(row, total)
+            impact_s, share, basis = K.remedy_impact(
+                ctx, row, total, dram_scale=KV_BYTES_AFTER,
+                basis=("GPU time of these launches reading half the KV-cache bytes (an fp8 KV cache in place of "
+                       "bf16/fp16, same FLOPs), each at its achieved fraction of its roof, from the what-if model"),
+            )
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -76,7 +89,7 @@ class AttentionMemoryBound(Rule):
                         "Read fewer KV bytes per token (GQA/MQA, fp8 KV cache, paged/flash decode kernels, "
                         "shorter context); a bigger batch will not lift attention toward the ridge."
                     ),
-                    evidence=(*K.intensity_evidence(row), *K.time_evidence(row)),
+                    evidence=(*K.intensity_evidence(row), *K.time_evidence(row), *basis),
                     impact_s=impact_s,
                     impact_share=share,
                     confidence=K.confidence(row["peak_flops_source"], row["peak_bw_source"]),

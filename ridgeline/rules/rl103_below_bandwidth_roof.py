@@ -30,7 +30,8 @@ class BelowBandwidthRoof(Rule):
     Fix the kernel's memory access: coalesce and vectorize loads (128-bit), keep more bytes in
     flight (occupancy, cp.async/TMA pipelines), give the grid enough blocks to cover every SM,
     or switch to a better-tuned library kernel. Compare with ncu's Memory Workload Analysis
-    section for the access pattern.
+    section for the access pattern. The remedy is reaching the bandwidth roof, so the impact is
+    the gap to it (duration minus time at the roof, per launch); the evidence states that basis.
 
     Example
     -------
@@ -70,7 +71,7 @@ class BelowBandwidthRoof(Rule):
         total = K.total_gpu_time(ctx)
         out = []
         for row in hits.iter_rows(named=True):
-            impact_s, share = K.impact(row, total)
+            impact_s, share, basis = K.roof_gap_impact(row, total, "fixing the kernel's memory access (reaching the bandwidth roof)")
             src = K.roof_source(row["peak_bw_source"])
             got, limit = K.fmt_pct_vs(row["bw_fraction"], p["min_bandwidth_fraction"])
             out.append(
@@ -94,6 +95,7 @@ class BelowBandwidthRoof(Rule):
                         Evidence("ridge_flop_per_byte", row["ridge_flop_per_byte"], "FLOP/B", "derived"),
                         Evidence("mean_duration_s", row["mean_duration_s"], "s", K.measured(row["duration_s_source"])),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,

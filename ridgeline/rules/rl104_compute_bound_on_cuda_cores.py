@@ -27,9 +27,10 @@ class ComputeBoundOnCudaCores(Rule):
     --------------
     A compute-bound kernel's roof is its precision's peak. On Hopper the fp32 CUDA-core peak is
     67 TFLOP/s while tf32 tensor cores give 495 and bf16 989: the same kernel on tensor cores
-    has a roof 7 to 15 times higher. The impact of this finding is measured against that
-    tensor roof (catalogue peak): the duration minus the larger of FLOPs / tensor peak and DRAM
-    bytes / bandwidth, an upper bound.
+    has a roof 7 to 15 times higher. The impact is what moving to that tensor path buys, from the
+    what-if model (``ridgeline.analyzer.whatif``): the group's GPU time now minus its time with the
+    compute peak raised by the ratio of the two datasheet peaks (tensor / CUDA-core, same clocks
+    policy) and the same bytes, each launch at its achieved fraction of its roof.
 
     What to do
     ----------
@@ -81,10 +82,13 @@ class ComputeBoundOnCudaCores(Rule):
             tensor_peak = K.catalogue_peak_of(gpu, tensor_prec)
             if not tensor_peak or tensor_peak <= (row["peak_flops_per_s"] or 0):
                 continue
-            bw = row["peak_bw_bytes_per_s"]
-            at_tensor = max(row["flops"] / tensor_peak, (row["dram_bytes"] / bw) if bw else 0.0)
-            impact_s = max((row["paired_duration_s"] or 0.0) - at_tensor, 0.0)
-            share = impact_s / total if total else None
+            gain = tensor_peak / (K.catalogue_peak_of(gpu, prec) or row["peak_flops_per_s"])
+            impact_s, share, basis = K.remedy_impact(
+                ctx, row, total, peak_scale=gain,
+                basis=(f"GPU time of these launches with their math on {K.precision_label(tensor_prec)} tensor cores "
+                       f"(compute peak x {K.fmt(gain)}, the datasheet ratio; same bytes), each at its achieved "
+                       "fraction of its roof, from the what-if model"),
+            )
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -101,8 +105,8 @@ class ComputeBoundOnCudaCores(Rule):
                         Evidence("cuda_core_share", row["cuda_share"], "ratio", "derived"),
                         *K.intensity_evidence(row),
                         Evidence(f"peak_flops_{tensor_prec}", tensor_peak, "FLOP/s", "catalogue"),
-                        Evidence("time_at_tensor_roof_s", at_tensor, "s", "derived"),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,

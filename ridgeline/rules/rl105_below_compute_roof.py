@@ -32,7 +32,8 @@ class BelowComputeRoof(Rule):
     kernel is (``docs/kernel-families.md``): GEMM autotuning for GEMMs, the GPU's own attention
     kernel (FlashAttention-3 on Hopper) for attention, the Triton config for Triton kernels. A
     kernel on Hopper's legacy mma.sync tensor path is measured against that path's roof; the
-    finding adds that a wgmma kernel has a 1.5x higher one.
+    finding adds that a wgmma kernel has a 1.5x higher one. The remedy is reaching the roof, so
+    the impact is the gap to it (duration minus time at the roof, per launch), stated as such.
 
     Example
     -------
@@ -69,7 +70,7 @@ class BelowComputeRoof(Rule):
         total = K.total_gpu_time(ctx)
         out = []
         for row in hits.iter_rows(named=True):
-            impact_s, share = K.impact(row, total)
+            impact_s, share, basis = K.roof_gap_impact(row, total, "tuning the kernel (reaching its compute roof)")
             src = K.roof_source(row["peak_flops_source"])
             got, limit = K.fmt_pct_vs(row["roof_fraction"], p["min_roof_fraction"])
             out.append(
@@ -87,6 +88,7 @@ class BelowComputeRoof(Rule):
                         *K.intensity_evidence(row),
                         Evidence("mean_duration_s", row["mean_duration_s"], "s", K.measured(row["duration_s_source"])),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,

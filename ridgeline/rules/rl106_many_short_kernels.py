@@ -94,6 +94,9 @@ class ManyShortKernels(Rule):
                     Evidence("median_short_duration_s", median, "s", "derived"),
                     Evidence("kernel_names", top.height, "names", "measured"),
                     Evidence("most_frequent_short_kernel", top["subject"][0], "name", "measured"),
+                    Evidence("impact_basis", "gap to the roof of the short launches (their time minus their time at "
+                             "the roof): what fusing them buys at best; the launch gaps between them come on top",
+                             "text", "derived"),
                 ),
                 impact_s=impact_s,
                 impact_share=(impact_s / total) if impact_s is not None else None,

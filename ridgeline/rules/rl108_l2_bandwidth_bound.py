@@ -32,7 +32,8 @@ class L2BandwidthBound(Rule):
     Raise reuse inside the SM: larger tiles or thread-block clusters (distributed shared
     memory, TMA multicast on Hopper), stage operands in shared memory, and rasterize/swizzle
     the grid so blocks reading the same data run together. ncu's Memory Workload Analysis
-    shows the L2 throughput.
+    shows the L2 throughput. The remedy is reaching the compute roof the DRAM intensity allows,
+    so the impact is the gap to that roof (per launch), stated as such in the evidence.
 
     Example
     -------
@@ -87,7 +88,7 @@ class L2BandwidthBound(Rule):
             if row["intensity_l2"] >= l2_ridge:
                 continue
             ratio = row["l2_bytes"] / row["dram_bytes"] if row["dram_bytes"] else None
-            impact_s, share = K.impact(row, total)
+            impact_s, share, basis = K.roof_gap_impact(row, total, "more reuse inside the SM (reaching the compute roof)")
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -109,6 +110,7 @@ class L2BandwidthBound(Rule):
                         *K.intensity_evidence(row),
                         Evidence("roof_fraction", row["roof_fraction"], "ratio", "derived"),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,

@@ -29,6 +29,13 @@ class GemmOnCudaCores(Rule):
     weights where accuracy allows, or at least TF32 (``torch.set_float32_matmul_precision("high")``).
     Narrower weights also cut the bytes this kernel reads.
 
+    The impact is what the first of these buys, from the what-if model
+    (``ridgeline.analyzer.whatif``): the group's GPU time now minus its time with bf16 inputs on
+    bf16/fp16 tensor cores (the DRAM bytes x 2 / bytes per element now, the compute peak x the
+    datasheet ratio of the bf16 tensor peak to this precision's), each launch at its achieved
+    fraction of its roof. A GPU without bf16/fp16 tensor cores is judged on the tensor path the
+    message names, same bytes.
+
     Example
     -------
     ``gemv2T_kernel_val<float>`` in an fp32 decode on an H100 SXM: ``GEMM-like kernel with 100% of
@@ -69,7 +76,23 @@ class GemmOnCudaCores(Rule):
             tensor_peak = K.catalogue_peak_of(K.catalogue_gpu(ctx, row["gpu"]), tensor_prec)
             if not tensor_peak:
                 continue
-            impact_s, share = K.impact(row, total)
+            gpu = K.catalogue_gpu(ctx, row["gpu"])
+            now_peak = K.catalogue_peak_of(gpu, prec) or row["peak_flops_per_s"]
+            bf16 = K.catalogue_peak_of(gpu, "fp16_tensor")
+            if bf16:
+                scale = K.WEIGHT_BYTES["fp16_tensor"] / K.WEIGHT_BYTES[prec]
+                gain = bf16 / now_peak
+                how = (f"bf16 inputs on bf16/fp16 tensor cores (DRAM bytes x {K.fmt(scale)}, compute peak "
+                       f"x {K.fmt(gain)}, the datasheet ratio)")
+            else:
+                scale, gain = 1.0, tensor_peak / now_peak
+                how = (f"its math on {K.precision_label(tensor_prec)} tensor cores (compute peak x {K.fmt(gain)}, "
+                       "the datasheet ratio; same bytes)")
+            impact_s, share, basis = K.remedy_impact(
+                ctx, row, total, dram_scale=scale, peak_scale=gain,
+                basis=f"GPU time of these launches with {how}, each at its achieved fraction of its roof, "
+                      "from the what-if model",
+            )
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -89,6 +112,7 @@ class GemmOnCudaCores(Rule):
                         Evidence(f"peak_flops_{tensor_prec}", tensor_peak, "FLOP/s", "catalogue"),
                         *K.intensity_evidence(row),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,

@@ -20,8 +20,10 @@ class Tf32TensorMath(Rule):
     --------------
     TF32 keeps fp32 storage and runs at half the bf16/fp16 tensor rate on Ampere and Hopper
     (H100 SXM: 495 vs 989 TFLOP/s dense), so a compute-bound kernel in tf32 has a roof half as
-    high as it could. The impact is measured against the bf16/fp16 roof (catalogue): duration
-    minus the larger of FLOPs / bf16 peak and DRAM bytes / bandwidth, an upper bound.
+    high as it could. The impact is what running in bf16 buys, from the what-if model
+    (``ridgeline.analyzer.whatif``): the group's GPU time now minus its time with the compute peak
+    x bf16 / tf32 (datasheet ratio, same clocks policy) and half the DRAM bytes (2-byte inputs in
+    place of fp32's 4), each launch at its achieved fraction of its roof.
 
     What to do
     ----------
@@ -67,9 +69,13 @@ class Tf32TensorMath(Rule):
             tf32 = K.catalogue_peak_of(gpu, "tf32_tensor")
             if not bf16 or not tf32 or bf16 < p["min_roof_gain"] * tf32:
                 continue
-            bw = row["peak_bw_bytes_per_s"]
-            at_bf16 = max(row["flops"] / bf16, (row["dram_bytes"] / bw) if bw else 0.0)
-            impact_s = max((row["paired_duration_s"] or 0.0) - at_bf16, 0.0)
+            scale = K.WEIGHT_BYTES["fp16_tensor"] / K.WEIGHT_BYTES["tf32_tensor"]
+            impact_s, share, basis = K.remedy_impact(
+                ctx, row, total, dram_scale=scale, peak_scale=bf16 / tf32,
+                basis=(f"GPU time of these launches in bf16: compute peak x {K.fmt(bf16 / tf32)} (bf16 / tf32 "
+                       f"datasheet peaks), DRAM bytes x {K.fmt(scale)} (2-byte inputs for 4), each at its achieved "
+                       "fraction of its roof, from the what-if model"),
+            )
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -83,11 +89,11 @@ class Tf32TensorMath(Rule):
                         *K.intensity_evidence(row),
                         Evidence("peak_flops_fp16_tensor", bf16, "FLOP/s", "catalogue"),
                         Evidence("peak_flops_tf32_tensor", tf32, "FLOP/s", "catalogue"),
-                        Evidence("time_at_bf16_roof_s", at_bf16, "s", "derived"),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
-                    impact_share=(impact_s / total) if total else None,
+                    impact_share=share,
                     confidence="catalogue",
                     subject_kind="kernel",
                 )

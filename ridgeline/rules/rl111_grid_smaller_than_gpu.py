@@ -5,6 +5,9 @@ from __future__ import annotations
 from ridgeline.rules import kernels as K
 from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
+#: a launch takes at least this long whatever its grid (the what-if model's floor, RL112's default)
+LAUNCH_FLOOR_S = 2.0e-6
+
 
 class GridSmallerThanGpu(Rule):
     """Kernels launched with fewer thread blocks than the GPU has SMs, running far below their roof.
@@ -29,6 +32,10 @@ class GridSmallerThanGpu(Rule):
     Give the GPU more parallel work per launch: split-K or stream-K GEMM kernels, split-KV
     attention (flash-decoding), smaller tiles, more requests per batch, or run independent work
     concurrently on other streams.
+
+    The impact is what filling the GPU buys: per launch, the time if its blocks covered every SM
+    at the same per-SM rate (duration x grid / SMs), never below its time at the roof nor the
+    launch floor; the evidence states that basis.
 
     Example
     -------
@@ -73,7 +80,7 @@ class GridSmallerThanGpu(Rule):
             sms = getattr(gpu, "sm_count", None)
             if not sms or row["grid_blocks"] >= p["max_sm_fraction"] * sms:
                 continue
-            impact_s, share = K.impact(row, total)
+            impact_s, share, basis = self._filled_impact(ctx, row, sms, total)
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -91,6 +98,7 @@ class GridSmallerThanGpu(Rule):
                         Evidence("roof_fraction", row["roof_fraction"], "ratio", "derived"),
                         *K.intensity_evidence(row),
                         *K.time_evidence(row),
+                        *basis,
                     ),
                     impact_s=impact_s,
                     impact_share=share,
@@ -99,3 +107,26 @@ class GridSmallerThanGpu(Rule):
                 )
             )
         return out
+
+    @staticmethod
+    def _filled_impact(ctx: Context, row: dict, sms: int, total: float | None):
+        """(impact_s, share, evidence): GPU time now minus the time with every SM busy (module docstring)."""
+        import polars as pl
+
+        mine = K.group_launches(ctx, row, latency=True)
+        if mine is None or not mine.height:
+            return K.roof_gap_impact(row, total, "a grid that fills the GPU")
+        c = pl.col
+        dur = c("duration_s").fill_null(0.0)
+        fill = pl.min_horizontal((c("grid_blocks").cast(pl.Float64) / sms).fill_null(1.0), pl.lit(1.0))
+        after = pl.min_horizontal(dur, pl.max_horizontal(dur * fill, c("time_to_roof_s").fill_null(0.0),
+                                                         pl.lit(LAUNCH_FLOOR_S)))
+        t0 = float(mine.select(dur.sum()).item())
+        t1 = float(mine.select(after.sum()).item())
+        impact_s = max(t0 - t1, 0.0)
+        basis = (f"GPU time of these launches if each grid covered all {sms} SMs at the same per-SM rate "
+                 "(duration x grid / SMs), never below its time at the roof or the launch floor")
+        return impact_s, (impact_s / total if total else None), (
+            Evidence("impact_basis", basis, "text", "derived"),
+            Evidence("time_after_remedy_s", t1, "s", "derived"),
+        )

@@ -98,6 +98,8 @@ class LatencyBoundLaunches(Rule):
                     Evidence("launch_floor_time_s", floor_time, "s", "derived"),
                     Evidence("max_roof_fraction", p["max_roof_fraction"], "ratio", "threshold"),
                     Evidence("top_kernel", top["who"][0], "name", "measured"),
+                    Evidence("impact_basis", "gap to the roof of the latency-bound launches (their time minus their "
+                             "time at the roof): what fewer, larger launches buy at best", "text", "derived"),
                 ),
                 impact_s=saving,
                 impact_share=saving / total,
