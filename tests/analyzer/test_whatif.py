@@ -20,6 +20,7 @@ from ridgeline.analyzer.whatif import (
     parse_spec,
     project_batch,
     project_gpu,
+    remedy_time,
     run_specs,
 )
 from ridgeline.errors import UsageError
@@ -318,3 +319,23 @@ def test_bound_flips_where_the_ridge_moves():
     assert set(flip["projected_bound"].unique()) == {"compute"}
     expected = flip["duration_s"] * flip["intensity_dram"] * h100.dram_bw_bytes_per_s / h100.peak("fp16_tensor")
     assert ((flip["projected_duration_s"] / expected - 1).abs() < 1e-6).all()  # ncu peaks: per-cycle x clock
+
+
+def test_remedy_time_keeps_each_launch_at_its_achieved_fraction():
+    """remedy_time (the rules' impacts): time x roof time after / roof time before, per launch; a
+    compute-bound launch given twice the peak and half the bytes halves; a memory-bound one given
+    half the bytes halves; latency-bound and unknown launches keep their time."""
+    peak, bw = 989e12, 3.35e12
+    rows = pl.DataFrame({
+        "duration_s": [1e-3, 0.4e-3, 5e-6, 1e-3],
+        "flops": [400e9, 1.9e9, 1e6, None],
+        "dram_bytes": [1e9, 1e9, 1e3, None],
+        "peak_flops_per_s": [peak] * 4,
+        "peak_bw_bytes_per_s": [bw] * 4,
+        "bound": ["compute", "memory", "latency", "unknown"],
+    })
+    compute_now, compute_after = max(400e9 / peak, 1e9 / bw), max(400e9 / (2 * peak), 0.5e9 / bw)
+    memory_now, memory_after = max(1.9e9 / peak, 1e9 / bw), max(1.9e9 / (2 * peak), 0.5e9 / bw)
+    expect = 1e-3 * compute_after / compute_now + 0.4e-3 * memory_after / memory_now + 5e-6 + 1e-3
+    assert remedy_time(rows, dram_scale=0.5, peak_scale=2.0) == pytest.approx(expect)
+    assert remedy_time(rows) == pytest.approx(float(rows["duration_s"].sum()))  # no remedy, no change

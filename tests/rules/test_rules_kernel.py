@@ -83,9 +83,16 @@ def test_rl102_fires_on_memory_bound_attention():
     assert f.message.startswith("attention intensity 1.9 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)")
     assert "does not grow with batch" in f.message
     assert "GQA/MQA" in f.remedy
-    expect = 3 * (0.4e-3 - 1e9 / H100_BW)
+    # impact = what the remedy buys: half the KV bytes (fp8 KV cache), same FLOPs, each launch at its
+    # achieved fraction of its roof: time x roof time after / roof time now
+    roof_now = max(1.9e9 / 989e12, 1e9 / H100_BW)
+    roof_after = max(1.9e9 / 989e12, 0.5e9 / H100_BW)
+    expect = 3 * (0.4e-3 - 0.4e-3 * roof_after / roof_now)
     assert f.impact_s == pytest.approx(expect)
     assert f.impact_share == pytest.approx(expect / 2.0e-3)
+    ev = {e.metric: e for e in f.evidence}
+    assert "half the KV-cache bytes" in ev["impact_basis"].value and ev["impact_basis"].unit == "text"
+    assert ev["time_after_remedy_s"].value == pytest.approx(3 * 0.4e-3 * roof_after / roof_now)
 
 
 def test_rl102_quiet_for_prefill_attention_and_gemms():
@@ -144,8 +151,11 @@ def test_rl104_fires_on_compute_bound_fp32_with_tensor_cores_available():
         "H100 SXM has tf32 tensor cores at 494 TFLOP/s vs 66.9 TFLOP/s here"
     )
     assert "TF32" in f.remedy
-    # impact against the tf32 roof: per launch 1 ms - max(40e9 / 494.5e12, 0.1e9 / 3.35e12)
-    expect = 2 * (1e-3 - 40e9 / 494.5e12)
+    # impact = the time on tf32 tensor cores at the same achieved fraction of the roof: the compute
+    # peak x 494.5 / 66.9 (datasheet ratio), bytes unchanged; time x roof time after / roof time now
+    roof_now = max(40e9 / 66.9e12, 0.1e9 / H100_BW)
+    roof_after = max(40e9 / 494.5e12, 0.1e9 / H100_BW)
+    expect = 2 * (1e-3 - 1e-3 * roof_after / roof_now)
     assert f.impact_s == pytest.approx(expect)
     assert f.impact_share == pytest.approx(expect / 2e-3)
     assert {e.metric: e.source for e in f.evidence}["peak_flops_tf32_tensor"] == "catalogue"
@@ -280,7 +290,12 @@ def test_rl109_fires_on_fp32_gemv():
         "GEMM-like kernel with 100% of FLOPs on CUDA cores (fp32) at intensity 0.5 FLOP/B; "
         "H100 SXM has tf32 tensor cores at 494 TFLOP/s"
     )
-    assert f.impact_s == pytest.approx(0.5e-3 - 1e9 / H100_BW)
+    # impact = bf16 inputs on bf16 tensor cores: bytes x 2/4, compute peak x 989 / 66.9, at the same
+    # achieved fraction of the roof (memory-bound before and after: the bytes decide)
+    roof_now = max(0.5e9 / 66.9e12, 1e9 / H100_BW)
+    roof_after = max(0.5e9 / 989e12, 0.5e9 / H100_BW)
+    assert f.impact_s == pytest.approx(0.5e-3 - 0.5e-3 * roof_after / roof_now)
+    assert "bf16 inputs on bf16/fp16 tensor cores" in {e.metric: e.value for e in f.evidence}["impact_basis"]
 
 
 def test_rl109_quiet_for_tensor_gemms_non_gemms_and_compute_bound_fp32():
@@ -322,7 +337,10 @@ def test_rl110_fires_on_compute_bound_tf32():
         "tf32 tensor math at intensity 400 FLOP/B >= ridge 148 FLOP/B: H100 SXM's bf16/fp16 tensor roof is "
         "989 TFLOP/s, 2x the tf32 494 TFLOP/s"
     )
-    assert f.impact_s == pytest.approx(1e-3 - 200e9 / 989e12)
+    # impact = the same math in bf16: compute peak x 989 / 494.5, bytes x 2/4, same achieved fraction
+    roof_now = max(200e9 / 494.5e12, 0.5e9 / H100_BW)
+    roof_after = max(200e9 / 989e12, 0.25e9 / H100_BW)
+    assert f.impact_s == pytest.approx(1e-3 - 1e-3 * roof_after / roof_now)
 
 
 def test_rl110_quiet_for_memory_side_tf32_bf16_and_small_gain():
@@ -342,7 +360,29 @@ def test_rl111_fires_on_a_grid_smaller_than_the_gpu():
     (f,) = run(get_rule("RL111"), rows)
     assert f.subject == label(GEMM)
     assert f.message == "median grid 48 blocks < 132 SMs on H100 SXM; 9% of its roof"
-    assert f.impact_s == pytest.approx(3 * (1e-3 - 0.3e9 / H100_BW))
+    # impact = the grid filling all 132 SMs at the same per-SM rate: 1 ms x 48 / 132 per launch,
+    # above its time at the roof (0.3e9 B / 3.35 TB/s = 0.09 ms)
+    after = max(1e-3 * 48 / 132, 0.3e9 / H100_BW)
+    assert f.impact_s == pytest.approx(3 * (1e-3 - after))
+    assert "all 132 SMs" in {e.metric: e.value for e in f.evidence}["impact_basis"]
+
+
+def test_rl111_impact_never_goes_below_the_time_at_the_roof():
+    # a 2-block grid at 1 ms: filling 132 SMs would give 15 us, but the bytes alone take 0.5e9 / 3.35e12
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=0.5e9, grid_blocks=2)]
+    (f,) = run(get_rule("RL111"), rows)
+    assert f.impact_s == pytest.approx(1e-3 - max(1e-3 * 2 / 132, 0.5e9 / H100_BW))
+
+
+@pytest.mark.parametrize("code, rows", [
+    ("RL103", [launch(OTHER, duration_s=1e-3, flops=0.1e9, dram_bytes=1e9)]),  # 1 TB/s = 30% of the roof
+    ("RL105", [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9)]),  # 300 / 989 TFLOP/s
+])
+def test_rules_whose_remedy_is_the_roof_keep_the_gap_and_say_so(code, rows):
+    (f,) = run(get_rule(code), rows)
+    r = rows[0]
+    assert f.impact_s == pytest.approx(r["duration_s"] - r["time_to_roof_s"])
+    assert {e.metric: e.value for e in f.evidence}["impact_basis"].startswith("gap to the roof")
 
 
 def test_rl111_quiet_for_full_grids_fast_kernels_and_unknown_grids():
