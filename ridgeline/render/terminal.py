@@ -137,8 +137,8 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
         return []
     rows = s.head(top).to_dicts()
     width = max(WIDTH, width)
-    name_w = min(width - (3 + 5 + 6 + 9 + 6 + 7 + 8 + 5), 100)
-    head = (f"{'#':>2} {'kernel':<{name_w}}{'prec':<5}{'launch':>6}{'time':>9}{'share':>6}{'FLOP/B':>7} "
+    name_w = min(width - (3 + 5 + 6 + 9 + 7 + 7 + 8 + 5), 100)
+    head = (f"{'#':>2} {'kernel':<{name_w}}{'prec':<5}{'launch':>6}{'time':>9}{'share':>7}{'FLOP/B':>7} "
             f"{'bound':<7}{'roof':>5}")
     lines = [f"Top kernels by GPU time ({min(top, s.height)} of {s.height})", head]
     labels = distinct_labels([r.get("kernel_label") or r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
@@ -146,7 +146,7 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
     for i, (r, label) in enumerate(zip(rows, labels), 1):
         lines.append(
             f"{i:>2} {label:<{name_w}}{PRECISION_SHORT.get(r.get('precision') or '', '-'):<5}"
-            f"{fmt_count(r['launches']):>6}{fmt_seconds(r['total_duration_s']):>9}{fmt_pct(r['time_share'], 1):>6}"
+            f"{fmt_count(r['launches']):>6}{fmt_seconds(r['total_duration_s']):>9}{fmt_pct(r['time_share'], 1):>7}"
             f"{fmt_num(r['intensity_dram']):>7} {(r['bound'] or '-'):<7}{fmt_pct(r['roof_fraction']):>5}"
         )
     lines += _wrap("prec: the math the FLOPs ran as (tf32, bf16 = bf16 or fp16, fp8, int8: tensor cores); "

@@ -189,15 +189,18 @@ def test_max_q_edition_matches_the_pro_6000_only_with_a_warning_note():
     assert gpu.name == "RTX PRO 6000" and "pass --gpu if wrong" in note
 
 
-@pytest.mark.parametrize("name", ["Quadro RTX 6000", "NVIDIA GB300", "NVIDIA A10"])
+@pytest.mark.parametrize("name", ["Quadro RTX 6000", "NVIDIA GB300", "NVIDIA A16", "NVIDIA GH100"])
 def test_near_names_of_new_entries_are_not_silently_matched(name):
-    """The Turing Quadro RTX 6000, GB300 and the A10 are other parts: unknown, with the way to add them."""
+    """The Turing Quadro RTX 6000, GB300, the A16 and a bare GH100 die are other parts: unknown,
+    with the way to add them."""
     with pytest.raises(UsageError, match=r"tool\.ridgeline\.gpus"):
         lookup(name)
 
 
 @pytest.mark.parametrize("name, expected", [("GB200", "GB200"), ("NVIDIA RTX 6000 Ada Generation", "RTX 6000 Ada"),
-                                            ("rtx pro 6000 blackwell", "RTX PRO 6000"), ("A40", "A40")])
+                                            ("rtx pro 6000 blackwell", "RTX PRO 6000"), ("A40", "A40"),
+                                            ("NVIDIA GH200 480GB", "GH200"), ("NVIDIA GH200 144G HBM3e", "GH200 144GB"),
+                                            ("NVIDIA A10", "A10")])
 def test_gpus_command_shows_each_new_entry_with_its_source(capsys, name, expected):
     from ridgeline.cli import main
 
@@ -207,3 +210,34 @@ def test_gpus_command_shows_each_new_entry_with_its_source(capsys, name, expecte
     assert exc.value.code == 0
     assert out.startswith(expected) and by_name(expected).source[:40] in " ".join(out.split())
     assert "None" not in out
+
+
+@pytest.mark.parametrize("device, expected", [("NVIDIA GH200 480GB", "GH200"), ("NVIDIA GH200 144G HBM3e", "GH200 144GB"),
+                                              ("NVIDIA A10", "A10"), ("NVIDIA A10G", "A10G")])
+def test_gh200_and_a10_device_names_resolve_to_their_own_entries(device, expected):
+    gpu, _note = lookup(device)
+    assert gpu.name == expected
+
+
+def test_gh200_is_an_h100_sxm_gpu_with_other_memory():
+    """The GH200's GPU is the H100 SXM's (132 SMs, same clocks): same compute roofs, its own memory;
+    '480GB' names the CPU's LPDDR5X, the GPU has 96 GB HBM3 at 4 TB/s (144 GB HBM3e at 4.9 TB/s)."""
+    h100, gh, gh144 = by_name("H100 SXM"), by_name("GH200"), by_name("GH200 144GB")
+    for g in (gh, gh144):
+        assert g.peak_flops == h100.peak_flops and g.sm_count == 132 and g.cc == "9.0"
+    assert (gh.memory_bytes, gh.dram_bw_bytes_per_s) == (96e9, 4.0e12)
+    assert (gh144.memory_bytes, gh144.dram_bw_bytes_per_s) == (144e9, 4.9e12)
+    # the bf16 ridge moves with bandwidth only: 989e12 / 4.0e12
+    assert gh.peak("fp16_tensor") / gh.dram_bw_bytes_per_s == pytest.approx(989e12 / 4.0e12)
+
+
+def test_a10_tensor_rates_follow_from_its_sms_and_clock():
+    a10 = by_name("A10")
+    # 72 SMs x 4 tensor cores x 128 dense fp16 FMA per clock (GA102: half of GA100's 256) x 2 FLOP x 1.695 GHz
+    # (datasheet: 125 TFLOPS)
+    assert a10.peak("fp16_tensor") == pytest.approx(72 * 4 * 128 * 2 * 1.695e9, rel=0.01)
+    assert a10.peak("tf32_tensor") == pytest.approx(a10.peak("fp16_tensor") / 2)
+    assert a10.peak("int8_tensor") == pytest.approx(a10.peak("fp16_tensor") * 2)
+    assert a10.peak("fp32") == pytest.approx(9216 * 2 * 1.695e9, rel=0.01)
+    assert "fp8_tensor" not in a10.peak_flops  # Ampere: no FP8 tensor cores
+    assert a10.dram_bw_bytes_per_s == 600e9 and a10.sm_count == 72

@@ -81,3 +81,20 @@ def test_truncated_names_stay_distinct():
     assert labels[0] != labels[1] and labels[0] == labels[3]
     assert "128x64" in labels[0] and "64x128" in labels[1]
     assert labels[2] == "short"
+
+
+def test_kernel_table_columns_stay_apart_at_a_full_share(tmp_path):
+    """A kernel holding all the GPU time prints '100.0%': the share column must not run into the
+    time column (it did at 6 characters wide)."""
+    from ridge_inputs import HEADER, UNITS
+
+    path = tmp_path / "one.csv"
+    row = [0, 1, "app", "host", "void gemv<bf16>(float*)", 1, 7, "(128, 1, 1)", "(1024, 1, 1)", 0, "9.0",
+           "NVIDIA H100 80GB HBM3", 33554432, 999000000, 33554432, 0, 0, 0]  # 999 ms: the widest time
+    path.write_text("\n".join(",".join(f'"{c}"' for c in line) for line in (HEADER, UNITS, row)) + "\n")
+    text = format_result(analyze_paths([path], run_rules=False))
+    table = text.split("Top kernels", 1)[1].splitlines()
+    head, line = table[1], table[2]
+    cells = line.split()
+    assert "999 ms" in line and cells[cells.index("ms") + 1] == "100.0%"
+    assert head.index("share") + len("share") == line.index("100.0%") + len("100.0%")  # right-aligned under its head
