@@ -206,7 +206,11 @@ def analyze_paths(
         if found is None:
             if explicit:
                 raise _why_not_recognized(path)
-            result.skipped.append(Skipped(str(path), "file", "not an ncu export or telemetry (found in a folder)"))
+            why = _corrupt_parquet(path)
+            if why is not None and strict_folders:  # --strict given: a corrupt file in a folder is an error
+                raise why
+            result.skipped.append(Skipped(str(path), "file", f"unreadable telemetry Parquet: {why}" if why is not None
+                                          else "not an ncu export or telemetry (found in a folder)"))
         elif found[0] == "ncu":
             ncu_files.append(path)
         elif found[0] == "timeline":
@@ -278,6 +282,19 @@ def analyze_paths(
 
             result.findings = weight_by_wall_time(result.findings, result.timeline, result.kernels)
     return result
+
+
+def _corrupt_parquet(path: Path) -> InputError | None:
+    """The InputError of a ``.parquet`` file whose footer or pages cannot be read, else None."""
+    if Path(path).suffix != ".parquet":
+        return None
+    from ridgeline.parsers.guard import check_parquet_pages
+
+    try:
+        check_parquet_pages(path)
+    except InputError as err:
+        return err
+    return None
 
 
 def configure_gpus(cfg: Mapping[str, Any] | None) -> None:

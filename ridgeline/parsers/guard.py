@@ -143,7 +143,13 @@ def read_guarded(reader: Callable, kind: str, path: Any, *, opts: Any):
                 check_table_gpu_cells(path)
             elif kind == "dcgm-exporter":
                 check_exporter_gpu_labels(path)
-            frame, info, skipped = reader(path, opts=opts)
+            try:
+                frame, info, skipped = reader(path, opts=opts)
+            except InputError as err:  # a cell's place is named: say what --lenient would do with it
+                if err.line is None or err.column is None or "--lenient" in err.expected:
+                    raise
+                raise InputError(err.path, err.expected + ANY_HINT, line=err.line, column=err.column,
+                                 actual=err.actual) from None
         check_telemetry_frame(frame, path)
     except RidgelineError:
         raise
@@ -402,6 +408,7 @@ CELL_HINT = " (--lenient reads such cells as missing)"
 LENIENT_ENDINGS = ("read as missing (null)", "row skipped", "rows skipped", "point skipped", "series skipped",
                    "answer skipped")
 ROW_HINT = " (--lenient skips such rows)"
+ANY_HINT = " (--lenient reads such cells as missing, or skips their rows)"
 
 
 @dataclasses.dataclass
