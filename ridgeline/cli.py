@@ -296,7 +296,9 @@ WHAT_IF_OPTIONS = _options(
 FAIL_ON_OPTION = click.option("--fail-on", type=click.Choice(["warning", "critical"]),
                               help="Exit 1 when a finding this severe (or worse) exists.")
 STRICT_OPTION = click.option("--strict/--lenient", default=True, show_default=True,
-                             help="--lenient skips (and lists) launches whose values do not parse instead of stopping; "
+                             help="--lenient skips (and lists) launches whose values do not parse instead of stopping, "
+                                  "reads a telemetry cell that is no number as missing and skips a telemetry row "
+                                  "without a usable GPU id or time (each listed with its line); "
                                   "--strict given explicitly also refuses an unreadable file found in a folder "
                                   "(default: skipped and listed).")
 
@@ -363,8 +365,13 @@ PROMETHEUS_OPTIONS = _options(
     click.option("--hosts-per-query", "prom_hosts", type=click.IntRange(min=1), default=32, show_default=True,
                  help="Prometheus: split fleets with more Hostname values than this into groups per request."),
     click.option("--strict", "prom_strict", is_flag=True,
-                 help="Prometheus: a request that still fails after its retries is an error (default: listed, "
-                      "its samples left missing)."),
+                 help="Refuse instead of listing: a Prometheus request that still fails after its retries, an "
+                      "unreadable file found in a folder (default: listed, the rest read; exit 2 only when "
+                      "nothing usable is left)."),
+    click.option("--lenient", "lenient", is_flag=True,
+                 help="A cell that is no number is read as missing, a row without a usable GPU id or time "
+                      "(or a Prometheus point of the wrong shape) is skipped; each is listed with its line "
+                      "(default: exit 2 naming FILE:LINE and the column)."),
 )
 
 
@@ -1059,12 +1066,15 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         raise UsageError("--scheduler and --workers go with --engine dask")
     if not paths and not prom.get("prom_url"):
         raise UsageError("give telemetry PATHS, or --prometheus URL --from START to pull from a server")
+    if prom.get("lenient") and prom.get("prom_strict"):
+        raise UsageError("--strict and --lenient exclude each other")
     pulled = _pull_prometheus(prom) if prom.get("prom_url") else None
     paths, stdin_dir = _stdin_inputs(paths)
     lf, inputs, skipped, windows = reduce_telemetry(
         paths, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes,
         engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
         extra=[] if pulled is None else [(pulled.info.path, pulled.frame)],
+        strict=not prom.get("lenient"), strict_folders=bool(prom.get("prom_strict")),
     )
     if pulled is not None:
         inputs.append(pulled.info)

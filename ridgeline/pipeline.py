@@ -172,7 +172,8 @@ def analyze_paths(
     loaded dict; ``window``/``warmup``/``tz``/``interval_s``/``host``/``start`` (datetime of the
     first tick of inputs without timestamps): telemetry options;
     ``strict``: a value that does not parse is an error (else the launch is skipped and
-    listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides; ``what_if``: scenario
+    listed; a telemetry cell is read as missing, a telemetry row without a usable GPU id or time
+    skipped, each listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides; ``what_if``: scenario
     specs (a GPU name or ``batch=N``, :mod:`ridgeline.analyzer.whatif`) projected onto
     ``result.what_if``; ``batch``: the profile's decode batch for ``batch=N`` (default: inferred).
     ``engine``: how telemetry partitions (hosts) are reduced: ``"local"`` (default) or
@@ -205,7 +206,11 @@ def analyze_paths(
         if found is None:
             if explicit:
                 raise _why_not_recognized(path)
-            result.skipped.append(Skipped(str(path), "file", "not an ncu export or telemetry (found in a folder)"))
+            why = _corrupt_parquet(path)
+            if why is not None and strict_folders:  # --strict given: a corrupt file in a folder is an error
+                raise why
+            result.skipped.append(Skipped(str(path), "file", f"unreadable telemetry Parquet: {why}" if why is not None
+                                          else "not an ncu export or telemetry (found in a folder)"))
         elif found[0] == "ncu":
             ncu_files.append(path)
         elif found[0] == "timeline":
@@ -236,7 +241,7 @@ def analyze_paths(
         telemetry_lf = _analyze_telemetry(
             result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start,
             engine=engine, scheduler=scheduler, workers=workers, progress=progress,
-            found_in_folders=found_in_folders,
+            found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
         )
 
     if ncu_files and tel_files:
@@ -277,6 +282,19 @@ def analyze_paths(
 
             result.findings = weight_by_wall_time(result.findings, result.timeline, result.kernels)
     return result
+
+
+def _corrupt_parquet(path: Path) -> InputError | None:
+    """The InputError of a ``.parquet`` file whose footer or pages cannot be read, else None."""
+    if Path(path).suffix != ".parquet":
+        return None
+    from ridgeline.parsers.guard import check_parquet_pages
+
+    try:
+        check_parquet_pages(path)
+    except InputError as err:
+        return err
+    return None
 
 
 def configure_gpus(cfg: Mapping[str, Any] | None) -> None:
@@ -428,7 +446,7 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
 def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,
                        start=None, engine="local", scheduler=None, workers=None, progress=None,
-                       found_in_folders=frozenset()):
+                       found_in_folders=frozenset(), strict=True, strict_folders=False):
     """Windows from the lazy scan (never the whole long table in memory); returns the LazyFrame.
 
     ``result.telemetry`` gets :func:`plot_telemetry`'s small downsampled frame.
@@ -437,7 +455,7 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     lf, inputs, skipped, windows = reduce_telemetry(
         [str(p) for p in files], window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host,
         start=start, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
-        found_in_folders=found_in_folders,
+        found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
     )
     if not inputs and skipped:  # every telemetry file found in a folder was unreadable
         raise InputError(", ".join(str(p) for p in files[:3]) + (", ..." if len(files) > 3 else ""),
@@ -490,7 +508,7 @@ def silent_telemetry_notes(windows) -> list[str]:
 
 def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=None, host=None, start=None,
                      notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=(),
-                     found_in_folders=frozenset()):
+                     found_in_folders=frozenset(), strict=True, strict_folders=False):
     """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
 
     Inputs are read per file (:func:`ridgeline.parsers.telemetry.scan_telemetry_sources`), cut
@@ -500,6 +518,8 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere (a Prometheus pull), after
     the files; their inputs are the caller's to list. ``found_in_folders``: files found by
     expanding a folder, skipped and listed when unreadable instead of failing the run.
+    ``strict``/``strict_folders``: as :func:`ridgeline.parsers.telemetry.scan_telemetry` (False:
+    ``--lenient``, bad cells read as missing and bad rows skipped, listed).
     """
     from ridgeline.analyzer.telemetry import reduce_partitions
     from ridgeline.parsers.telemetry import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
@@ -513,6 +533,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
 
     sources, inputs, skipped = scan_telemetry_sources(
         paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes, found_in_folders=found_in_folders,
+        strict=strict, strict_folders=strict_folders,
     )
     sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
     # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error

@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers import guard
 from ridgeline.parsers.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
@@ -222,9 +223,8 @@ def _read_dmon_python(path, *, opts):
         pl.when(raw.is_in(["N/A", ""])).then(None).otherwise(raw.cast(pl.Float64, strict=False)).alias("num")
     )
     bad = keep.filter(pl.col("num").is_null() & ~raw.is_in(["N/A", ""]))
-    if bad.height:
-        r = bad.row(0, named=True)
-        raise InputError(path, "expected a number or N/A", line=r["lineno"], column=r["short"], actual=r["raw"])
+    for short in bad.get_column("short").unique(maintain_order=True):  # --lenient: listed, read as missing
+        guard.bad_cells(opts, path, bad.filter(pl.col("short") == short), "expected a number or N/A", column=short, value="raw")
 
     # ticks: the k-th row of an entity (within a capture block) is tick k
     rows = keep.select("lineno", "entity", "block").unique().sort("lineno")
@@ -397,9 +397,9 @@ def read_dmon_wide(path, *, opts):
         bad_cols = keep.select([(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])).any().alias(str(i))
                                 for i, _fd in fields]).row(0) if fields and keep.height else ()
         for (i, fd), bad in zip(fields, bad_cols):
-            if bad:
-                r = keep.filter(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])).row(0, named=True)
-                raise InputError(path, "expected a number or N/A", line=r["lineno"], column=fd.dmon, actual=r[f"c{i}"])
+            if bad:  # --lenient: listed, read as missing
+                guard.bad_cells(opts, path, keep.filter(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])),
+                                "expected a number or N/A", column=fd.dmon, value=f"c{i}")
         parsed.append((block, fields, keep, num))
     base_us = int(start.timestamp() * 1_000_000)
     frames = []

@@ -19,12 +19,14 @@ guarantees; the tests in ``tests/parsers/test_corpus.py`` and ``tests/parsers/te
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 from pathlib import Path
 from typing import Any, Callable
 
 from ridgeline.errors import InputError, RidgelineError
+from ridgeline.result import Skipped
 
 # a GPU index is small; a value beyond this is a corrupt or foreign file, never a GPU
 MAX_GPU_INDEX = 4095
@@ -127,16 +129,27 @@ def read_guarded(reader: Callable, kind: str, path: Any, *, opts: Any):
     """``reader(path, opts=opts)`` with library errors translated and the frame checked.
 
     Returns what the reader returns (frame, InputInfo, skipped). Raises InputError only.
+    With ``opts.strict`` False (``--lenient``) the bad cells and rows the checks find are
+    listed in the returned skipped items instead (see :func:`read_lenient`).
     """
     what = WHAT.get(kind, kind)
     try:
-        if kind == "nvidia-smi-csv":
-            check_smi_query_cells(path)
-        elif kind == "telemetry-csv":
-            check_table_gpu_cells(path)
-        elif kind == "dcgm-exporter":
-            check_exporter_gpu_labels(path)
-        frame, info, skipped = reader(path, opts=opts)
+        if not strict_of(opts):
+            frame, info, skipped = read_lenient(reader, kind, path, opts=opts)
+        else:
+            if kind == "nvidia-smi-csv":
+                check_smi_query_cells(path)
+            elif kind == "telemetry-csv":
+                check_table_gpu_cells(path)
+            elif kind == "dcgm-exporter":
+                check_exporter_gpu_labels(path)
+            try:
+                frame, info, skipped = reader(path, opts=opts)
+            except InputError as err:  # a cell's place is named: say what --lenient would do with it
+                if err.line is None or err.column is None or "--lenient" in err.expected:
+                    raise
+                raise InputError(err.path, err.expected + ANY_HINT, line=err.line, column=err.column,
+                                 actual=err.actual) from None
         check_telemetry_frame(frame, path)
     except RidgelineError:
         raise
@@ -156,6 +169,17 @@ def check_smi_query_cells(path) -> None:
     header's unit or none) or a not-reported marker (``[N/A]``, ``[Not Supported]``...);
     ``1.2.3 W`` or ``60abc %`` is an InputError naming line and column (the reader's
     leading-number parse would read them as 1.2 and 60). One streaming pass over the strings."""
+    found = find_smi_query_cells(path, limit=1)
+    if found:
+        p = found[0]
+        raise InputError(path, p.expected + (CELL_HINT if p.action == "cell" else ROW_HINT), line=p.line,
+                         column=p.column, actual=p.actual)
+
+
+def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
+    """The bad cells of an nvidia-smi --query-gpu CSV (see :func:`check_smi_query_cells`), in
+    file order: a measured cell that is no number ("cell": read as missing when lenient), a GPU
+    index that is none ("row": the row is skipped). At most ``limit`` of them."""
     import re
 
     import polars as pl
@@ -175,28 +199,31 @@ def check_smi_query_cells(path) -> None:
         m = re.search(r"\[([^\]]+)\]", h)
         unit = re.escape(m.group(1)) if m else None
         if NVIDIA_SMI_IDENTITY.get(prop) == "gpu":
-            checks[i] = (h, r"^\s*[0-9]{1,4}\s*$", "a GPU index 0..4095")
+            checks[i] = (h, r"^\s*[0-9]{1,4}\s*$", "a GPU index 0..4095", "row")
         elif prop in NVIDIA_SMI_QUERY:
             pattern = rf"^\s*({_SMI_NUMBER}(\s*{unit})?|{_SMI_MISSING})\s*$" if unit else \
                 rf"^\s*({_SMI_NUMBER}|{_SMI_MISSING})\s*$"
-            checks[i] = (h, pattern, "a number" + (f" in {m.group(1)}" if m else "") + " or [N/A]")
+            checks[i] = (h, pattern, "a number" + (f" in {m.group(1)}" if m else "") + " or [N/A]", "cell")
     if not checks:
-        return
+        return []
     lf = pl.scan_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
                      new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
     names = lf.collect_schema().names()
     bad_any = pl.lit(False)
-    for i, (_h, pattern, _what) in checks.items():
+    for i, (_h, pattern, _what, _action) in checks.items():
         if f"c{i}" in names:
             bad_any = bad_any | ~pl.col(f"c{i}").fill_null("").str.contains(pattern)
-    first = lf.filter(bad_any).head(1).collect(engine="streaming")
-    if not first.height:
-        return
-    row = first.row(0, named=True)
-    for i, (h, pattern, what) in checks.items():
-        value = row.get(f"c{i}")
-        if value is not None and not re.search(pattern, value):
-            raise InputError(path, f"expected {what}", line=row["_line"], column=h, actual=value.strip())
+    bad = lf.filter(bad_any)
+    rows = (bad.head(limit) if limit else bad).collect(engine="streaming")
+    out: list[Problem] = []
+    for row in rows.iter_rows(named=True):
+        for i, (h, pattern, what, action) in checks.items():
+            value = row.get(f"c{i}")
+            if value is not None and not re.search(pattern, value):
+                out.append(Problem(row["_line"], h, value.strip(), f"expected {what}", action, i))
+    if limit:
+        out = out[:limit]
+    return out
 
 
 _GPU_CELL = r"^\s*[0-9]{1,4}\s*$"
@@ -206,6 +233,15 @@ def check_table_gpu_cells(path) -> None:
     """Long/wide telemetry CSV: a ``gpu`` (``gpu_index``, ``index``) cell is a GPU index 0..4095
     or empty; ``abc`` or ``18446744073709551616`` is an InputError naming line and column (the
     reader's lenient cast would make it a null GPU). One streaming pass over that column."""
+    found = find_table_gpu_cells(path, limit=1)
+    if found:
+        p = found[0]
+        raise InputError(path, p.expected + ROW_HINT, line=p.line, column=p.column, actual=p.actual)
+
+
+def find_table_gpu_cells(path, *, limit: int | None = None) -> list[Problem]:
+    """The rows of a long/wide telemetry CSV whose GPU cell is no GPU index (see
+    :func:`check_table_gpu_cells`), in file order, at most ``limit``."""
     import polars as pl
 
     from ridgeline.parsers.telemetry_table import ALIASES
@@ -214,63 +250,106 @@ def check_table_gpu_cells(path) -> None:
         header = [h.strip() for h in fh.readline().rstrip("\r\n").split(",")]
     col = next((i for i, h in enumerate(header) if h.lower() in ALIASES["gpu"]), None)
     if col is None:
-        return
+        return []
     lf = pl.scan_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
                      new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
     cell = pl.col(f"c{col}")
-    first = lf.filter(cell.is_not_null() & (cell.str.strip_chars() != "") & ~cell.str.contains(_GPU_CELL)) \
-        .select("_line", cell.alias("v")).head(1).collect(engine="streaming")
-    if first.height:
-        line, value = first.row(0)
-        raise InputError(path, "expected a GPU index 0..4095 (or nothing)", line=line, column=header[col],
-                         actual=value)
+    bad = lf.filter(cell.is_not_null() & (cell.str.strip_chars() != "") & ~cell.str.contains(_GPU_CELL)) \
+        .select("_line", cell.alias("v"))
+    rows = (bad.head(limit) if limit else bad).collect(engine="streaming")
+    return [Problem(line, header[col], value, "expected a GPU index 0..4095 (or nothing)", "row", col)
+            for line, value in rows.iter_rows()]
 
 
 def check_exporter_gpu_labels(path) -> None:
     """dcgm-exporter text: every ``gpu="..."`` label is a GPU index 0..4095 (``-1`` and ``2^64``
     are InputErrors naming the line, not a null GPU). One streaming pass over the lines."""
+    found = find_exporter_problems(path, limit=1, times=False)
+    if found:
+        p = found[0]
+        raise InputError(path, p.expected + ROW_HINT, line=p.line, column=p.column, actual=p.actual)
+
+
+def find_exporter_problems(path, *, limit: int | None = None, times: bool = True) -> list[Problem]:
+    """Sample lines of a dcgm-exporter text whose ``gpu`` label is no GPU index 0..4095 or (with
+    ``times``) whose own timestamp lies outside :data:`MIN_TIME`..:data:`MAX_TIME`, in file order."""
     import polars as pl
+
+    from ridgeline.parsers.dcgm_exporter import SAMPLE_RE
 
     lf = pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
                      new_columns=["line"], truncate_ragged_lines=True).with_row_index("_line", offset=1)
+    line = pl.col("line").str.strip_chars()
     label = pl.col("line").str.extract(r'[{,]\s*gpu="([^"]*)"', 1)
-    first = lf.filter(~pl.col("line").str.starts_with("#") & label.is_not_null() & (label != "")
-                      & ~label.str.contains(_GPU_CELL)) \
-        .select("_line", label.alias("v")).head(1).collect(engine="streaming")
-    if first.height:
-        line, value = first.row(0)
-        raise InputError(path, "expected a gpu label 0..4095", line=line, column="gpu", actual=value)
+    sample = ~line.str.starts_with("#") & (line != "")
+    bad_gpu = sample & label.is_not_null() & (label != "") & ~label.str.contains(_GPU_CELL)
+    cond = bad_gpu
+    if times:
+        t = line.str.extract(SAMPLE_RE, 4).cast(pl.Float64, strict=False)
+        t_us = pl.when(t.abs() < 1e11).then(t * 1e6).otherwise(t * 1e3)
+        lo, hi = _epoch_us(MIN_TIME), _epoch_us(MAX_TIME)
+        bad_time = sample & t.is_not_null() & ((t_us < lo) | (t_us >= hi) | t_us.is_nan())
+        cond = bad_gpu | bad_time
+    sel = [pl.col("_line"), label.alias("v"), bad_gpu.alias("g")]
+    if times:
+        sel.append(line.str.extract(SAMPLE_RE, 4).alias("t"))
+    bad = lf.filter(cond).select(sel)
+    rows = (bad.head(limit) if limit else bad).collect(engine="streaming")
+    out = []
+    for r in rows.iter_rows(named=True):
+        if r["g"]:
+            out.append(Problem(r["_line"], "gpu", r["v"], "expected a gpu label 0..4095", "row"))
+        else:
+            out.append(Problem(r["_line"], None, r["t"], "expected a sample timestamp between "
+                               f"{MIN_TIME:%Y-%m-%d} and {MAX_TIME:%Y-%m-%d}", "row"))
+    return out
 
 
-def check_telemetry_frame(frame, path) -> None:
+def _epoch_us(when: _dt.datetime) -> int:
+    return int((when - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)).total_seconds() * 1e6)
+
+
+def check_telemetry_frame(frame, path, *, opts: Any = None):
     """GPU indices and timestamps in range, checked on an eager frame before any cast.
 
-    A LazyFrame (Parquet) is checked where it is collected; see :func:`collect_guarded`.
+    Returns the frame. Lenient (``opts.strict`` False): the rows out of range are dropped and
+    listed in ``opts.lenient_skipped`` (without a line: the frame no longer knows it) instead of
+    an InputError. A LazyFrame (Parquet) is checked where it is collected; see :func:`collect_guarded`.
     """
     import polars as pl
 
     if not isinstance(frame, pl.DataFrame) or not frame.height:
-        return
+        return frame
+    strict = strict_of(opts)
     cols = frame.columns
     if "gpu" in cols and frame.schema["gpu"].is_numeric():
-        g = frame.get_column("gpu")
-        bad = frame.with_row_index("_i").filter((pl.col("gpu") < 0) | (pl.col("gpu") > MAX_GPU_INDEX))
+        out = (pl.col("gpu") < 0) | (pl.col("gpu") > MAX_GPU_INDEX)
+        bad = frame.filter(out)
         if bad.height:
-            raise InputError(path, f"expected GPU indices 0..{MAX_GPU_INDEX}", actual=bad.get_column("gpu")[0])
-        del g
-    if "timestamp" in cols and isinstance(frame.schema["timestamp"], pl.Datetime):
+            expected = f"expected GPU indices 0..{MAX_GPU_INDEX}"
+            if strict:
+                raise InputError(path, expected + ROW_HINT, actual=bad.get_column("gpu")[0])
+            for g, n in bad.group_by("gpu").len().sort("gpu").iter_rows():
+                opts.lenient_skipped.append(Skipped(str(path), f"{n} samples of GPU {g}", f"{expected}; rows skipped"))
+            frame = frame.filter(~out.fill_null(False))
+    if "timestamp" in cols and isinstance(frame.schema["timestamp"], pl.Datetime) and frame.height:
         ts = frame.get_column("timestamp").drop_nulls()
         if ts.len():
-            lo_us = int((MIN_TIME - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)).total_seconds() * 1e6)
-            hi_us = int((MAX_TIME - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)).total_seconds() * 1e6)
+            lo_us, hi_us = _epoch_us(MIN_TIME), _epoch_us(MAX_TIME)
             unit = frame.schema["timestamp"].time_unit or "us"
             scale = {"ns": 1000, "us": 1, "ms": 0.001}[unit]
-            raw = ts.dt.epoch(time_unit=unit)
-            out = raw.filter((raw < lo_us * scale) | (raw >= hi_us * scale))
-            if out.len():
-                v = int(out[0] / scale)
-                raise InputError(path, f"expected sample times between {MIN_TIME:%Y-%m-%d} and {MAX_TIME:%Y-%m-%d}",
-                                 actual=_describe_us(v))
+            raw = pl.col("timestamp").dt.epoch(time_unit=unit)
+            out = (raw < lo_us * scale) | (raw >= hi_us * scale)
+            bad = frame.filter(out.fill_null(False)).select(raw.alias("t"))
+            if bad.height:
+                expected = f"expected sample times between {MIN_TIME:%Y-%m-%d} and {MAX_TIME:%Y-%m-%d}"
+                if strict:
+                    raise InputError(path, expected + ROW_HINT, actual=_describe_us(int(bad.get_column("t")[0] / scale)))
+                opts.lenient_skipped.append(Skipped(str(path), f"{bad.height} samples",
+                                                    f"{expected}, got {_describe_us(int(bad.get_column('t')[0] / scale))}"
+                                                    "; rows skipped"))
+                frame = frame.filter(~out.fill_null(False))
+    return frame
 
 
 def _describe_us(us: int) -> str:
@@ -318,6 +397,234 @@ def check_parquet_pages(path) -> None:
     except Exception as err:  # noqa: BLE001 - any failure here is the file's
         raise InputError(path, "expected readable telemetry Parquet; the file is corrupt or truncated",
                          actual=short_reason(err) or type(err).__name__) from None
+
+
+# ------------------------------------------------------------------------------------------
+# lenient reading of telemetry (--lenient)
+# ------------------------------------------------------------------------------------------
+# what the strict errors say about the alternative
+CELL_HINT = " (--lenient reads such cells as missing)"
+# how the reasons of lenient items end (a reader's caller tells them from the usual skipped items)
+LENIENT_ENDINGS = ("read as missing (null)", "row skipped", "rows skipped", "point skipped", "series skipped",
+                   "answer skipped")
+ROW_HINT = " (--lenient skips such rows)"
+ANY_HINT = " (--lenient reads such cells as missing, or skips their rows)"
+
+
+@dataclasses.dataclass
+class Problem:
+    """One bad cell or row a check found: ``action`` "cell" (the value is read as missing) or
+    "row" (the row means nothing without it: skipped). ``index``: the cell's column position."""
+
+    line: int
+    column: str | None
+    actual: Any
+    expected: str
+    action: str
+    index: int | None = None
+
+    def skipped(self, path) -> Skipped:
+        what = f"column {self.column!r}: " if self.column else ""
+        then = "read as missing (null)" if self.action == "cell" else "row skipped"
+        return Skipped(str(path), f"line {self.line}", f"{what}{self.expected}, got {str(self.actual)[:60]!r}; {then}")
+
+
+def strict_of(opts: Any) -> bool:
+    """Whether ``opts`` (a reader's options; None for the defaults) asks for strict reading."""
+    return bool(getattr(opts, "strict", True))
+
+
+def bad_cells(opts: Any, path, bad, expected: str, *, column: str, value: str, line: str = "lineno") -> None:
+    """A reader's hook for cells that are not numbers (``bad``: the rows holding them).
+
+    Strict: InputError for the first (``FILE:LINE: column 'C': expected ..., got 'v'``), with a
+    word about ``--lenient``. Lenient: every one listed in ``opts.lenient_skipped``; the reader
+    goes on with those cells null (its cast already made them so).
+    """
+    if bad is None or not bad.height:
+        return
+    if strict_of(opts):
+        r = bad.row(0, named=True)
+        raise InputError(path, expected + CELL_HINT, line=r[line], column=column, actual=r[value])
+    for ln, v in bad.select(line, value).iter_rows():
+        opts.lenient_skipped.append(Problem(ln, column, v, expected, "cell").skipped(path))
+
+
+def find_smi_problems(path, *, opts: Any) -> list[Problem]:
+    """nvidia-smi --query-gpu CSV, lenient: the bad cells of :func:`find_smi_query_cells` and the
+    rows whose timestamp does not parse or lies outside :data:`MIN_TIME`..:data:`MAX_TIME`."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY
+    from ridgeline.parsers.telemetry_common import parse_local_times
+
+    found = find_smi_query_cells(path)
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        header = [h.strip() for h in fh.readline().rstrip("\r\n").split(",")]
+    col = next((i for i, h in enumerate(header)
+                if NVIDIA_SMI_IDENTITY.get(h.split(" [")[0].strip().lower()) == "timestamp"), None)
+    if col is not None:
+        lf = pl.scan_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
+                         new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
+        cell = pl.col(f"c{col}").str.strip_chars()
+        ts = parse_local_times(cell, tz=getattr(opts, "tz", None), fmt="%Y/%m/%d %H:%M:%S%.f")
+        raw = ts.dt.epoch(time_unit="us")
+        bad = lf.select("_line", cell.alias("v"), raw.alias("t")).filter(
+            pl.col("t").is_null() | (pl.col("t") < _epoch_us(MIN_TIME)) | (pl.col("t") >= _epoch_us(MAX_TIME))
+        ).collect(engine="streaming")
+        for ln, v, t in bad.iter_rows():
+            what = "a timestamp like 2026/01/03 15:36:53.507" if t is None else \
+                f"a timestamp between {MIN_TIME:%Y-%m-%d} and {MAX_TIME:%Y-%m-%d}"
+            found.append(Problem(ln, header[col], v, f"expected {what}", "row", col))
+    return found
+
+
+def find_smi_dmon_problems(path) -> list[Problem]:
+    """nvidia-smi dmon text, lenient: rows whose ``gpu`` is no index 0..4095, cells of analyzed
+    columns that are neither a number nor ``-`` (the reader's rules; one pass over the lines)."""
+    import re
+
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_DMON
+
+    number = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+    out: list[Problem] = []
+    header = None
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for no, raw in enumerate(fh.read().splitlines(), start=1):
+            s = raw.strip()
+            if not s:
+                continue
+            if s.startswith("#"):
+                toks = s.lstrip("#").split()
+                if toks and toks[0].lower() in ("gpu", "date"):
+                    header = [t.lower() for t in toks]
+                continue
+            toks = s.split()
+            if header is None or len(toks) != len(header):
+                continue
+            for i, (name, tok) in enumerate(zip(header, toks)):
+                if name == "gpu" and not re.fullmatch(r"[0-9]{1,4}", tok) or name == "gpu" and int(tok) > MAX_GPU_INDEX:
+                    out.append(Problem(no, name, tok, f"expected a GPU index 0..{MAX_GPU_INDEX}", "row", i))
+                    break
+                if name in NVIDIA_SMI_DMON and tok != "-" and not number.fullmatch(tok):
+                    out.append(Problem(no, name, tok, "expected a number or -", "cell", i))
+    return out
+
+
+def find_dmon_entity_problems(path) -> list[Problem]:
+    """dcgmi dmon text, lenient: rows of an entity whose id is no GPU index 0..4095 (one
+    streaming pass; the reader's cast would fail on 2^64)."""
+    import polars as pl
+
+    lf = pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
+                     new_columns=["line"], truncate_ragged_lines=True).with_row_index("_line", offset=1)
+    ent = pl.col("line").str.extract(r"^\s*((?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+(\d+))", 1)
+    eid = pl.col("line").str.extract(r"^\s*(?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+(\d+)", 1)
+    bad = lf.filter(eid.is_not_null() & ((eid.str.len_chars() > 4) | (eid.cast(pl.Int64, strict=False) > MAX_GPU_INDEX))) \
+        .select("_line", ent.alias("v")).collect(engine="streaming")
+    return [Problem(ln, None, v, f"expected an entity id 0..{MAX_GPU_INDEX}", "row") for ln, v in bad.iter_rows()]
+
+
+def _prescan(kind: str, path, opts: Any) -> list[Problem]:
+    if kind == "nvidia-smi-csv":
+        return find_smi_problems(path, opts=opts)
+    if kind == "nvidia-smi-dmon":
+        return find_smi_dmon_problems(path)
+    if kind == "dcgm-dmon":
+        return find_dmon_entity_problems(path)
+    if kind == "dcgm-exporter":
+        return find_exporter_problems(path)
+    return []  # telemetry-csv and Prometheus JSON are lenient in their readers
+
+
+_NULL_CELL = {"nvidia-smi-csv": " [N/A]", "nvidia-smi-dmon": "-"}
+
+
+def _mend_line(kind: str, text: str, cells: list[Problem]) -> str:
+    """``text`` (one line, without its end) with the bad cells replaced by the format's blank."""
+    if kind == "nvidia-smi-csv":
+        parts = text.split(",")
+        for p in cells:
+            if p.index is not None and p.index < len(parts):
+                parts[p.index] = _NULL_CELL[kind]
+        return ",".join(parts)
+    if kind == "nvidia-smi-dmon":
+        toks = text.split()
+        for p in cells:
+            if p.index is not None and p.index < len(toks):
+                toks[p.index] = _NULL_CELL[kind]
+        return " ".join(toks)
+    return text
+
+
+def _mended_copy(kind: str, path: Path, problems: list[Problem], folder: str) -> tuple[Path, list[int]]:
+    """A copy of ``path`` (same name, in ``folder``) without the bad rows and with the bad cells
+    blank; returns it and the original line number of each of its lines."""
+    rows = {p.line for p in problems if p.action == "row"}
+    cells: dict[int, list[Problem]] = {}
+    for p in problems:
+        if p.action == "cell" and p.line not in rows:
+            cells.setdefault(p.line, []).append(p)
+    out_path = Path(folder) / path.name
+    kept: list[int] = []
+    with open(path, "rb") as src, open(out_path, "wb") as dst:
+        for no, raw in enumerate(src, start=1):
+            if no in rows:
+                continue
+            if no in cells:
+                end = raw[len(raw.rstrip(b"\r\n")):]
+                text = raw[: len(raw) - len(end)].decode("utf-8", errors="replace")
+                raw = _mend_line(kind, text, cells[no]).encode("utf-8") + end
+            dst.write(raw)
+            kept.append(no)
+    return out_path, kept
+
+
+def read_lenient(reader: Callable, kind: str, path: Any, *, opts: Any):
+    """``reader(path, opts=opts)`` for ``--lenient``: the format's checks find every bad cell
+    and row first; when there are some, the reader reads a mended copy (bad rows left out, bad
+    cells blank) and what it reports is relabelled to ``path`` and its line numbers. The cells
+    and rows are listed as skipped items (``FILE``, ``line N``, the reason)."""
+    import re
+    import shutil
+    import tempfile
+
+    path = Path(path)
+    problems = _prescan(kind, path, opts) if path.is_file() else []
+    opts.lenient_skipped = []
+    if not problems:
+        frame, info, skipped = reader(path, opts=opts)
+        frame = check_telemetry_frame(frame, path, opts=opts)
+        return frame, info, [*skipped, *opts.lenient_skipped]
+    problems.sort(key=lambda p: p.line)
+    folder = tempfile.mkdtemp(prefix="ridgeline-lenient-")
+    try:
+        copy, kept = _mended_copy(kind, path, problems, folder)
+
+        def line_of(n: int | None) -> int | None:
+            return kept[n - 1] if n is not None and 0 < n <= len(kept) else n
+
+        def relabel(text: str) -> str:
+            text = text.replace(str(copy), str(path))
+            return re.sub(r"\b(line|header line) (\d+)\b", lambda m: f"{m.group(1)} {line_of(int(m.group(2)))}", text)
+
+        before = list(getattr(opts, "notes", []))
+        try:
+            frame, info, skipped = reader(copy, opts=opts)
+        except InputError as err:
+            raise InputError(path, err.expected, line=line_of(err.line), column=err.column, actual=err.actual) from None
+        finally:
+            if hasattr(opts, "notes"):
+                opts.notes[:] = [n if n in before else n.replace(str(copy), str(path)) for n in opts.notes]
+        frame = check_telemetry_frame(frame, path, opts=opts)
+        info = dataclasses.replace(info, path=str(path))
+        listed = [p.skipped(path) for p in problems if p.action == "row" or p.line not in
+                  {q.line for q in problems if q.action == "row"}]
+        skipped = [Skipped(str(path), relabel(s.item), relabel(s.reason)) for s in skipped]
+        lenient = [Skipped(str(path), relabel(s.item), s.reason) for s in opts.lenient_skipped]
+        return frame, info, [*skipped, *listed, *lenient]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # ------------------------------------------------------------------------------------------

@@ -45,49 +45,82 @@ def gpu_index(label) -> int | None:
 _MAX_TS_S = 7258118400.0
 
 
-def check_series(path, where: str, series) -> tuple[dict, list]:
+class _Skip(Exception):
+    """A series or answer left out by a lenient read (already listed)."""
+
+
+def check_series(path, where: str, series, *, strict: bool = True, skipped: list | None = None) -> tuple[dict, list]:
     """A result entry's labels and points, shape and types checked; InputError otherwise.
 
     ``where`` names the entry (``answer 0, series 3``). Points are ``[ts, "value"]`` with ts a
-    number of seconds in 1970..2200 and the value a string or number.
+    number of seconds in 1970..2200 and the value a string or number. Lenient (``strict``
+    False): a bad point is left out, a series with bad labels or shape is left out whole, each
+    listed in ``skipped`` with its place and reason (then ``({}, [])`` for a series).
     """
     import math
 
     from ridgeline.parsers.guard import MAX_GPU_INDEX
 
-    if not isinstance(series, dict):
-        raise InputError(path, f"{where}: expected an object with 'metric' and 'values'", actual=type(series).__name__)
-    labels = series.get("metric", {})
-    if labels is None:
-        labels = {}
-    if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
-        raise InputError(path, f"{where}: expected 'metric' to be an object of string labels", actual=str(labels)[:60])
-    gpu = labels.get("gpu")
-    if gpu not in (None, "") and gpu_index(gpu) is None:
-        raise InputError(path, f"{where}: expected a 'gpu' label 0..{MAX_GPU_INDEX} in ASCII digits", actual=gpu)
-    key = "values" if "values" in series else "value"
-    raw = series.get(key)
-    if raw is None:
-        return labels, []
-    points = raw if key == "values" else [raw]
-    if not isinstance(points, list):
-        raise InputError(path, f"{where}: expected '{key}' to be a list of [timestamp, \"value\"]",
-                         actual=type(points).__name__)
+    def refuse(err: InputError, item: str, then: str):
+        if strict:
+            raise err
+        skipped.append(Skipped(str(path), item, f"{err.expected}" + (f", got {str(err.actual)[:60]!r}" if err.actual is not None
+                                                                       else "") + f"; {then}"))
+
+    try:
+        if not isinstance(series, dict):
+            refuse(InputError(path, f"{where}: expected an object with 'metric' and 'values'" + _HINT,
+                              actual=type(series).__name__), where, "series skipped")
+            raise _Skip
+        labels = series.get("metric", {})
+        if labels is None:
+            labels = {}
+        if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+            refuse(InputError(path, f"{where}: expected 'metric' to be an object of string labels" + _HINT,
+                              actual=str(labels)[:60]), where, "series skipped")
+            raise _Skip
+        gpu = labels.get("gpu")
+        if gpu not in (None, "") and gpu_index(gpu) is None:
+            refuse(InputError(path, f"{where}: expected a 'gpu' label 0..{MAX_GPU_INDEX} in ASCII digits" + _HINT,
+                              actual=gpu), where, "series skipped")
+            raise _Skip
+        key = "values" if "values" in series else "value"
+        raw = series.get(key)
+        if raw is None:
+            return labels, []
+        points = raw if key == "values" else [raw]
+        if not isinstance(points, list):
+            refuse(InputError(path, f"{where}: expected '{key}' to be a list of [timestamp, \"value\"]" + _HINT,
+                              actual=type(points).__name__), where, "series skipped")
+            raise _Skip
+    except _Skip:
+        return {}, []
+    good = []
     for i, point in enumerate(points):
         if point is None or point == []:  # an empty point is skipped, as before
             continue
+        err = None
         if not isinstance(point, list) or len(point) != 2:
-            raise InputError(path, f"{where}, point {i}: expected [timestamp, \"value\"]", actual=str(point)[:60])
-        ts, value = point
-        if isinstance(ts, bool) or not isinstance(ts, (int, float)):
-            raise InputError(path, f"{where}, point {i}: expected a timestamp in seconds (a number)",
-                             actual=str(ts)[:60])
-        if not (isinstance(ts, int) or math.isfinite(ts)) or not 0 <= ts < _MAX_TS_S:
-            raise InputError(path, f"{where}, point {i}: expected a timestamp between 1970 and 2200 in seconds",
-                             actual=ts)
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise InputError(path, f"{where}, point {i}: expected a value string such as \"0.5\"", actual=str(value)[:60])
-    return labels, [p for p in points if p]
+            err = InputError(path, f"{where}, point {i}: expected [timestamp, \"value\"]" + _HINT, actual=str(point)[:60])
+        else:
+            ts, value = point
+            if isinstance(ts, bool) or not isinstance(ts, (int, float)):
+                err = InputError(path, f"{where}, point {i}: expected a timestamp in seconds (a number)" + _HINT,
+                                 actual=str(ts)[:60])
+            elif not (isinstance(ts, int) or math.isfinite(ts)) or not 0 <= ts < _MAX_TS_S:
+                err = InputError(path, f"{where}, point {i}: expected a timestamp between 1970 and 2200 in seconds"
+                                 + _HINT, actual=ts)
+            elif isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                err = InputError(path, f"{where}, point {i}: expected a value string such as \"0.5\"" + _HINT,
+                                 actual=str(value)[:60])
+        if err is not None:
+            refuse(err, f"{where}, point {i}", "point skipped")
+            continue
+        good.append(point)
+    return labels, good
+
+
+_HINT = " (--lenient skips such points and series)"
 
 
 def series_frame(labels: dict, points, fd, *, default_host: str | None = None):
@@ -133,6 +166,16 @@ def read_prometheus_json(path, *, opts):
         raise InputError(path, "expected Prometheus API JSON", line=err.lineno, actual=err.msg) from err
     answers = doc if isinstance(doc, list) else [doc]
     skipped: list[Skipped] = []
+    strict = getattr(opts, "strict", True)
+
+    def refuse(err: InputError, ai: int) -> None:
+        """An answer of the wrong shape: an error, or (lenient) listed and left out."""
+        if strict:
+            raise err
+        skipped.append(Skipped(str(path), f"answer {ai}", f"{err.expected}"
+                               + (f", got {str(err.actual)[:60]!r}" if err.actual is not None else "")
+                               + "; answer skipped"))
+
     frames = []
     n_points = 0
     for ai, ans in enumerate(answers):
@@ -140,20 +183,24 @@ def read_prometheus_json(path, *, opts):
             if isinstance(ans, dict) and ans.get("status") == "error":
                 skipped.append(Skipped(str(path), f"answer {ai}", f"Prometheus error: {ans.get('error', '?')}"))
                 continue
-            raise InputError(path, "expected {'status': ..., 'data': {'resultType': ..., 'result': [...]}}",
-                             actual=str(ans)[:60])
+            refuse(InputError(path, "expected {'status': ..., 'data': {'resultType': ..., 'result': [...]}}",
+                              actual=str(ans)[:60]), ai)
+            continue
         data = ans["data"]
         if not isinstance(data, dict):
-            raise InputError(path, f"answer {ai}: expected 'data' to be an object with resultType and result",
-                             actual=type(data).__name__)
+            refuse(InputError(path, f"answer {ai}: expected 'data' to be an object with resultType and result",
+                              actual=type(data).__name__), ai)
+            continue
         rtype = data.get("resultType")
         if rtype not in ("matrix", "vector"):
-            raise InputError(path, "expected resultType 'matrix' or 'vector'", actual=rtype)
+            refuse(InputError(path, "expected resultType 'matrix' or 'vector'", actual=rtype), ai)
+            continue
         result = data.get("result", [])
         if not isinstance(result, list):
-            raise InputError(path, f"answer {ai}: expected 'result' to be a list of series", actual=str(result)[:60])
+            refuse(InputError(path, f"answer {ai}: expected 'result' to be a list of series", actual=str(result)[:60]), ai)
+            continue
         for si, series in enumerate(result):
-            labels, points = check_series(path, f"answer {ai}, series {si}", series)
+            labels, points = check_series(path, f"answer {ai}, series {si}", series, strict=strict, skipped=skipped)
             name = labels.get("__name__")
             n_points += len(points)
             if name is None:

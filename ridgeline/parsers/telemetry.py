@@ -54,6 +54,12 @@ class Options:
     host: str | None = None  # host for inputs that carry none
     start: _dt.datetime | None = None  # first tick of inputs without timestamps
     notes: list[str] = dataclasses.field(default_factory=list)
+    # False (--lenient): a cell that is not a number is read as missing, a row without a usable
+    # GPU id or time is skipped, each listed (lenient_skipped, per file) instead of an InputError
+    strict: bool = True
+    lenient_skipped: list = dataclasses.field(default_factory=list)
+    # folder -> its readable Parquet files, when a corrupt one was left out of the folder's scan
+    parquet_files: dict = dataclasses.field(default_factory=dict)
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -250,8 +256,8 @@ def _read_one(path, *, opts, kind: str | None = None):
     else:
         wide = None
         frame, info, skip = _reader(kind)(path, opts=opts)
-    guard.check_telemetry_frame(wide, path)
-    guard.check_telemetry_frame(frame, path)
+    wide = guard.check_telemetry_frame(wide, path, opts=opts)
+    frame = guard.check_telemetry_frame(frame, path, opts=opts)
     return (wide, frame), info, skip
 
 
@@ -264,6 +270,8 @@ def scan_telemetry_sources(
     start: _dt.datetime | None = None,
     notes: list[str] | None = None,
     found_in_folders=frozenset(),
+    strict: bool = True,
+    strict_folders: bool = False,
 ) -> tuple[list[TelemetrySource], list[InputInfo], list[Skipped]]:
     """Like :func:`scan_telemetry` (same options, checks, notes and skipped items), but one
     :class:`TelemetrySource` per input instead of one concatenated long table: the shape the
@@ -277,7 +285,7 @@ def scan_telemetry_sources(
         raise UsageError(f"--interval must be > 0 seconds, got {interval_s}")
     if start is not None and start.tzinfo is None:
         start = start.replace(tzinfo=_dt.timezone.utc)
-    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start)
+    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start, strict=strict)
     sources: list[TelemetrySource] = []
     inputs: list[InputInfo] = []
     skipped: list[Skipped] = []
@@ -300,20 +308,23 @@ def scan_telemetry_sources(
             if kind == "telemetry-parquet" and str(path) in found_in_folders and Path(path).is_file():
                 guard.check_parquet_pages(path)
             if kind == "telemetry-parquet" and Path(path).is_dir() and not explicit:
-                # a folder's Parquet files are one scan: check each first, so a corrupt one is
-                # listed and left out when it is the folder's only Parquet, never read halfway
+                # a folder's Parquet files are one scan: each is checked first, and a corrupt one is
+                # listed and left out of the scan (the rest is read), never read halfway
                 bad = []
                 files = sorted(Path(path).rglob("*.parquet"))
                 for f in files:
                     try:
                         guard.check_parquet_pages(f)
                     except InputError as err:
+                        if strict_folders:  # --strict given: a bad file in a folder is an error
+                            raise
                         bad.append((f, err))
+                skipped.extend(Skipped(str(f), "file", f"unreadable {what}: {err}") for f, err in bad)
                 if bad and len(bad) == len(files):
-                    skipped.extend(Skipped(str(f), "file", f"unreadable {what}: {err}") for f, err in bad)
                     continue
-                if bad:  # good and bad Parquet in one store: the bad file is named (no half-read store)
-                    raise bad[0][1]
+                if bad:
+                    left_out = {f for f, _err in bad}
+                    opts.parquet_files[str(path)] = [str(f) for f in files if f not in left_out]
             (wide, frame), info, skip = guard.read_guarded(functools.partial(_read_one, kind=kind), kind, path, opts=opts)
 
             def build(path=path, kind=kind, wide=wide, frame=frame):
@@ -325,7 +336,9 @@ def scan_telemetry_sources(
                     _plan_parquet(src, path, opts)
                 elif kind == "telemetry-csv":
                     head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
-                    if head and telemetry_table.header_layout(head[0]) == "wide":
+                    # (lenient: only when nothing was left out or blanked; else the long rows are reduced)
+                    clean = opts.strict or not any(x.reason.endswith(guard.LENIENT_ENDINGS) for x in skip)
+                    if clean and head and telemetry_table.header_layout(head[0]) == "wide":
                         # the CSV was read and checked by the reader; its wide frame comes from the same text
                         raw = pl.read_csv(path, infer_schema_length=10000,
                                           null_values=["", "NA", "N/A", "null", "NaN", "nan"])
@@ -334,7 +347,7 @@ def scan_telemetry_sources(
 
             src = guard.collect_guarded(build, path, what)
         except InputError as err:
-            if explicit and str(path) not in found_in_folders:
+            if (explicit and str(path) not in found_in_folders) or (strict_folders and not explicit):
                 raise
             skipped.append(Skipped(str(path), "file", f"unreadable {what}: {err}"))
             continue
@@ -356,7 +369,7 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
 
     from ridgeline.parsers import telemetry_table
 
-    groups = telemetry_table._column_groups(path) if path.is_dir() else None
+    groups = telemetry_table._column_groups(path, opts=opts) if path.is_dir() else None
     if groups is not None and len(groups) > 1:
         scans = [(files, telemetry_table.wide_frame(pl.scan_parquet(files, hive_partitioning=True), opts=opts))
                  for files in groups]
@@ -364,7 +377,7 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
             return  # a long (or odd) table among them: the long rows are reduced
         hosts: dict = {}
         for files, w in scans:
-            by_host = telemetry_table.hive_host_files(path, files)
+            by_host = telemetry_table.hive_host_files(path, files)  # files: the readable ones
             if by_host is None or "host" not in w.collect_schema().names():
                 return
             for h in by_host:
@@ -372,10 +385,10 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
         src.wide = pl.concat([w for _files, w in scans], how="diagonal_relaxed")
         src.hosts = hosts
         return
-    source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+    source = telemetry_table.parquet_source(path, opts=opts)
     raw = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
     src.wide = telemetry_table.wide_frame(raw, opts=opts)
-    files = telemetry_table.hive_host_files(path)
+    files = telemetry_table.hive_host_files(path, opts.parquet_files.get(str(path)))
     if files is not None and "host" in raw.collect_schema().names():
         src.hosts = {h: [(src.layout, src.frame.filter(pl.col("host") == h))] for h in files}
 
@@ -424,6 +437,8 @@ def scan_telemetry(
     start: _dt.datetime | None = None,
     notes: list[str] | None = None,
     found_in_folders=frozenset(),
+    strict: bool = True,
+    strict_folders: bool = False,
 ) -> tuple[Any, list[InputInfo], list[Skipped]]:
     """Read telemetry files/folders into one TELEMETRY LazyFrame.
 
@@ -435,13 +450,19 @@ def scan_telemetry(
     flagged as relative). ``notes``: a list that receives human-readable notes (additive
     extension of the agreed API; pass one to see them). ``found_in_folders``: file paths the
     caller found by expanding a folder; an unreadable one is skipped and listed, not fatal.
+    ``strict`` (default True): a cell that is not a number, a GPU id or a time out of range is an
+    InputError naming file, line and column; False (``--lenient``): the cell is read as missing
+    (null), or the row skipped where it means nothing without it (GPU id, time), each listed in
+    ``skipped`` with its line and reason. ``strict_folders``: a corrupt file in a folder (a Parquet
+    store's file included) is an InputError too (default: listed and left out; the rest is read).
 
     Returns ``(LazyFrame, inputs, skipped)``. Raises InputError for an explicit file that is
     not telemetry, UsageError for a bad option.
     """
     sources, inputs, skipped = scan_telemetry_sources(paths, tz=tz, interval_s=interval_s, host=host,
                                                       start=start, notes=notes,
-                                                      found_in_folders=found_in_folders)
+                                                      found_in_folders=found_in_folders, strict=strict,
+                                                      strict_folders=strict_folders)
     return long_table(sources), inputs, skipped
 
 

@@ -126,7 +126,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
         opts.note(f"{path}: table has no host column; host left empty (give --host)")
     if layout == "long":
         fcol = roles["field"]
-        distinct = _parquet_distinct(path, fcol) if kind == "telemetry-parquet" else None
+        distinct = _parquet_distinct(path, fcol, opts=opts) if kind == "telemetry-parquet" else None
         if distinct is None:
             present = lf.select(pl.col(fcol).cast(pl.String).alias("f")).group_by("f").agg(pl.len().alias("n")) \
                 .collect(engine="streaming")
@@ -250,7 +250,27 @@ def hive_host_files(path, files=None) -> dict[str, list[str]] | None:
     return out or None
 
 
-def _parquet_distinct(path: Path, column: str) -> list | None:
+def parquet_source(path, *, opts=None):
+    """What a Parquet input's scan reads: the file, the folder's ``**/*.parquet`` glob, or, when
+    a corrupt file was left out of the folder (``opts.parquet_files``), the list of its readable
+    files (hive partitions are still taken from their paths)."""
+    path = Path(path)
+    files = (getattr(opts, "parquet_files", None) or {}).get(str(path))
+    if files is not None:
+        return list(files)
+    return str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+
+
+def parquet_files(path, *, opts=None) -> list[Path]:
+    """The Parquet files a folder input reads (see :func:`parquet_source`), sorted."""
+    path = Path(path)
+    files = (getattr(opts, "parquet_files", None) or {}).get(str(path))
+    if files is not None:
+        return sorted(Path(f) for f in files)
+    return sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
+
+
+def _parquet_distinct(path: Path, column: str, *, opts=None) -> list | None:
     """Distinct values of a Parquet string column from its dictionary pages (no per-row
     hashing); None when that does not work (then polars counts them).
 
@@ -271,7 +291,7 @@ def _parquet_distinct(path: Path, column: str) -> list | None:
                     found.update(values.to_pylist())
             return found
 
-        files = sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
+        files = parquet_files(path, opts=opts)
         seen: set = set()
         if len(files) > 1:  # files in parallel (pyarrow releases the GIL while decoding)
             from concurrent.futures import ThreadPoolExecutor
@@ -305,18 +325,95 @@ def read_table_csv(path, *, opts):
         raise InputError(path, f"expected a telemetry CSV table ({first})") from err
     skipped: list[Skipped] = []
     roles = _resolve(df.columns)
-    if "value" in roles and df.schema[roles["value"]] == pl.String:
-        bad = df.with_row_index("lineno", offset=2).filter(
+    from ridgeline.parsers import guard
+
+    n_rows = df.height
+    df = df.with_row_index("lineno", offset=2)
+    if not guard.strict_of(opts):  # --lenient: bad rows left out, bad cells read as missing, all listed
+        df = _lenient_rows(df, roles, path, opts=opts, skipped=skipped)
+    _check_wide_cells(df, roles, path, opts=opts, skipped=skipped)
+    if "value" in roles and df.schema[roles["value"]] == pl.String and guard.strict_of(opts):
+        bad = df.filter(
             pl.col(roles["value"]).cast(pl.Float64, strict=False).is_null() & pl.col(roles["value"]).is_not_null())
         if bad.height:
             r = bad.row(0, named=True)
-            raise InputError(path, "expected a number", line=r["lineno"], column=roles["value"], actual=r[roles["value"]])
+            raise InputError(path, "expected a number" + guard.CELL_HINT, line=r["lineno"], column=roles["value"],
+                             actual=r[roles["value"]])
+    df = df.drop("lineno")
     out = _normalize(df.lazy(), path=path, opts=opts, skipped=skipped, kind="telemetry-csv", eager=True).collect()
     bad_ts = out.filter(pl.col("timestamp").is_null())
     if bad_ts.height:
         raise InputError(path, "expected timestamps (ISO-8601 or epoch seconds)", column=roles["timestamp"],
                          actual=f"{bad_ts.height} unparseable values")
-    return out, InputInfo(str(path), "telemetry-csv", df.height), skipped
+    return out, InputInfo(str(path), "telemetry-csv", n_rows), skipped
+
+
+def _cell_is_bad(col: str):
+    """A String cell that holds something and is no number (NaN, inf and the null markers pass)."""
+    import polars as pl
+
+    c = pl.col(col)
+    return c.is_not_null() & (c.str.strip_chars() != "") & c.cast(pl.Float64, strict=False).is_null()
+
+
+def _check_wide_cells(df, roles, path, *, opts, skipped):
+    """A wide CSV's field columns that polars read as text: each cell is a number or blank.
+    Strict: InputError naming line and column; lenient: the cells listed (read as missing)."""
+    import polars as pl
+
+    from ridgeline.parsers import guard
+    from ridgeline.parsers.dcgm_fields import name_map
+
+    if layout_of_columns(df.columns) != "wide":
+        return
+    nm = name_map()
+    used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date"}
+    for col in df.columns:
+        if col in used or col == "lineno" or df.schema[col] != pl.String or nm.get(col.strip().lower()) is None:
+            continue
+        guard.bad_cells(opts, path, df.filter(_cell_is_bad(col)), "expected a number", column=col, value=col)
+    skipped.extend(getattr(opts, "lenient_skipped", []) if not guard.strict_of(opts) else [])
+    if not guard.strict_of(opts):
+        opts.lenient_skipped = []
+
+
+def _lenient_rows(df, roles, path, *, opts, skipped):
+    """``--lenient`` on a telemetry CSV (``df`` with ``lineno``): rows whose GPU cell is no index
+    0..4095 or whose timestamp does not parse or lies outside 1970..2200 are left out, value cells
+    that are no number listed (the cast reads them as missing); each listed with its line."""
+    import polars as pl
+
+    from ridgeline.parsers import guard
+
+    def drop(cond, column, expected):
+        bad = df.filter(cond)
+        for ln, v in bad.select("lineno", pl.col(column).cast(pl.String)).iter_rows():
+            skipped.append(guard.Problem(ln, column, v, expected, "row").skipped(path))
+        return df.filter(~cond) if bad.height else df
+
+    if "gpu" in roles:
+        g = pl.col(roles["gpu"]).cast(pl.String).str.strip_chars()
+        cond = g.is_not_null() & (g != "") & (~g.str.contains(r"^[0-9]{1,4}$")
+                                             | (g.cast(pl.Int64, strict=False) > guard.MAX_GPU_INDEX))
+        df = drop(cond.fill_null(False), roles["gpu"], f"expected a GPU index 0..{guard.MAX_GPU_INDEX} (or nothing)")
+    if "timestamp" in roles:
+        col = roles["timestamp"]
+        dtype = df.schema[col]
+        if dtype.is_numeric():  # epoch numbers, as _timestamp_expr reads them, without its integer cast
+            v = pl.col(col).cast(pl.Float64)
+            us = (pl.when(v.abs() < 1e11).then(v * 1e6).when(v.abs() < 1e14).then(v * 1e3)
+                  .when(v.abs() < 1e17).then(v).otherwise(v / 1e3))
+        else:
+            us = _timestamp_expr(col, dtype, opts.tz).dt.epoch(time_unit="us").cast(pl.Float64)
+        lo, hi = guard._epoch_us(guard.MIN_TIME), guard._epoch_us(guard.MAX_TIME)
+        cond = (us.is_null() | us.is_nan() | (us < lo) | (us >= hi)).fill_null(True)
+        df = drop(cond, col, f"expected a timestamp between {guard.MIN_TIME:%Y-%m-%d} and {guard.MAX_TIME:%Y-%m-%d} "
+                             "(ISO-8601 or epoch seconds)")
+    if "value" in roles and df.schema[roles["value"]] == pl.String:
+        col = roles["value"]
+        for ln, v in df.filter(_cell_is_bad(col)).select("lineno", col).iter_rows():
+            skipped.append(guard.Problem(ln, col, v, "expected a number", "cell").skipped(path))
+    return df
 
 
 def scan_table_parquet(path, *, opts):
@@ -324,14 +421,14 @@ def scan_table_parquet(path, *, opts):
     import polars as pl
 
     path = Path(path)
-    source = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+    source = parquet_source(path, opts=opts)
     try:
         lf = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
         rows = lf.select(pl.len()).collect().item()
     except Exception as err:  # noqa: BLE001
         raise InputError(path, f"expected readable Parquet ({err.__class__.__name__}: {err})") from err
     skipped: list[Skipped] = []
-    groups = _column_groups(path) if path.is_dir() else None
+    groups = _column_groups(path, opts=opts) if path.is_dir() else None
     if groups is not None and len(groups) > 1:
         # files with different columns (a store whose hosts export different fields): each set of
         # files is normalized on its own, so a field a file lacks is absent, not a column of nulls
@@ -347,13 +444,13 @@ def scan_table_parquet(path, *, opts):
     return out, InputInfo(str(path), "telemetry-parquet", int(rows)), skipped
 
 
-def _column_groups(folder: Path) -> list[list[str]] | None:
+def _column_groups(folder: Path, *, opts=None) -> list[list[str]] | None:
     """The folder's Parquet files grouped by their column names (footers only); None if unreadable."""
     try:
         import polars as pl  # reads the footer itself: no pyarrow import (~0.15 s) on a wide store
 
         groups: dict[tuple[str, ...], list[str]] = {}
-        for f in sorted(folder.rglob("*.parquet")):
+        for f in parquet_files(folder, opts=opts):
             if any(part.startswith(".") for part in f.relative_to(folder).parts):
                 continue
             groups.setdefault(tuple(sorted(pl.read_parquet_schema(f))), []).append(str(f))
