@@ -531,17 +531,28 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
             raise UsageError(DASK_EXTRA_MESSAGE)
     from ridgeline.parsers.guard import collect_guarded
 
-    sources, inputs, skipped = scan_telemetry_sources(
-        paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes, found_in_folders=found_in_folders,
-        strict=strict, strict_folders=strict_folders,
-    )
-    sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
-    # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error
-    windows = collect_guarded(
-        lambda: reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
-                                  scheduler=scheduler, workers=workers, progress=progress),
-        [s.path for s in sources] or list(paths))
-    return long_table(sources), inputs, skipped, windows
+    def read(check_folder_pages: bool):
+        sources, inputs, skipped = scan_telemetry_sources(
+            paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes,
+            found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
+            check_folder_pages=check_folder_pages,
+        )
+        sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
+        # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error
+        windows = collect_guarded(
+            lambda: reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
+                                      scheduler=scheduler, workers=workers, progress=progress),
+            [s.path for s in sources] or list(paths))
+        return long_table(sources), inputs, skipped, windows
+
+    # a folder's Parquet files are read once: the page check that decodes them all beforehand (so
+    # a corrupt file is listed and left out, never read halfway) runs only when reading them failed
+    try:
+        return read(check_folder_pages=False)
+    except InputError:
+        if not any(Path(p).is_dir() for p in ([paths] if isinstance(paths, (str, Path)) else paths)):
+            raise
+    return read(check_folder_pages=True)
 
 
 def _machine_mismatch_notes(result: AnalysisResult) -> list[str]:

@@ -272,14 +272,17 @@ def scan_telemetry_sources(
     found_in_folders=frozenset(),
     strict: bool = True,
     strict_folders: bool = False,
+    check_folder_pages: bool = True,
 ) -> tuple[list[TelemetrySource], list[InputInfo], list[Skipped]]:
     """Like :func:`scan_telemetry` (same options, checks, notes and skipped items), but one
     :class:`TelemetrySource` per input instead of one concatenated long table: the shape the
-    per-partition reduction (:func:`telemetry_partitions`) reads."""
-    import polars as pl
+    per-partition reduction (:func:`telemetry_partitions`) reads.
 
-    from ridgeline.parsers import telemetry_table
-
+    ``check_folder_pages=False`` leaves out the up-front decoding of every page of a folder's
+    Parquet files (a second read of the whole store) unless reading the folder fails here; a
+    caller that passes it and then fails reading the sources calls again with it True (what
+    :func:`ridgeline.pipeline.reduce_telemetry` does), so a corrupt file is handled the same.
+    """
     check_tz(tz)
     if interval_s is not None and not interval_s > 0:
         raise UsageError(f"--interval must be > 0 seconds, got {interval_s}")
@@ -304,48 +307,24 @@ def scan_telemetry_sources(
         from ridgeline.parsers import guard  # the readers' boundary: library errors translated, values checked
 
         what = guard.WHAT.get(kind, kind)
+        folder = kind == "telemetry-parquet" and Path(path).is_dir() and not explicit
+        read = functools.partial(_read_source, path, kind, what, opts)
         try:
             if kind == "telemetry-parquet" and str(path) in found_in_folders and Path(path).is_file():
                 guard.check_parquet_pages(path)
-            if kind == "telemetry-parquet" and Path(path).is_dir() and not explicit:
-                # a folder's Parquet files are one scan: each is checked first, and a corrupt one is
-                # listed and left out of the scan (the rest is read), never read halfway
-                bad = []
-                files = sorted(Path(path).rglob("*.parquet"))
-                for f in files:
-                    try:
-                        guard.check_parquet_pages(f)
-                    except InputError as err:
-                        if strict_folders:  # --strict given: a bad file in a folder is an error
-                            raise
-                        bad.append((f, err))
-                skipped.extend(Skipped(str(f), "file", f"unreadable {what}: {err}") for f, err in bad)
-                if bad and len(bad) == len(files):
+            if folder and check_folder_pages and _check_folder(path, what, skipped, opts, strict_folders):
+                continue
+            try:
+                src, info, skip = read()
+            except InputError:
+                if not folder or check_folder_pages:
+                    raise
+                # the check deferred: run now, it lists the corrupt files and leaves them out
+                if _check_folder(path, what, skipped, opts, strict_folders):
                     continue
-                if bad:
-                    left_out = {f for f, _err in bad}
-                    opts.parquet_files[str(path)] = [str(f) for f in files if f not in left_out]
-            (wide, frame), info, skip = guard.read_guarded(functools.partial(_read_one, kind=kind), kind, path, opts=opts)
-
-            def build(path=path, kind=kind, wide=wide, frame=frame):
-                if wide is not None:
-                    frame = wide_to_long_rows(wide.lazy())
-                src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
-                                      wide=None if wide is None else wide.lazy())
-                if kind == "telemetry-parquet":
-                    _plan_parquet(src, path, opts)
-                elif kind == "telemetry-csv":
-                    head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
-                    # (lenient: only when nothing was left out or blanked; else the long rows are reduced)
-                    clean = opts.strict or not any(x.reason.endswith(guard.LENIENT_ENDINGS) for x in skip)
-                    if clean and head and telemetry_table.header_layout(head[0]) == "wide":
-                        # the CSV was read and checked by the reader; its wide frame comes from the same text
-                        raw = pl.read_csv(path, infer_schema_length=10000,
-                                          null_values=["", "NA", "N/A", "null", "NaN", "nan"])
-                        src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
-                return src
-
-            src = guard.collect_guarded(build, path, what)
+                if str(path) not in opts.parquet_files:
+                    raise  # no corrupt file: the error was something else
+                src, info, skip = read()
         except InputError as err:
             if (explicit and str(path) not in found_in_folders) or (strict_folders and not explicit):
                 raise
@@ -359,6 +338,63 @@ def scan_telemetry_sources(
     if notes is not None:
         notes.extend(n for n in opts.notes if n not in notes)
     return sources, inputs, skipped
+
+
+def _read_source(path, kind: str, what: str, opts: Options):
+    """One input read by its reader and planned: ``(TelemetrySource, InputInfo, skipped)``."""
+    from ridgeline.parsers import guard
+
+    (wide, frame), info, skip = guard.read_guarded(functools.partial(_read_one, kind=kind), kind, path, opts=opts)
+    src = guard.collect_guarded(functools.partial(_build_source, path, kind, wide, frame, skip, opts), path, what)
+    return src, info, skip
+
+
+def _build_source(path, kind: str, wide, frame, skip, opts: Options) -> TelemetrySource:
+    """The :class:`TelemetrySource` of one input read by its reader (a Parquet input planned)."""
+    import polars as pl
+
+    from ridgeline.parsers import guard, telemetry_table
+
+    if wide is not None:
+        frame = wide_to_long_rows(wide.lazy())
+    src = TelemetrySource(str(path), kind, finish(frame, source=str(path)).lazy(),
+                          wide=None if wide is None else wide.lazy())
+    if kind == "telemetry-parquet":
+        _plan_parquet(src, path, opts)
+    elif kind == "telemetry-csv":
+        head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+        # (lenient: only when nothing was left out or blanked; else the long rows are reduced)
+        clean = opts.strict or not any(x.reason.endswith(guard.LENIENT_ENDINGS) for x in skip)
+        if clean and head and telemetry_table.header_layout(head[0]) == "wide":
+            # the CSV was read and checked by the reader; its wide frame comes from the same text
+            raw = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+            src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
+    return src
+
+
+def _check_folder(path, what: str, skipped: list[Skipped], opts: Options, strict_folders: bool) -> bool:
+    """Decode every page of a folder's Parquet files (they are read as one scan), so a corrupt
+    one is never read halfway: each corrupt file is listed in ``skipped`` and left out of the
+    folder's scan (``opts.parquet_files``); True when none is left. ``strict_folders`` (--strict
+    given): the first corrupt file is an InputError."""
+    from ridgeline.parsers import guard
+
+    bad = []
+    files = sorted(Path(path).rglob("*.parquet"))
+    for f in files:
+        try:
+            guard.check_parquet_pages(f)
+        except InputError as err:
+            if strict_folders:  # --strict given: a bad file in a folder is an error
+                raise
+            bad.append((f, err))
+    skipped.extend(Skipped(str(f), "file", f"unreadable {what}: {err}") for f, err in bad)
+    if bad and len(bad) == len(files):
+        return True
+    if bad:
+        left_out = {f for f, _err in bad}
+        opts.parquet_files[str(path)] = [str(f) for f in files if f not in left_out]
+    return False
 
 
 def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:

@@ -270,6 +270,9 @@ def parquet_files(path, *, opts=None) -> list[Path]:
     return sorted(path.rglob("*.parquet")) if path.is_dir() else [path]
 
 
+DISTINCT_PYARROW_BYTES = 16 << 20  # below this, a polars pass over the field column is cheaper than importing pyarrow
+
+
 def _parquet_distinct(path: Path, column: str, *, opts=None) -> list | None:
     """Distinct values of a Parquet string column from its dictionary pages (no per-row
     hashing); None when that does not work (then polars counts them).
@@ -277,8 +280,12 @@ def _parquet_distinct(path: Path, column: str, *, opts=None) -> list | None:
     Reads file by file with ``pyarrow.parquet`` (``pyarrow.dataset`` would import pandas,
     a quarter of a second before any data is read). The files are every ``*.parquet`` under
     the folder, a superset of what the polars scan reads, so no name is missed (a name only
-    in an extra file counts 0 rows and is not reported)."""
+    in an extra file counts 0 rows and is not reported). Files of less than
+    ``DISTINCT_PYARROW_BYTES`` in all: None (polars counts them faster than pyarrow imports)."""
     try:
+        files = parquet_files(path, opts=opts)
+        if sum(f.stat().st_size for f in files) < DISTINCT_PYARROW_BYTES:
+            return None
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -291,7 +298,6 @@ def _parquet_distinct(path: Path, column: str, *, opts=None) -> list | None:
                     found.update(values.to_pylist())
             return found
 
-        files = parquet_files(path, opts=opts)
         seen: set = set()
         if len(files) > 1:  # files in parallel (pyarrow releases the GIL while decoding)
             from concurrent.futures import ThreadPoolExecutor
