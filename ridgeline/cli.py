@@ -1070,11 +1070,12 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         raise UsageError("--strict and --lenient exclude each other")
     pulled = _pull_prometheus(prom) if prom.get("prom_url") else None
     paths, stdin_dir = _stdin_inputs(paths)
+    counts: dict = {}  # samples per input, counted by the reduction
     lf, inputs, skipped, windows = reduce_telemetry(
         paths, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes,
         engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
         extra=[] if pulled is None else [(pulled.info.path, pulled.frame)],
-        strict=not prom.get("lenient"), strict_folders=bool(prom.get("prom_strict")),
+        strict=not prom.get("lenient"), strict_folders=bool(prom.get("prom_strict")), sample_counts=counts,
     )
     if pulled is not None:
         inputs.append(pulled.info)
@@ -1094,11 +1095,8 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     context = Context(telemetry=lf, windows=windows)
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
                          family="telemetry", thresholds=thresholds)
-    from ridgeline.analyzer.accounting import sample_counts
-    from ridgeline.parsers.guard import collect_guarded
-
     result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes,
-                            sample_counts=collect_guarded(lambda: sample_counts(lf), paths or ["(prometheus)"]))
+                            sample_counts=counts)
     _relabel_stdin(result, stdin_dir)
     if fmt == "parquet":
         from ridgeline.atomic import atomic_path

@@ -452,10 +452,11 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     ``result.telemetry`` gets :func:`plot_telemetry`'s small downsampled frame.
     """
     notes: list[str] = []
+    counts: dict = {}
     lf, inputs, skipped, windows = reduce_telemetry(
         [str(p) for p in files], window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host,
         start=start, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
-        found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
+        found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders, sample_counts=counts,
     )
     if not inputs and skipped:  # every telemetry file found in a folder was unreadable
         raise InputError(", ".join(str(p) for p in files[:3]) + (", ..." if len(files) > 3 else ""),
@@ -468,12 +469,11 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     check_window(window, result.windows)
     _add_notes(result, empty_windows_notes(result.windows, inputs, warmup))
     _add_notes(result, silent_telemetry_notes(result.windows))
-    from ridgeline.analyzer.accounting import sample_counts
     from ridgeline.parsers.guard import collect_guarded
 
     result.telemetry = collect_guarded(lambda: plot_telemetry(lf, result.windows), files)
 
-    result.sample_counts = collect_guarded(lambda: sample_counts(lf), files)
+    result.sample_counts = counts  # counted by the reduction (the same figures as a pass over lf)
     return lf
 
 
@@ -508,7 +508,8 @@ def silent_telemetry_notes(windows) -> list[str]:
 
 def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=None, host=None, start=None,
                      notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=(),
-                     found_in_folders=frozenset(), strict=True, strict_folders=False):
+                     found_in_folders=frozenset(), strict=True, strict_folders=False,
+                     sample_counts: dict | None = None):
     """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
 
     Inputs are read per file (:func:`ridgeline.parsers.telemetry.scan_telemetry_sources`), cut
@@ -520,6 +521,8 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     expanding a folder, skipped and listed when unreadable instead of failing the run.
     ``strict``/``strict_folders``: as :func:`ridgeline.parsers.telemetry.scan_telemetry` (False:
     ``--lenient``, bad cells read as missing and bad rows skipped, listed).
+    ``sample_counts``: a dict that receives ``{source: (samples, blank values)}`` of the long
+    table, counted while the partitions are reduced (no second pass over the inputs).
     """
     from ridgeline.analyzer.telemetry import reduce_partitions
     from ridgeline.parsers.telemetry import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
@@ -532,6 +535,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     from ridgeline.parsers.guard import collect_guarded
 
     def read(check_folder_pages: bool):
+        counts: dict = {}
         sources, inputs, skipped = scan_telemetry_sources(
             paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes,
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
@@ -541,8 +545,11 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
         # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error
         windows = collect_guarded(
             lambda: reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
-                                      scheduler=scheduler, workers=workers, progress=progress),
+                                      scheduler=scheduler, workers=workers, progress=progress, counts=counts),
             [s.path for s in sources] or list(paths))
+        if sample_counts is not None:
+            sample_counts.clear()
+            sample_counts.update(counts)
         return long_table(sources), inputs, skipped, windows
 
     # a folder's Parquet files are read once: the page check that decodes them all beforehand (so

@@ -125,6 +125,7 @@ PROF_FIELDS = (
 )
 USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS)))
 KEYS = ("host", "gpu", "gpu_instance")
+WIDE_IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")  # a wide frame's non-field columns
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
           "allocated_idle", "stuck_profiler")
 SECONDS = ("busy", "busy_tensor_idle", "memory_bound", "idle", "allocated_idle")
@@ -728,7 +729,9 @@ def reduce_partition(part, *, window: str | float | None = "5m", warmup: str | f
     ``timestamp``, identity columns ``host, gpu, gpu_instance, uuid, model`` where known, one
     Float64 column per canonical field, optionally ``_nulls`` = blank values in the row) or
     ``"long"`` (the TELEMETRY long table); ``frame`` a DataFrame or LazyFrame. A bare DataFrame
-    is read as one wide item. Pure: no state outside its arguments, so any engine can map it.
+    is read as one wide item; an item may name its input as a third element,
+    ``(layout, frame, source)`` (:func:`reduce_partitions` then counts its samples per source).
+    Pure: no state outside its arguments, so any engine can map it.
     A GPU series must not be split over partitions (its sample interval, gaps, warm-up and
     ``window="all"`` span all its rows).
     """
@@ -737,28 +740,62 @@ def reduce_partition(part, *, window: str | float | None = "5m", warmup: str | f
     if isinstance(part, (pl.DataFrame, pl.LazyFrame)):
         part = [("wide", part)]
     window_s, warmup_s, th = _options(window, warmup, thresholds)
-    out, _rows = _reduce_part(part, window_s=window_s, th=th, warmup_s=warmup_s)
+    out, _rows, _counts = _reduce_part(part, window_s=window_s, th=th, warmup_s=warmup_s)
     return empty_windows() if out is None else _finish_columns(out)
 
 
-def _gather(completed, total: int, progress) -> list:
+def _gather(completed, total: int, progress, counts: dict | None = None) -> list:
     """Window tables of finished partition futures (local threads or Dask, in completion order),
-    reporting partitions done and rows read after each."""
+    reporting partitions done and rows read after each; ``counts`` receives the samples and
+    blank values per source (summed over partitions)."""
     results, done, rows = [], 0, 0
     for fut in completed:
-        out, n = fut.result()
+        out, n, part_counts = fut.result()
         results.append(out)
         done, rows = done + 1, rows + n
+        if counts is not None:
+            for source, (k, z) in part_counts.items():
+                k0, z0 = counts.get(source, (0, 0))
+                counts[source] = (k0 + k, z0 + z)
         if progress is not None:
             progress(done, total, rows)
     return results
 
 
-def _reduce_part(part, *, window_s, th, warmup_s):
-    """The partition function the engines map: ``(window rows or None, input rows read)``."""
+def _sample_counts(layout: str, frame, source) -> dict:
+    """``{source: (samples, blank values)}`` of one partition item, counted as the TELEMETRY
+    long table of that item holds them (what :func:`ridgeline.analyzer.accounting.sample_counts`
+    counts over the long table, here on rows already in memory): a long item by its ``source``
+    column; a wide item (``source`` its input) as one sample per field column and row (every
+    column but the identity ones, as the readers unpivot it), blank when null (the readers'
+    wide frames hold NaN, infinities and DCGM blank sentinels as null already). Sources
+    without a sample are left out."""
     import polars as pl
 
-    frames = [(layout, f.collect() if isinstance(f, pl.LazyFrame) else f) for layout, f in part]
+    if layout != "wide":
+        if "source" not in frame.columns or not frame.height:
+            return {}
+        df = frame.group_by("source").agg(pl.len().alias("n"), pl.col("value").null_count().alias("z"))
+        return {str(s): (int(n), int(z)) for s, n, z in df.iter_rows()}
+    fields = [c for c in frame.columns if c not in WIDE_IDENTITY]
+    if source is None or not frame.height or not fields:
+        return {}
+    return {str(source): (frame.height * len(fields), sum(frame.get_column(c).null_count() for c in fields))}
+
+
+def _reduce_part(part, *, window_s, th, warmup_s):
+    """The partition function the engines map: ``(window rows or None, input rows read, sample
+    counts per source)``. Items are ``(layout, frame)`` or ``(layout, frame, source)``."""
+    import polars as pl
+
+    items = [(it[0], it[1].collect() if isinstance(it[1], pl.LazyFrame) else it[1], it[2] if len(it) > 2 else None)
+             for it in part]
+    counts: dict = {}
+    for layout, f, source in items:
+        for k, (n, z) in _sample_counts(layout, f, source).items():
+            n0, z0 = counts.get(k, (0, 0))
+            counts[k] = (n0 + n, z0 + z)
+    frames = [(layout, f) for layout, f, _source in items]
     rows = sum(f.height for _layout, f in frames)
     if len(frames) == 1 and frames[0][0] == "wide":
         wide, ident = _fold_wide(frames[0][1])
@@ -767,14 +804,14 @@ def _reduce_part(part, *, window_s, th, warmup_s):
         cols = ["timestamp", *KEYS, "uuid", "model", "field", "value"]
         wide, ident = _fold_long(pl.concat([f.select(cols) for f in long], how="vertical_relaxed"))
     if wide is None or not wide.height:
-        return None, rows
+        return None, rows, counts
     if warmup_s:
         t0 = pl.col("timestamp").min().over("_gid")
         wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
         if not wide.height:
-            return None, rows
+            return None, rows, counts
     out = _reduce_wide(wide, window_s=window_s, th=th, ordered=True)
-    return out.join(ident, on="_gid", how="left"), rows
+    return out.join(ident, on="_gid", how="left"), rows, counts
 
 
 ENGINES = ("local", "dask")
@@ -783,7 +820,8 @@ LOCAL_THREADS = 2  # partitions reduced at the same time by the local engine (po
 
 def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str | float | None = None,
                       thresholds: dict[str, float] | None = None, engine: str = "local",
-                      scheduler: Any = None, workers: int | None = None, progress=None):
+                      scheduler: Any = None, workers: int | None = None, progress=None,
+                      counts: dict | None = None):
     """Map :func:`reduce_partition` over ``parts`` and concatenate: the WINDOW table.
 
     ``engine``: ``"local"`` (threads in this process, two partitions at a time) or ``"dask"``
@@ -793,7 +831,9 @@ def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str |
     pickled: a Parquet scan as its plan (the worker reads the files, so they must be on a
     shared file system), parsed text as its rows. ``progress(done, total, rows)`` is called
     after each partition. Cross-partition steps (daily typicals, fleet summary) run on the
-    result, as for any window table.
+    result, as for any window table. ``counts``: a dict that receives ``{source: (samples,
+    blank values)}`` of the items that name their source (``(layout, frame, source)``) and of
+    long items, as :func:`ridgeline.analyzer.accounting.sample_counts` counts the long table.
     """
     import polars as pl
 
@@ -808,13 +848,13 @@ def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str |
     if not parts:
         pass
     elif engine == "dask":
-        results = _map_dask(parts, kw, scheduler=scheduler, workers=workers, progress=progress)
+        results = _map_dask(parts, kw, scheduler=scheduler, workers=workers, progress=progress, counts=counts)
     else:
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
         with ThreadPoolExecutor(max_workers=min(LOCAL_THREADS, len(parts))) as pool:
             futures = [pool.submit(_reduce_part, p, **kw) for p in parts]
-            results = _gather(as_completed(futures), len(parts), progress)
+            results = _gather(as_completed(futures), len(parts), progress, counts)
     results = [r for r in results if r is not None]
     if not results:
         return empty_windows()
@@ -831,7 +871,7 @@ def dask_available() -> bool:
     return importlib.util.find_spec("distributed") is not None and importlib.util.find_spec("dask") is not None
 
 
-def _map_dask(parts, kw, *, scheduler, workers, progress):
+def _map_dask(parts, kw, *, scheduler, workers, progress, counts=None):
     if not dask_available():
         from ridgeline.errors import UsageError
 
@@ -854,7 +894,7 @@ def _map_dask(parts, kw, *, scheduler, workers, progress):
         client = scheduler  # a Client the caller owns
     try:
         futures = client.map(_reduce_part, parts, pure=False, **kw)
-        return _gather(as_completed(futures), len(parts), progress)
+        return _gather(as_completed(futures), len(parts), progress, counts)
     finally:
         if own_client is not None:
             own_client.close()

@@ -441,7 +441,7 @@ def long_table(sources):
 
 def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
     """The reduction's partitions: one per host (all inputs naming it), each a list of
-    ``(layout, LazyFrame)`` items (:func:`ridgeline.analyzer.telemetry.reduce_partition`).
+    ``(layout, LazyFrame, source path)`` items (:func:`ridgeline.analyzer.telemetry.reduce_partition`).
 
     Hive ``host=`` folders give the hosts without reading data; other inputs are asked for
     their distinct hosts (parsed text is in memory; a Parquet file without host folders is
@@ -453,14 +453,14 @@ def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
     for src in sources:
         if src.hosts is not None:
             for h, items in src.hosts.items():
-                by_host.setdefault(h, []).extend(items)
+                by_host.setdefault(h, []).extend((layout, f, src.path) for layout, f in items)
             continue
         frame = src.frame
         hosts = frame.select(pl.col("host").unique()).collect().get_column("host").to_list()
         for h in hosts:
             sub = frame if len(hosts) == 1 else frame.filter(
                 pl.col("host").is_null() if h is None else pl.col("host") == h)
-            by_host.setdefault(h, []).append((src.layout, sub))
+            by_host.setdefault(h, []).append((src.layout, sub, src.path))
     return [by_host[h] for h in sorted(by_host, key=lambda h: (h is None, str(h)))]
 
 

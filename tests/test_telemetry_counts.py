@@ -1,0 +1,69 @@
+"""The samples per input that the reduction counts while it reads the partitions equal a pass
+over the TELEMETRY long table (accounting.sample_counts), on every telemetry fixture, on wide
+and long Parquet stores with blanks, and on the real DCGM samples when present."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = sorted(p for p in (ROOT / "fixtures" / "telemetry").iterdir() if p.suffix not in (".md", ".py"))
+SAMPLES = ROOT.parent / "shared" / "samples" / "dcgm"
+
+
+def _check(paths):
+    from ridgeline.analyzer.accounting import sample_counts
+    from ridgeline.pipeline import reduce_telemetry
+
+    counts: dict = {}
+    lf, _inputs, _skipped, _windows = reduce_telemetry([str(p) for p in paths], sample_counts=counts)
+    expected = sample_counts(lf)
+    assert counts == expected
+    return counts
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_counts_match_the_long_table_on_fixtures(path):
+    assert sum(n for n, _z in _check([path]).values()) > 0
+
+
+def _store(tmp_path, layout):
+    import polars as pl
+
+    t0 = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
+    for h in ("a", "b"):
+        rows = {"timestamp": [t0 + dt.timedelta(seconds=s) for s in range(40) for _g in range(2)],
+                "gpu": [g for _s in range(40) for g in range(2)]}
+        util = [None if i % 7 == 0 else float("nan") if i % 11 == 0 else 50.0 + i % 3 for i in range(80)]
+        power = [1.5e14 if i % 13 == 0 else 200.0 for i in range(80)]  # a DCGM blank sentinel every 13th
+        df = pl.DataFrame({**rows, "DCGM_FI_DEV_GPU_UTIL": util, "DCGM_FI_DEV_POWER_USAGE": power})
+        if layout == "long":
+            df = df.unpivot(index=["timestamp", "gpu"], variable_name="field", value_name="value")
+        d = tmp_path / "store" / "date=2026-01-05" / f"host={h}"
+        d.mkdir(parents=True)
+        df.write_parquet(d / "part-0.parquet")
+    return tmp_path / "store"
+
+
+@pytest.mark.parametrize("layout", ["wide", "long"])
+def test_counts_match_the_long_table_on_stores_with_blanks(tmp_path, layout):
+    counts = _check([_store(tmp_path, layout)])
+    (n, blanks), = counts.values()
+    assert n == 2 * 80 * 2 and blanks > 0
+
+
+def test_counts_match_the_long_table_on_real_samples():
+    if not SAMPLES.is_dir():
+        pytest.skip("../shared/samples/dcgm not present")
+    files = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "MANIFEST.md")
+    for f in files:
+        try:
+            _check([f])
+        except Exception as err:  # noqa: BLE001 - an unreadable sample is not this test's subject
+            from ridgeline.errors import RidgelineError
+
+            if not isinstance(err, RidgelineError):
+                raise
