@@ -181,24 +181,22 @@ from ridgeline.parsers.telemetry_common import (  # noqa: E402,F401  (re-exporte
 # ------------------------------------------------------------------------------------------
 # dispatch
 # ------------------------------------------------------------------------------------------
-def _reader(kind: str):
-    from ridgeline.parsers import (
-        dcgm_dmon,
-        dcgm_exporter,
-        nvidia_smi,
-        prometheus_json,
-        telemetry_table,
-    )
+_READERS = {  # kind -> (module, function): only the reader a file needs is imported
+    "dcgm-dmon": ("dcgm_dmon", "read_dmon"),
+    "dcgm-exporter": ("dcgm_exporter", "read_exporter"),
+    "prometheus-json": ("prometheus_json", "read_prometheus_json"),
+    "nvidia-smi-csv": ("nvidia_smi", "read_query_csv"),
+    "nvidia-smi-dmon": ("nvidia_smi", "read_smi_dmon"),
+    "telemetry-csv": ("telemetry_table", "read_table_csv"),
+    "telemetry-parquet": ("telemetry_table", "scan_table_parquet"),
+}
 
-    return {
-        "dcgm-dmon": dcgm_dmon.read_dmon,
-        "dcgm-exporter": dcgm_exporter.read_exporter,
-        "prometheus-json": prometheus_json.read_prometheus_json,
-        "nvidia-smi-csv": nvidia_smi.read_query_csv,
-        "nvidia-smi-dmon": nvidia_smi.read_smi_dmon,
-        "telemetry-csv": telemetry_table.read_table_csv,
-        "telemetry-parquet": telemetry_table.scan_table_parquet,
-    }[kind]
+
+def _reader(kind: str):
+    import importlib
+
+    module, name = _READERS[kind]
+    return getattr(importlib.import_module(f"ridgeline.parsers.{module}"), name)
 
 
 @dataclasses.dataclass
