@@ -9,6 +9,7 @@ concatenated table written as CSV. Nothing else (no coverage, gaps, states, plau
 flags, rules): the floor a reduction of this shape can reach.
 
     python benchmarks/baseline_telemetry.py polars STORE OUT.csv   # wide hive store
+    python benchmarks/baseline_telemetry.py polars-long STORE OUT.csv  # long hive store (field, value)
     python benchmarks/baseline_telemetry.py duckdb STORE OUT.csv   # needs duckdb (benchmark-only)
     python benchmarks/baseline_telemetry.py polars-dmon FILE OUT.csv  # dcgmi dmon text
     python benchmarks/baseline_telemetry.py polars-exporter FILE OUT.csv  # dcgm-exporter scrapes
@@ -47,6 +48,34 @@ def run_polars(store: str, out: str) -> int:
         fields = [c for c in df.columns if c.startswith("DCGM_FI_")]
         host = f.parent.name.split("=", 1)[1]
         parts.append(polars_partition(df, fields).with_columns(pl.lit(host).alias("host")))
+    res = pl.concat(parts)
+    res.write_csv(out)
+    return res.height
+
+
+def polars_long_partition(df):
+    """The same statistics on one long partition (timestamp, gpu, field, value): mean and exact
+    p95 per GPU, window and field; the busy-with-idle-tensor share from the three fields it
+    needs, brought side by side per GPU and timestamp (a pivot), joined to the field rows."""
+    import polars as pl
+
+    window = pl.col("timestamp").dt.truncate("5m").alias("window_start")
+    stats = df.group_by("gpu", window, "field").agg(
+        pl.col("value").mean().alias("mean"), pl.col("value").quantile(0.95, interpolation="linear").alias("p95"))
+    three = df.filter(pl.col("field").is_in([UTIL, TENSOR, GR])).pivot(
+        on="field", index=["gpu", "timestamp"], values="value", aggregate_function="last")
+    busy_idle = (pl.col(UTIL) >= 80) & (pl.col(TENSOR) <= 0.1) & (pl.col(GR) >= 0.5)
+    share = three.group_by("gpu", window).agg(busy_idle.cast(pl.Float64).mean().alias("busy_tensor_idle_share"))
+    return stats.join(share, on=["gpu", "window_start"], how="left")
+
+
+def run_polars_long(store: str, out: str) -> int:
+    import polars as pl
+
+    parts = []
+    for f in files_of(store):
+        host = f.parent.name.split("=", 1)[1]
+        parts.append(polars_long_partition(pl.read_parquet(f)).with_columns(pl.lit(host).alias("host")))
     res = pl.concat(parts)
     res.write_csv(out)
     return res.height
@@ -133,6 +162,6 @@ def run_polars_smi(path: str, out: str) -> int:
 
 if __name__ == "__main__":
     mode, src, dst = sys.argv[1:4]
-    n = {"polars": run_polars, "duckdb": run_duckdb, "polars-dmon": run_polars_dmon,
+    n = {"polars": run_polars, "polars-long": run_polars_long, "duckdb": run_duckdb, "polars-dmon": run_polars_dmon,
          "polars-exporter": run_polars_exporter, "polars-smi": run_polars_smi}[mode](src, dst)
     print(n)

@@ -15,10 +15,14 @@ user + system of that process, peak RSS = its ``ru_maxrss``; the driver imports 
   mean and exact p95 of all 12 fields + the busy-with-idle-tensor share, then concat + CSV;
 * ``duckdb``: the same as one SQL query per partition (only when ``duckdb`` imports: it is a
   benchmark-only dependency, ``pip install duckdb``);
+* ``ridgeline long`` / ``polars long``: the same fleet written long (``timestamp, gpu, field,
+  value``, host in the path) through ridgeline, and the same statistics per partition in plain
+  polars on the long rows (``baseline_telemetry.py polars-long``);
 * ``ridgeline dmon`` / ``polars dmon``: the dmon capture through ridgeline, and split on
   whitespace by polars plus the same windows.
 
-Targets (issue 11): wide store CPU within 2x of the polars baseline and peak RSS < 1 GB;
+Targets (issue 11): wide store CPU within 2x of the polars baseline and peak RSS < 1 GB; long
+store within 2x of the same baseline computed on long data;
 dmon text within 2x of the polars reader and peak RSS < 3x the file size.
 
     python benchmarks/bench_telemetry_wide.py                   # 8 hosts x 8 GPUs x 2 h, dmon 8 GPUs x 2 h
@@ -86,7 +90,14 @@ def generate(folder: Path, *, hosts: int, gpus: int, hours: float, dmon_hours: f
     for h in range(hosts):
         d = store / f"date={day}" / f"host=node{h:03d}"
         d.mkdir(parents=True, exist_ok=True)
-        host_frame(h, gpus, int(hours * 3600), day).write_parquet(d / "part-0.parquet")
+        frame = host_frame(h, gpus, int(hours * 3600), day)
+        frame.write_parquet(d / "part-0.parquet")
+        # the same fleet written long (timestamp, gpu, field, value; host in the path), in time
+        # order with the fields of a (second, GPU) side by side, as a scrape store keeps it
+        d = folder / "store-long" / f"date={day}" / f"host=node{h:03d}"
+        d.mkdir(parents=True, exist_ok=True)
+        frame.with_row_index("_r").unpivot(index=["_r", "timestamp", "gpu"], variable_name="field") \
+            .sort("_r", maintain_order=True).drop("_r").write_parquet(d / "part-0.parquet")
     # dcgmi dmon text (2.4+ dialect): '#Entity' header + 'ID' units line every 14 ticks
     import polars as pl
 
@@ -170,7 +181,8 @@ def main() -> None:
     ap.add_argument("--full", action="store_true", help="the issue's size: 32 hosts x 8 GPUs x 6 h, dmon 24 h")
     ap.add_argument("--repeat", type=int, default=1, help="rounds (modes alternated); medians are printed")
     ap.add_argument("--keep", metavar="DIR", help="generate into DIR and keep it (reused when present)")
-    ap.add_argument("--skip-text", action="store_true", help="only the Parquet store")
+    ap.add_argument("--skip-text", action="store_true", help="only the Parquet stores")
+    ap.add_argument("--skip-long", action="store_true", help="leave out the long store")
     ap.add_argument("--before", metavar="DIR",
                     help="also run ridgeline from this checkout (e.g. git archive OLD | tar -x -C DIR): before/after rows")
     ap.add_argument("--gen", metavar="DIR", help=argparse.SUPPRESS)
@@ -200,6 +212,13 @@ def main() -> None:
             "ridgeline": cli + [str(store), "--window", "5m", "--format", "csv", "-o", str(out), "--quiet"],
             "polars": [py, str(HERE / "baseline_telemetry.py"), "polars", str(store), str(out)],
         }
+        long_store = folder / "store-long"
+        if long_store.exists() and not args.skip_long:
+            modes["ridgeline long"] = cli + [str(long_store), "--window", "5m", "--format", "csv", "-o", str(out), "--quiet"]
+            modes["polars long"] = [py, str(HERE / "baseline_telemetry.py"), "polars-long", str(long_store), str(out)]
+            lsize = sum(p.stat().st_size for p in long_store.rglob("*.parquet"))
+            print(f"long store: the same fleet as {rows * len(FIELDS):,} long rows (timestamp, gpu, field, value), "
+                  f"{lsize / 1e6:.0f} MB Parquet")
         if subprocess.run([py, "-c", "import duckdb"], capture_output=True).returncode == 0:
             modes["duckdb"] = [py, str(HERE / "baseline_telemetry.py"), "duckdb", str(store), str(out)]
         else:
@@ -241,6 +260,11 @@ def main() -> None:
         if "duckdb" in med:
             d = med["duckdb"]
             print(f"vs duckdb: CPU {w['cpu'] / d['cpu']:.2f}x, wall {w['wall'] / d['wall']:.2f}x")
+        if "ridgeline long" in med:
+            lw, lb = med["ridgeline long"], med["polars long"]
+            print(f"long store: CPU {lw['cpu'] / lb['cpu']:.2f}x the polars baseline on long data (target <= 2x: "
+                  f"{'met' if lw['cpu'] <= 2 * lb['cpu'] else 'NOT met'}), {lw['cpu'] / b['cpu']:.2f}x the wide "
+                  f"baseline, peak RSS {lw['rss_mb']:.0f} MB")
         for name, (f, _base_mode, _hours) in texts.items():
             if f"ridgeline {name}" not in med:
                 continue
