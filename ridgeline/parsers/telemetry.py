@@ -437,9 +437,17 @@ def long_table(sources):
     return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
 
 
+def _source_of(src: TelemetrySource):
+    """The ``source`` every row of ``src`` names: its path for a file (its reader's long table is
+    finished with it), None for a long table read elsewhere (a Prometheus pull)."""
+    return None if src.kind == "telemetry-long" else src.path
+
+
 def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
     """The reduction's partitions: one per host (all inputs naming it), each a list of
-    ``(layout, LazyFrame, source path)`` items (:func:`ridgeline.analyzer.telemetry.reduce_partition`).
+    ``(layout, LazyFrame, source)`` items (:func:`ridgeline.analyzer.telemetry.reduce_partition`):
+    ``source`` is the input path, which every row of a file's long table names (None for a long
+    table read elsewhere, whose ``source`` column says).
 
     Hive ``host=`` folders give the hosts without reading data; other inputs are asked for
     their distinct hosts (parsed text is in memory; a Parquet file without host folders is
@@ -451,14 +459,14 @@ def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
     for src in sources:
         if src.hosts is not None:
             for h, items in src.hosts.items():
-                by_host.setdefault(h, []).extend((layout, f, src.path) for layout, f in items)
+                by_host.setdefault(h, []).extend((layout, f, _source_of(src)) for layout, f in items)
             continue
         frame = src.frame
         hosts = frame.select(pl.col("host").unique()).collect().get_column("host").to_list()
         for h in hosts:
             sub = frame if len(hosts) == 1 else frame.filter(
                 pl.col("host").is_null() if h is None else pl.col("host") == h)
-            by_host.setdefault(h, []).append((src.layout, sub, src.path))
+            by_host.setdefault(h, []).append((src.layout, sub, _source_of(src)))
     return [by_host[h] for h in sorted(by_host, key=lambda h: (h is None, str(h)))]
 
 
