@@ -192,9 +192,9 @@ def _fold_per_timestamp(lf, th, gid=None):
         # cheaper than on GPU and time) orders them; rows grouped by field (an unpivoted wide
         # table) or out of time order need the full sort. Stable either way: rows keep their
         # input order within a (GPU, timestamp)
-        df = df.sort("_gid", maintain_order=True)
+        df = df.sort(_gid_key(df), maintain_order=True)
         if not _non_decreasing(df, strict=False):
-            df = df.sort("_gid", "timestamp", maintain_order=True)
+            df = df.sort(_gid_key(df), "timestamp", maintain_order=True)
 
     run = df.select(pl.struct("_gid", "timestamp").rle_id()).to_series().to_numpy()
     n_runs = int(run[-1]) + 1
@@ -215,6 +215,16 @@ def _fold_per_timestamp(lf, th, gid=None):
     have = set(present.tolist())
     missing = [f for i, f in enumerate(USED_FIELDS) if i not in have]
     return out.with_columns([pl.lit(None, pl.Float64).alias(f) for f in missing]), True
+
+
+def _gid_key(df):
+    """The sort key for ``_gid``: as UInt32 when every id fits (the GPU index of a one-host
+    partition), the same order at about half the cost of sorting the 64-bit ids (measured:
+    2 M long rows 193 -> ~90 ms)."""
+    import polars as pl
+
+    top = df.get_column("_gid").max()
+    return pl.col("_gid").cast(pl.UInt32) if top is not None and top < 2**32 else pl.col("_gid")
 
 
 def _non_decreasing(df, *, strict: bool) -> bool:
@@ -291,9 +301,9 @@ def _fold_wide(df):
     if not _non_decreasing(df, strict=True):
         # rows in time order, GPUs interleaved (the usual store): a stable sort on the GPU alone
         # (~4x cheaper than on GPU and time) orders them; out-of-order times need the full sort
-        df = df.sort("_gid", maintain_order=True)
+        df = df.sort(_gid_key(df), maintain_order=True)
         if not _non_decreasing(df, strict=True):
-            df = df.sort("_gid", "timestamp", maintain_order=True)
+            df = df.sort(_gid_key(df), "timestamp", maintain_order=True)
         if not _non_decreasing(df, strict=True):  # a (GPU, timestamp) given twice
             df = df.group_by("_gid", "timestamp", maintain_order=True).agg(
                 *[pl.col(f).last() for f in present], pl.col("_nulls").sum())
