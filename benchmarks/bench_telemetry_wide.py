@@ -237,7 +237,7 @@ def main() -> None:
         modes["polars startup"] = [py, "-c", "import polars"]
         roots = {m: ROOT for m in modes}
         if args.before:
-            for m in [m for m in modes if m.startswith("ridgeline") and m != "ridgeline startup"]:
+            for m in [m for m in modes if m.startswith("ridgeline")]:
                 modes[m.replace("ridgeline", "before", 1)] = [a for a in modes[m] if a != "--quiet"]  # an option of 11
                 roots[m.replace("ridgeline", "before", 1)] = Path(args.before).resolve()
         for root in set(roots.values()):
