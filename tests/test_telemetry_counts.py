@@ -67,3 +67,53 @@ def test_counts_match_the_long_table_on_real_samples():
 
             if not isinstance(err, RidgelineError):
                 raise
+
+
+# ------------------------------------------------------------------------------------------
+# a folder's Parquet files: the page check runs only when reading them failed
+# ------------------------------------------------------------------------------------------
+def _corrupt(path: Path) -> None:
+    """Overwrite page bytes in the middle of a Parquet file (the footer stays readable)."""
+    data = bytearray(path.read_bytes())
+    for i in range(8, min(len(data) - 200, 400)):
+        data[i] = (data[i] * 7 + 13) % 256
+    path.write_bytes(bytes(data))
+
+
+def _count_page_checks(monkeypatch):
+    from ridgeline.parsers import guard
+
+    calls = []
+    real = guard.check_parquet_pages
+
+    def counted(path):
+        calls.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(guard, "check_parquet_pages", counted)
+    return calls
+
+
+def test_a_good_store_is_read_once_without_the_page_check(tmp_path, monkeypatch):
+    from ridgeline.pipeline import reduce_telemetry
+
+    calls = _count_page_checks(monkeypatch)
+    _lf, inputs, skipped, windows = reduce_telemetry([str(_store(tmp_path, "wide"))])
+    assert calls == [] and len(inputs) == 1 and not skipped and windows.height > 0
+
+
+@pytest.mark.parametrize("layout", ["wide", "long"])
+def test_a_store_with_a_corrupt_file_names_it(tmp_path, monkeypatch, capsys, layout):
+    from ridgeline.cli import main
+
+    store = _store(tmp_path, layout)
+    bad = store / "date=2026-01-05" / "host=b" / "part-0.parquet"
+    _corrupt(bad)
+    calls = _count_page_checks(monkeypatch)
+    with pytest.raises(SystemExit) as exc:
+        main(["telemetry", str(store), "--format", "json"])
+    _out, err = capsys.readouterr()
+    # reading failed, so the check ran and named the bad file: the store is skipped, none is left
+    assert exc.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert str(bad) in err and "corrupt or truncated" in err
+    assert str(bad) in calls
