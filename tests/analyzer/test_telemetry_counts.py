@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = sorted(p for p in (ROOT / "fixtures" / "telemetry").iterdir() if p.suffix not in (".md", ".py"))
 SAMPLES = ROOT.parent / "shared" / "samples" / "dcgm"
 
@@ -103,17 +103,30 @@ def test_a_good_store_is_read_once_without_the_page_check(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("layout", ["wide", "long"])
-def test_a_store_with_a_corrupt_file_names_it(tmp_path, monkeypatch, capsys, layout):
-    from ridgeline.cli import main
+def test_a_store_with_a_corrupt_file_lists_it_and_reads_the_rest(tmp_path, monkeypatch, layout):
+    from ridgeline.pipeline import reduce_telemetry
 
     store = _store(tmp_path, layout)
     bad = store / "date=2026-01-05" / "host=b" / "part-0.parquet"
     _corrupt(bad)
     calls = _count_page_checks(monkeypatch)
+    counts: dict = {}
+    _lf, inputs, skipped, windows = reduce_telemetry([str(store)], sample_counts=counts)
+    # reading failed, so the check ran: the bad file is listed and left out, the other host read
+    assert str(bad) in calls
+    assert [s.source for s in skipped] == [str(bad)] and "corrupt or truncated" in skipped[0].reason
+    assert len(inputs) == 1 and set(windows.get_column("host")) == {"a"}
+    assert counts == {str(store): (80 * 2, counts[str(store)][1])}
+
+
+def test_a_store_with_a_corrupt_file_under_strict_names_it(tmp_path, capsys):
+    from ridgeline.cli import main
+
+    store = _store(tmp_path, "wide")
+    bad = store / "date=2026-01-05" / "host=b" / "part-0.parquet"
+    _corrupt(bad)
     with pytest.raises(SystemExit) as exc:
-        main(["telemetry", str(store), "--format", "json"])
+        main(["telemetry", str(store), "--strict", "--format", "json"])
     _out, err = capsys.readouterr()
-    # reading failed, so the check ran and named the bad file: the store is skipped, none is left
     assert exc.value.code == 2 and len(err.strip().splitlines()) == 1, err
     assert str(bad) in err and "corrupt or truncated" in err
-    assert str(bad) in calls
