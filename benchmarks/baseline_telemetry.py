@@ -95,7 +95,7 @@ def run_duckdb(store: str, out: str) -> int:
         sql = (f"SELECT '{host}' AS host, gpu, time_bucket(INTERVAL 5 MINUTE, timestamp) AS window_start, {stats}, "
                f"avg(CASE WHEN {UTIL} >= 80 AND {TENSOR} <= 0.1 AND {GR} >= 0.5 THEN 1.0 ELSE 0.0 END) "
                f"AS busy_tensor_idle_share FROM read_parquet('{f}') GROUP BY ALL")
-        parts.append(con.execute(sql).pl())
+        parts.append(con.sql(sql).pl())  # a relation: DuckDB 2.x connections have no .pl()
     res = pl.concat(parts)
     res.write_csv(out)
     return res.height
