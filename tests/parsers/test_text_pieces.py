@@ -19,7 +19,7 @@ from ridgeline.parsers import dcgm_dmon, dcgm_exporter, nvidia_smi
 from ridgeline.parsers.telemetry import Options
 from ridgeline.parsers.text_chunks import line_chunks
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WHOLE = 1 << 30  # one piece
 
 
@@ -218,3 +218,19 @@ def test_exporter_skipped_lines_keep_their_numbers_across_pieces(tmp_path):
     _assert_same(whole, pieces)
     assert [item for _src, item, _reason in pieces[3]] == ["line 402"]
     assert pieces[2].rows == 480
+
+
+def test_dmon_lenient_lists_every_bad_cell_as_a_whole_read_does(tmp_path):
+    text = _dmon_text(60, bad={(5, 1): (2, "oops"), (55, 6): (0, "0.1.2"), (30, 2): (2, "?")})
+    f = tmp_path / "node.dmon"
+    f.write_text(text)
+    got = []
+    for size in (WHOLE, 200):
+        opts = Options(strict=False)
+        wide, _long, _info, _skipped = dcgm_dmon.read_dmon_wide(f, opts=opts, chunk_bytes=size)
+        got.append((wide, [(s.source, s.item, s.reason) for s in opts.lenient_skipped]))
+    assert_frame_equal(got[0][0], got[1][0])
+    assert got[0][1] == got[1][1]
+    lines = [item for _src, item, _reason in got[1][1]]
+    assert len(lines) == 3 and all(str(_line_of(text, v)) in " ".join(lines) for v in ("oops", "0.1.2", "?"))
+    assert got[1][0].get_column("power_w").null_count() == 2  # the bad cells read as missing
