@@ -122,7 +122,7 @@ def read_query_csv_wide(path, *, opts, chunk_bytes: int | None = None):
 def _read_query(path: Path, opts, header: list[str], pieces):
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY, blank_to_null
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
     from ridgeline.parsers.telemetry_common import parse_local_times
 
     prop = {h: h.split(" [")[0].strip().lower() for h in header}
