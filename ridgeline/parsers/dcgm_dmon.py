@@ -268,172 +268,260 @@ def read_dmon(path, *, opts):
     return (long if long is not None else wide_to_long_rows(wide)), info, skipped
 
 
-def read_dmon_wide(path, *, opts):
+class _OddText(Exception):
+    """A piece polars does not split into lines as Python would: the line-by-line reader runs."""
+
+
+def read_dmon_wide(path, *, opts, chunk_bytes: int | None = None):
     """Parse a ``dcgmi dmon`` capture with polars, one row per GPU row of the file.
 
     Returns ``(wide, long, info, skipped)``: ``wide`` has ``timestamp, host, gpu, gpu_instance``
     and one Float64 column per canonical field (values scaled, blanks null), in header order;
     it is None (and ``long`` the long rows) when the file holds several captures with different
     fields, or names a field twice (their merge is the long table's). Lines are split and
-    classified by polars expressions (no Python loop per line); a file whose line breaks polars
-    does not split like Python (form feeds, lone carriage returns) or that is not UTF-8 goes
-    through the line-by-line reader instead (``wide`` None).
+    classified by polars expressions (no Python loop per line), one piece of the file at a time
+    (:mod:`ridgeline.parsers.text_chunks`; ``chunk_bytes`` sets the piece size): each piece
+    becomes numeric columns straight away, so the file's lines are never all held as strings.
+    A file whose line breaks polars does not split like Python (form feeds, lone carriage
+    returns) or that is not UTF-8 goes through the line-by-line reader instead (``wide`` None).
     """
-    import polars as pl
-
-    from ridgeline.parsers.dcgm_fields import blank_to_null
+    from ridgeline.parsers.text_chunks import line_chunks
 
     path = Path(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
-    ends_nl = data.endswith(b"\n")
-    odd = _odd_breaks(data)
-    has_cr = b"\r" in data
-    del data
+    state = _DmonPieces(path, opts)
     try:
-        if odd:
-            raise ValueError("line breaks")
-        df = pl.read_lines(str(path), name="line").with_row_index("lineno", offset=1)
-    except Exception:  # noqa: BLE001 - not UTF-8, or odd line breaks: the line-by-line reader
+        for data, last in line_chunks(path, chunk_bytes):
+            state.feed(data, last)
+    except _OddText:
         long, info, skipped = _read_dmon_python(path, opts=opts)
         return None, long, info, skipped
-    n_lines = df.height
-    skipped: list[Skipped] = []
-    line = pl.col("line")
-    if has_cr:
-        df = df.with_columns(line.str.strip_chars_end("\r"))
-    df = df.filter(line.str.contains(r"\S"))
-    df = df.with_columns(
-        (line.str.starts_with("#Entity") | line.str.starts_with("# Entity")).alias("hdr"),
-        line.str.contains(ENTITY_PREFIX_RE.pattern.replace("(?=\\s|$)", "(?:\\s|$)")).alias("ent"),
-    )
-    hdr_rows = df.filter(pl.col("hdr"))
-    if not hdr_rows.height:
-        raise InputError(path, "expected a dcgmi dmon '#Entity' header line")
-    first_hdr = hdr_rows.get_column("lineno")[0]
-    # before the first header: a recorded command line (the tick interval), comments, or junk
-    delay_ms: float | None = None
-    for no, text in df.filter(pl.col("lineno") < first_hdr).select("lineno", "line").iter_rows():
-        m = CMDLINE_RE.search(text)
-        if m and delay_ms is None:
-            delay_ms = float(m.group(1))
-            continue
-        if text.strip().startswith("#"):
-            continue
-        skipped.append(Skipped(str(path), f"line {no}", f"text before the first #Entity header: {text.strip()[:60]!r}"))
-    df = df.filter(pl.col("lineno") >= first_hdr)
-    # a units line ('ID ...') right after a header; every other non-entity line is listed
-    stripped = line.str.strip_chars()
-    units = (pl.col("hdr").shift(1).fill_null(False) & (stripped.str.starts_with("ID") | stripped.str.starts_with("Id"))
-             & ~pl.col("ent"))
-    df = df.with_columns(units.alias("units"))
-    # capture blocks: a header differing from the current block's starts a new block
-    keys: dict[str, tuple] = {}
-    block_of_header: list[int] = []
-    blocks: list[_Block] = []
-    for no, text in hdr_rows.select("lineno", "line").iter_rows():
-        text = text.rstrip("\r")
-        if text not in keys:
-            h = _header(text, no)
-            keys[text] = (tuple(h.fields), tuple(h.starts))
-        if not blocks or (tuple(blocks[-1].fields), tuple(blocks[-1].starts)) != keys[text]:
-            blocks.append(_header(text, no))
-        block_of_header.append(len(blocks) - 1)
-    df = df.with_columns(
-        pl.when(pl.col("hdr")).then(pl.col("hdr").cum_sum()).otherwise(None).alias("_h")
-    ).with_columns(pl.col("_h").forward_fill())
-    df = df.with_columns(pl.lit(pl.Series("_b", block_of_header, dtype=pl.Int64)).gather(pl.col("_h") - 1).alias("block"))
-    body = df.filter(~pl.col("hdr") & ~pl.col("units"))
-    junk = body.filter(~pl.col("ent"))
-    rows = body.filter(pl.col("ent")).select("lineno", "line", "block")
-    for no, text in junk.select("lineno", "line").iter_rows():
-        skipped.append(Skipped(str(path), f"line {no}", f"not a dmon row: {text.strip()[:60]!r}"))
-    # a last row without a line end was cut off mid-row: listed, not read
-    if not ends_nl and rows.height and rows.get_column("lineno")[-1] == n_lines:
-        skipped.append(Skipped(str(path), f"line {n_lines}", "last line has no line end: the capture was cut off mid-row"))
-        rows = rows.head(rows.height - 1)
+    return state.finish(opts)
 
-    host, interval, start = _host_interval_start(path, opts, delay_ms)
 
-    cells_of: list = []
-    others = []
-    any_field = False
-    for bi, block in enumerate(blocks):
-        brows = rows.filter(pl.col("block") == bi).select("lineno", "line")
-        if not brows.height:
-            cells_of.append(None)
-            continue
+class _DmonPieces:
+    """The state :func:`read_dmon_wide` carries from one piece of the file to the next: line
+    numbers, capture blocks (headers), whether the last line was a header (a units line
+    follows), ticks counted per (block, entity), the first bad cell per (block, field)."""
+
+    def __init__(self, path: Path, opts):
+        self.path = path
+        self.opts = opts
+        self.time0: tuple = ()  # (host, tick interval s, first tick in us), from the first header on
+        self.next_line = 1  # number of the piece's first line
+        self.seen_header = False
+        self.prev_hdr = False  # the last non-blank line (from the first header on) was a header
+        self.delay_ms: float | None = None
+        self.skipped: list[Skipped] = []
+        self.keys: dict[str, tuple] = {}
+        self.blocks: list[_Block] = []
+        self.fields: dict[int, list] = {}  # block -> [(column index, field)]
+        self.field_skips: dict[int, list[Skipped]] = {}
+        self.has_rows: set[int] = set()
+        self.others: dict[str, int] = {}  # non-GPU entity -> rows (blocks with fields)
+        self.ticks: dict[int, dict[str, int]] = {}  # block -> entity -> rows so far
+        # (block, field position) -> [frames of (lineno, value)] of cells that are not numbers: the
+        # first piece's only when strict (the first is reported), every piece's when lenient (listed)
+        self.bad: dict[tuple[int, int], list] = {}
+        self.strict = guard.strict_of(opts)
+        self.parts: dict[int, list] = {}  # block -> numeric pieces
+        self.n_rows = 0
+
+    def feed(self, data: bytes, last: bool) -> None:
+        import polars as pl
+
+        if _odd_breaks(data):
+            raise _OddText
+        ends_nl = data.endswith(b"\n")
+        has_cr = b"\r" in data
+        try:
+            df = pl.read_lines(data, name="line")
+        except Exception as err:  # noqa: BLE001 - not UTF-8: the line-by-line reader
+            raise _OddText from err
+        del data
+        first = self.next_line
+        df = df.with_row_index("lineno", offset=first)
+        self.next_line = first + df.height
+        n_last = self.next_line - 1  # number of the piece's last line
+        line = pl.col("line")
+        if has_cr:
+            df = df.with_columns(line.str.strip_chars_end("\r"))
+        df = df.filter(line.str.contains(r"\S"))
+        df = df.with_columns(
+            (line.str.starts_with("#Entity") | line.str.starts_with("# Entity")).alias("hdr"),
+            line.str.contains(ENTITY_PREFIX_RE.pattern.replace("(?=\\s|$)", "(?:\\s|$)")).alias("ent"),
+        )
+        hdr_rows = df.filter(pl.col("hdr"))
+        if not self.seen_header:
+            if not hdr_rows.height:
+                self._before_header(df)
+                return
+            first_hdr = hdr_rows.get_column("lineno")[0]
+            self._before_header(df.filter(pl.col("lineno") < first_hdr))
+            df = df.filter(pl.col("lineno") >= first_hdr)
+            self.seen_header = True
+            # host, interval and start are known from here on (only lines before the first header
+            # set them): each piece gets its final columns, with no copy of the whole frame at the
+            # end; the notes that say where they came from are given in finish()
+            import dataclasses
+
+            host, interval, start = _host_interval_start(self.path, dataclasses.replace(self.opts, notes=[]),
+                                                         self.delay_ms)
+            self.time0 = (host, interval, int(start.timestamp() * 1_000_000))
+        if not df.height:
+            return
+        # a units line ('ID ...') right after a header; every other non-entity line is listed
+        stripped = line.str.strip_chars()
+        units = (pl.col("hdr").shift(1).fill_null(self.prev_hdr)
+                 & (stripped.str.starts_with("ID") | stripped.str.starts_with("Id")) & ~pl.col("ent"))
+        df = df.with_columns(units.alias("units"))
+        self.prev_hdr = bool(df.get_column("hdr")[-1])
+        # capture blocks: a header differing from the current block's starts a new block
+        block_of_header = [len(self.blocks) - 1]  # rows before the piece's first header
+        for no, text in hdr_rows.select("lineno", "line").iter_rows():
+            text = text.rstrip("\r")
+            if text not in self.keys:
+                h = _header(text, no)
+                self.keys[text] = (tuple(h.fields), tuple(h.starts))
+            if not self.blocks or (tuple(self.blocks[-1].fields), tuple(self.blocks[-1].starts)) != self.keys[text]:
+                self.blocks.append(_header(text, no))
+            block_of_header.append(len(self.blocks) - 1)
+        df = df.with_columns(
+            pl.when(pl.col("hdr")).then(pl.col("hdr").cum_sum()).otherwise(None).forward_fill().fill_null(0).alias("_h"))
+        df = df.with_columns(pl.lit(pl.Series("_b", block_of_header, dtype=pl.Int64)).gather(pl.col("_h")).alias("block"))
+        body = df.filter(~pl.col("hdr") & ~pl.col("units"))
+        del df
+        junk = body.filter(~pl.col("ent"))
+        rows = body.filter(pl.col("ent")).select("lineno", "line", "block")
+        del body
+        for no, text in junk.select("lineno", "line").iter_rows():
+            self.skipped.append(Skipped(str(self.path), f"line {no}", f"not a dmon row: {text.strip()[:60]!r}"))
+        # a last row without a line end was cut off mid-row: listed, not read
+        if last and not ends_nl and rows.height and rows.get_column("lineno")[-1] == n_last:
+            self.skipped.append(Skipped(str(self.path), f"line {n_last}",
+                                        "last line has no line end: the capture was cut off mid-row"))
+            rows = rows.head(rows.height - 1)
+        for bi in rows.get_column("block").unique(maintain_order=True).to_list():
+            self._block_rows(bi, rows.filter(pl.col("block") == bi).select("lineno", "line"))
+
+    def _before_header(self, df) -> None:
+        """Lines before the first header: a recorded command line (the tick interval), comments, or junk."""
+        for no, text in df.select("lineno", "line").iter_rows():
+            m = CMDLINE_RE.search(text)
+            if m and self.delay_ms is None:
+                self.delay_ms = float(m.group(1))
+                continue
+            if text.strip().startswith("#"):
+                continue
+            self.skipped.append(Skipped(str(self.path), f"line {no}",
+                                        f"text before the first #Entity header: {text.strip()[:60]!r}"))
+
+    def _block_rows(self, bi: int, brows) -> None:
+        """One block's entity rows of a piece -> its numeric piece (tick, gpu, gpu_instance, values)."""
+        import polars as pl
+
+        from ridgeline.parsers.dcgm_fields import blank_to_null
+
+        block = self.blocks[bi]
+        self.has_rows.add(bi)
         cells = _cells(block, brows)
-        cells, fields = _known_fields(block, cells, path, skipped)
-        any_field = any_field or bool(fields)
+        skips: list[Skipped] = []
+        cells, fields = _known_fields(block, cells, self.path, skips)
+        if bi not in self.fields:
+            self.fields[bi], self.field_skips[bi] = fields, skips
         ent = pl.col("entity").str.replace_all(r"\s+", " ")
         cells = cells.with_columns(ent.alias("entity")).with_columns(
             pl.col("entity").str.extract_groups(ENTITY_RE.pattern).alias("_e"))
         cells = cells.with_columns(
             pl.col("_e").struct.field("kind").alias("ekind"),
-            pl.col("_e").struct.field("id").cast(pl.Int64).alias("eid"),
+            pl.col("_e").struct.field("id").cast(pl.Int64, strict=False).alias("eid"),
             pl.col("_e").struct.field("link").alias("elink"),
         ).drop("_e")
+        huge = cells.filter(pl.col("eid").is_null() & pl.col("ekind").is_not_null())
+        if huge.height:  # an id past 2^63 (the same message whichever piece of the file holds it)
+            from ridgeline.parsers.guard import MAX_GPU_INDEX
+
+            r = huge.row(0, named=True)
+            raise InputError(self.path, f"expected an entity id 0..{MAX_GPU_INDEX}", line=r["lineno"],
+                             actual=r["entity"])
         is_gpu = (pl.col("ekind").is_in(["GPU", "GPU-I"]) & pl.col("elink").is_null()).fill_null(False)
-        if fields:
-            others.append(cells.filter(~is_gpu).select("entity", "lineno"))
-        cells_of.append((block, fields, cells.filter(is_gpu)))
-    if not any_field:
-        raise InputError(path, "expected dmon rows with fields ridgeline analyzes (e.g. GRACT, TENSO, GPUTL)")
-    other = pl.concat(others) if others else None
-    if other is not None and other.height:
-        for ent, n in other.group_by("entity").agg(pl.col("lineno").n_unique()).sort("entity").iter_rows():
-            skipped.append(Skipped(str(path), f"entity {ent} ({n} rows)", "entity kind ridgeline does not analyze"))
-    # values: N/A or blank -> null, anything else must be a number (first bad one by block, field, row)
-    parsed = []
-    for item in cells_of:
-        if item is None:
-            continue
-        block, fields, keep = item
+        if not fields:
+            return
+        for ent_name, n in cells.filter(~is_gpu).group_by("entity").agg(pl.col("lineno").n_unique()).iter_rows():
+            self.others[ent_name] = self.others.get(ent_name, 0) + n
+        keep = cells.filter(is_gpu)
+        del cells
+        # values: N/A or blank -> null, anything else must be a number (first bad one by block, field, row)
         num = {}
-        for i, fd in fields:
+        for i, _fd in fields:
             raw = pl.col(f"c{i}").fill_null("")
             num[i] = pl.when(raw.is_in(["N/A", ""])).then(None).otherwise(raw.cast(pl.Float64, strict=False))
         bad_cols = keep.select([(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])).any().alias(str(i))
-                                for i, _fd in fields]).row(0) if fields and keep.height else ()
-        for (i, fd), bad in zip(fields, bad_cols):
-            if bad:  # --lenient: listed, read as missing
-                guard.bad_cells(opts, path, keep.filter(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""])),
-                                "expected a number or N/A", column=fd.dmon, value=f"c{i}")
-        parsed.append((block, fields, keep, num))
-    base_us = int(start.timestamp() * 1_000_000)
-    frames = []
-    n_rows = 0
-    for bi, (block, fields, keep, num) in enumerate(parsed):
-        if not fields:
-            continue
+                                for i, _fd in fields]).row(0) if keep.height else ()
+        for pos, ((i, fd), bad) in enumerate(zip(fields, bad_cols)):
+            if bad and not (self.strict and (bi, pos) in self.bad):
+                cells = keep.filter(num[i].is_null() & ~pl.col(f"c{i}").fill_null("").is_in(["N/A", ""]))
+                self.bad.setdefault((bi, pos), []).append(cells.select("lineno", pl.col(f"c{i}").alias("v")))
+        if self.bad and self.strict:  # the file is refused: no need to keep its values
+            return
         # ticks: the k-th row of an entity (within a capture block) is tick k
-        keep = keep.sort("lineno").with_columns(pl.int_range(pl.len()).over("entity").alias("tick"))
-        n_rows += keep.height
-        frames.append((fields, keep.select(
-            (pl.lit(base_us) + (pl.col("tick") * (interval * 1_000_000)).round(0).cast(pl.Int64))
+        seen = self.ticks.setdefault(bi, {})
+        tick = pl.int_range(pl.len()).over("entity")
+        if seen:
+            tick = tick + pl.col("entity").replace_strict(seen, default=0, return_dtype=pl.Int64)
+        for ent_name, n in keep.group_by("entity").len().iter_rows():
+            seen[ent_name] = seen.get(ent_name, 0) + n
+        self.n_rows += keep.height
+        host, interval, base_us = self.time0
+        self.parts.setdefault(bi, []).append(keep.select(
+            (pl.lit(base_us) + (tick.cast(pl.Int64) * (interval * 1_000_000)).round(0).cast(pl.Int64))
             .cast(pl.Datetime("us", "UTC")).alias("timestamp"),
             pl.lit(host).alias("host"),
             pl.when(pl.col("ekind") == "GPU").then(pl.col("eid")).otherwise(None).alias("gpu"),
             pl.when(pl.col("ekind") == "GPU-I").then(pl.col("eid").cast(pl.String)).otherwise(None).alias("gpu_instance"),
             *[blank_to_null(_scaled(num[i], fd.scale)).alias(f"_f{k}") for k, (i, fd) in enumerate(fields)],
-        )))
-    if any(f.filter(pl.col("gpu_instance").is_not_null()).height for _fields, f in frames):
-        opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")
-    info = InputInfo(str(path), "dcgm-dmon", n_rows)
-    ident = ["timestamp", "host", "gpu", "gpu_instance"]
-    canon = [[fd.canonical for _i, fd in fields] for fields, _f in frames]
-    if len(frames) == 1 and len(set(canon[0])) == len(canon[0]):
-        fields, f = frames[0]
-        wide = f.rename({f"_f{k}": name for k, name in enumerate(canon[0])})
-        return wide, None, info, skipped
-    long = [f.select(*ident, pl.lit(name).alias("field"), pl.col(f"_f{k}").alias("value"))
-            for (fields, f), names in zip(frames, canon) for k, name in enumerate(names)]
-    if not long:
-        from ridgeline.parsers.telemetry_common import empty_frame
+        ).rechunk())  # one chunk per column and piece: the pieces' columns line up (no copy of the frame later)
 
-        return None, empty_frame().select(*ident, "field", "value"), info, skipped
-    return None, pl.concat(long), info, skipped
+    def finish(self, opts):
+        import polars as pl
+
+        path = self.path
+        if not self.seen_header:
+            raise InputError(path, "expected a dcgmi dmon '#Entity' header line")
+        host, interval, start = _host_interval_start(path, opts, self.delay_ms)
+        skipped = self.skipped
+        with_rows = sorted(self.has_rows)
+        for bi in with_rows:
+            skipped.extend(self.field_skips[bi])
+        if not any(self.fields[bi] for bi in with_rows):
+            raise InputError(path, "expected dmon rows with fields ridgeline analyzes (e.g. GRACT, TENSO, GPUTL)")
+        for ent, n in sorted(self.others.items()):
+            skipped.append(Skipped(str(path), f"entity {ent} ({n} rows)", "entity kind ridgeline does not analyze"))
+        # cells that are not numbers, by block, field and row as a whole read gives them: strict,
+        # the first is an InputError; --lenient, every one is listed and read as missing
+        for bi, pos in sorted(self.bad):
+            guard.bad_cells(opts, path, pl.concat(self.bad[(bi, pos)]), "expected a number or N/A",
+                            column=self.fields[bi][pos][1].dmon, value="v")
+        assert (host, interval, int(start.timestamp() * 1_000_000)) == self.time0
+        frames = []
+        for bi in with_rows:
+            if self.fields[bi]:
+                frames.append((self.fields[bi], pl.concat(self.parts.pop(bi), rechunk=False)))
+        if any(f.get_column("gpu_instance").null_count() < f.height for _fields, f in frames):
+            opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")
+        info = InputInfo(str(path), "dcgm-dmon", self.n_rows)
+        ident = ["timestamp", "host", "gpu", "gpu_instance"]
+        canon = [[fd.canonical for _i, fd in fields] for fields, _f in frames]
+        if len(frames) == 1 and len(set(canon[0])) == len(canon[0]):
+            fields, f = frames[0]
+            wide = f.rename({f"_f{k}": name for k, name in enumerate(canon[0])})
+            return wide, None, info, skipped
+        long = [f.select(*ident, pl.lit(name).alias("field"), pl.col(f"_f{k}").alias("value"))
+                for (fields, f), names in zip(frames, canon) for k, name in enumerate(names)]
+        if not long:
+            from ridgeline.parsers.telemetry_common import empty_frame
+
+            return None, empty_frame().select(*ident, "field", "value"), info, skipped
+        return None, pl.concat(long), info, skipped
 
 
 def _scaled(num, scale):

@@ -49,63 +49,85 @@ def read_query_csv(path, *, opts):
     return (long if long is not None else wide_to_long_rows(wide)), info, skipped
 
 
-def read_query_csv_wide(path, *, opts):
+class _WholeText(Exception):
+    """A piece with line breaks polars does not split as Python would, or with quotes (a quoted
+    cell may hold a line break): the file is read whole instead."""
+
+
+def _csv_pieces(path: Path, chunk_bytes):
+    """The file's rows as raw string frames, one per piece cut at line ends; every piece after the
+    first is read behind a copy of the header line, so polars treats its rows (short, long,
+    blank) as in a read of the whole file. Raises :class:`_WholeText` when a piece needs the
+    whole-file read."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+    from ridgeline.parsers.text_chunks import line_chunks
+
+    head = None
+    for data, _last in line_chunks(path, chunk_bytes):
+        if _odd_breaks(data) or b'"' in data:
+            raise _WholeText
+        if head is None:
+            head = data[: data.find(b"\n") + 1] if b"\n" in data else data
+        else:
+            data = head + data
+        df = pl.read_csv(data, has_header=True, infer_schema=False, truncate_ragged_lines=False, encoding="utf8-lossy")
+        del data
+        yield df
+
+
+def _whole_file(path: Path):
+    """The file in one piece (quotes, lone carriage returns, form feeds...)."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+
+    data = path.read_bytes()
+    plain = not _odd_breaks(data)  # only \n / \r\n line breaks: polars reads the file as Python would
+    if plain:
+        del data
+        yield pl.read_csv(path, has_header=True, infer_schema=False, new_columns=None, truncate_ragged_lines=False,
+                          encoding="utf8-lossy")
+    else:  # Python's universal newlines, as a text read gives
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+        del data
+        yield pl.read_csv(io.StringIO(text), has_header=True, infer_schema=False, new_columns=None,
+                          truncate_ragged_lines=False)
+
+
+def read_query_csv_wide(path, *, opts, chunk_bytes: int | None = None):
     """Parse ``nvidia-smi --query-gpu ... --format=csv`` into one row per CSV row.
 
     Returns ``(wide, long, info, skipped)``: ``wide`` has the identity columns and one column
     per canonical field (scaled; None when two columns name the same field, then ``long`` holds
-    the long rows).
+    the long rows). The file is read in pieces cut at line ends (``chunk_bytes``, see
+    :mod:`ridgeline.parsers.text_chunks`), each turned into its numeric columns at once; the
+    first bad timestamp or cell (by column, then row) is reported as if the file were read whole.
     """
+    path = Path(path)
+    with open(path, "rb") as fh:
+        first = fh.readline()
+    if not first:
+        raise InputError(path, "expected an nvidia-smi CSV header line")
+    header = [h.strip() for h in first.decode("utf-8", errors="replace").splitlines()[0].split(",")]
+    try:
+        if not first.strip():
+            raise _WholeText  # a blank first line: polars looks further for its header
+        return _read_query(path, opts, header, _csv_pieces(path, chunk_bytes))
+    except _WholeText:
+        return _read_query(path, opts, header, _whole_file(path))
+
+
+def _read_query(path: Path, opts, header: list[str], pieces):
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY, blank_to_null
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
     from ridgeline.parsers.telemetry_common import parse_local_times
 
-    from ridgeline.parsers.dcgm_dmon import _odd_breaks
-
-    path = Path(path)
-    data = path.read_bytes()
-    plain = not _odd_breaks(data)  # only \n / \r\n line breaks: polars reads the file as Python would
-    text = data.decode("utf-8", errors="replace")
-    del data
-    if not text:
-        raise InputError(path, "expected an nvidia-smi CSV header line")
-    nl = text.find("\n")
-    header = [h.strip() for h in (text[: nl + 1] if nl >= 0 else text).splitlines()[0].split(",")]
-    try:
-        if plain:
-            del text
-            df = pl.read_csv(path, has_header=True, infer_schema=False, new_columns=None, truncate_ragged_lines=False,
-                             encoding="utf8-lossy")
-        else:  # lone carriage returns, form feeds...: Python's universal newlines, as a text read gives
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-            df = pl.read_csv(io.StringIO(text), has_header=True, infer_schema=False, new_columns=None,
-                             truncate_ragged_lines=False)
-    except Exception as err:  # noqa: BLE001 - report as an input error
-        raise InputError(path, f"expected comma-separated nvidia-smi CSV ({err.__class__.__name__})") from err
-    df.columns = header[: len(df.columns)] if len(header) >= len(df.columns) else df.columns
-    df = df.with_columns(pl.all().str.strip_chars()).with_row_index("lineno", offset=2)
-    skipped: list[Skipped] = []
     prop = {h: h.split(" [")[0].strip().lower() for h in header}
-    host = opts.host or path.stem
-    if opts.host is None:
-        opts.note(f"{path}: nvidia-smi CSV names no host; using the file name {path.stem!r} (give --host)")
     ident = {NVIDIA_SMI_IDENTITY[p]: h for h, p in prop.items() if p in NVIDIA_SMI_IDENTITY}
-    if "timestamp" not in ident:
-        raise InputError(path, "expected a 'timestamp' column (nvidia-smi --query-gpu=timestamp,...)", line=1)
-    ts = parse_local_times(pl.col(ident["timestamp"]), tz=opts.tz, fmt="%Y/%m/%d %H:%M:%S%.f")
-    bad_ts = df.filter(ts.is_null())
-    if bad_ts.height:
-        r = bad_ts.row(0, named=True)
-        raise InputError(path, "expected a timestamp like 2026/01/03 15:36:53.507", line=r["lineno"],
-                         column=ident["timestamp"], actual=r[ident["timestamp"]])
-    base = [
-        ts.alias("timestamp"),
-        pl.lit(host).alias("host"),
-        (_num(ident["gpu"]).cast(pl.Int64) if "gpu" in ident else pl.lit(None, pl.Int64)).alias("gpu"),
-        (pl.col(ident["uuid"]) if "uuid" in ident else pl.lit(None, pl.String)).alias("uuid"),
-        (pl.col(ident["model"]) if "model" in ident else pl.lit(None, pl.String)).alias("model"),
-    ]
+    skipped: list[Skipped] = []
     measured = []  # (column, field, scale)
     for h, p in prop.items():
         if p in NVIDIA_SMI_IDENTITY:
@@ -115,10 +137,86 @@ def read_query_csv_wide(path, *, opts):
             continue
         field, scale = NVIDIA_SMI_QUERY[p]
         measured.append((h, field, scale))
+    host = opts.host or path.stem
+    has_ts = "timestamp" in ident  # else the header's error, once every piece is read (a CSV error comes first)
+    ts = parse_local_times(pl.col(ident["timestamp"]), tz=opts.tz, fmt="%Y/%m/%d %H:%M:%S%.f") if has_ts else None
+    bad_ts = None  # (line, value) of the first unreadable timestamp
+    bad: dict[int, tuple] = {}  # measured column -> (line, value) of its first bad cell
+    parts = []
+    n_rows = 0
+    pieces = iter(pieces)
+    early = late = None
+    while True:
+        try:
+            df = next(pieces, None)
+        except _WholeText:
+            raise
+        except Exception as err:  # noqa: BLE001 - report as an input error
+            raise InputError(path, f"expected comma-separated nvidia-smi CSV ({err.__class__.__name__})") from err
+        if df is None:
+            break
+        # a library's error on a piece is raised once every piece is read, where a read of the
+        # whole file raises it: a CSV error anywhere comes first
+        if early is not None:
+            continue
+        try:
+            df.columns = header[: len(df.columns)] if len(header) >= len(df.columns) else df.columns
+            df = df.with_columns(pl.all().str.strip_chars()).with_row_index("lineno", offset=2 + n_rows)
+        except Exception as err:  # noqa: BLE001 - raised below
+            early = err
+            continue
+        n_rows += df.height
+        if not has_ts or bad_ts is not None:
+            continue  # the file is refused: its remaining pieces are only read
+        wrong = df.filter(ts.is_null())
+        if wrong.height:
+            r = wrong.row(0, named=True)
+            bad_ts = (r["lineno"], r[ident["timestamp"]])
+            continue
+        if measured:
+            nums = _query_cells(df, measured, bad)
+            if bad or late is not None:
+                continue
+            try:
+                parts.append(_query_piece(df, host, ident, measured, ts, nums))
+            except Exception as err:  # noqa: BLE001 - raised below
+                late = err
+    if early is not None:
+        raise early
+    if opts.host is None:
+        opts.note(f"{path}: nvidia-smi CSV names no host; using the file name {path.stem!r} (give --host)")
+    if "timestamp" not in ident:
+        raise InputError(path, "expected a 'timestamp' column (nvidia-smi --query-gpu=timestamp,...)", line=1)
+    if bad_ts is not None:
+        raise InputError(path, "expected a timestamp like 2026/01/03 15:36:53.507", line=bad_ts[0],
+                         column=ident["timestamp"], actual=bad_ts[1])
     if not measured:
         raise InputError(path, "expected at least one measured property (utilization.gpu, memory.used, power.draw, ...)", line=1)
+    if bad:
+        k = min(bad)
+        raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=bad[k][0], column=measured[k][0],
+                         actual=bad[k][1])
+    if late is not None:
+        raise late
+    info = InputInfo(str(path), "nvidia-smi-csv", n_rows)
+    wide = pl.concat(parts, rechunk=False) if len(parts) > 1 else parts[0]
+    fields = [f for _h, f, _s in measured]
+    if len(set(fields)) == len(fields):
+        return wide.rename({f"_v{i}": f for i, f in enumerate(fields)}), None, info, skipped
+    ident = [c for c in wide.columns if not c.startswith("_v")]
+    long = pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f"_v{i}").alias("value"))
+                      for i, f in enumerate(fields)])
+    return None, long, info, skipped
+
+
+def _query_cells(df, measured, bad: dict):
+    """The measured columns' number expressions for one piece of stripped string cells; a
+    column's first cell that is neither a number nor a known blank goes to ``bad``."""
+    import polars as pl
+
     # the usual column holds '<number> <unit>' or a blank marker in every row: its first token
-    # is cast directly (the same number the leading-number regex of _num extracts)
+    # is cast directly (the same number the leading-number regex of _num extracts, so a piece
+    # read either way gives the same values)
     simple = df.select([(_first_token(h).str.contains(_NUMBER_RE) | pl.col(h).fill_null("").is_in(_MISSING)).all()
                         .alias(f"s{i}") for i, (h, _f, _s) in enumerate(measured)]).row(0)
     nums = [(pl.when(pl.col(h).fill_null("").is_in(_MISSING)).then(None)
@@ -127,20 +225,41 @@ def read_query_csv_wide(path, *, opts):
     # one pass says which other columns hold a value that is neither a number nor a known blank
     bad_any = df.select([(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).any().alias(f"b{i}")
                          for i, ((h, _f, _s), num) in enumerate(zip(measured, nums))]).row(0)
-    for (h, _field, _scale), num, bad in zip(measured, nums, bad_any):
-        if bad:
+    for i, ((h, _field, _scale), num, b) in enumerate(zip(measured, nums, bad_any)):
+        if b and i not in bad:
             r = df.filter(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).row(0, named=True)
-            raise InputError(path, "expected a number, [N/A] or [Not Supported]", line=r["lineno"], column=h, actual=r[h])
-    info = InputInfo(str(path), "nvidia-smi-csv", df.height)
-    wide = df.select(*base, *[blank_to_null(scaled(num, scale)).alias(f"_v{i}")
-                              for i, ((_h, _f, scale), num) in enumerate(zip(measured, nums))])
-    fields = [f for _h, f, _s in measured]
-    if len(set(fields)) == len(fields):
-        return wide.rename({f"_v{i}": f for i, f in enumerate(fields)}), None, info, skipped
-    ident = [c for c in wide.columns if not c.startswith("_v")]
-    long = pl.concat([wide.select(*ident, pl.lit(f).alias("field"), pl.col(f"_v{i}").alias("value"))
-                      for i, f in enumerate(fields)])
-    return None, long, info, skipped
+            bad[i] = (r["lineno"], r[h])
+    return nums
+
+
+def _name_column(df, col: str | None):
+    """A text identity column of one piece; one value in every row (the usual model name) is
+    kept once for the piece (a broadcast literal), not once per row."""
+    import polars as pl
+
+    if col is None:
+        return pl.lit(None, pl.String)
+    values = df.get_column(col)
+    if values.len() and not values.null_count() and values.n_unique() == 1:
+        return pl.lit(values[0], pl.String)
+    return pl.col(col)
+
+
+def _query_piece(df, host, ident, measured, ts, nums):
+    """One piece's stripped string cells -> its wide rows (one chunk per column)."""
+    import polars as pl
+
+    from ridgeline.parsers.dcgm_fields import blank_to_null
+
+    base = [
+        ts.alias("timestamp"),
+        pl.lit(host).alias("host"),
+        (_num(ident["gpu"]).cast(pl.Int64) if "gpu" in ident else pl.lit(None, pl.Int64)).alias("gpu"),
+        _name_column(df, ident.get("uuid")).alias("uuid"),
+        _name_column(df, ident.get("model")).alias("model"),
+    ]
+    return df.select(*base, *[blank_to_null(scaled(num, scale)).alias(f"_v{i}")
+                              for i, ((_h, _f, scale), num) in enumerate(zip(measured, nums))]).rechunk()
 
 
 def read_smi_dmon(path, *, opts):
