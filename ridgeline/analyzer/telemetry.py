@@ -297,7 +297,9 @@ def _fold_wide(df):
     if "_nulls" not in df.columns:
         df = df.with_columns(pl.sum_horizontal([pl.col(f).is_null() for f in present]).alias("_nulls"))
     ident, gid = _ident_and_gid(df)
-    df = df.filter(pl.col("timestamp").is_not_null()).select(gid, "timestamp", *present, pl.col("_nulls").cast(pl.Int64))
+    if df.get_column("timestamp").null_count():  # a filter copies every column: only when one is needed
+        df = df.filter(pl.col("timestamp").is_not_null())
+    df = df.select(gid, "timestamp", *present, pl.col("_nulls").cast(pl.Int64))
     if not _non_decreasing(df, strict=True):
         # rows in time order, GPUs interleaved (the usual store): a stable sort on the GPU alone
         # (~4x cheaper than on GPU and time) orders them; out-of-order times need the full sort

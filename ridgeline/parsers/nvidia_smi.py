@@ -168,17 +168,17 @@ def _read_query(path: Path, opts, header: list[str], pieces):
         n_rows += df.height
         if not has_ts or bad_ts is not None:
             continue  # the file is refused: its remaining pieces are only read
-        wrong = df.filter(ts.is_null())
-        if wrong.height:
-            r = wrong.row(0, named=True)
-            bad_ts = (r["lineno"], r[ident["timestamp"]])
+        times = df.select(ts).to_series()  # parsed once: checked here, the column of the piece below
+        if times.null_count():
+            at = times.is_null().arg_true()[0]
+            bad_ts = (df.get_column("lineno")[at], df.get_column(ident["timestamp"])[at])
             continue
         if measured:
             nums = _query_cells(df, measured, bad)
             if bad or late is not None:
                 continue
             try:
-                parts.append(_query_piece(df, host, ident, measured, ts, nums))
+                parts.append(_query_piece(df, host, ident, measured, pl.lit(times), nums))
             except Exception as err:  # noqa: BLE001 - raised below
                 late = err
     if early is not None:
@@ -210,26 +210,32 @@ def _read_query(path: Path, opts, header: list[str], pieces):
 
 
 def _query_cells(df, measured, bad: dict):
-    """The measured columns' number expressions for one piece of stripped string cells; a
-    column's first cell that is neither a number nor a known blank goes to ``bad``."""
+    """The measured columns of one piece of stripped string cells as numbers (unscaled; a
+    frame with one column ``_n{i}`` per measured column); a column's first cell that is neither
+    a number nor a known blank goes to ``bad``.
+
+    The usual column holds '<number> <unit>' or a blank marker in every row: its first token is
+    cast directly (the same number the leading-number regex of :func:`_num` extracts). Each cell
+    is looked at once: blank marker, first token's cast and whether the token is a whole number
+    come out of one pass; the regex of :func:`_num` runs only on a column that needs it."""
     import polars as pl
 
-    # the usual column holds '<number> <unit>' or a blank marker in every row: its first token
-    # is cast directly (the same number the leading-number regex of _num extracts, so a piece
-    # read either way gives the same values)
-    simple = df.select([(_first_token(h).str.contains(_NUMBER_RE) | pl.col(h).fill_null("").is_in(_MISSING)).all()
-                        .alias(f"s{i}") for i, (h, _f, _s) in enumerate(measured)]).row(0)
-    nums = [(pl.when(pl.col(h).fill_null("").is_in(_MISSING)).then(None)
-             .otherwise(_first_token(h).cast(pl.Float64, strict=False)) if fast else _num(h))
-            for (h, _f, _s), fast in zip(measured, simple)]
-    # one pass says which other columns hold a value that is neither a number nor a known blank
-    bad_any = df.select([(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).any().alias(f"b{i}")
-                         for i, ((h, _f, _s), num) in enumerate(zip(measured, nums))]).row(0)
-    for i, ((h, _field, _scale), num, b) in enumerate(zip(measured, nums, bad_any)):
+    k = range(len(measured))
+    looks = df.select(*[pl.col(h).fill_null("").is_in(_MISSING).alias(f"_m{i}") for i, (h, _f, _s) in enumerate(measured)],
+                      *[_first_token(h).alias(f"_t{i}") for i, (h, _f, _s) in enumerate(measured)])
+    simple = looks.select([(pl.col(f"_t{i}").str.contains(_NUMBER_RE) | pl.col(f"_m{i}")).all() for i in k]).row(0)
+    looks = looks.select(*[pl.col(f"_m{i}") for i in k],
+                         *[pl.when(pl.col(f"_m{i}")).then(None).otherwise(pl.col(f"_t{i}").cast(pl.Float64, strict=False))
+                           .alias(f"_n{i}") for i in k])
+    redo = [i for i, fast in enumerate(simple) if not fast]
+    if redo:  # a column with another spelling ('34%'): the leading-number regex
+        looks = looks.with_columns(df.select([_num(measured[i][0]).alias(f"_n{i}") for i in redo]))
+    flagged = looks.select([(pl.col(f"_n{i}").is_null() & ~pl.col(f"_m{i}")).any() for i in k]).row(0)
+    for i, ((h, _field, _scale), b) in enumerate(zip(measured, flagged)):
         if b and i not in bad:
-            r = df.filter(num.is_null() & ~pl.col(h).fill_null("").is_in(_MISSING)).row(0, named=True)
-            bad[i] = (r["lineno"], r[h])
-    return nums
+            at = looks.select((pl.col(f"_n{i}").is_null() & ~pl.col(f"_m{i}")).arg_true().first()).item()
+            bad[i] = (df.get_column("lineno")[at], df.get_column(h)[at])
+    return looks.select([pl.col(f"_n{i}") for i in k])
 
 
 def _name_column(df, col: str | None):
@@ -245,8 +251,19 @@ def _name_column(df, col: str | None):
     return pl.col(col)
 
 
+def _gpu_index(df, col: str):
+    """The GPU index column of one piece: the stripped cells cast as whole numbers, or (a cell
+    such as '0 (GPU)') their leading number, as :func:`_num` reads it."""
+    import polars as pl
+
+    direct = pl.col(col).cast(pl.Int64, strict=False)
+    odd = df.select((direct.is_null() & pl.col(col).is_not_null()).any()).item()
+    return _num(col).cast(pl.Int64) if odd else direct
+
+
 def _query_piece(df, host, ident, measured, ts, nums):
-    """One piece's stripped string cells -> its wide rows (one chunk per column)."""
+    """One piece's stripped string cells -> its wide rows (one chunk per column); ``nums`` is
+    :func:`_query_cells`' frame of the measured columns as numbers."""
     import polars as pl
 
     from ridgeline.parsers.dcgm_fields import blank_to_null
@@ -254,12 +271,13 @@ def _query_piece(df, host, ident, measured, ts, nums):
     base = [
         ts.alias("timestamp"),
         pl.lit(host).alias("host"),
-        (_num(ident["gpu"]).cast(pl.Int64) if "gpu" in ident else pl.lit(None, pl.Int64)).alias("gpu"),
+        (_gpu_index(df, ident["gpu"]) if "gpu" in ident else pl.lit(None, pl.Int64)).alias("gpu"),
         _name_column(df, ident.get("uuid")).alias("uuid"),
         _name_column(df, ident.get("model")).alias("model"),
     ]
-    return df.select(*base, *[blank_to_null(scaled(num, scale)).alias(f"_v{i}")
-                              for i, ((_h, _f, scale), num) in enumerate(zip(measured, nums))]).rechunk()
+    out = df.select(*base)
+    return out.with_columns(nums.select([blank_to_null(scaled(pl.col(f"_n{i}"), scale)).alias(f"_v{i}")
+                                         for i, (_h, _f, scale) in enumerate(measured)])).rechunk()
 
 
 def read_smi_dmon(path, *, opts):
