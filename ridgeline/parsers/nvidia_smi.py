@@ -335,6 +335,9 @@ def read_smi_dmon(path, *, opts):
         ts = (pl.lit(int(start.timestamp() * 1e6)) + (tick * interval * 1e6).round(0).cast(pl.Int64)).cast(
             pl.Datetime("us", "UTC"))
     df = df.with_columns(ts.alias("timestamp"), gpu.alias("_gpu"))
+    rows_read = df.height
+    if "date" in header and "time" in header:  # -o DT: a date/time that does not parse is never a null time
+        df = _dmon_times_checked(df, path, opts)
     parts = []
     for col in header:
         if col in ("gpu", "date", "time"):
@@ -352,4 +355,26 @@ def read_smi_dmon(path, *, opts):
                                pl.lit(field).alias("field"), scaled(num, scale).alias("value")))
     if not parts:
         raise InputError(path, "expected dmon columns ridgeline analyzes (sm, mem, pwr, pclk, ...)")
-    return pl.concat(parts), InputInfo(str(path), "nvidia-smi-dmon", df.height), skipped
+    return pl.concat(parts), InputInfo(str(path), "nvidia-smi-dmon", rows_read), skipped
+
+
+DMON_TIME_EXPECTED = "expected a date and time like 20260103 15:36:53 (nvidia-smi dmon -o DT)"
+
+
+def _dmon_times_checked(df, path, opts):
+    """Rows of an ``nvidia-smi dmon -o DT`` capture whose date and time do not parse: strict, an
+    InputError naming the first (line, ``date time``); lenient, the rows are left out and listed."""
+    import polars as pl
+
+    from ridgeline.parsers import guard
+
+    bad = df.filter(pl.col("timestamp").is_null())
+    if not bad.height:
+        return df
+    if guard.strict_of(opts):
+        r = bad.row(0, named=True)
+        raise InputError(path, DMON_TIME_EXPECTED + guard.ROW_HINT, line=r["lineno"], column="date time",
+                         actual=f"{r['date']} {r['time']}")
+    for ln, d, t in bad.select("lineno", "date", "time").iter_rows():
+        opts.lenient_skipped.append(guard.Problem(ln, "date time", f"{d} {t}", DMON_TIME_EXPECTED, "row").skipped(path))
+    return df.filter(pl.col("timestamp").is_not_null())

@@ -60,11 +60,18 @@ def smi_dmon(rows):
     return "# gpu    pwr     sm\n# Idx      W      %\n" + "".join(f"    {g}    {w}    {s}\n" for g, w, s in rows)
 
 
+def smi_dmon_dt(rows):
+    """``nvidia-smi dmon -o DT``: date and time columns first."""
+    return ("#Date       Time        gpu    pwr     sm\n#YYYYMMDD   HH:MM:SS    Idx      W      %\n"
+            + "".join(f" {d}   {t}      {g}    {w}    {s}\n" for d, t, g, w, s in rows))
+
+
 GOOD_DMON = [(0, 50, 0.5), (1, 60, 0.4)] * 3
 GOOD_SMI = [(s, g, f"{40 + s} %", f"{100 + s} W") for s in range(4) for g in (0, 1)]
 GOOD_EXP = [(g, 30 + k, 1767600000000 + 15000 * k) for k in range(4) for g in (0, 1)]
 GOOD_LONG = [(f"2026-01-05T08:00:{s:02d}Z", g, 0.5 + s / 100) for s in range(4) for g in (0, 1)]
 GOOD_SMI_DMON = [(g, 100 + k, 40 + k) for k in range(3) for g in (0, 1)]
+GOOD_SMI_DMON_DT = [("20260105", f"08:00:0{k}", g, 100 + k, 40 + k) for k in range(3) for g in (0, 1)]
 
 # (name, text with the bad item, text the lenient read must equal, bad line, column named,
 #  strict message part); "equal" text: the bad cell blank (cell) or the bad line gone (row)
@@ -91,6 +98,9 @@ CASES = [
      long_csv(GOOD_LONG), 4, None, "expected sample times"),
     ("smidmon-cell.txt", smi_dmon(GOOD_SMI_DMON[:2] + [(0, "x1", 41)] + GOOD_SMI_DMON[3:]),
      smi_dmon(GOOD_SMI_DMON[:2] + [(0, "-", 41)] + GOOD_SMI_DMON[3:]), 5, "pwr", "expected a number or -"),
+    # -o DT: a date/time that does not parse was a null time without a word; now the row's error
+    ("smidmon-time.txt", smi_dmon_dt(GOOD_SMI_DMON_DT[:2] + [("20261305", "08:00:01", 0, 101, 41)] + GOOD_SMI_DMON_DT[3:]),
+     smi_dmon_dt(GOOD_SMI_DMON_DT[:2] + GOOD_SMI_DMON_DT[3:]), 5, "date time", "expected a date and time like"),
 ]
 
 
