@@ -317,24 +317,50 @@ def read_table_csv(path, *, opts):
     """Long or wide telemetry CSV. Returns (DataFrame, InputInfo, skipped)."""
     import polars as pl
 
+    from ridgeline.parsers import guard
+
     path = Path(path)
     nulls = ["", "NA", "N/A", "null", "NaN", "nan"]
-    try:
+    ragged = None  # rows with more or fewer fields than the header (found when polars hints at them)
+
+    def read(truncate: bool):
         try:
-            df = pl.read_csv(path, infer_schema_length=10000, null_values=nulls)
+            return pl.read_csv(path, infer_schema_length=10000, null_values=nulls, truncate_ragged_lines=truncate)
         except pl.exceptions.ComputeError:
             # a column whose first 10,000 values looked like integers ("95") and later holds "95.5":
             # infer the types from every row instead
-            df = pl.read_csv(path, infer_schema_length=None, null_values=nulls)
+            return pl.read_csv(path, infer_schema_length=None, null_values=nulls, truncate_ragged_lines=truncate)
+
+    try:
+        try:
+            df = read(False)
+        except Exception as err:  # noqa: BLE001 - a row with more fields than the header: find it
+            ragged = _ragged_rows(path) if "more fields" in str(err) else None
+            if not ragged:
+                raise
+            df = read(True)
+    except InputError:
+        raise
     except Exception as err:  # noqa: BLE001
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise InputError(path, f"expected a telemetry CSV table ({first})") from err
+    if ragged is None and df.width > 1 and df.get_column(df.columns[-1]).null_count():
+        ragged = _ragged_rows(path)  # a short row reads as blanks at its end: told apart from blank cells here
     skipped: list[Skipped] = []
     roles = _resolve(df.columns)
-    from ridgeline.parsers import guard
 
     n_rows = df.height
     df = df.with_row_index("lineno", offset=2)
+    if ragged:
+        n = len(_split_header(path))
+        if guard.strict_of(opts):
+            line, fields = ragged[0]
+            raise InputError(path, f"expected {n} comma-separated fields, as in the header" + guard.ROW_HINT,
+                             line=line, actual=f"{fields} fields")
+        for line, fields in ragged:
+            skipped.append(guard.Problem(line, None, f"{fields} fields", f"expected {n} comma-separated fields, "
+                                         "as in the header", "row").skipped(path))
+        df = df.filter(~pl.col("lineno").is_in([line for line, _f in ragged]))
     if not guard.strict_of(opts):  # --lenient: bad rows left out, bad cells read as missing, all listed
         df = _lenient_rows(df, roles, path, opts=opts, skipped=skipped)
     _check_wide_cells(df, roles, path, opts=opts, skipped=skipped)
@@ -352,6 +378,28 @@ def read_table_csv(path, *, opts):
         raise InputError(path, "expected timestamps (ISO-8601 or epoch seconds)", column=roles["timestamp"],
                          actual=f"{bad_ts.height} unparseable values")
     return out, InputInfo(str(path), "telemetry-csv", n_rows), skipped
+
+
+def _split_header(path: Path) -> list[str]:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.readline().rstrip("\r\n").split(",")
+
+
+def _ragged_rows(path: Path) -> list[tuple[int, int]]:
+    """``(line, fields)`` of the rows whose number of comma-separated fields is not the header's
+    (one streaming pass over the lines; blank lines and lines with quotes, whose commas may be
+    inside a value, are left to the CSV reader)."""
+    import polars as pl
+
+    n = len(_split_header(path))
+    line = pl.col("line").str.strip_chars_end("\r")
+    fields = line.str.count_matches(",", literal=True) + 1
+    bad = (pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
+                       new_columns=["line"], truncate_ragged_lines=True)
+           .with_row_index("_line", offset=1).slice(1)
+           .filter(line.is_not_null() & (line != "") & ~line.str.contains('"', literal=True) & (fields != n))
+           .select("_line", fields.alias("n")).collect(engine="streaming"))
+    return [(int(ln), int(k)) for ln, k in bad.iter_rows()]
 
 
 def _cell_is_bad(col: str):

@@ -257,3 +257,36 @@ def test_lenient_paths_only_raise_ridgeline_errors(tmp_path_factory, case, line,
         assert w is not None
     except RidgelineError:
         pass
+
+
+@pytest.mark.parametrize("extra, fields", [(",x,y", 7), (None, 4)], ids=["long-row", "short-row"])
+def test_a_ragged_csv_row_is_named_and_lenient_skips_it(tmp_path, capsys, extra, fields):
+    """A row with more fields than the header was a polars error without a line; one with fewer
+    was read with blanks at its end. Both: FILE:LINE by default, skipped and listed with --lenient."""
+    good = long_csv(GOOD_LONG)
+    lines = good.splitlines()
+    row = lines[3] + extra if extra else lines[3].rsplit(",", 1)[0]
+    path = tmp_path / "ragged.csv"
+    path.write_text("\n".join(lines[:3] + [row] + lines[4:]) + "\n")
+    code, _out, err = run_cli(["telemetry", path, "--window", "all"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert f"ragged.csv:4: expected 5 comma-separated fields, as in the header" in err and f"'{fields} fields'" in err
+    assert "--lenient" in err
+
+    got, skipped = windows(path, strict=False)
+    (tmp_path / "clean").mkdir()
+    clean = tmp_path / "clean" / "ragged.csv"
+    clean.write_text("\n".join(lines[:3] + lines[4:]) + "\n")
+    want, _ = windows(clean)
+    cols = [c for c in want.columns if c not in ("source", "sources")]
+    assert got.select(cols).equals(want.select(cols))
+    assert [s.item for s in skipped if "comma-separated" in s.reason] == ["line 4"]
+
+
+def test_blank_last_cells_are_not_ragged_rows(tmp_path):
+    """A value left blank ('...,gpu_util_ratio,') has all its fields: read as missing, no row skipped."""
+    text = long_csv(GOOD_LONG[:2] + [(GOOD_LONG[2][0], 0, "")] + GOOD_LONG[3:])
+    path = tmp_path / "blank.csv"
+    path.write_text(text)
+    _w, skipped = windows(path)
+    assert not any("comma-separated" in s.reason for s in skipped)
