@@ -532,6 +532,9 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
 
         if not dask_available():
             raise UsageError(DASK_EXTRA_MESSAGE)
+    import functools
+
+    from ridgeline.parsers import guard
     from ridgeline.parsers.guard import collect_guarded
 
     def read(check_folder_pages: bool):
@@ -543,9 +546,11 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
         )
         sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
         # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error
+        check = functools.partial(guard.check_partition, strict=strict)  # ids and times of Parquet, once read
         windows = collect_guarded(
             lambda: reduce_partitions(telemetry_partitions(sources), window=window, warmup=warmup, engine=engine,
-                                      scheduler=scheduler, workers=workers, progress=progress, counts=counts),
+                                      scheduler=scheduler, workers=workers, progress=progress, counts=counts,
+                                      check=check, problems=skipped),
             [s.path for s in sources] or list(paths))
         if sample_counts is not None:
             sample_counts.clear()

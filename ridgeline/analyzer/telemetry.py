@@ -757,18 +757,21 @@ def reduce_partition(part, *, window: str | float | None = "5m", warmup: str | f
     if isinstance(part, (pl.DataFrame, pl.LazyFrame)):
         part = [("wide", part)]
     window_s, warmup_s, th = _options(window, warmup, thresholds)
-    out, _rows, _counts = _reduce_part(part, window_s=window_s, th=th, warmup_s=warmup_s)
+    out, _rows, _counts, _found = _reduce_part(part, window_s=window_s, th=th, warmup_s=warmup_s)
     return empty_windows() if out is None else _finish_columns(out)
 
 
-def _gather(completed, total: int, progress, counts: dict | None = None) -> list:
+def _gather(completed, total: int, progress, counts: dict | None = None, problems: list | None = None) -> list:
     """Window tables of finished partition futures (local threads or Dask, in completion order),
     reporting partitions done and rows read after each; ``counts`` receives the samples and
-    blank values per source (summed over partitions)."""
+    blank values per source (summed over partitions), ``problems`` what the partitions' check
+    left out."""
     results, done, rows = [], 0, 0
     for fut in completed:
-        out, n, part_counts = fut.result()
+        out, n, part_counts, found = fut.result()
         results.append(out)
+        if problems is not None:
+            problems.extend(found)
         done, rows = done + 1, rows + n
         if counts is not None:
             for source, (k, z) in part_counts.items():
@@ -803,13 +806,24 @@ def _sample_counts(layout: str, frame, source) -> dict:
     return {str(source): (frame.height * len(fields), sum(frame.get_column(c).null_count() for c in fields))}
 
 
-def _reduce_part(part, *, window_s, th, warmup_s):
+def _reduce_part(part, *, window_s, th, warmup_s, check=None):
     """The partition function the engines map: ``(window rows or None, input rows read, sample
-    counts per source)``. Items are ``(layout, frame)`` or ``(layout, frame, source)``."""
+    counts per source, items the check left out)``. Items are ``(layout, frame)`` or ``(layout,
+    frame, source)``. ``check(frame, source) -> (frame, left_out)``: the input's own checks of a
+    collected frame (GPU ids and times in range; a Parquet scan is only read here), given by
+    the caller (the analyzer knows no reader); it raises to refuse the input."""
     import polars as pl
 
     items = [(it[0], it[1].collect() if isinstance(it[1], pl.LazyFrame) else it[1], it[2] if len(it) > 2 else None)
              for it in part]
+    found: list = []
+    if check is not None:
+        checked = []
+        for layout, f, source in items:
+            f, left_out = check(f, source)
+            found.extend(left_out)
+            checked.append((layout, f, source))
+        items = checked
     counts: dict = {}
     for layout, f, source in items:
         for k, (n, z) in _sample_counts(layout, f, source).items():
@@ -824,14 +838,14 @@ def _reduce_part(part, *, window_s, th, warmup_s):
         cols = ["timestamp", *KEYS, "uuid", "model", "field", "value"]
         wide, ident = _fold_long(pl.concat([f.select(cols) for f in long], how="vertical_relaxed"))
     if wide is None or not wide.height:
-        return None, rows, counts
+        return None, rows, counts, found
     if warmup_s:
         t0 = pl.col("timestamp").min().over("_gid")
         wide = wide.filter(pl.col("timestamp") >= t0 + pl.duration(microseconds=int(round(warmup_s * 1e6))))
         if not wide.height:
-            return None, rows, counts
+            return None, rows, counts, found
     out = _reduce_wide(wide, window_s=window_s, th=th, ordered=True)
-    return out.join(ident, on="_gid", how="left"), rows, counts
+    return out.join(ident, on="_gid", how="left"), rows, counts, found
 
 
 ENGINES = ("local", "dask")
@@ -841,7 +855,7 @@ LOCAL_THREADS = 2  # partitions reduced at the same time by the local engine (po
 def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str | float | None = None,
                       thresholds: dict[str, float] | None = None, engine: str = "local",
                       scheduler: Any = None, workers: int | None = None, progress=None,
-                      counts: dict | None = None):
+                      counts: dict | None = None, check=None, problems: list | None = None):
     """Map :func:`reduce_partition` over ``parts`` and concatenate: the WINDOW table.
 
     ``engine``: ``"local"`` (threads in this process, two partitions at a time) or ``"dask"``
@@ -854,12 +868,14 @@ def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str |
     result, as for any window table. ``counts``: a dict that receives ``{source: (samples,
     blank values)}`` of the items that name their source (``(layout, frame, source)``) and of
     long items, as :func:`ridgeline.analyzer.accounting.sample_counts` counts the long table.
+    ``check``: a picklable ``check(frame, source) -> (frame, left_out)`` run on each item once it
+    is read (see :func:`_reduce_part`); ``problems`` receives what it left out.
     """
     import polars as pl
 
     window_s, warmup_s, th = _options(window, warmup, thresholds)
     parts = list(parts)
-    kw = {"window_s": window_s, "th": th, "warmup_s": warmup_s}
+    kw = {"window_s": window_s, "th": th, "warmup_s": warmup_s, "check": check}
     if engine not in ENGINES:
         from ridgeline.errors import UsageError
 
@@ -868,13 +884,14 @@ def reduce_partitions(parts, *, window: str | float | None = "5m", warmup: str |
     if not parts:
         pass
     elif engine == "dask":
-        results = _map_dask(parts, kw, scheduler=scheduler, workers=workers, progress=progress, counts=counts)
+        results = _map_dask(parts, kw, scheduler=scheduler, workers=workers, progress=progress, counts=counts,
+                            problems=problems)
     else:
         from concurrent.futures import ThreadPoolExecutor, as_completed
 
         with ThreadPoolExecutor(max_workers=min(LOCAL_THREADS, len(parts))) as pool:
             futures = [pool.submit(_reduce_part, p, **kw) for p in parts]
-            results = _gather(as_completed(futures), len(parts), progress, counts)
+            results = _gather(as_completed(futures), len(parts), progress, counts, problems)
     results = [r for r in results if r is not None]
     if not results:
         return empty_windows()
@@ -891,7 +908,7 @@ def dask_available() -> bool:
     return importlib.util.find_spec("distributed") is not None and importlib.util.find_spec("dask") is not None
 
 
-def _map_dask(parts, kw, *, scheduler, workers, progress, counts=None):
+def _map_dask(parts, kw, *, scheduler, workers, progress, counts=None, problems=None):
     if not dask_available():
         from ridgeline.errors import UsageError
 
@@ -914,7 +931,7 @@ def _map_dask(parts, kw, *, scheduler, workers, progress, counts=None):
         client = scheduler  # a Client the caller owns
     try:
         futures = client.map(_reduce_part, parts, pure=False, **kw)
-        return _gather(as_completed(futures), len(parts), progress, counts)
+        return _gather(as_completed(futures), len(parts), progress, counts, problems)
     finally:
         if own_client is not None:
             own_client.close()

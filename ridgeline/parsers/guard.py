@@ -314,7 +314,7 @@ def check_telemetry_frame(frame, path, *, opts: Any = None):
 
     Returns the frame. Lenient (``opts.strict`` False): the rows out of range are dropped and
     listed in ``opts.lenient_skipped`` (without a line: the frame no longer knows it) instead of
-    an InputError. A LazyFrame (Parquet) is checked where it is collected; see :func:`collect_guarded`.
+    an InputError. A LazyFrame (Parquet) is checked by the reduction once it reads it: :func:`check_partition`.
     """
     import polars as pl
 
@@ -350,6 +350,19 @@ def check_telemetry_frame(frame, path, *, opts: Any = None):
                                                     "; rows skipped"))
                 frame = frame.filter(~out.fill_null(False))
     return frame
+
+
+def check_partition(frame, source, *, strict: bool = True):
+    """What :func:`check_telemetry_frame` does for a reader's frame, for a partition item the
+    reduction has just read (a Parquet scan is only read there): GPU indices and times in range.
+    Returns ``(frame, left_out)``; strict refuses the input (InputError naming ``source``),
+    lenient leaves the rows out and returns them as skipped items. Module-level and picklable
+    (with :func:`functools.partial`): the Dask engine runs it on its workers."""
+    import types
+
+    opts = types.SimpleNamespace(strict=strict, lenient_skipped=[])
+    frame = check_telemetry_frame(frame, source if source is not None else "telemetry", opts=opts)
+    return frame, list(opts.lenient_skipped)
 
 
 def _describe_us(us: int) -> str:

@@ -290,3 +290,57 @@ def test_blank_last_cells_are_not_ragged_rows(tmp_path):
     path.write_text(text)
     _w, skipped = windows(path)
     assert not any("comma-separated" in s.reason for s in skipped)
+
+
+def _parquet_cases(tmp_path):
+    import datetime as dt
+
+    ts = [dt.datetime(2026, 1, 5, 8, 0, s, tzinfo=dt.timezone.utc) for s in range(4)]
+    long = pl.DataFrame({"timestamp": ts * 2, "host": ["n1"] * 8, "gpu": [0] * 4 + [1] * 4,
+                         "field": ["gpu_util_ratio"] * 8, "value": [0.5, 0.6, 0.7, 0.8] * 2})
+    wide = pl.DataFrame({"timestamp": ts * 2, "host": ["n1"] * 8, "gpu": [0] * 4 + [1] * 4,
+                         "DCGM_FI_DEV_GPU_UTIL": [50.0, 60.0, 70.0, 80.0] * 2})
+    bad_gpu = long.with_columns(pl.when(pl.int_range(8) == 6).then(-1).otherwise(pl.col("gpu")).alias("gpu"))
+    far = pl.datetime(9999, 1, 1, time_zone="UTC")
+    bad_time = wide.with_columns(pl.when(pl.int_range(8) == 5).then(far).otherwise(pl.col("timestamp")).alias("timestamp"))
+    return [("long-gpu.parquet", bad_gpu, long.filter(pl.int_range(8) != 6), "expected GPU indices 0..4095"),
+            ("wide-year.parquet", bad_time, wide.filter(pl.int_range(8) != 5), "expected sample times between")]
+
+
+@pytest.mark.parametrize("case", [0, 1], ids=["long-gpu-minus-1", "wide-year-9999"])
+def test_parquet_values_out_of_range_are_refused_or_skipped(tmp_path, capsys, case):
+    """A Parquet store is only read by the reduction: a GPU id of -1 there was reported as a
+    corrupt file (a failed cast), a time in year 9999 was read as written (a 2.9-million-day
+    window). Now the same checks as for text inputs: exit 2 naming the file, or --lenient."""
+    name, bad, clean_frame, message = _parquet_cases(tmp_path)[case]
+    path = tmp_path / name
+    bad.write_parquet(path)
+    code, _out, err = run_cli(["telemetry", path, "--window", "all"], capsys)
+    assert code == 2 and err.count("\n") == 1 and message in err and name in err and "corrupt" not in err
+
+    got, skipped = windows(path, strict=False)
+    (tmp_path / "clean").mkdir()
+    clean = tmp_path / "clean" / name
+    clean_frame.write_parquet(clean)
+    want, _ = windows(clean)
+    cols = [c for c in want.columns if c not in ("source", "sources")]
+    assert got.select(cols).equals(want.select(cols))
+    assert any(message in s.reason and s.reason.endswith("rows skipped") for s in skipped)
+
+
+def test_dask_workers_run_the_same_checks(tmp_path):
+    """The partition check travels to Dask workers: strict refuses, lenient lists what it left out."""
+    pytest.importorskip("distributed", reason="dask.distributed not installed (pip install 'ridgeline[dask]')")
+    from distributed import Client, LocalCluster
+
+    name, bad, _clean, message = _parquet_cases(tmp_path)[1]
+    path = tmp_path / name
+    bad.write_parquet(path)
+    local, local_skipped = windows(path, strict=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        with pytest.raises(InputError, match=message):
+            windows(path, engine="dask", scheduler=client)
+        remote, remote_skipped = windows(path, strict=False, engine="dask", scheduler=client)
+    assert remote.equals(local)
+    assert [s.reason for s in remote_skipped] == [s.reason for s in local_skipped]
