@@ -363,6 +363,31 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
             wide = wide.sort("_gid", "timestamp")
     # fields holding at least one value (the others are all null: their aggregates are known)
     has = {c for c in USED_FIELDS if c in wide.columns and wide.get_column(c).null_count() < wide.height}
+    if wide.height <= WINDOW_CHUNK_ROWS:
+        return _window_query(wide, has, window_s=window_s, th=th)
+    # a large partition (one host's long text capture) in slices of whole GPUs: every step of the
+    # query is per GPU, so the windows are the same, and its per-row temporaries (gaps, states,
+    # window keys) are held for one slice at a time instead of the whole partition
+    runs = wide.get_column("_gid").rle().struct.field("len").to_list()
+    out, start, size = [], 0, 0
+    for n in runs:
+        if size and size + n > WINDOW_CHUNK_ROWS:
+            out.append(_window_query(wide.slice(start, size), has, window_s=window_s, th=th))
+            start, size = start + size, 0
+        size += n
+    out.append(_window_query(wide.slice(start, size), has, window_s=window_s, th=th))
+    return pl.concat(out, how="vertical")
+
+
+# rows of one window query: a partition above this is reduced in slices of whole GPUs
+WINDOW_CHUNK_ROWS = 1 << 19
+
+
+def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float]):
+    """Rows sorted by (GPU, time) without repeats -> their window rows (``has``: the fields
+    holding a value anywhere in the partition)."""
+    import polars as pl
+
     lf = wide.lazy()
     same = pl.col("_gid") == pl.col("_gid").shift(1)
     gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)

@@ -376,3 +376,26 @@ def test_wide_store_with_files_of_different_columns(wide_store):
     assert_frame_equal(windows, reduce_windows(lf, window="5m"))
     n1 = windows.filter((pl.col("host") == "n1") & (pl.col("window_start").dt.day() == 6))
     assert n1["tensor_active_mean_ratio"].null_count() == n1.height and n1["null_values"].sum() == 0
+
+
+@pytest.mark.parametrize("window", ["1m", "all"])
+def test_a_large_partition_reduced_in_slices_of_whole_gpus_gives_the_same_windows(monkeypatch, window):
+    """Above WINDOW_CHUNK_ROWS rows a partition's window query runs per slice of whole GPUs (its
+    per-row temporaries held for one slice); every step is per GPU, so nothing may change, even
+    with a field only some GPUs report (its aggregates must stay computed, not 'absent')."""
+    from ridgeline.analyzer import telemetry
+
+    wide = wide_rows(gpus=(0, 1, 2, 3, 4), n=150,
+                     gpu_util_ratio=lambda g, i: ((g + 1) * 7 + i) % 100 / 100,
+                     tensor_active_ratio=lambda g, i: (i % 13) / 20 if g == 3 else None,
+                     power_w=lambda g, i: 100.0 + g * 10 + (i % 7))
+    whole = reduce_partition(wide, window=window)
+    monkeypatch.setattr(telemetry, "WINDOW_CHUNK_ROWS", 320)  # slices of 2 GPUs (300 rows), 2, then 1
+    heights = []
+    query = telemetry._window_query
+    monkeypatch.setattr(telemetry, "_window_query", lambda w, *a, **k: heights.append(w.height) or query(w, *a, **k))
+    sliced = reduce_partition(wide, window=window)
+    assert heights == [300, 300, 150]
+    assert whole.height == sliced.height > 0
+    assert_frame_equal(sliced.sort("gpu", "window_start"), whole.sort("gpu", "window_start"))
+    assert sliced.filter(pl.col("gpu") == 3).get_column("tensor_active_mean_ratio").is_not_null().all()
