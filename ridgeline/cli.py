@@ -446,7 +446,8 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
       ridgeline analyze profile.csv --what-if H200 --what-if batch=64
 
     \b
-    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
+    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage,
+    3 a bug in ridgeline (one line; --debug for the traceback).
     Capture everything ridgeline needs with:
       LC_ALL=C ncu --set roofline --csv --page raw --print-units base \\
           --log-file profile.csv ./app
@@ -1045,7 +1046,8 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
           --match '{cluster="a"}' --save store/ --format json -o night.json
 
     \b
-    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage.
+    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage,
+    3 a bug in ridgeline (one line; --debug for the traceback).
     """
     from ridgeline.analyzer.telemetry import parse_duration_s
     from ridgeline.errors import UsageError
@@ -1165,7 +1167,7 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
 
     \b
     Exit codes: 0 no regression, 1 regression, 2 bad input (not ridgeline
-    JSON, different kinds, incompatible schema versions).
+    JSON, different kinds, incompatible schema versions), 3 a bug in ridgeline.
     """
     from ridgeline.analyzer.diff import compare
     from ridgeline.errors import UsageError
@@ -1334,8 +1336,8 @@ def check_cmd(ctx, expect_file, profiles, write, gpu, min_share):
       ridgeline check perf/prefill.ridgeline.toml new-capture.csv
 
     \b
-    Exit codes: 0 every expectation holds, 1 one does not, 2 bad input or usage.
-    See docs/perf-tests.md.
+    Exit codes: 0 every expectation holds, 1 one does not, 2 bad input or usage,
+    3 a bug in ridgeline. See docs/perf-tests.md.
     """
     from ridgeline.testing import expectations
 
