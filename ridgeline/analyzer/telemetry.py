@@ -793,7 +793,10 @@ def _gather(completed, total: int, progress, counts: dict | None = None, problem
     left out."""
     results, done, rows = [], 0, 0
     for fut in completed:
-        out, n, part_counts, found = fut.result()
+        result = fut.result()
+        if isinstance(result, BaseException):  # a partition's input error, returned by a Dask worker
+            raise result
+        out, n, part_counts, found = result
         results.append(out)
         if problems is not None:
             problems.extend(found)
@@ -871,6 +874,17 @@ def _reduce_part(part, *, window_s, th, warmup_s, check=None):
             return None, rows, counts, found
     out = _reduce_wide(wide, window_s=window_s, th=th, ordered=True)
     return out.join(ident, on="_gid", how="left"), rows, counts, found
+
+
+def _reduce_part_returning_errors(part, **kw):
+    """:func:`_reduce_part` for Dask workers: an error (a value out of range, a corrupt file, a
+    library's complaint about the data) comes back as the result and is raised by the client,
+    where it becomes the one-line error it is (or exit 3 for a bug), instead of a worker's
+    "Compute Failed" log with its traceback on stderr."""
+    try:
+        return _reduce_part(part, **kw)
+    except Exception as err:  # noqa: BLE001 - raised again by the client (_gather)
+        return err
 
 
 ENGINES = ("local", "dask")
@@ -955,7 +969,7 @@ def _map_dask(parts, kw, *, scheduler, workers, progress, counts=None, problems=
     else:
         client = scheduler  # a Client the caller owns
     try:
-        futures = client.map(_reduce_part, parts, pure=False, **kw)
+        futures = client.map(_reduce_part_returning_errors, parts, pure=False, **kw)
         return _gather(as_completed(futures), len(parts), progress, counts, problems)
     finally:
         if own_client is not None:

@@ -344,3 +344,22 @@ def test_dask_workers_run_the_same_checks(tmp_path):
         remote, remote_skipped = windows(path, strict=False, engine="dask", scheduler=client)
     assert remote.equals(local)
     assert [s.reason for s in remote_skipped] == [s.reason for s in local_skipped]
+
+
+def test_an_input_error_on_a_dask_worker_comes_back_without_a_worker_traceback(tmp_path, caplog):
+    """distributed logs a task that raises ("Compute Failed" and its traceback, on stderr); the
+    partition's input error comes back as its result instead and is raised by the client as the
+    usual InputError (one line on the command line)."""
+    pytest.importorskip("distributed", reason="dask.distributed not installed (pip install 'ridgeline[dask]')")
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    name, bad, _clean, message = _parquet_cases(tmp_path)[0]
+    path = tmp_path / name
+    bad.write_parquet(path)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client, caplog.at_level(logging.ERROR):
+        with pytest.raises(InputError, match=message):
+            windows(path, engine="dask", scheduler=client)
+    assert not [r for r in caplog.records if "Compute Failed" in r.getMessage()]
