@@ -447,20 +447,23 @@ def strict_of(opts: Any) -> bool:
     return bool(getattr(opts, "strict", True))
 
 
-def bad_cells(opts: Any, path, bad, expected: str, *, column: str, value: str, line: str = "lineno") -> None:
-    """A reader's hook for cells that are not numbers (``bad``: the rows holding them).
+def bad_cells(opts: Any, path, bad, expected: str, *, column: str, value: str, line: str = "lineno",
+              action: str = "cell") -> None:
+    """A reader's hook for cells that are not numbers (``bad``: the rows holding them), or with
+    ``action="row"`` for rows that mean nothing without a bad cell (the reader leaves them out).
 
     Strict: InputError for the first (``FILE:LINE: column 'C': expected ..., got 'v'``), with a
     word about ``--lenient``. Lenient: every one listed in ``opts.lenient_skipped``; the reader
-    goes on with those cells null (its cast already made them so).
+    goes on with those cells null (its cast already made them so) or without those rows.
     """
     if bad is None or not bad.height:
         return
     if strict_of(opts):
         r = bad.row(0, named=True)
-        raise InputError(path, expected + CELL_HINT, line=r[line], column=column, actual=r[value])
+        raise InputError(path, expected + (CELL_HINT if action == "cell" else ROW_HINT), line=r[line], column=column,
+                         actual=r[value])
     for ln, v in bad.select(line, value).iter_rows():
-        opts.lenient_skipped.append(Problem(ln, column, v, expected, "cell").skipped(path))
+        opts.lenient_skipped.append(Problem(ln, column, v, expected, action).skipped(path))
 
 
 def find_smi_problems(path, *, opts: Any) -> list[Problem]:

@@ -371,10 +371,6 @@ def _dmon_times_checked(df, path, opts):
     bad = df.filter(pl.col("timestamp").is_null())
     if not bad.height:
         return df
-    if guard.strict_of(opts):
-        r = bad.row(0, named=True)
-        raise InputError(path, DMON_TIME_EXPECTED + guard.ROW_HINT, line=r["lineno"], column="date time",
-                         actual=f"{r['date']} {r['time']}")
-    for ln, d, t in bad.select("lineno", "date", "time").iter_rows():
-        opts.lenient_skipped.append(guard.Problem(ln, "date time", f"{d} {t}", DMON_TIME_EXPECTED, "row").skipped(path))
+    guard.bad_cells(opts, path, bad.with_columns((pl.col("date") + " " + pl.col("time")).alias("_when")),
+                    DMON_TIME_EXPECTED, column="date time", value="_when", action="row")
     return df.filter(pl.col("timestamp").is_not_null())

@@ -360,7 +360,8 @@ def _build_source(path, kind: str, wide, frame, skip, opts: Options) -> Telemetr
     if kind == "telemetry-parquet":
         _plan_parquet(src, path, opts)
     elif kind == "telemetry-csv":
-        head = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+        with open(path, encoding="utf-8", errors="replace") as fh:  # the header line, not the whole file
+            head = fh.readline().splitlines()[:1]
         # (lenient: only when nothing was left out or blanked; else the long rows are reduced)
         clean = opts.strict or not any(x.reason.endswith(guard.LENIENT_ENDINGS) for x in skip)
         if clean and head and telemetry_table.header_layout(head[0]) == "wide":

@@ -182,7 +182,7 @@ def _first(col: str):
     return pl.col(col).drop_nulls().first()
 
 
-def _null_sum(expr, known):
+def null_sum(expr, known):
     """Sum of ``expr`` over rows where ``known`` holds; null (not 0) when no row is known."""
     import polars as pl
 
@@ -239,22 +239,22 @@ def _groups(ctx: Context, by: tuple[str, ...], rows, latency: bool = False):
         launches=pl.len(),
         duration_s=c("duration_s").sum(),
         mean_duration_s=c("duration_s").mean(),
-        flops=_null_sum(c("flops"), paired),
-        dram_bytes=_null_sum(c("dram_bytes"), paired),
-        paired_duration_s=_null_sum(c("duration_s"), paired),
-        l2_flops=_null_sum(c("flops"), paired_l2),
-        l2_bytes=_null_sum(c("l2_bytes"), paired_l2),
-        flops_tensor=_null_sum(c("flops_tensor"), cuda_known),
+        flops=null_sum(c("flops"), paired),
+        dram_bytes=null_sum(c("dram_bytes"), paired),
+        paired_duration_s=null_sum(c("duration_s"), paired),
+        l2_flops=null_sum(c("flops"), paired_l2),
+        l2_bytes=null_sum(c("l2_bytes"), paired_l2),
+        flops_tensor=null_sum(c("flops_tensor"), cuda_known),
         tensor_measured_launches=tensor_known.sum(),
-        flops_cuda=_null_sum(cuda, cuda_known),
+        flops_cuda=null_sum(cuda, cuda_known),
         peak_flops_per_s=c("peak_flops_per_s").mean(),
         peak_bw_bytes_per_s=c("peak_bw_bytes_per_s").mean(),
         ridge_flop_per_byte=c("ridge_flop_per_byte").mean(),
         peak_flops_source=_first("peak_flops_source"),
         peak_bw_source=_first("peak_bw_source"),
-        time_to_roof_s=_null_sum(c("time_to_roof_s"), roof_known),
-        roof_duration_s=_null_sum(c("duration_s"), roof_known),
-        impact_s=_null_sum((c("duration_s") - c("time_to_roof_s")).clip(lower_bound=0.0), roof_known),
+        time_to_roof_s=null_sum(c("time_to_roof_s"), roof_known),
+        roof_duration_s=null_sum(c("duration_s"), roof_known),
+        impact_s=null_sum((c("duration_s") - c("time_to_roof_s")).clip(lower_bound=0.0), roof_known),
         flops_source=_first("flops_tensor_source"),
         flops_fp32_source=_first("flops_fp32_source"),
         flops_fp16_source=_first("flops_fp16_source"),

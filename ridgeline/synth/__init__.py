@@ -179,8 +179,9 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
     ridgeline ``--interval``) or "exporter" (dcgm-exporter scrapes with timestamps from ``start_ms``).
     """
     from ridgeline.errors import UsageError
-    from ridgeline.synth.dcgm import (LOW_TRAFFIC, PROF, SYNTHETIC_NOTE, GpuSeries, _uuid, dmon_text,
-                                      exporter_text, synth_series)
+    from ridgeline.synth.dcgm import (ARCHETYPE_FB_MIB, ARCHETYPES, DEFAULT_FB_MIB, LOW_TRAFFIC, PROF, SYNTHETIC_NOTE,
+                                      GpuSeries, _uuid, dmon_text, exporter_text, pin_gpu_util, stick_profiler,
+                                      synth_series)
 
     if format not in ("dmon", "exporter"):
         raise UsageError(f"synth: format {format!r}: expected dmon or exporter")
@@ -188,38 +189,28 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
     n = max(1, int(round(minutes * 60 / interval_s)))
     rng = _rng(seed if seed is not None else f"telemetry/{host}/{gpu}/{minutes}/{interval_s}")
     serving = decode_step(16, gpu=gpu, context=2048).activity(gap_s=0.4e-3)
-    ratios = {
-        "memory_bound": dict(serving),
-        "serving_mix": {"gr_active": 0.96, "sm_active": 0.83, "tensor_active": 0.27, "dram_active": 0.47},
-        "training": {"gr_active": 0.97, "sm_active": 0.91, "tensor_active": 0.46, "dram_active": 0.38},
-        "busy_tensor_idle": {"gr_active": 0.96, "sm_active": 0.22, "tensor_active": 0.004, "dram_active": 0.06},
-        "idle_allocated": {"gr_active": 0.0, "sm_active": 0.0, "tensor_active": 0.0, "dram_active": 0.0},
-    }
-    fb = {"idle_allocated": 71000, "busy_tensor_idle": 23000, "training": 66000}
+    ratios = {"memory_bound": dict(serving), **ARCHETYPES}
     sag = None
     if low_traffic is not None:
         sag = [LOW_TRAFFIC if low_traffic[0] <= i / n < low_traffic[1] else 1.0 for i in range(n)]
     series = []
     for g, kind in enumerate(behaviours):
         if isinstance(kind, dict):
-            vals = synth_series(rng, n, kind, fb_mib=52000)
+            vals = synth_series(rng, n, kind, fb_mib=DEFAULT_FB_MIB)
         else:
             base = {"no_profiling": "training", "stuck_profiler": "memory_bound"}.get(kind, kind)
             if base not in ratios:
                 raise UsageError(f"synth: behaviour {kind!r} of GPU {g}: expected one of {', '.join(BEHAVIOURS)} "
                                  "or a dict of DCGM ratios")
             scale = sag if base in ("memory_bound", "serving_mix") else None
-            vals = synth_series(rng, n, ratios[base], fb_mib=fb.get(base, 52000), scale=scale)
+            vals = synth_series(rng, n, ratios[base], fb_mib=ARCHETYPE_FB_MIB.get(base, DEFAULT_FB_MIB), scale=scale)
             if kind == "busy_tensor_idle":
-                vals["gpu_util"] = [float(min(100, 97 + rng.randint(0, 3))) for _ in range(n)]
+                pin_gpu_util(rng, vals, n)
             elif kind == "no_profiling":
                 for f in PROF:
                     vals[f] = [None] * n
             elif kind == "stuck_profiler":
-                stuck = int(n * 0.75)
-                for f in PROF:
-                    vals[f] = [v if i < stuck else 0.0 for i, v in enumerate(vals[f])]
-                vals["gpu_util"] = [v if i < stuck else 100.0 for i, v in enumerate(vals["gpu_util"])]
+                stick_profiler(vals, n)
         series.append(GpuSeries(host, g, _uuid(host, g), dev.facts.display_name, vals))
     note = note or SYNTHETIC_NOTE
     if format == "dmon":

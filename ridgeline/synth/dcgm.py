@@ -68,6 +68,34 @@ def step_activity(launches: list[Launch], dev: Device, *, gap_s: float) -> dict[
 # launch overhead, polling) but each busy second does far less tensor and DRAM work
 LOW_TRAFFIC = {"gr_active": 0.6, "sm_active": 0.45, "tensor_active": 0.12, "dram_active": 0.2}
 
+# DCGM activity of the workload archetypes that do not depend on the GPU ("memory_bound" is a
+# decode step's own activity, see step_activity), and the framebuffer each keeps in use (MiB)
+ARCHETYPES = {
+    # continuous batching of prefill + decode at a busy hour: real tensor work
+    "serving_mix": {"gr_active": 0.96, "sm_active": 0.83, "tensor_active": 0.27, "dram_active": 0.47},
+    "training": {"gr_active": 0.97, "sm_active": 0.91, "tensor_active": 0.46, "dram_active": 0.38},
+    "busy_tensor_idle": {"gr_active": 0.96, "sm_active": 0.22, "tensor_active": 0.004, "dram_active": 0.06},
+    "idle_allocated": {"gr_active": 0.0, "sm_active": 0.0, "tensor_active": 0.0, "dram_active": 0.0},
+}
+ARCHETYPE_FB_MIB = {"idle_allocated": 71000, "busy_tensor_idle": 23000, "training": 66000}
+DEFAULT_FB_MIB = 52000
+STUCK_FROM = 0.75  # share of the capture after which a stuck profiler reads 0 with GPU-Util 100
+
+
+def pin_gpu_util(rng: random.Random, vals: dict, n: int) -> None:
+    """GPU-Util of a busy GPU whose tensor cores idle: 97..100% every tick."""
+    vals["gpu_util"] = [float(min(100, 97 + rng.randint(0, 3))) for _ in range(n)]
+
+
+def stick_profiler(vals: dict, n: int) -> int:
+    """From :data:`STUCK_FROM` of the capture on, every PROF ratio reads 0 while GPU-Util reads
+    100 (a stuck profiling module); returns the first stuck tick."""
+    stuck = int(n * STUCK_FROM)
+    for f in PROF:
+        vals[f] = [v if i < stuck else 0.0 for i, v in enumerate(vals[f])]
+    vals["gpu_util"] = [v if i < stuck else 100.0 for i, v in enumerate(vals["gpu_util"])]
+    return stuck
+
 
 def synth_series(rng: random.Random, n: int, base: dict[str, float], *, fb_mib: float, power_idle=72.0,
                  power_max=700.0, noise=0.02, scale=None) -> dict[str, list[float | None]]:

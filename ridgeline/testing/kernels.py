@@ -101,14 +101,13 @@ def kernel_table(result):
     df = getattr(result, "kernels", None)
     if df is None or not df.height:
         return None
+    from ridgeline.rules.kernels import null_sum
+
     c = pl.col
     df = launch_rows(df)
     keys = list(GROUP_KEYS)
     paired = c("flops").is_not_null() & c("dram_bytes").is_not_null() & c("duration_s").is_not_null()
     roof_known = c("time_to_roof_s").is_not_null() & c("duration_s").is_not_null()
-
-    def null_sum(expr, known):
-        return pl.when(known.sum() > 0).then(expr.filter(known).sum()).otherwise(None)
 
     total = result.total_gpu_time_s or df.get_column("duration_s").sum() or None
     g = df.group_by(keys, maintain_order=True).agg(
