@@ -326,9 +326,15 @@ def _sample_files():
 def test_every_kernel_name_of_every_sample_classifies():
     from ridgeline.parsers.ncu import read_ncu
 
+    from ridgeline.errors import InputError
+
     seen = 0
     for path in _sample_files():
-        kernels = family_columns(read_ncu([path]).kernels)
+        try:
+            kernels = family_columns(read_ncu([path]).kernels)
+        except InputError as e:  # a file with no launches (ncu profiled none) is refused in one line
+            assert path.name in str(e) and "\n" not in str(e), e
+            continue
         for name, label, family in kernels.select("kernel_name", "kernel_label", "kernel_family").unique().iter_rows():
             seen += 1
             assert family in FAMILIES, (path.name, name)

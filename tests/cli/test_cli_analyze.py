@@ -170,6 +170,9 @@ SAMPLE_FILES = sorted((SAMPLES / "ncu").glob("*.csv")) if (SAMPLES / "ncu").is_d
 @pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.name[:40])
 def test_real_samples_analyze_cleanly(capsys, path):
     code, out, err = run(capsys, "analyze", path, "--format", "json")
+    if code == 2 and "profiled no kernels" in err:  # ncu's "No kernels were profiled" log
+        assert path.name in err and len(err.strip().splitlines()) == 1, err
+        return
     assert code == 0, err
     doc = json.loads(out)
     assert doc["kernels"], "every real sample has launches"

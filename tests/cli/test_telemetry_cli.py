@@ -82,13 +82,29 @@ def test_bad_options_are_usage_errors_exit_2():
 
 
 def test_real_samples_folder_runs():
+    """The folder read as one gives exactly the GPUs its files give one by one (a property of any
+    folder whose files name different hosts), and every file is either read or listed as skipped."""
     if not SAMPLES.exists():
         pytest.skip("samples absent")
-    r = run("telemetry", SAMPLES, "--window", "all")
-    assert r.exit_code == 0
-    # 8 real GPUs; the T4 scrapes' series without a gpu/UUID label are skipped, not a phantom 9th
-    assert "Telemetry: 8 GPU(s)" in r.output
-    assert "no DCGM profiling fields" in r.output
+    r = run("telemetry", SAMPLES, "--window", "all", "--format", "json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    key = lambda g: (g["host"], g["gpu"], g["gpu_instance"])  # noqa: E731
+    folder = {key(g) for g in doc["telemetry"]["fleet"]["by_gpu"]}
+    files = sorted(p for p in SAMPLES.iterdir() if p.is_file())
+    listed = {Path(i["path"]).name for i in doc["inputs"]} | {
+        Path(s["source"]).name for s in doc["skipped"] if s["item"] == "file"}
+    assert listed == {p.name for p in files}
+    one_by_one = set()
+    for p in files:
+        if p.name not in {Path(i["path"]).name for i in doc["inputs"]}:
+            continue
+        r1 = run("telemetry", p, "--window", "all", "--format", "json")
+        assert r1.exit_code == 0, (p.name, r1.output)
+        one_by_one |= {key(g) for g in json.loads(r1.output)["telemetry"]["fleet"]["by_gpu"]}
+    assert folder == one_by_one and folder
+    text = run("telemetry", SAMPLES, "--window", "all")
+    assert f"Telemetry: {len(folder)} GPU(s)" in text.output
 
 
 def test_parquet_output_and_warmup(busy_parquet, tmp_path):
