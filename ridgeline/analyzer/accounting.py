@@ -46,6 +46,7 @@ def accounting(result) -> list[dict[str, Any]]:
         for src, n in kernels.group_by("source").agg(pl.len()).iter_rows():
             used_launches[str(src)] = int(n)
     samples = getattr(result, "sample_counts", None) or {}
+    timeline_used = _timeline_used(getattr(result, "timeline", None))
     out = []
     for info in result.inputs:
         items = [s for s in skipped_by_source.get(str(info.path), []) if s.item != "file"]
@@ -55,6 +56,10 @@ def accounting(result) -> list[dict[str, Any]]:
             used = used_launches.get(str(info.path), 0)
             rec.update(unit="launches", read=used + len(items), used=used, missing=0, skipped=len(items))
             rec["balanced"] = True
+        elif str(info.path) in timeline_used:
+            used = timeline_used[str(info.path)]
+            rec.update(unit="records", read=info.rows, used=used, missing=0, skipped=len(items))
+            rec["balanced"] = info.rows == used + len(items)
         else:
             n, nulls = samples.get(str(info.path), (None, None))
             rec.update(unit="samples", read=n, used=None if n is None else n - nulls, missing=nulls,
@@ -63,6 +68,24 @@ def accounting(result) -> list[dict[str, Any]]:
         rec["skipped_reasons"] = dict(reasons.most_common())
         out.append(rec)
     return out
+
+
+def _timeline_used(tl) -> dict[str, int]:
+    """``{source: records used}`` for timeline inputs: the kernels, copies and sets a trace's
+    devices were built from, or the rows of an ``nsys stats`` summary."""
+    if tl is None:
+        return {}
+    used: dict[str, int] = {str(s): 0 for s in getattr(tl, "inputs", []) or []}
+    dev = getattr(tl, "devices", None)
+    if dev is not None and getattr(dev, "height", 0):
+        cols = [c for c in ("kernels", "memcpys", "memsets") if c in dev.columns]
+        for row in dev.select("source", *cols).iter_rows():
+            used[str(row[0])] = used.get(str(row[0]), 0) + sum(int(v or 0) for v in row[1:])
+    totals = getattr(tl, "totals", None)
+    if totals is not None and getattr(totals, "height", 0) and "source" in totals.columns:
+        for src, n in totals.group_by("source").len().iter_rows():
+            used[str(src)] = used.get(str(src), 0) + int(n)
+    return used
 
 
 def nontrivial(records: list[dict[str, Any]]) -> bool:
@@ -79,8 +102,8 @@ def accounting_lines(records: list[dict[str, Any]], width: int = 80) -> list[str
     for r in records:
         if not (r["skipped"] or r["missing"] or not r["balanced"]):
             continue
-        if r["unit"] == "launches":
-            text = f"{r['path']}: {r['read']} launches read = {r['used']} used + {r['skipped']} skipped"
+        if r["unit"] in ("launches", "records"):
+            text = f"{r['path']}: {r['read']} {r['unit']} read = {r['used']} used + {r['skipped']} skipped"
         elif r["read"] is None:
             text = f"{r['path']}: samples not counted (lazy input); {r['skipped']} item(s) skipped"
         else:
