@@ -65,3 +65,19 @@ def test_lenient_drops_bad_grid_and_lists_it(capsys):
     assert doc["kernels"] == []
     assert any("Grid Size" in s["reason"] and "1e25" in s["reason"] for s in doc["skipped"])
     assert doc["accounting"][0]["read"] == 1 and doc["accounting"][0]["skipped"] == 1
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "fixtures" / "timeline").iterdir()
+                                        if p.suffix in (".json", ".sqlite", ".gz")))
+def test_timeline_accounting_counts_records(capsys, name):
+    # a timeline is accounted in records: the kernels, copies and sets its devices were built from
+    code, out, err = run_cli(["analyze", ROOT / "fixtures" / "timeline" / name, "--format", "json"], capsys)
+    if code == 2:
+        pytest.skip(f"fixture refused: {err.strip()}")
+    assert code in (0, 1), err
+    doc = json.loads(out)
+    (acc,) = doc["accounting"]
+    devices = doc["timeline"]["devices"]
+    assert acc["unit"] == "records" and acc["balanced"]
+    assert acc["used"] == sum(d["kernels"] + d["memcpys"] + d["memsets"] for d in devices)
+    assert acc["read"] == acc["used"] + acc["skipped"]
