@@ -240,7 +240,7 @@ class _Client:
         username, password = auth.username, auth.password
         if parts.username and not username:  # user info in the URL: used, never shown
             username, password = unquote(parts.username), unquote(parts.password or "")
-        self._secrets = [s for s in (*auth.secrets(), password, parts.password) if s]
+        self._secrets = _secret_forms(auth.secrets(), username, password, parts.password)
         self.url = safe_url(url)
         headers = {"Accept": "application/json", "User-Agent": "ridgeline"}
         if auth.bearer_token:
@@ -289,6 +289,12 @@ class _Client:
             except httpx.TimeoutException:
                 last = "timed out"
                 continue
+            except httpx.TooManyRedirects:  # a redirect loop: retrying follows the same loop
+                raise self._fatal(f"too many redirects from {path} (a redirect loop?); give the server's "
+                                  "final base URL") from None
+            except httpx.DecodingError:  # a gzip/deflate/brotli body that does not decode
+                raise self._fatal(f"the answer from {path} does not decode (its Content-Encoding does not match "
+                                  "the body: a damaged gzip body?)") from None
             except httpx.TransportError as err:  # connection refused, reset, DNS, TLS
                 tls = _tls_failure(err)
                 if tls:  # retrying does not change a certificate
@@ -313,6 +319,9 @@ class _Client:
     def _answer(self, resp, path: str) -> Any:
         try:
             doc = resp.json()
+        except RecursionError:
+            raise self._fatal(f"expected a Prometheus API answer from {path}, got JSON nested deeper than "
+                              f"{_max_depth()} levels") from None
         except ValueError:
             kind = resp.headers.get("content-type", "no content type").split(";")[0]
             raise self._fatal(f"expected a Prometheus API answer (JSON) from {path}, got HTTP {resp.status_code} "
@@ -328,6 +337,28 @@ class _Client:
         if resp.status_code >= 400:
             raise self._fatal(f"HTTP {resp.status_code} from {path}")
         return doc.get("data")
+
+
+def _max_depth() -> int:
+    import sys
+
+    return sys.getrecursionlimit()
+
+
+def _secret_forms(secrets: Iterable[str], username: str | None, password: str | None,
+                  url_password: str | None) -> list[str]:
+    """Every form in which a secret ridgeline sends can come back from a server that echoes its
+    request: the raw token and password, ``user:password``, its base64 (the Basic header) and the
+    percent-encoded URL user info. Longest first, so a longer form is replaced before its parts."""
+    import base64
+    from urllib.parse import quote
+
+    forms = {s for s in (*secrets, password, url_password) if s}
+    if username and password:
+        pair = f"{username}:{password}"
+        forms |= {pair, base64.b64encode(pair.encode()).decode(), f"{quote(username, safe='')}:{quote(password, safe='')}"}
+    forms |= {quote(f, safe="") for f in list(forms)}
+    return sorted((f for f in forms if f), key=len, reverse=True)
 
 
 def _ssl_context(auth: Auth):
@@ -431,7 +462,11 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
                                     params={"match[]": selector, "start": f"{t0:.3f}", "end": f"{t1:.3f}"}) or []
         except _ChunkFailed as err:
             raise client._fatal(f"cannot list {HOST_LABEL} values: {err}") from None
-        hosts = sorted(str(h) for h in hosts)
+        if not isinstance(hosts, list) or not all(isinstance(h, str) for h in hosts):
+            raise client._fatal(f"expected a list of {HOST_LABEL} values from api/v1/label/{HOST_LABEL}/values, "
+                                f"got {type(hosts).__name__}" + ("" if not isinstance(hosts, list) else " items"
+                                                                  " that are not all text"))
+        hosts = sorted(hosts)
         if len(hosts) > hosts_per_query:
             groups: list[tuple[str, ...] | None] = [tuple(hosts[i:i + hosts_per_query])
                                                     for i in range(0, len(hosts), hosts_per_query)]
@@ -442,7 +477,7 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
             groups = [None]
         chunks = plan_chunks(fields, groups, start=t0, end=t1, step=step_s, max_points=max_points)
         frames, failed, n_points, seen_fields = _run(client, chunks, matchers, step_s, concurrency, progress,
-                                                     series_frame, lookup_exporter)
+                                                     series_frame, lookup_exporter, strict=strict, skipped=skipped)
     finally:
         client.close()
     for chunk, reason in failed:
@@ -483,9 +518,17 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
 
 
 def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, concurrency: int, progress,
-         series_frame, lookup_exporter):
-    """Run the chunks ``concurrency`` at a time; convert each answer as it arrives."""
+         series_frame, lookup_exporter, *, strict: bool = False, skipped: list | None = None):
+    """Run the chunks ``concurrency`` at a time; convert each answer as it arrives. Each series is
+    checked as a saved answer's would be (:func:`~ridgeline.parsers.prometheus_json.check_series`):
+    a series that is not ``{"metric": {...}, "values": [[t, "v"], ...]}`` is an error naming the
+    request and the series (strict), else left out and listed."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from ridgeline.errors import InputError
+    from ridgeline.parsers.prometheus_json import check_series
+
+    skipped = [] if skipped is None else skipped
 
     def fetch(chunk: Chunk):
         data = client.get_json("api/v1/query_range", data={
@@ -495,7 +538,11 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
         if not isinstance(data, dict) or data.get("resultType") != "matrix":
             raise client._fatal("expected a matrix from query_range, got "
                                 f"{(data or {}).get('resultType') if isinstance(data, dict) else type(data).__name__}")
-        return data.get("result") or []
+        result = data.get("result") or []
+        if not isinstance(result, list):
+            raise client._fatal(f"expected a list of series in the query_range answer for {chunk.label()}, "
+                                f"got {type(result).__name__}")
+        return result
 
     frames, failed = [], []
     n_points = 0
@@ -511,9 +558,15 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                 except _ChunkFailed as err:
                     failed.append((chunk, str(err)))
                 else:
-                    for series in result:
-                        labels = series.get("metric") or {}
-                        points = [p for p in (series.get("values") or []) if p]
+                    for i, series in enumerate(result):
+                        try:
+                            labels, points = check_series(client.url, f"{chunk.label()}, series {i}", series,
+                                                          strict=strict, skipped=skipped)
+                        except InputError as err:  # --strict: the first malformed series ends the pull
+                            text = str(err).removeprefix(f"{client.url}: ").replace(" (--lenient skips such points "
+                                                                                   "and series)", "")
+                            raise client._fatal(f"{text} (without --strict such series are skipped and "
+                                                "listed)") from None
                         fd = lookup_exporter(str(labels.get("__name__", "")))
                         if fd is None or not points:
                             continue
