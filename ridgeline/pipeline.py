@@ -42,19 +42,21 @@ def _add_notes(result: AnalysisResult, notes: Iterable[str]) -> None:
 
 
 def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
-    """Files to read, each with ``explicit`` (named by the user rather than found in a folder)."""
+    """Files to read, each with ``explicit`` (named by the user rather than found in a folder).
+    Entries of a folder that are not regular files (:func:`ridgeline.parsers.paths.not_regular`)
+    are returned too, for the caller to list as skipped."""
+    from ridgeline.parsers.paths import refuse_if_not_regular, walk
+
     out: list[tuple[Path, bool]] = []
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-            items = [(p, False) for p in found]
+        if path.is_dir():  # FIFOs, sockets and dangling links found are kept, and listed as skipped
+            items = [(p, False) for p in walk(path)]
         elif path.is_file():
             items = [(path, True)]
-        elif path.exists():
+        elif path.exists() or path.is_symlink():
+            refuse_if_not_regular(path)
             raise InputError(path, "expected a regular file or a folder")
         else:
             raise InputError(path, "no such file or folder")
@@ -194,6 +196,8 @@ def analyze_paths(
     what_if = list(what_if or ())
     targets = _what_if_targets(what_if, batch)  # a bad spec or GPU fails before any file is read
     paths = list(paths)
+    from ridgeline.parsers.paths import not_regular
+
     files = expand_paths(paths)
     if not files:
         raise InputError(", ".join(str(p) for p in paths) or "(no input)", "no input files found")
@@ -202,6 +206,12 @@ def analyze_paths(
     tl_files: list[Path] = []
     found_in_folders: set[str] = set()  # a bad one of these is skipped and listed, not fatal
     for path, explicit in files:
+        why_not = None if explicit else not_regular(path)
+        if why_not is not None:  # never opened: a FIFO would block, a dangling link has nothing
+            if strict_folders:
+                raise InputError(path, "expected a regular file", actual=why_not)
+            result.skipped.append(Skipped(str(path), "file", f"not a regular file: {why_not} (found in a folder)"))
+            continue
         found = detect(path)
         if found is None:
             if explicit:

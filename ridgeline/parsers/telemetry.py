@@ -30,6 +30,7 @@ from typing import Any
 from ridgeline.errors import InputError, UsageError
 from ridgeline.result import InputInfo, Skipped
 from ridgeline.parsers.sniff import describe_head
+from ridgeline.parsers.paths import not_regular, refuse_if_not_regular, walk
 
 KINDS = (
     "dcgm-dmon",
@@ -148,20 +149,19 @@ def expand_paths(paths) -> list[tuple[Path, bool]]:
         paths = [paths]
     for raw in paths:
         p = Path(raw)
-        if not p.exists():
+        if not p.exists() and not p.is_symlink():
             raise InputError(p, "no such file or directory")
         if p.is_dir():
             parquet_dirs = set()
-            for f in sorted(p.rglob("*")):
-                if not f.is_file() or f.name.startswith("."):
-                    continue
-                if f.suffix == ".parquet":
+            for f in walk(p):  # FIFOs, sockets and dangling links too: the caller lists them as skipped
+                if f.suffix == ".parquet" and f.is_file():
                     parquet_dirs.add(p)
                     continue
                 out.append((f, False))
             if parquet_dirs:
                 out.append((p, False))
         else:
+            refuse_if_not_regular(p)  # a FIFO named on the command line would block the read
             out.append((p, True))
     return out
 
@@ -291,6 +291,12 @@ def scan_telemetry_sources(
     inputs: list[InputInfo] = []
     skipped: list[Skipped] = []
     for path, explicit in expand_paths(paths):
+        why_not = None if explicit else not_regular(path)
+        if why_not is not None:  # never opened (a FIFO would block)
+            if strict_folders:
+                raise InputError(path, "expected a regular file", actual=why_not)
+            skipped.append(Skipped(str(path), "file", f"not a regular file: {why_not} (found in a folder)"))
+            continue
         kind = detect_telemetry_format(path)
         if kind is None:
             if explicit:

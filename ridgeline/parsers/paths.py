@@ -1,0 +1,57 @@
+"""What a path is, before anything opens it: a folder walk that keeps what it cannot read.
+
+A folder may hold entries no reader should open: a FIFO (opening it blocks until a writer
+comes), a socket or device, a link to nothing. :func:`not_regular` names such an entry; the
+folder walkers (``ridgeline.pipeline.expand_paths`` for ``analyze``/``report``,
+``ridgeline.parsers.telemetry.expand_paths`` for ``telemetry``) keep them in their output so the
+caller lists each one under ``skipped`` with that reason, and a path the user named that is one
+of them is refused in one line, before it is opened.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+def not_regular(path: Path) -> str | None:
+    """None for a regular file or a folder (followed through links), else what the entry is."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "a link to nothing (dangling symbolic link)" if os.path.islink(path) else "no such file or folder"
+    except OSError as err:
+        return f"not readable ({err.strerror or err})"
+    mode = st.st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe): reading it would wait for a writer"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def refuse_if_not_regular(path: Path) -> None:
+    """A path the user named: InputError when it is not a regular file or a folder."""
+    from ridgeline.errors import InputError
+
+    why = not_regular(path)
+    if why is not None:
+        raise InputError(path, "expected a regular file or a folder", actual=why)
+
+
+def walk(folder: Path) -> list[Path]:
+    """Every entry under ``folder`` (sorted; hidden names and what is under hidden folders left
+    out) that is not a folder: regular files and the entries :func:`not_regular` names alike."""
+    out = []
+    for p in sorted(folder.rglob("*")):
+        if any(part.startswith(".") for part in p.relative_to(folder).parts):
+            continue
+        if p.is_dir():
+            continue
+        out.append(p)
+    return out

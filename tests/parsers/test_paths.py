@@ -1,0 +1,73 @@
+"""Folders holding FIFOs, sockets and dangling links: listed as skipped, never opened; a FIFO named
+on the command line is one line (exit 2) at once, not a read that waits forever (issue 21)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from ridgeline.cli import main
+from ridgeline.parsers.paths import not_regular
+
+ROOT = Path(__file__).resolve().parents[2]
+GOOD_NCU = ROOT / "fixtures" / "scenarios" / "decode-b8-h100" / "profile.ncu-raw.csv"
+GOOD_TELEMETRY = ROOT / "fixtures" / "telemetry" / "exporter-3-scrapes.prom"
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+
+
+def run(capsys, *args):
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    cap = capsys.readouterr()
+    return exc.value.code, cap.out, cap.err
+
+
+@pytest.fixture
+def odd_folder(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.csv")
+    (folder / "gone.csv").symlink_to(tmp_path / "nowhere.csv")
+    sock = socket.socket(socket.AF_UNIX)
+    sock_path = folder / "s.sock"
+    if len(str(sock_path)) < 100:  # AF_UNIX path length limit
+        sock.bind(str(sock_path))
+    yield folder
+    sock.close()
+
+
+def test_not_regular_names_each_kind(odd_folder):
+    assert "FIFO" in not_regular(odd_folder / "pipe.csv")
+    assert "dangling" in not_regular(odd_folder / "gone.csv")
+    assert not_regular(GOOD_NCU) is None and not_regular(odd_folder) is None
+    if (odd_folder / "s.sock").exists():
+        assert not_regular(odd_folder / "s.sock") == "a socket"
+
+
+@pytest.mark.parametrize("command, good", [("analyze", GOOD_NCU), ("telemetry", GOOD_TELEMETRY)])
+def test_folder_lists_every_odd_entry_as_skipped(capsys, odd_folder, command, good):
+    shutil.copy(good, odd_folder / good.name)
+    code, out, err = run(capsys, command, odd_folder, "--format", "json")
+    assert code in (0, 1), err
+    doc = json.loads(out)
+    skipped = {Path(s["source"]).name: s["reason"] for s in doc["skipped"] if s["item"] == "file"}
+    assert "FIFO" in skipped["pipe.csv"] and "dangling" in skipped["gone.csv"]
+    if (odd_folder / "s.sock").exists():
+        assert "socket" in skipped["s.sock"]
+    assert [Path(i["path"]).name for i in doc["inputs"]] == [good.name]
+    code, out, err = run(capsys, command, odd_folder, "--strict")  # --strict: the first one is an error
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "expected a regular file" in err
+
+
+@pytest.mark.parametrize("command", ["analyze", "telemetry", "report"])
+def test_a_fifo_named_is_refused_at_once(capsys, odd_folder, command):
+    code, out, err = run(capsys, command, odd_folder / "pipe.csv")
+    assert code == 2 and "FIFO" in err and len(err.strip().splitlines()) == 1
+    code, out, err = run(capsys, command, odd_folder / "gone.csv")
+    assert code == 2 and len(err.strip().splitlines()) == 1
