@@ -55,3 +55,23 @@ def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding=encoding) as fh:
             fh.write(text)
+
+
+def write_parquet(df, path: str | os.PathLike) -> None:
+    """Write a polars frame as Parquet to ``path`` atomically. polars reports a failed write (a full
+    disk, an I/O error) as ``ComputeError`` rather than ``OSError``; it is raised here as the
+    ``OSError`` it is, so callers turn it into one line as they do for text."""
+    import errno
+    import re
+
+    import polars as pl
+
+    with atomic_path(path, keep_suffix=False) as tmp:
+        try:
+            df.write_parquet(tmp)
+        except pl.exceptions.ComputeError as err:  # our own frame: a failed write is the file system's
+            text = str(err)
+            m = re.search(r"os error (\d+)", text)
+            code = int(m.group(1)) if m else errno.EIO
+            raise OSError(code, os.strerror(code) if m else f"write failed ({text.splitlines()[0][:120]})") from None
+

@@ -1101,11 +1101,10 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
                             sample_counts=counts)
     _relabel_stdin(result, stdin_dir)
     if fmt == "parquet":
-        from ridgeline.atomic import atomic_path
+        from ridgeline.atomic import write_parquet
 
         try:
-            with atomic_path(output) as tmp:
-                windows.write_parquet(tmp)
+            write_parquet(windows, output)
         except OSError as err:
             raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:

@@ -48,6 +48,8 @@ def write_table(result: Any, fmt: str, path: str | Path | None) -> None:
     elif fmt == "parquet":
         if path is None or str(path) == "-":
             raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
-        df.write_parquet(str(path))
+        from ridgeline.atomic import write_parquet
+
+        write_parquet(df, path)
     else:  # pragma: no cover - click restricts the choice
         raise UsageError(f"unknown table format {fmt!r}")

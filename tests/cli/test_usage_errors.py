@@ -1,5 +1,7 @@
 """Usage mistakes get a one-line error that says what was expected: thresholds, config, inputs."""
 
+from pathlib import Path
+
 import pytest
 
 from ridgeline.errors import UsageError
@@ -82,3 +84,23 @@ def test_fleet_summary_separates_memory_bound_time_from_idle_tensor_time():
     (row,) = fleet_summary(windows).to_dicts()
     assert row["busy_tensor_idle_h"] == pytest.approx((240 + 60) / 3600)
     assert row["memory_bound_h"] == pytest.approx((180 + 60) / 3600)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this platform")
+@pytest.mark.parametrize("args", [
+    ["analyze", "fixtures/scenarios/decode-b8-h100/profile.ncu-raw.csv", "--format", "parquet"],
+    ["analyze", "fixtures/scenarios/decode-b8-h100/profile.ncu-raw.csv", "--format", "csv"],
+    ["analyze", "fixtures/scenarios/decode-b8-h100/profile.ncu-raw.csv", "--format", "json"],
+    ["telemetry", "fixtures/telemetry/exporter-3-scrapes.prom", "--format", "parquet"],
+    ["telemetry", "fixtures/telemetry/exporter-3-scrapes.prom", "--format", "json"],
+])
+def test_a_full_disk_is_one_line_exit_2(capsys, monkeypatch, args):
+    # polars reports a failed Parquet write as ComputeError; it is the disk's error, not a bug
+    from ridgeline.cli import main
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "-o", "/dev/full"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2, err
+    assert err.startswith("ridgeline: error: cannot write /dev/full") and len(err.strip().splitlines()) == 1
