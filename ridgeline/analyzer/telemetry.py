@@ -501,6 +501,11 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
          if prof_present else pl.lit(0, pl.Int64)).alias("profiling_fields"),
         (pl.concat_str(stall_exprs, separator=",", ignore_nulls=True) if stall_exprs
          else pl.lit(None, pl.String)).alias("stalled_fields"),
+        # a profiling ratio below 0 cannot be (a tensor-active of -0.5): the window is implausible
+        (pl.concat_str([pl.when(pl.col(f"_lo{i}") < 0).then(pl.format("{} {}", pl.lit(f.removesuffix("_ratio")),
+                                                                       pl.col(f"_lo{i}").round(3)))
+                        for i, f in enumerate(prof_present)], separator=", ", ignore_nulls=True)
+         if prof_present else pl.lit(None, pl.String)).alias("_neg_prof"),
     ).drop([f"_{k}{i}" for i in range(len(prof_present)) for k in ("n", "lo", "hi")])
 
     if window_s is None:
@@ -532,13 +537,15 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     out = out.with_columns([(pl.col(f"{st}_share").fill_null(0.0) * pl.col("span_s")).alias(f"{st}_s") for st in SECONDS])
     bad_util = (pl.col("_util_min") < 0) | (pl.col("_util_max") > 1.0 + 1e-9)
     bad_power = pl.col("_power_min") < 0
+    bad_prof = pl.col("_neg_prof").is_not_null() & (pl.col("_neg_prof") != "")
     implausible = pl.concat_str(
         [pl.when(bad_util.fill_null(False)).then(pl.format("GPU-Util {}%..{}%", (pl.col("_util_min") * 100).round(1),
                                                            (pl.col("_util_max") * 100).round(1))),
-         pl.when(bad_power.fill_null(False)).then(pl.format("power {} W", pl.col("_power_min").round(1)))],
+         pl.when(bad_power.fill_null(False)).then(pl.format("power {} W", pl.col("_power_min").round(1))),
+         pl.when(bad_prof).then(pl.col("_neg_prof"))],
         separator=", ", ignore_nulls=True)
     out = out.with_columns(
-        pl.when((bad_util | bad_power).fill_null(False)).then(pl.lit("implausible values: ") + implausible)
+        pl.when((bad_util | bad_power | bad_prof).fill_null(False)).then(pl.lit("implausible values: ") + implausible)
         .when(pl.col("stuck_profiler_share") >= th["excluded_share"]).then(pl.lit("stuck profiler: GPU-Util high, GR_ENGINE_ACTIVE ~0"))
         .when(pl.col("percent_as_ratio")).then(pl.lit("profiling ratio above 1.5: percent fed as ratio"))
         .when(pl.col("ratio_as_percent")).then(pl.lit("GPU-Util below 1% with fractional percents: ratio fed as percent"))

@@ -131,7 +131,7 @@ def _read_dmon_python(path, *, opts):
     import polars as pl
 
     path = Path(path)
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = path.read_text(encoding="utf-8-sig", errors="replace")  # -sig: a byte-order mark is no text
     lines = text.splitlines()
     skipped: list[Skipped] = []
     blocks: list[_Block] = []

@@ -260,7 +260,7 @@ def _read_lines(path: Path):
             return pl.read_lines(str(path), name="line")
         except Exception:  # noqa: BLE001 - not UTF-8: Python's decoding (errors replaced)
             pass
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = path.read_text(encoding="utf-8-sig", errors="replace")  # -sig: a byte-order mark is no text
     return pl.DataFrame({"line": text.splitlines()}, schema={"line": pl.String})
 
 

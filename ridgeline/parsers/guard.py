@@ -186,7 +186,7 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
 
     from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
 
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:  # -sig: a byte-order mark is no header text
         header_line = fh.readline()
     header = [h.strip() for h in header_line.rstrip("\r\n").split(",")]
     if len(set(header)) != len(header):
@@ -349,7 +349,76 @@ def check_telemetry_frame(frame, path, *, opts: Any = None):
                                                     f"{expected}, got {_describe_us(int(bad.get_column('t')[0] / scale))}"
                                                     "; rows skipped"))
                 frame = frame.filter(~out.fill_null(False))
+    frame = _check_duplicates(frame, path, strict, opts)
+    _note_models(frame, path, opts)
     return frame
+
+
+_KEY = ("host", "gpu", "gpu_instance", "uuid", "timestamp")
+
+
+def _value_columns(frame) -> list[str]:
+    """The field columns of a wide frame (numeric, not identity)."""
+    return [c for c, t in frame.schema.items() if t.is_numeric() and c not in _KEY and c != "lineno"]
+
+
+def _check_duplicates(frame, path, strict: bool, opts):
+    """One sample per (host, GPU, instance, UUID, time[, field]). A repeat with the same value is
+    kept once and listed (so the accounting counts it as skipped, not used); a repeat with another
+    value is two answers to one question: strict, an error naming the GPU, field and time; lenient,
+    the first is kept and the others listed."""
+    import polars as pl
+
+    key = [c for c in _KEY if c in frame.columns]
+    if "timestamp" not in key or frame.height < 2:
+        return frame
+    long = "field" in frame.columns and "value" in frame.columns
+    if long:
+        key.append("field")
+        values = ["value"]
+    else:
+        values = _value_columns(frame)
+    dup = frame.select(pl.struct(key).is_duplicated()).to_series()
+    if not dup.any():
+        return frame
+    rows = frame.with_row_index("_row").filter(dup)
+    groups = rows.group_by(key, maintain_order=True).agg(
+        pl.len().alias("_n"), *[pl.col(v).n_unique().alias(f"_u_{v}") for v in values],
+        *[pl.col(v).first().alias(f"_f_{v}") for v in values], *[pl.col(v).last().alias(f"_l_{v}") for v in values])
+    conflict = groups.filter(pl.any_horizontal([pl.col(f"_u_{v}") > 1 for v in values]))
+    repeats = int(groups.get_column("_n").sum() - groups.height)
+    if conflict.height:
+        r = conflict.row(0, named=True)
+        v = next(v for v in values if r[f"_u_{v}"] > 1)
+        what = r.get("field") or v
+        where = ", ".join(f"{k} {r[k]}" for k in key if k not in ("field",) and r.get(k) is not None)
+        text = (f"one value per GPU, field and time, got two for {what} at {where}: "
+                f"{r[f'_f_{v}']} and {r[f'_l_{v}']}")
+        if strict:
+            raise InputError(path, text + " (--lenient keeps the first and lists the others)")
+        if opts is not None:
+            opts.lenient_skipped.append(Skipped(str(path), f"{conflict.height} sample(s) given twice with other values",
+                                                text + "; kept the first"))
+    same = repeats - int(conflict.get_column("_n").sum() - conflict.height) if conflict.height else repeats
+    if same and opts is not None:  # (opts None: a check whose frame is not kept)
+        opts.lenient_skipped.append(Skipped(str(path), f"{same} repeated sample(s)",
+                                            "the same time, GPU and field as an earlier sample, same value; kept once"))
+    return frame.filter(frame.select(pl.struct(key).is_first_distinct()).to_series())
+
+
+def _note_models(frame, path, opts) -> None:
+    """Rows that give one GPU index two models (a log appended across machines or a card swap):
+    said, since their windows are reduced as one GPU."""
+    import polars as pl
+
+    if "model" not in frame.columns or "gpu" not in frame.columns or opts is None or not hasattr(opts, "note"):
+        return
+    key = [c for c in ("host", "gpu", "gpu_instance", "uuid") if c in frame.columns]
+    many = frame.group_by(key).agg(pl.col("model").drop_nulls().unique().sort()).filter(pl.col("model").list.len() > 1)
+    for r in many.iter_rows(named=True):
+        who = f"GPU {r['gpu']}" + (f" of host {r['host']}" if r.get("host") else "")
+        opts.note(f"{path}: {who} is named as {len(r['model'])} models ({', '.join(r['model'])}): rows of "
+                  "different GPUs under one index are reduced as one GPU; split the file per machine")
 
 
 def check_partition(frame, source, *, strict: bool = True):

@@ -110,6 +110,7 @@ def read_query_csv_wide(path, *, opts, chunk_bytes: int | None = None):
         first = fh.readline()
     if not first:
         raise InputError(path, "expected an nvidia-smi CSV header line")
+    first = first.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark (Windows tools write one)
     header = [h.strip() for h in first.decode("utf-8", errors="replace").splitlines()[0].split(",")]
     try:
         if not first.strip():
@@ -288,7 +289,7 @@ def read_smi_dmon(path, *, opts):
     from ridgeline.parsers.telemetry_common import parse_local_times
 
     path = Path(path)
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = path.read_text(encoding="utf-8-sig", errors="replace").splitlines()  # -sig: a BOM is no text
     header: list[str] | None = None
     rows: list[tuple[int, list[str]]] = []
     skipped: list[Skipped] = []

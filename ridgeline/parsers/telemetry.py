@@ -254,8 +254,14 @@ def _read_one(path, *, opts, kind: str | None = None):
     else:
         wide = None
         frame, info, skip = _reader(kind)(path, opts=opts)
-    wide = guard.check_telemetry_frame(wide, path, opts=opts)
-    frame = guard.check_telemetry_frame(frame, path, opts=opts)
+    # the checks list what they leave out or merge (repeated samples: in strict mode too)
+    saved, opts.lenient_skipped = opts.lenient_skipped, []
+    try:
+        wide = guard.check_telemetry_frame(wide, path, opts=opts)
+        frame = guard.check_telemetry_frame(frame, path, opts=opts)
+        skip = [*skip, *opts.lenient_skipped]
+    finally:
+        opts.lenient_skipped = saved
     return (wide, frame), info, skip
 
 

@@ -381,7 +381,7 @@ def read_table_csv(path, *, opts):
 
 
 def _split_header(path: Path) -> list[str]:
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, encoding="utf-8-sig", errors="replace") as fh:  # -sig: a byte-order mark is no text
         return fh.readline().rstrip("\r\n").split(",")
 
 

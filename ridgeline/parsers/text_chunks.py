@@ -14,6 +14,7 @@ from collections.abc import Iterator
 # bytes read per piece (a piece grows past it only to reach the end of a line); the readers'
 # per-piece working set is a few times this. Tests set it small to put cells past a boundary.
 CHUNK_BYTES = 4 << 20
+BOM = b"\xef\xbb\xbf"  # UTF-8 byte-order mark (Windows tools write one)
 
 
 def line_chunks(path, chunk_bytes: int | None = None) -> Iterator[tuple[bytes, bool]]:
@@ -21,6 +22,8 @@ def line_chunks(path, chunk_bytes: int | None = None) -> Iterator[tuple[bytes, b
     ends with ``\\n``; ``last`` is True for the file's final piece. An empty file yields nothing."""
     size = chunk_bytes or CHUNK_BYTES
     with open(path, "rb") as fh:
+        if fh.read(3) != BOM:  # a UTF-8 byte-order mark at the start is no text of the file
+            fh.seek(0)
         carry = b""
         while True:
             block = fh.read(size)

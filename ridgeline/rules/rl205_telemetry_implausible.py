@@ -8,7 +8,7 @@ from ridgeline.rules.base import Context, Evidence, Finding, Rule
 # excluded-reason prefix (set by the reduction) -> (short label, remedy)
 EXCLUSIONS = {
     "implausible values": (
-        "implausible values (GPU-Util outside 0..100% or negative power)",
+        "implausible values (GPU-Util outside 0..100%, a negative power or profiling ratio)",
         "Check the exporter or the conversion that produced these values (scale, sign, counter wrap); windows "
         "holding them are left out of the performance rules.",
     ),
