@@ -1,0 +1,294 @@
+"""PyTorch profiler (Kineto) Chrome traces -> TIMELINE / HOST_API tables (see
+:mod:`ridgeline.parsers.timeline` for the formats and their detection)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+from ridgeline.analyzer.schema import SYNC_RE
+from ridgeline.errors import InputError
+from ridgeline.parsers.timeline_common import (
+    _COPY_WORDS,
+    TimelineTables,
+    _dims_and_kinds,
+    _empty_activities,
+    _finish_activities,
+    _finish_api,
+)
+from ridgeline.result import Skipped
+
+# ======================================================================================
+# Kineto
+# ======================================================================================
+_GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
+             "Memcpy": "memcpy", "Memset": "memset"}
+_HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu_op", "Runtime": "runtime",
+              "Operator": "cpu_op"}
+
+
+def _loads(data: bytes):
+    try:
+        import orjson  # optional: faster when installed
+
+        return orjson.loads(data)
+    except ImportError:
+        import json
+
+        return json.loads(data)
+
+
+STREAM_MIN_BYTES = 64 << 20  # Kineto files from this size are parsed in chunks of events
+STREAM_CHUNK_BYTES = 32 << 20
+
+
+def _kineto_frames(events, host_calls: str):
+    """One batch of trace events -> (GPU frame, host frame, host events seen); raw columns, ts/dur in us."""
+    import polars as pl
+
+    gpu_schema, host_schema = _kineto_schemas()
+    gpu = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _GPU_CATS]
+    host = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _HOST_CATS]
+    host_seen = len(host)
+    if host_calls == "sync":
+        sync = re.compile(SYNC_RE)
+        host = [e for e in host if e["cat"] in ("cuda_runtime", "cuda_driver", "Runtime")
+                and isinstance(e.get("name"), str) and sync.match(e["name"])]
+
+    def arg(e, k):
+        a = e.get("args")
+        return a.get(k) if isinstance(a, dict) else None
+
+    def dim(e, k, i):
+        v = arg(e, k)
+        return v[i] if isinstance(v, list) and len(v) > i else None
+
+    def pid(e):
+        return e.get("pid") if isinstance(e.get("pid"), int) else None
+
+    g = None
+    if gpu:
+        g = pl.DataFrame({
+            "kind": [_GPU_CATS[e["cat"]] for e in gpu],
+            # Kineto puts the device in args.device; GPU events' pid is the device index too
+            "device": [arg(e, "device") if arg(e, "device") is not None else pid(e) for e in gpu],
+            "stream": [arg(e, "stream") for e in gpu],
+            "ts": [e.get("ts") for e in gpu], "dur": [e.get("dur") for e in gpu],
+            "name": [e.get("name") for e in gpu],
+            "correlation_id": [arg(e, "correlation") for e in gpu],
+            "grid_x": [dim(e, "grid", 0) for e in gpu], "grid_y": [dim(e, "grid", 1) for e in gpu],
+            "grid_z": [dim(e, "grid", 2) for e in gpu],
+            "block_x": [dim(e, "block", 0) for e in gpu], "block_y": [dim(e, "block", 1) for e in gpu],
+            "block_z": [dim(e, "block", 2) for e in gpu],
+            "bytes": [arg(e, "bytes") for e in gpu],
+            "process_id": [pid(e) for e in gpu],
+        }, schema=gpu_schema, strict=False)
+    h = None
+    if host:
+        h = pl.DataFrame({
+            "kind": [_HOST_CATS[e["cat"]] for e in host],
+            "ts": [e.get("ts") for e in host], "dur": [e.get("dur") for e in host],
+            "name": [e.get("name") for e in host],
+            "correlation_id": [arg(e, "correlation") for e in host],
+            "process_id": [pid(e) for e in host],
+            "thread_id": [e.get("tid") if isinstance(e.get("tid"), int) else None for e in host],
+        }, schema=host_schema, strict=False)
+    return g, h, host_seen
+
+
+def _kineto_schemas():
+    import polars as pl
+
+    i, f, t = pl.Int64, pl.Float64, pl.String
+    gpu = {"kind": t, "device": i, "stream": i, "ts": f, "dur": f, "name": t, "correlation_id": i, "grid_x": i,
+           "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i}
+    host = {"kind": t, "ts": f, "dur": f, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
+    return gpu, host
+
+
+class _NotStreamable(Exception):
+    """The trace's layout does not fit the chunked reader: parse it whole instead."""
+
+
+def _open_stream(path):
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rb") if gz else open(path, "rb")
+
+
+def _kineto_stream(path, host_calls: str, chunk_bytes: int):
+    """Parse ``traceEvents`` a chunk of events at a time (memory: one chunk's Python objects).
+
+    The array is cut after a ``}`` followed by ``,`` and ``{`` (an event boundary); a cut that
+    lands inside a string or a nested value does not parse and the previous candidate is tried.
+    Anything unexpected raises :class:`_NotStreamable` and the caller parses the file whole.
+    """
+    key = b'"traceEvents"'
+    gpus, hosts, host_total = [], [], 0
+    with _open_stream(path) as fh:
+        buf = b""
+        while key not in buf:
+            more = fh.read(1 << 20)
+            if not more:
+                raise _NotStreamable("no traceEvents key")
+            buf += more
+            if len(buf) > (64 << 20):
+                raise _NotStreamable("traceEvents not near the start")
+        k = buf.index(key)
+        prefix = buf[:k]
+        rest = buf[k + len(key):].lstrip()
+        if not rest.startswith(b":"):
+            raise _NotStreamable("traceEvents without ':'")
+        rest = rest[1:].lstrip()
+        if not rest.startswith(b"["):
+            raise _NotStreamable("traceEvents is not an array")
+        buf = rest[1:]
+        eof = False
+        while True:
+            if not eof and len(buf) < chunk_bytes:
+                more = fh.read(chunk_bytes)
+                if more:
+                    buf += more
+                    continue
+                eof = True
+            if eof:
+                break
+            events, buf = _cut_events(buf)
+            g, h, n = _kineto_frames(events, host_calls)
+            del events
+            host_total += n
+            if g is not None:
+                gpus.append(g)
+            if h is not None:
+                hosts.append(h)
+    # the end: the remaining events, ']', then the rest of the top-level object
+    tail_events, suffix = _last_events(buf)
+    g, h, n = _kineto_frames(tail_events, host_calls)
+    host_total += n
+    if g is not None:
+        gpus.append(g)
+    if h is not None:
+        hosts.append(h)
+    meta = _loads(prefix + b'"traceEvents": []' + suffix)
+    if not isinstance(meta, dict):
+        raise _NotStreamable("top level is not an object")
+    return meta, gpus, hosts, host_total
+
+
+def _cut_events(buf: bytes, attempts: int = 50):
+    """(events parsed from the start of buf up to an event boundary, the remaining bytes)."""
+    end = len(buf)
+    for _ in range(attempts):
+        i = buf.rfind(b"}", 0, end)
+        if i < 0:
+            break
+        j = i + 1
+        while j < len(buf) and buf[j] in b" \t\r\n":
+            j += 1
+        if j < len(buf) and buf[j:j + 1] == b",":
+            k = j + 1
+            while k < len(buf) and buf[k] in b" \t\r\n":
+                k += 1
+            if k < len(buf) and buf[k:k + 1] == b"{":
+                try:
+                    events = _loads(b"[" + buf[:i + 1] + b"]")
+                except ValueError:
+                    events = None
+                if isinstance(events, list):
+                    return events, buf[k:]
+        end = i
+    raise _NotStreamable("no event boundary found in a chunk")
+
+
+def _last_events(buf: bytes, attempts: int = 50):
+    """(the last events, the bytes after the array's closing bracket)."""
+    end = len(buf)
+    for _ in range(attempts):
+        i = buf.rfind(b"]", 0, end)
+        if i < 0:
+            break
+        try:
+            events = _loads(b"[" + buf[:i + 1])
+        except ValueError:
+            events = None
+        if isinstance(events, list):
+            return events, buf[i + 1:]
+        end = i
+    raise _NotStreamable("no end of the traceEvents array")
+
+
+def _file_size(path) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0
+
+
+def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM_MIN_BYTES,
+                chunk_bytes: int = STREAM_CHUNK_BYTES) -> TimelineTables:
+    """``host_calls``: as :func:`read_nsys_sqlite` (``"sync"``: synchronizing runtime/driver calls only).
+
+    Files of ``stream_min_bytes`` or more (on disk) are parsed ``chunk_bytes`` of events at a time,
+    so peak memory holds one chunk's Python objects and the (small) columnar result; a layout the
+    chunked reader does not recognize falls back to parsing the whole document."""
+    import polars as pl
+
+    src = str(path)
+    meta = None
+    if _file_size(path) >= stream_min_bytes:
+        try:
+            meta, gpus, hosts, host_total = _kineto_stream(path, host_calls, chunk_bytes)
+        except (_NotStreamable, ValueError, OSError, EOFError, gzip.BadGzipFile):
+            meta = None
+    if meta is None:
+        try:
+            raw = Path(path).read_bytes()
+            if raw.startswith(b"\x1f\x8b"):
+                raw = gzip.decompress(raw)
+        except (OSError, EOFError, gzip.BadGzipFile) as err:
+            raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt ({err})") from err
+        try:
+            meta = _loads(raw)
+        except ValueError as err:
+            raise InputError(path, f"expected JSON (a PyTorch profiler trace); the file looks truncated or corrupt ({str(err)[:80]})") from err
+        del raw
+        if not isinstance(meta, dict) or not isinstance(meta.get("traceEvents"), list):
+            raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")
+        g, h, host_total = _kineto_frames(meta.pop("traceEvents"), host_calls)
+        gpus, hosts = [x for x in (g,) if x is not None], [x for x in (h,) if x is not None]
+    devices = {}
+    for d in meta.get("deviceProperties") or []:
+        if isinstance(d, dict) and d.get("id") is not None:
+            devices[int(d["id"])] = d.get("name")
+    notes = []
+    skipped = []
+    if gpus:
+        df = pl.concat(gpus, how="vertical_relaxed") if len(gpus) > 1 else gpus[0]
+        bad = df.filter(pl.col("ts").is_null() | pl.col("dur").is_null() | (pl.col("dur") < 0))
+        if bad.height:
+            skipped.append(Skipped(src, f"{bad.height} GPU event(s)", "no ts/dur or a negative duration; ignored"))
+            df = df.filter(pl.col("ts").is_not_null() & pl.col("dur").is_not_null() & (pl.col("dur") >= 0))
+        words = pl.col("name").str.extract(r"(?i)memcpy\s+([A-Za-z]+)", 1).str.to_lowercase()
+        df = df.with_columns(
+            (pl.col("ts") * 1000).round(0).cast(pl.Int64).alias("start_ns"),
+            ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
+            pl.when(pl.col("kind") == "memcpy").then(words.replace_strict(_COPY_WORDS, default="other", return_dtype=pl.String))
+            .alias("copy_kind"),
+        ).drop("ts", "dur")
+        df = _dims_and_kinds(df)
+        acts = _finish_activities(df, src, devices)
+    else:
+        acts = _empty_activities()
+        notes.append(f"{path}: the trace holds no GPU events (kernel, gpu_memcpy, gpu_memset): profile with "
+                     "ProfilerActivity.CUDA to see the GPU side; host-side ops are kept")
+    api = None
+    if hosts:
+        api = pl.concat(hosts, how="vertical_relaxed") if len(hosts) > 1 else hosts[0]
+        api = api.filter(pl.col("ts").is_not_null() & pl.col("dur").is_not_null()).with_columns(
+            (pl.col("ts") * 1000).round(0).cast(pl.Int64).alias("start_ns"),
+            ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
+        ).drop("ts", "dur")
+        api = _finish_api(api, src)
+    return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
+                          host_calls_total=host_total)
