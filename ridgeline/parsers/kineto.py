@@ -1,5 +1,28 @@
 """PyTorch profiler (Kineto) Chrome traces -> TIMELINE / HOST_API tables (see
-:mod:`ridgeline.parsers.timeline` for the formats and their detection)."""
+:mod:`ridgeline.parsers.timeline` for the formats and their detection).
+
+Both layouts of the Trace Event format are read, plain or gzip-compressed:
+
+* the object form ``{"traceEvents": [...], "deviceProperties": [...], ...}`` (Kineto, PyTorch 1.8+);
+* the array form ``[{...}, {...}]`` (the Trace Event format's other layout; its closing ``]`` is
+  optional there). PyTorch's legacy autograd profiler (``torch.autograd.profiler.profile(
+  use_cuda=True).export_chrome_trace``, 2018-2021) wrote it with no ``cat``: CPU ops under
+  ``"pid": "CPU functions"`` and, per operator, the GPU time measured with CUDA events under
+  ``"pid": "CUDA functions"`` with the device index as ``tid``. Those GPU rows are read as
+  ``kernel`` activities (one per operator, not per kernel: the format has no kernels, streams or
+  runtime calls; a note says so).
+
+Host calls: ``cuda_runtime``/``cuda_driver`` events (``Runtime`` in early Kineto) are runtime API
+calls; a trace that has none records no host calls (``host_api`` None), so its idle split
+cannot single out synchronization.
+
+Vendor (``TimelineTables.vendor``): ROCm builds of PyTorch write the same categories
+(``kernel``, ``gpu_memcpy``, ``cuda_runtime``) with HIP names (``hipLaunchKernel``,
+``hipMemcpyWithStream``) and AMD device properties (names such as ``AMD Instinct MI300X``,
+``gcnArchName``, ``warpSize`` 64). ``amd`` when the device properties name an AMD GPU or the
+runtime calls are ``hip*``; ``nvidia`` when they name an NVIDIA GPU or the calls are
+``cuda*``/``cu*``; else None.
+"""
 
 from __future__ import annotations
 
@@ -43,17 +66,47 @@ STREAM_MIN_BYTES = 64 << 20  # Kineto files from this size are parsed in chunks 
 STREAM_CHUNK_BYTES = 32 << 20
 
 
+_LEGACY_PIDS = {"cuda functions": "kernel", "cpu functions": "cpu_op"}  # the legacy autograd profiler
+
+
+def _legacy(e) -> str | None:
+    pid = e.get("pid")
+    return _LEGACY_PIDS.get(pid.lower()) if "cat" not in e and isinstance(pid, str) else None
+
+
+def new_stats() -> dict[str, int]:
+    """Counts kept while reading: host events, runtime/driver calls, hip* calls, legacy GPU rows."""
+    return {"host": 0, "runtime": 0, "hip": 0, "legacy": 0}
+
+
 def _kineto_frames(events, host_calls: str):
-    """One batch of trace events -> (GPU frame, host frame, host events seen); raw columns, ts/dur in us."""
+    """One batch of trace events -> (GPU frame, host frame, stats); raw columns, ts/dur in us."""
     import polars as pl
 
     gpu_schema, host_schema = _kineto_schemas()
-    gpu = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _GPU_CATS]
-    host = [e for e in events if isinstance(e, dict) and e.get("ph") == "X" and e.get("cat") in _HOST_CATS]
-    host_seen = len(host)
+    gpu, host = [], []
+    legacy_gpu = 0
+    for e in events:
+        if not isinstance(e, dict) or e.get("ph") != "X":
+            continue
+        cat = e.get("cat")
+        if cat in _GPU_CATS:
+            gpu.append(e)
+        elif cat in _HOST_CATS:
+            host.append(e)
+        else:
+            old = _legacy(e)
+            if old == "kernel":
+                gpu.append(e)
+                legacy_gpu += 1
+            elif old == "cpu_op":
+                host.append(e)
+    runtime = [e for e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
+    stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu,
+             "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
     if host_calls == "sync":
         sync = re.compile(SYNC_RE)
-        host = [e for e in host if e["cat"] in ("cuda_runtime", "cuda_driver", "Runtime")
+        host = [e for e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
                 and isinstance(e.get("name"), str) and sync.match(e["name"])]
 
     def arg(e, k):
@@ -67,12 +120,18 @@ def _kineto_frames(events, host_calls: str):
     def pid(e):
         return e.get("pid") if isinstance(e.get("pid"), int) else None
 
+    def device(e):
+        if arg(e, "device") is not None:
+            return arg(e, "device")
+        if _legacy(e):  # legacy: tid is the device index
+            return e.get("tid") if isinstance(e.get("tid"), int) else None
+        return pid(e)  # Kineto GPU events' pid is the device index too
+
     g = None
     if gpu:
         g = pl.DataFrame({
-            "kind": [_GPU_CATS[e["cat"]] for e in gpu],
-            # Kineto puts the device in args.device; GPU events' pid is the device index too
-            "device": [arg(e, "device") if arg(e, "device") is not None else pid(e) for e in gpu],
+            "kind": [_GPU_CATS.get(e.get("cat"), "kernel") for e in gpu],
+            "device": [device(e) for e in gpu],
             "stream": [arg(e, "stream") for e in gpu],
             "ts": [e.get("ts") for e in gpu], "dur": [e.get("dur") for e in gpu],
             "name": [e.get("name") for e in gpu],
@@ -87,14 +146,14 @@ def _kineto_frames(events, host_calls: str):
     h = None
     if host:
         h = pl.DataFrame({
-            "kind": [_HOST_CATS[e["cat"]] for e in host],
+            "kind": [_HOST_CATS.get(e.get("cat"), "cpu_op") for e in host],
             "ts": [e.get("ts") for e in host], "dur": [e.get("dur") for e in host],
             "name": [e.get("name") for e in host],
             "correlation_id": [arg(e, "correlation") for e in host],
             "process_id": [pid(e) for e in host],
             "thread_id": [e.get("tid") if isinstance(e.get("tid"), int) else None for e in host],
         }, schema=host_schema, strict=False)
-    return g, h, host_seen
+    return g, h, stats
 
 
 def _kineto_schemas():
@@ -125,7 +184,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     Anything unexpected raises :class:`_NotStreamable` and the caller parses the file whole.
     """
     key = b'"traceEvents"'
-    gpus, hosts, host_total = [], [], 0
+    gpus, hosts, stats = [], [], new_stats()
     with _open_stream(path) as fh:
         buf = b""
         while key not in buf:
@@ -157,7 +216,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
             events, buf = _cut_events(buf)
             g, h, n = _kineto_frames(events, host_calls)
             del events
-            host_total += n
+            _add(stats, n)
             if g is not None:
                 gpus.append(g)
             if h is not None:
@@ -165,7 +224,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     # the end: the remaining events, ']', then the rest of the top-level object
     tail_events, suffix = _last_events(buf)
     g, h, n = _kineto_frames(tail_events, host_calls)
-    host_total += n
+    _add(stats, n)
     if g is not None:
         gpus.append(g)
     if h is not None:
@@ -173,7 +232,12 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     meta = _loads(prefix + b'"traceEvents": []' + suffix)
     if not isinstance(meta, dict):
         raise _NotStreamable("top level is not an object")
-    return meta, gpus, hosts, host_total
+    return meta, gpus, hosts, stats
+
+
+def _add(stats, more):
+    for k, v in more.items():
+        stats[k] += v
 
 
 def _cut_events(buf: bytes, attempts: int = 50):
@@ -238,7 +302,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     meta = None
     if _file_size(path) >= stream_min_bytes:
         try:
-            meta, gpus, hosts, host_total = _kineto_stream(path, host_calls, chunk_bytes)
+            meta, gpus, hosts, stats = _kineto_stream(path, host_calls, chunk_bytes)
         except (_NotStreamable, ValueError, OSError, EOFError, gzip.BadGzipFile):
             meta = None
     if meta is None:
@@ -251,17 +315,28 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         try:
             meta = _loads(raw)
         except ValueError as err:
-            raise InputError(path, f"expected JSON (a PyTorch profiler trace); the file looks truncated or corrupt ({str(err)[:80]})") from err
+            meta = _array_without_end(raw)  # the array form may omit its closing ']'
+            if meta is None:
+                raise InputError(path, f"expected JSON (a PyTorch profiler trace); the file looks truncated or corrupt ({str(err)[:80]})") from err
         del raw
+        if isinstance(meta, list):  # the Trace Event format's array form: events only
+            meta = {"traceEvents": meta}
         if not isinstance(meta, dict) or not isinstance(meta.get("traceEvents"), list):
-            raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")
-        g, h, host_total = _kineto_frames(meta.pop("traceEvents"), host_calls)
+            raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list, or a JSON "
+                             "array of trace events)")
+        g, h, stats = _kineto_frames(meta.pop("traceEvents"), host_calls)
         gpus, hosts = [x for x in (g,) if x is not None], [x for x in (h,) if x is not None]
     devices = {}
-    for d in meta.get("deviceProperties") or []:
-        if isinstance(d, dict) and d.get("id") is not None:
+    props = [d for d in meta.get("deviceProperties") or [] if isinstance(d, dict)]
+    for d in props:
+        if d.get("id") is not None:
             devices[int(d["id"])] = d.get("name")
+    vendor = trace_vendor(props, stats)
     notes = []
+    if stats["legacy"]:
+        notes.append(f"{path}: legacy autograd profiler trace (JSON array form): its {stats['legacy']} GPU row(s) are "
+                     "per-operator GPU times measured with CUDA events, not individual kernels; no streams, copies "
+                     "or runtime calls are recorded")
     skipped = []
     if gpus:
         df = pl.concat(gpus, how="vertical_relaxed") if len(gpus) > 1 else gpus[0]
@@ -290,5 +365,38 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
             ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
         ).drop("ts", "dur")
         api = _finish_api(api, src)
+    host_api = None
+    if stats["runtime"]:
+        host_api = "Kineto cuda_runtime/cuda_driver events" + (" (HIP calls)" if stats["hip"] else "")
     return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
-                          host_calls_total=host_total)
+                          host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor)
+
+
+_AMD_NAME = re.compile(r"(?i)\b(AMD|Radeon|Instinct|MI[0-9]{2,3}[A-Z]*)\b|gfx[0-9]")
+_NVIDIA_NAME = re.compile(r"(?i)\b(NVIDIA|Tesla|GeForce|Quadro|TITAN|RTX|GTX)\b")
+
+
+def trace_vendor(props: list[dict], stats: dict[str, int]) -> str | None:
+    """``amd``, ``nvidia`` or None, from the device properties, else the runtime call names."""
+    for d in props:
+        name = str(d.get("name") or "")
+        if "gcnArchName" in d or _AMD_NAME.search(name):
+            return "amd"
+        if _NVIDIA_NAME.search(name):
+            return "nvidia"
+    if stats["hip"]:
+        return "amd"
+    if stats["runtime"] or stats["legacy"]:
+        return "nvidia"  # cuda* calls; the legacy profiler timed with CUDA events
+    return None
+
+
+def _array_without_end(raw: bytes):
+    """The array form with its optional closing ']' left out (a trailing comma allowed)."""
+    body = raw.strip()
+    if not body.startswith(b"[") or body.endswith(b"]"):
+        return None
+    try:
+        return _loads(body.rstrip(b", \t\r\n") + b"]")
+    except ValueError:
+        return None

@@ -1,5 +1,22 @@
 """``nsys stats`` CSV reports (a ``cuda_gpu_trace`` timeline or per-name summaries) -> TIMELINE /
-TIMELINE_TOTALS tables (see :mod:`ridgeline.parsers.timeline` for the formats and their detection)."""
+TIMELINE_TOTALS tables (see :mod:`ridgeline.parsers.timeline` for the formats and their detection).
+
+Summaries read (header -> report):
+
+* ``Time (%),Total Time (ns),Instances,...,Name``: ``cuda_gpu_kern_sum``; the Nsight Systems GUI's
+  "CUDA GPU Kernel Summary" export writes the same table as ``Time,Total Time,Instances,Avg,...,Name``
+  with human units in the cells (``48.30%``, ``102.664 s``, ``5.819 μs``): read as the same report.
+* ``cuda_api_sum``, ``cuda_gpu_mem_time_sum``, ``nvtx_sum``: ``Time (%)``, ``Total Time`` and a count.
+* ``cuda_kern_exec_sum`` (``PID,TID,DevId,Count,QCount,TAvg (ns),...,AAvg (ns),...,QAvg (ns),...,
+  KAvg (ns),...,API Name,Kernel Name``): per kernel and launching thread, the launch API time (A),
+  the time queued before the kernel starts (Q) and the kernel time (K), averaged over ``Count``
+  launches. Kernel totals are ``Count x KAvg`` (category ``kernel``); the launch API totals
+  ``Count x AAvg`` per API name (category ``api``); shares are of the file's kernel (API) total.
+
+Times are strict: a header unit (``(ns)``, ``(us)``...) scales bare numbers, a cell's own unit
+(``ns``, ``us``, ``μs``, ``µs``, ``ms``, ``s``) scales that cell, and any other unit is an
+InputError naming the line and column (never a silently missing number).
+"""
 
 from __future__ import annotations
 
@@ -23,6 +40,7 @@ STATS_REPORTS = {
     "cuda_api_sum": ({"Time (%)", "Num Calls", "Name"}, "api"),
     "cuda_gpu_mem_time_sum": ({"Time (%)", "Count", "Operation"}, "memory"),
     "nvtx_sum": ({"Time (%)", "Instances", "Range"}, "nvtx"),
+    "cuda_kern_exec_sum": ({"Count", "QCount", "API Name", "Kernel Name"}, "kernel"),
 }
 
 
@@ -57,11 +75,16 @@ def _stats_header_line(head: bytes, max_lines: int = 40):
 
 def _stats_report(header: list[str]) -> str | None:
     cols = set(header)
+    if "Time" in cols and "Total Time" in cols:  # the GUI's summary export: 'Time' holds the percentage
+        cols.add("Time (%)")
     if {"Name"} <= cols and any(c.startswith("Start") for c in cols) and any(c.startswith("Duration") for c in cols) \
             and ("CorrId" in cols or "Strm" in cols or "Device" in cols):
         return "cuda_gpu_trace"
     for report, (need, _cat) in STATS_REPORTS.items():
-        if need <= cols and any(c.startswith("Total Time") for c in cols):
+        if report == "cuda_kern_exec_sum":
+            if need <= cols and any(c.startswith("KAvg") for c in cols):
+                return report
+        elif need <= cols and any(c.startswith("Total Time") for c in cols):
             return report
     return None
 
@@ -84,6 +107,32 @@ def _ns_expr(col: str, header_unit: str | None):
     factor = unit.replace_strict(_UNIT_NS, default=None, return_dtype=pl.Float64)
     base = _UNIT_NS.get(header_unit or "ns", 1.0)
     return pl.when(unit.is_null()).then(num * base).otherwise(num * factor)
+
+
+#: a cell written as a number and a unit ('1.5 ms', '48.30%' is not one: '%' is not a letter)
+_CELL_UNIT_RE = r"^[-+0-9.eE]+\s*([^\s0-9.+-][^\s]*)$"
+
+
+def check_units(path, df, cols, first_data_line: int | None) -> None:
+    """Raise an InputError for the first cell of ``cols`` whose unit is not a time unit we know
+    (or whose column header names an unknown unit), naming its line and column."""
+    import polars as pl
+
+    for col in cols:
+        if col is None:
+            continue
+        hu = _header_unit(col)
+        if hu is not None and hu not in _UNIT_NS:
+            raise InputError(path, f"expected a time unit in the header ({', '.join(_UNIT_NS)})", column=col,
+                             actual=hu, line=first_data_line - 1 if first_data_line else None)
+        text = pl.col(col).cast(pl.String).str.strip_chars().str.replace_all(",", "", literal=True)
+        unit = text.str.extract(_CELL_UNIT_RE, 1)
+        bad = df.with_row_index("_row").filter(unit.is_not_null() & ~unit.is_in(list(_UNIT_NS))).head(1)
+        if bad.height:
+            row = bad.row(0, named=True)
+            line = first_data_line + row["_row"] if first_data_line else None
+            raise InputError(path, f"expected a time with a known unit ({', '.join(_UNIT_NS)})", line=line, column=col,
+                             actual=row[col])
 
 
 def _header_unit(name: str) -> str | None:
@@ -121,13 +170,15 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
         raise InputError(path, f"expected an nsys stats CSV ({str(err).strip().splitlines()[0][:100]})") from err
     df = df.rename({c: c.strip() for c in df.columns})
     cols = df.columns
+    first_data_line = (found[0] if found else 0) + 2  # 1-based: the line after the header
     if report != "cuda_gpu_trace":
-        out = _stats_totals(path, df, report)
+        out = _stats_totals(path, df, report, first_data_line)
         out.notes = notes + out.notes
         return out
     start, dur = _find(cols, "Start"), _find(cols, "Duration")
     if start is None or dur is None or "Name" not in cols:
         raise InputError(path, "expected nsys cuda_gpu_trace columns Start, Duration and Name", actual=",".join(cols[:6]))
+    check_units(path, df, [start, dur], first_data_line)
     dev_text = pl.col("Device").cast(pl.String) if "Device" in cols else pl.lit(None, dtype=pl.String)
     name = pl.col("Name").cast(pl.String)
     is_copy = name.str.contains(r"(?i)^\[CUDA memcpy")
@@ -168,10 +219,16 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
         out = out.filter(pl.col("start_ns").is_not_null() & pl.col("end_ns").is_not_null())
     out = _dims_and_kinds(out)
     acts = _finish_activities(out, src, {})
-    return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped)
+    return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped, vendor="nvidia")
 
 
-def _stats_totals(path, df, report: str) -> TimelineTables:
+def _count_expr(col: str):
+    import polars as pl
+
+    return pl.col(col).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False).cast(pl.Int64)
+
+
+def _stats_totals(path, df, report: str, first_data_line: int | None = None) -> TimelineTables:
     import polars as pl
 
     from ridgeline.analyzer.schema import TIMELINE_TOTALS_COLUMNS, polars_schema
@@ -179,29 +236,69 @@ def _stats_totals(path, df, report: str) -> TimelineTables:
     src = str(path)
     cols = df.columns
     _need, category = STATS_REPORTS[report]
-    total = _find(cols, "Total Time")
-    count = next((c for c in ("Instances", "Num Calls", "Count") if c in cols), None)
-    name = next((c for c in ("Name", "Operation", "Range") if c in cols), None)
-    tot = df.select(
-        pl.lit(src).alias("source"),
-        pl.lit(report).alias("report"),
-        pl.lit(category).alias("category"),
-        pl.col(name).cast(pl.String).alias("name"),
-        (_ns_expr(total, _header_unit(total)) / 1e9).alias("total_s"),
-        pl.col(count).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False)
-        .cast(pl.Int64).alias("count"),
-        (pl.col("Time (%)").cast(pl.String).str.replace_all("%", "", literal=True).str.strip_chars()
-         .cast(pl.Float64, strict=False) / 100).alias("time_share"),
-    )
+    if report == "cuda_kern_exec_sum":
+        tot = _kern_exec_totals(path, df, first_data_line)
+    else:
+        total = _find(cols, "Total Time")
+        share = "Time (%)" if "Time (%)" in cols else "Time"
+        check_units(path, df, [total], first_data_line)
+        count = next((c for c in ("Instances", "Num Calls", "Count") if c in cols), None)
+        name = next((c for c in ("Name", "Operation", "Range") if c in cols), None)
+        tot = df.select(
+            pl.lit(src).alias("source"),
+            pl.lit(report).alias("report"),
+            pl.lit(category).alias("category"),
+            pl.col(name).cast(pl.String).alias("name"),
+            (_ns_expr(total, _header_unit(total)) / 1e9).alias("total_s"),
+            _count_expr(count).alias("count"),
+            (pl.col(share).cast(pl.String).str.replace_all("%", "", literal=True).str.strip_chars()
+             .cast(pl.Float64, strict=False) / 100).alias("time_share"),
+        )
     if category == "kernel":
         from ridgeline.parsers.ncu import short_name
 
-        mapping = {n: short_name(n) for n in tot.get_column("name").drop_nulls().unique().to_list()}
-        tot = tot.with_columns(short_name=pl.col("name").replace_strict(mapping, default=None, return_dtype=pl.String))
+        kernel_names = tot.filter(pl.col("category") == "kernel").get_column("name")
+        mapping = {n: short_name(n) for n in kernel_names.drop_nulls().unique().to_list()}
+        tot = tot.with_columns(short_name=pl.when(pl.col("category") == "kernel")
+                               .then(pl.col("name").replace_strict(mapping, default=None, return_dtype=pl.String))
+                               .otherwise(pl.col("name")))
     else:
         tot = tot.with_columns(short_name=pl.col("name"))
     schema = polars_schema(TIMELINE_TOTALS_COLUMNS)
     tot = tot.select([pl.col(c).cast(t) for c, t in schema.items()])
-    note = (f"{path}: nsys stats {report} holds totals only: time per name, no timeline; busy/idle, gaps and "
-            "per-device figures need cuda_gpu_trace (nsys stats -r cuda_gpu_trace) or the sqlite export")
-    return TimelineTables(src, f"nsys-stats:{report}", _empty_activities(), totals=tot, notes=[note])
+    notes = [f"{path}: nsys stats {report} holds totals only: time per name, no timeline; busy/idle, gaps and "
+             "per-device figures need cuda_gpu_trace (nsys stats -r cuda_gpu_trace) or the sqlite export"]
+    if "Time" in cols and "Time (%)" not in cols:
+        notes.append(f"{path}: read as {report}: the Nsight Systems GUI's 'CUDA GPU Kernel Summary' export (human units)")
+    return TimelineTables(src, f"nsys-stats:{report}", _empty_activities(), totals=tot, notes=notes, vendor="nvidia")
+
+
+def _kern_exec_totals(path, df, first_data_line):
+    """cuda_kern_exec_sum -> kernel totals (Count x KAvg) and launch API totals (Count x AAvg per
+    API name); time_share: of the file's kernel (API) total."""
+    import polars as pl
+
+    cols = df.columns
+    kavg, aavg = _find(cols, "KAvg"), _find(cols, "AAvg")
+    check_units(path, df, [kavg, aavg], first_data_line)
+    src = str(path)
+    count = _count_expr("Count")
+    kern = df.select(
+        pl.col("Kernel Name").cast(pl.String).alias("name"),
+        (count * _ns_expr(kavg, _header_unit(kavg)) / 1e9).alias("total_s"),
+        count.alias("count"),
+    ).with_columns(category=pl.lit("kernel"))
+    parts = [kern]
+    if aavg is not None:
+        api = df.select(
+            pl.col("API Name").cast(pl.String).alias("name"),
+            (count * _ns_expr(aavg, _header_unit(aavg)) / 1e9).alias("total_s"),
+            count.alias("count"),
+        ).group_by("name", maintain_order=True).agg(pl.col("total_s").sum(), pl.col("count").sum())
+        parts.append(api.with_columns(category=pl.lit("api")))
+    out = pl.concat(parts, how="diagonal_relaxed")
+    return out.with_columns(
+        pl.lit(src).alias("source"),
+        pl.lit("cuda_kern_exec_sum").alias("report"),
+        (pl.col("total_s") / pl.col("total_s").sum().over("category")).alias("time_share"),
+    )

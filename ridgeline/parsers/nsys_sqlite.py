@@ -150,4 +150,6 @@ def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
     if version:
         notes.append(f"{path}: Nsight Systems {version} sqlite export")
     return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,
-                          devices=devices, notes=notes, host_calls_total=host_total)
+                          devices=devices, notes=notes, host_calls_total=host_total,
+                          host_api="nsys CUPTI_ACTIVITY_KIND_RUNTIME" if "CUPTI_ACTIVITY_KIND_RUNTIME" in names else None,
+                          vendor="nvidia")

@@ -15,7 +15,8 @@ Formats, detected from content (never from the file name):
   under ``Start``/``Duration``); and the summaries ``cuda_gpu_kern_sum``, ``cuda_api_sum``,
   ``cuda_gpu_mem_time_sum``, ``nvtx_sum``: totals only (the ``totals`` table), with a note
   saying so: no busy/idle, gaps or per-device figures can come from them.
-* Kineto Chrome traces (``.json``, ``.json.gz``, detected by ``traceEvents`` in the head):
+* Kineto Chrome traces (``.json``, ``.json.gz``, detected by ``traceEvents`` in the head, or the
+  Trace Event format's array form: ``[`` and an event with ``"ph"``; see :mod:`ridgeline.parsers.kineto`):
   ``cat`` ``kernel``, ``gpu_memcpy``, ``gpu_memset`` -> activities (``ts``/``dur`` in
   microseconds, ``args.device/stream/correlation/grid/block``), ``cuda_runtime`` and
   ``cuda_driver`` -> host calls, ``cpu_op`` -> host ops (kind ``cpu_op``);
@@ -78,6 +79,8 @@ def detect_timeline_format(path) -> str | None:
     if stripped.startswith(b"{") and (b'"traceEvents"' in head or b'"schemaVersion"' in head
                                        or b'"deviceProperties"' in head):
         return "kineto"
+    if stripped.startswith(b"[") and _trace_event_array(stripped):
+        return "kineto"
     if b"\x00" in head[:4096]:
         return None
     header = _csv_header(head)
@@ -86,6 +89,18 @@ def detect_timeline_format(path) -> str | None:
         if report:
             return "nsys-stats:" + report
     return None
+
+
+def _trace_event_array(head: bytes) -> bool:
+    """The Trace Event format's array form: ``[`` then an object with ``"ph"`` and ``"ts"``/``"name"``
+    keys (a complete event in the head, or a long first event: the keys near the start)."""
+    import re
+
+    first = re.match(rb'\[\s*\{', head)
+    if not first:
+        return False
+    window = head[:4096]
+    return b'"ph"' in window and (b'"ts"' in window or b'"name"' in window)
 
 
 def is_nsys_report(path) -> bool:
@@ -119,7 +134,9 @@ def read_timeline(path, *, host_calls: str = "all") -> TimelineTables:
         raise nsys_export_error(path)
     kind = detect_timeline_format(path)
     if kind is None:
-        raise InputError(path, "expected an Nsight Systems sqlite export, an nsys stats CSV or a PyTorch profiler trace")
+        from ridgeline.parsers.formats import expected_formats
+
+        raise InputError(path, expected_formats(("nsys", "kineto")))
     if kind == "nsys-sqlite":
         return read_nsys_sqlite(path, host_calls=host_calls)
     if kind == "kineto":

@@ -38,6 +38,10 @@ class TimelineTables:
     notes: list[str] = dataclasses.field(default_factory=list)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
     host_calls_total: int = 0  # host calls in the file (HOST_API may hold only the synchronizing ones)
+    #: where the file's host API calls come from (e.g. "nsys CUPTI_ACTIVITY_KIND_RUNTIME"); None: the
+    #: file records none, so no idle time can be attributed to synchronization (one flag per input)
+    host_api: str | None = None
+    vendor: str | None = None  # GPU vendor: "nvidia", "amd" or None (not recorded)
 
 
 
