@@ -15,6 +15,31 @@ def devices(ctx: Context) -> list[dict[str, Any]]:
     return [r for r in tl.devices.iter_rows(named=True) if r["capture_s"] and r["capture_s"] > 0]
 
 
+def has_host_calls(row: dict[str, Any]) -> bool:
+    """The input records host API calls (the reader's ``host_api`` flag, the one the legend reads)."""
+    return bool(row.get("host_api"))
+
+
+def graphs(row: dict[str, Any]) -> str:
+    """Graph capture in the vendor's words (ROCm: HIP graphs, which torch.cuda.graphs wraps there)."""
+    vendor = row.get("vendor")
+    if vendor == "amd":
+        return "HIP graphs (hipGraph; torch.compile mode='reduce-overhead' uses them on ROCm)"
+    if vendor == "nvidia":
+        return "CUDA graphs (torch.compile mode='reduce-overhead')"
+    return "GPU graph capture (CUDA/HIP graphs; torch.compile mode='reduce-overhead')"
+
+
+def sync_calls(row: dict[str, Any]) -> str:
+    """Synchronizing calls to remove from a step, in the vendor's API names."""
+    vendor = row.get("vendor")
+    if vendor == "amd":
+        return ".item()/.cpu(), hipDeviceSynchronize, blocking copies (hipMemcpy, hipMemcpyWithStream)"
+    if vendor == "nvidia":
+        return ".item()/.cpu(), cudaDeviceSynchronize, blocking copies (cudaMemcpy)"
+    return ".item()/.cpu(), device synchronizations, blocking copies"
+
+
 def several_sources(ctx: Context) -> bool:
     tl = ctx.timeline
     return tl is not None and tl.devices is not None and tl.devices.get_column("source").n_unique() > 1
