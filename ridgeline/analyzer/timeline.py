@@ -393,7 +393,7 @@ def host_calls_legend(devices) -> str:
     have = sorted({h for _s, h in rows if h})
     lacking = [s for s, h in rows if not h]
     if have and not lacking:
-        return f"sync = host in a synchronizing call (host calls from {', '.join(have)})"
+        return f"sync = host in a synchronizing call (host calls: {', '.join(have)})"
     if lacking and not have:
         return "sync n/a: the file records no host API calls, so synchronization is not told apart from other"
     return (f"sync = host in a synchronizing call (host calls from {', '.join(have)}); n/a for files that record "

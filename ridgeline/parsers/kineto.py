@@ -18,8 +18,9 @@ cannot single out synchronization.
 
 Vendor (``TimelineTables.vendor``): ROCm builds of PyTorch write the same categories
 (``kernel``, ``gpu_memcpy``, ``cuda_runtime``) with HIP names (``hipLaunchKernel``,
-``hipMemcpyWithStream``) and AMD device properties (names such as ``AMD Instinct MI300X``,
-``gcnArchName``, ``warpSize`` 64). ``amd`` when the device properties name an AMD GPU or the
+``hipMemcpyWithStream``) and AMD device properties (names such as ``AMD Instinct MI300X``;
+Kineto's roctracer build writes ``maxSharedMemoryPerMultiProcessor`` where the CUPTI build writes
+``sharedMemPerMultiprocessor``; ``warpSize`` 64). ``amd`` when the device properties name an AMD GPU or the
 runtime calls are ``hip*``; ``nvidia`` when they name an NVIDIA GPU or the calls are
 ``cuda*``/``cu*``; else None.
 """
@@ -367,7 +368,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         api = _finish_api(api, src)
     host_api = None
     if stats["runtime"]:
-        host_api = "Kineto cuda_runtime/cuda_driver events" + (" (HIP calls)" if stats["hip"] else "")
+        host_api = "Kineto " + ("HIP" if stats["hip"] else "CUDA") + " runtime events"
     return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
                           host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor)
 
@@ -380,14 +381,17 @@ def trace_vendor(props: list[dict], stats: dict[str, int]) -> str | None:
     """``amd``, ``nvidia`` or None, from the device properties, else the runtime call names."""
     for d in props:
         name = str(d.get("name") or "")
-        if "gcnArchName" in d or _AMD_NAME.search(name):
+        # Kineto built with roctracer writes maxSharedMemoryPerMultiProcessor (CUPTI builds write
+        # sharedMemPerMultiprocessor); AMD wavefronts are 64 wide, NVIDIA warps 32
+        if ("gcnArchName" in d or "maxSharedMemoryPerMultiProcessor" in d or d.get("warpSize") == 64
+                or _AMD_NAME.search(name)):
             return "amd"
         if _NVIDIA_NAME.search(name):
             return "nvidia"
     if stats["hip"]:
         return "amd"
-    if stats["runtime"] or stats["legacy"]:
-        return "nvidia"  # cuda* calls; the legacy profiler timed with CUDA events
+    if stats["runtime"]:
+        return "nvidia"  # cuda*/cu* calls (the legacy profiler's "CUDA functions" rows are also written by ROCm builds)
     return None
 
 
