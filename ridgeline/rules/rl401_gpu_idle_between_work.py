@@ -28,7 +28,7 @@ class GpuIdleBetweenWork(Rule):
     What to do
     ----------
     Follow the largest part of the split: launch overhead -> fewer, larger launches (CUDA
-    graphs — HIP graphs on ROCm —, fusion, ``torch.compile``); host synchronization -> remove
+    graphs, HIP graphs on ROCm, fusion, ``torch.compile``); host synchronization -> remove
     ``.item()``, ``.cpu()``, ``cudaDeviceSynchronize`` (``hipDeviceSynchronize``) and blocking copies
     (``cudaMemcpy``; ``hipMemcpy``/``hipMemcpyWithStream``) from the step; other -> the host
     is not feeding the GPU (data loading, Python overhead, communication waits): overlap them
