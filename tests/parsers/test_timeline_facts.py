@@ -266,3 +266,17 @@ def test_an_unknown_unit_is_an_error_naming_line_and_column(tmp_path, capsys):
     assert exc.value.line == 3 and exc.value.column == "Total Time" and exc.value.actual == "1.5 min"
     code, _out, err = run(capsys, "analyze", p)
     assert code == 2 and f"{p}:3" in err and "'Total Time'" in err and "Traceback" not in err
+
+
+def test_a_group_of_devices_shares_the_summed_capture(capsys):
+    """RL4xx findings on several devices: the group's share is of the devices' summed capture
+    (each device's share is of its own capture), so it never passes 100%."""
+    p = sample("nsys", "nsysai-h100x2-nsys2026.2.1-fastvideo-wan-infer-1s-window.sqlite")
+    res = analyze_paths([p])
+    rl403 = [f for f in res.findings if f.code == "RL403"]
+    assert len(rl403) == 2
+    caps = {r["device"]: r["capture_s"] for r in res.timeline.devices.iter_rows(named=True)}
+    want = sum(f.impact_s for f in rl403) / sum(caps.values())
+    code, out, _err = run(capsys, "analyze", p)
+    got = re.search(r"RL403 warning\s+2 devices\s+\[up to [^,]+, ([0-9.]+)% of capture time\]", out)
+    assert code == 0 and got and float(got.group(1)) == pytest.approx(100 * want, abs=0.05) and want <= 1
