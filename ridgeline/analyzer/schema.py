@@ -247,6 +247,7 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "host_api": ("str", "where the file's host API calls come from (nsys CUPTI_ACTIVITY_KIND_RUNTIME, Kineto cuda_runtime events); "
                  "null: the file records none, so idle_sync_s is 0 and not told apart from idle_other_s"),
     "vendor": ("str", "GPU vendor the capture names: 'nvidia', 'amd' (ROCm: HIP calls, AMD device properties) or null"),
+    "framework": ("str", "'pytorch' for PyTorch profiler traces and captures with PyTorch's own kernels (at::native, c10, triton_*), else null"),
     "short_kernels": ("i64", "kernels shorter than short_kernel_s"),
     "short_kernel_time_s": ("f64", "their summed duration"),
     "median_short_kernel_s": ("f64", "their median duration"),

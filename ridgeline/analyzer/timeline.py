@@ -22,6 +22,8 @@ Per device (``source`` x ``device``), with every GPU activity of the capture:
   says where they came from, null for files that record none (nsys stats CSVs, legacy autograd
   traces, Kineto traces without runtime events): those put every long gap into ``idle_other_s``
   and every view shows the sync share as n/a. The legend, RL401 and RL403 all read that one flag.
+* ``framework``: ``pytorch`` for Kineto traces and captures with PyTorch's own kernels, else null:
+  remedies name ``torch.compile`` only for PyTorch programs.
 * ``vendor``: ``nvidia``/``amd``/null from the reader (ROCm traces: ``amd``); rules word their
   remedies for it and the roofline join is skipped for non-NVIDIA timelines (ncu profiles are
   NVIDIA-only, so a name match across vendors would be a coincidence).
@@ -138,7 +140,8 @@ def _sync_intervals(api):
     return merge_intervals(sync.get_column("start_ns").to_numpy(), sync.get_column("end_ns").to_numpy())
 
 
-def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0, host_api=None, vendor=None):
+def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0, host_api=None, vendor=None,
+                framework=None):
     import numpy as np
     import polars as pl
 
@@ -213,6 +216,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "host_calls": host_calls,
         "host_api": host_api,
         "vendor": vendor,
+        "framework": framework,
         "short_kernels": int(short.sum()),
         "short_kernel_time_s": float(kd[short].sum()) / 1e9 if k.height else 0.0,
         "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
@@ -263,7 +267,8 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
         for (device,), part in acts.group_by(["device"], maintain_order=True):
             name = part.get_column("device_name").drop_nulls()
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
-                                      sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor)
+                                      sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
+                                      getattr(tl, "framework", None))
             rows.append(row)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \

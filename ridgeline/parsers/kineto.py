@@ -370,7 +370,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     if stats["runtime"]:
         host_api = "Kineto " + ("HIP" if stats["hip"] else "CUDA") + " runtime events"
     return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
-                          host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor)
+                          host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor, framework="pytorch")
 
 
 _AMD_NAME = re.compile(r"(?i)\b(AMD|Radeon|Instinct|MI[0-9]{2,3}[A-Z]*)\b|gfx[0-9]")

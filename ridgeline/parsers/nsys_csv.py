@@ -31,6 +31,7 @@ from ridgeline.parsers.timeline_common import (
     _dims_and_kinds,
     _empty_activities,
     _finish_activities,
+    pytorch_capture,
 )
 from ridgeline.result import Skipped
 
@@ -219,7 +220,8 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
         out = out.filter(pl.col("start_ns").is_not_null() & pl.col("end_ns").is_not_null())
     out = _dims_and_kinds(out)
     acts = _finish_activities(out, src, {})
-    return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped, vendor="nvidia")
+    return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped, vendor="nvidia",
+                          framework=pytorch_capture(acts))
 
 
 def _count_expr(col: str):

@@ -13,6 +13,7 @@ from ridgeline.parsers.timeline_common import (
     _empty_activities,
     _finish_activities,
     _finish_api,
+    pytorch_capture,
 )
 
 
@@ -152,4 +153,4 @@ def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
     return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,
                           devices=devices, notes=notes, host_calls_total=host_total,
                           host_api="nsys CUPTI_ACTIVITY_KIND_RUNTIME" if "CUPTI_ACTIVITY_KIND_RUNTIME" in names else None,
-                          vendor="nvidia")
+                          vendor="nvidia", framework=pytorch_capture(acts))

@@ -42,6 +42,7 @@ class TimelineTables:
     #: file records none, so no idle time can be attributed to synchronization (one flag per input)
     host_api: str | None = None
     vendor: str | None = None  # GPU vendor: "nvidia", "amd" or None (not recorded)
+    framework: str | None = None  # "pytorch" when the capture is a PyTorch program (see pytorch_capture), else None
 
 
 
@@ -81,6 +82,22 @@ def _finish_activities(df, source: str, devices: dict[int, str]):
         .alias("short_name")
     )
     return df.select([pl.col(c).cast(t) for c, t in schema.items()]).sort("device", "start_ns", nulls_last=True)
+
+
+#: kernel names only PyTorch (ATen, c10, Inductor's Triton kernels) launches
+PYTORCH_KERNEL_RE = r"(^|[\s:<(])(at::native::|at::cuda::|c10::)|^triton_(poi|red|per|tem)_"
+
+
+def pytorch_capture(acts) -> str | None:
+    """``"pytorch"`` when any kernel on the timeline is PyTorch's own (ATen/c10 kernels, Inductor's
+    triton_* kernels), else None: remedies then name PyTorch's knobs (torch.compile) only for
+    PyTorch programs. Kineto traces are PyTorch by construction."""
+    import polars as pl
+
+    if acts is None or not acts.height:
+        return None
+    hit = acts.filter((pl.col("kind") == "kernel") & pl.col("name").str.contains(PYTORCH_KERNEL_RE)).height
+    return "pytorch" if hit else None
 
 
 def _finish_api(df, source: str):

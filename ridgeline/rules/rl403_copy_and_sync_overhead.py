@@ -57,7 +57,7 @@ class CopyAndSyncOverhead(Rule):
                          f"(>= {limit}): copies with no kernel {K.fmt_s(r['copy_only_s'])} (HtoD {K.fmt_s(r['htod_s'])}, "
                          f"DtoH {K.fmt_s(r['dtoh_s'])}), idle while synchronizing "
                          + (K.fmt_s(r["idle_sync_s"]) if T.has_host_calls(r) else "unknown (the file records no host calls)")),
-                remedy=("Overlap copies with compute (pinned memory, non_blocking, side stream) and drop per-step syncs "
+                remedy=(f"Overlap copies with compute ({T.async_copies(r)}) and drop per-step syncs "
                         f"({T.sync_calls(r)})."),
                 evidence=(
                     Evidence("copy_only_s", r["copy_only_s"], "s", "derived"),

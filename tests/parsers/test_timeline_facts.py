@@ -280,3 +280,28 @@ def test_a_group_of_devices_shares_the_summed_capture(capsys):
     code, out, _err = run(capsys, "analyze", p)
     got = re.search(r"RL403 warning\s+2 devices\s+\[up to [^,]+, ([0-9.]+)% of capture time\]", out)
     assert code == 0 and got and float(got.group(1)) == pytest.approx(100 * want, abs=0.05) and want <= 1
+
+
+@pytest.mark.parametrize("name, torch", [("capture.kineto.json", True), ("capture-2024.sqlite", False),
+                                         ("capture.rocm.kineto.json", True)])
+def test_pytorch_knobs_only_for_pytorch_programs(name, torch):
+    """The fixture's kernels (ns::scale_kernel, gemm_tile_kernel) are not PyTorch's: an nsys capture
+    of them gets CUDA API wording; a PyTorch profiler trace is PyTorch by construction."""
+    res = analyze_paths([FIX / name])
+    assert (device0(res)["framework"] == "pytorch") is torch
+    text = " ".join(f.remedy for f in res.findings if f.code.startswith("RL4"))
+    assert ("torch.compile" in text) is torch and (".item()" in text) is torch
+    if not torch:
+        assert "cudaStreamBeginCapture" in text and "cudaMemcpyAsync" in text
+
+
+def test_pytorch_kernels_mark_an_nsys_capture_as_pytorch():
+    from ridgeline.parsers.timeline_common import pytorch_capture
+    import polars as pl
+
+    def acts(*names):
+        return pl.DataFrame({"kind": ["kernel"] * len(names), "name": list(names)})
+
+    assert pytorch_capture(acts("void at::native::vectorized_elementwise_kernel<4>(int)", "saxpy")) == "pytorch"
+    assert pytorch_capture(acts("triton_poi_fused_add_0")) == "pytorch"
+    assert pytorch_capture(acts("clover::par_ranged2d_kernel", "saxpy", "my_at::native_lookalike")) is None
