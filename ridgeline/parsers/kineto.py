@@ -188,6 +188,9 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     gpus, hosts, stats = [], [], new_stats()
     with _open_stream(path) as fh:
         buf = b""
+        if fh.read(4096).lstrip().startswith(b"["):  # the array form: parsed whole
+            raise _NotStreamable("Trace Event array form")
+        fh.seek(0)
         while key not in buf:
             more = fh.read(1 << 20)
             if not more:

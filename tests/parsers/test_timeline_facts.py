@@ -305,3 +305,11 @@ def test_pytorch_kernels_mark_an_nsys_capture_as_pytorch():
     assert pytorch_capture(acts("void at::native::vectorized_elementwise_kernel<4>(int)", "saxpy")) == "pytorch"
     assert pytorch_capture(acts("triton_poi_fused_add_0")) == "pytorch"
     assert pytorch_capture(acts("clover::par_ranged2d_kernel", "saxpy", "my_at::native_lookalike")) is None
+
+
+def test_a_large_array_form_trace_falls_back_to_the_whole_parse(tmp_path):
+    from ridgeline.parsers.kineto import read_kineto
+
+    whole = read_kineto(FIX / "capture.legacy-autograd.json", stream_min_bytes=1 << 60)
+    chunked = read_kineto(FIX / "capture.legacy-autograd.json", stream_min_bytes=0, chunk_bytes=64)
+    assert whole.activities.equals(chunked.activities) and whole.activities.height == 6
