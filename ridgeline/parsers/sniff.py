@@ -22,7 +22,7 @@ def _gunzip_first_line(head: bytes) -> str | None:
         return None
     text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), None)
-    return line[:24] if line and "\x00" not in line and "\ufffd" not in line else None
+    return line[:20] if line and "\x00" not in line and "\ufffd" not in line else None
 
 
 def describe_head(path: Path) -> str | None:
@@ -44,7 +44,7 @@ def describe_head(path: Path) -> str | None:
         if head.startswith(magic):
             inner = _gunzip_first_line(head) if magic == b"\x1f\x8b" else None
             if inner:  # ridgeline reads gzip only for PyTorch traces: say what is inside
-                return f"{what} holding {inner!r} (decompress it first; only PyTorch traces are read compressed)"
+                return f"{what} (decompress it first) starting: {inner}"
             return f"{what} (decompress it first)"
     if any(ch in line for ch in "\ufffd\x00"):
         if path.suffix.lower() == ".ncu-rep":
