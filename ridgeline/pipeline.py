@@ -16,15 +16,12 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ridgeline.errors import InputError, UsageError
+from ridgeline.parsers.formats import describe_formats, expected_formats
 from ridgeline.parsers.sniff import describe_head
 from ridgeline.result import AnalysisResult, InputInfo, Skipped
 
-EXPECTED_FORMATS = (
-    "expected an Nsight Compute CSV export (ncu --csv, raw or details page) or GPU telemetry "
-    "(dcgmi dmon, dcgm-exporter scrape, Prometheus JSON, nvidia-smi CSV/dmon)"
-)
-# also read (named in errors for files that look like them): .ncu-rep reports (extra
-# ridgeline[ncu-rep]), Nsight Systems sqlite exports and stats CSVs, PyTorch profiler traces
+#: every format ridgeline reads, from the one table in ridgeline.parsers.formats
+EXPECTED_FORMATS = expected_formats()
 
 
 # The telemetry kept on the result for plots and the report's overview: the fields the telemetry
@@ -107,7 +104,7 @@ def _why_not_recognized(path: Path) -> InputError:
         if not generic:
             expected = err.expected
             if expected.startswith("expected"):  # not clearly ncu's own output: telemetry was an option too
-                expected += " (or GPU telemetry: dcgmi dmon, dcgm-exporter, Prometheus JSON, nvidia-smi)"
+                expected += f" (or {describe_formats(('nsys', 'kineto', 'telemetry'))})"
             return InputError(
                 path,
                 expected,

@@ -195,6 +195,11 @@ SYNC_CALLS = (
     "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyToSymbol", "cudaMemcpyFromSymbol",
     "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
     "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoD", "cuMemcpy2D", "cuMemcpy3D",
+    # HIP (ROCm) equivalents; hipMemcpyWithStream is a blocking copy on a stream (PyTorch on ROCm uses
+    # it for .item()/.cpu()/.to() host copies)
+    "hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipCtxSynchronize",
+    "hipMemcpy", "hipMemcpyWithStream", "hipMemcpy2D", "hipMemcpy3D", "hipMemcpyToSymbol", "hipMemcpyFromSymbol",
+    "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpyDtoD",
 )
 SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
 
@@ -238,7 +243,11 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "dtod_s": ("f64", "sum of device-to-device and peer copy durations"),
     "copy_bytes": ("i64", "bytes copied"),
     "sync_api_s": ("f64", "union of synchronizing host calls within the capture, s"),
-    "host_calls": ("i64", "host API calls in the file (0: the format has none, so idle_sync_s cannot be told apart)"),
+    "host_calls": ("i64", "host runtime/driver API calls in the file"),
+    "host_api": ("str", "where the file's host API calls come from (nsys CUPTI_ACTIVITY_KIND_RUNTIME, Kineto cuda_runtime events); "
+                 "null: the file records none, so idle_sync_s is 0 and not told apart from idle_other_s"),
+    "vendor": ("str", "GPU vendor the capture names: 'nvidia', 'amd' (ROCm: HIP calls, AMD device properties) or null"),
+    "framework": ("str", "'pytorch' for PyTorch profiler traces and captures with PyTorch's own kernels (at::native, c10, triton_*), else null"),
     "short_kernels": ("i64", "kernels shorter than short_kernel_s"),
     "short_kernel_time_s": ("f64", "their summed duration"),
     "median_short_kernel_s": ("f64", "their median duration"),

@@ -17,8 +17,16 @@ Per device (``source`` x ``device``), with every GPU activity of the capture:
   - ``idle_other_s``: the rest (the host did not issue work: Python overhead, data loading,
     communication waits; HTA's "host wait" and "other").
 
-  Host calls come from the same file (nsys runtime API, Kineto ``cuda_runtime``); formats
-  without them put every long gap into ``idle_other_s``.
+  Host calls come from the same file (nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``, Kineto
+  ``cuda_runtime``/``cuda_driver`` events, HIP names on ROCm); the per-device ``host_api`` column
+  says where they came from, null for files that record none (nsys stats CSVs, legacy autograd
+  traces, Kineto traces without runtime events): those put every long gap into ``idle_other_s``
+  and every view shows the sync share as n/a. The legend, RL401 and RL403 all read that one flag.
+* ``framework``: ``pytorch`` for Kineto traces and captures with PyTorch's own kernels, else null:
+  remedies name ``torch.compile`` only for PyTorch programs.
+* ``vendor``: ``nvidia``/``amd``/null from the reader (ROCm traces: ``amd``); rules word their
+  remedies for it and the roofline join is skipped for non-NVIDIA timelines (ncu profiles are
+  NVIDIA-only, so a name match across vendors would be a coincidence).
 * Launch-bound figures: kernels shorter than ``short_kernel_s`` (default 10 us), their median
   duration and the median gap before each of them (start - the latest end of the kernels
   before it on the device, clipped at 0).
@@ -132,7 +140,8 @@ def _sync_intervals(api):
     return merge_intervals(sync.get_column("start_ns").to_numpy(), sync.get_column("end_ns").to_numpy())
 
 
-def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0):
+def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0, host_api=None, vendor=None,
+                framework=None):
     import numpy as np
     import polars as pl
 
@@ -205,6 +214,9 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "copy_bytes": int(copies.get_column("bytes").fill_null(0).sum()) if copies.height else 0,
         "sync_api_s": sync_api / 1e9,
         "host_calls": host_calls,
+        "host_api": host_api,
+        "vendor": vendor,
+        "framework": framework,
         "short_kernels": int(short.sum()),
         "short_kernel_time_s": float(kd[short].sum()) / 1e9 if k.height else 0.0,
         "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
@@ -255,7 +267,8 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
         for (device,), part in acts.group_by(["device"], maintain_order=True):
             name = part.get_column("device_name").drop_nulls()
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
-                                      sync_s, sync_e, opts, tl.host_calls_total)
+                                      sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
+                                      getattr(tl, "framework", None))
             rows.append(row)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \
@@ -344,6 +357,11 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
 
     if roofline is None or not roofline.height:
         return
+    devs = analysis.devices
+    if devs is not None and devs.height and "vendor" in devs.columns and (devs.get_column("vendor") == "amd").any():
+        analysis.join_notes.append("roofline x timeline: not joined: the timeline is from an AMD GPU (ROCm), the Nsight "
+                                   "Compute profile from an NVIDIA GPU; the same kernel name would be a coincidence")
+        return
     prof = roofline.group_by("short_name").agg(
         pl.len().cast(pl.Int64).alias("profiled_launches"),
         pl.col("duration_s").sum().alias("profiled_s"),
@@ -371,6 +389,20 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
         + (f" (profiled only: {', '.join(analysis.unmatched_profile[:5])}{'...' if len(analysis.unmatched_profile) > 5 else ''})"
            if analysis.unmatched_profile else "")
     )
+
+
+def host_calls_legend(devices) -> str:
+    """What the idle split's sync share rests on, from each device row's ``host_api`` flag: the one
+    sentence the terminal, Markdown, HTML and plot legends use."""
+    rows = [] if devices is None or not devices.height else devices.select("source", "host_api").unique().rows()
+    have = sorted({h for _s, h in rows if h})
+    lacking = [s for s, h in rows if not h]
+    if have and not lacking:
+        return f"sync = host in a synchronizing call (host calls: {', '.join(have)})"
+    if lacking and not have:
+        return "sync n/a: the file records no host API calls, so synchronization is not told apart from other"
+    return (f"sync = host in a synchronizing call (host calls from {', '.join(have)}); n/a for files that record "
+            "no host API calls")
 
 
 def wall_shares(analysis: TimelineAnalysis | None) -> dict[str, float]:

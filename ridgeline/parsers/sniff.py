@@ -13,6 +13,18 @@ _COMPRESSED = (
 )
 
 
+def _gunzip_first_line(head: bytes) -> str | None:
+    import zlib
+
+    try:
+        raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 4096)
+    except zlib.error:
+        return None
+    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), None)
+    return line[:20] if line and "\x00" not in line and "\ufffd" not in line else None
+
+
 def describe_head(path: Path) -> str | None:
     """The first non-blank line of a text file, or what the file is when it is not text.
 
@@ -30,6 +42,9 @@ def describe_head(path: Path) -> str | None:
         return "an empty file"
     for magic, what in _COMPRESSED:
         if head.startswith(magic):
+            inner = _gunzip_first_line(head) if magic == b"\x1f\x8b" else None
+            if inner:  # ridgeline reads gzip only for PyTorch traces: say what is inside
+                return f"{what} (decompress it first) starting: {inner}"
             return f"{what} (decompress it first)"
     if any(ch in line for ch in "\ufffd\x00"):
         if path.suffix.lower() == ".ncu-rep":

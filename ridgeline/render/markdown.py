@@ -183,9 +183,13 @@ def _timeline_markdown(result) -> list[str]:
     tl = getattr(result, "timeline", None)
     if tl is None or tl.devices is None or not tl.devices.height:
         return []
+    from ridgeline.analyzer.timeline import host_calls_legend
+
+    vendors = sorted({v for v in tl.devices.get_column("vendor").to_list() if v}) if "vendor" in tl.devices.columns else []
     lines = ["### Timeline", "",
              "Shares of each device's capture (first to last GPU activity); idle split: launch gaps, host "
-             "synchronizing, other.", ""]
+             f"synchronizing, other; {md(host_calls_legend(tl.devices))}."
+             + (f" GPU vendor: {', '.join(vendors)}." if vendors else ""), ""]
     rows = []
     for r in tl.devices.iter_rows(named=True):
         cap = r["capture_s"] or 0.0
@@ -195,7 +199,7 @@ def _timeline_markdown(result) -> list[str]:
 
         dev = ("gpu:?" if r["device"] is None else f"gpu:{r['device']}")
         rows.append([md(Path(r["source"]).name), md(dev), fmt_seconds(cap), share(r["busy_s"]), share(r["kernel_busy_s"]),
-                     share(r["idle_s"]), share(r["idle_launch_s"]), share(r["idle_sync_s"], bool(r["host_calls"])),
+                     share(r["idle_s"]), share(r["idle_launch_s"]), share(r["idle_sync_s"], bool(r.get("host_api"))),
                      share(r["idle_other_s"])])
     lines += _table(["File", "Device", "Capture", "Busy", "Kernels", "Idle", "Launch", "Sync", "Other"], rows,
                     ["l", "l", "r", "r", "r", "r", "r", "r", "r"])

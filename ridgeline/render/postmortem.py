@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 WIDTH = 80
+VENDOR_NAMES = {"nvidia": "NVIDIA (CUDA)", "amd": "AMD (ROCm/HIP)"}
 
 
 def _fmt_s(v):
@@ -43,12 +44,19 @@ def timeline_lines(result) -> list[str]:
             def share(v):
                 return _pct(v / cap) if cap else "-"
 
-            sync = share(r["idle_sync_s"]) if r["host_calls"] else "n/a"
+            sync = share(r["idle_sync_s"]) if r.get("host_api") else "n/a"
             lines.append(f"{shorten(label, 25):<26}{_fmt_s(cap):>9}{share(r['busy_s']):>7}{share(r['kernel_busy_s']):>7}"
                          f"{share(r['idle_s']):>7}{share(r['idle_launch_s']):>7}{sync:>6}{share(r['idle_other_s']):>7}")
+        from ridgeline.analyzer.timeline import host_calls_legend
+        import textwrap
+
         gap = tl.options.get("launch_gap_s", 10e-6)
-        lines.append(f"shares of capture; idle split: launch = gaps <= {_fmt_s(gap)}, sync = host in a")
-        lines.append("synchronizing call (n/a: the format has no host calls), other = the rest")
+        legend = (f"shares of capture; idle split: launch = gaps <= {_fmt_s(gap)}; {host_calls_legend(d)}; "
+                  "other = the rest")
+        lines += textwrap.wrap(legend, WIDTH)
+        vendors = {v for v in d.get_column("vendor").to_list() if v} if "vendor" in d.columns else set()
+        if vendors:
+            lines.append("GPU vendor: " + ", ".join(sorted(VENDOR_NAMES.get(v, v) for v in vendors)))
     k = tl.kernel_shares
     if k is not None and k.height:
         top = k.head(5).to_dicts()

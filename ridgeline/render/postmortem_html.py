@@ -38,9 +38,14 @@ def timeline_section(result) -> str:
                 f'<tr><td class="name">{esc(Path(r["source"]).name)}</td><td>{esc(dev)}</td>'
                 f'<td class="num" data-v="{cap}">{esc(fmt_seconds(cap))}</td>'
                 + cell(r["busy_s"]) + cell(r["kernel_busy_s"]) + cell(r["idle_s"]) + cell(r["idle_launch_s"])
-                + cell(r["idle_sync_s"], bool(r["host_calls"])) + cell(r["idle_other_s"]) + cell(r["copy_only_s"])
+                + cell(r["idle_sync_s"], bool(r.get("host_api"))) + cell(r["idle_other_s"]) + cell(r["copy_only_s"])
                 + "</tr>")
         parts.append("</tbody></table>")
+        from ridgeline.analyzer.timeline import host_calls_legend
+
+        vendors = sorted({v for v in d.get_column("vendor").to_list() if v}) if "vendor" in d.columns else []
+        parts.append(f"<p>{esc(host_calls_legend(d))}" + (f"; GPU vendor: {esc(', '.join(vendors))}" if vendors else "")
+                     + "</p>")
     k = tl.kernel_shares
     if k is not None and k.height:
         parts.append("<h3>Kernels by timeline time</h3>")

@@ -252,6 +252,9 @@ def _findings(result) -> list[str]:
         total = sum(impacts) if impacts else None
         share = sum(shares) if shares else None
         kinds = {f.subject_kind for f in items}
+        if kinds == {"timeline"}:  # each device's share is of its own capture: the group's is of their sum
+            own = [(f.impact_s, f.impact_s / f.impact_share) for f in items if f.impact_s and f.impact_share]
+            share = sum(i for i, _ in own) / sum(c for _, c in own) if own else share
         kind = kinds.pop() if len(kinds) == 1 else None
         plural = {"kernel": "kernels", "gpu": "GPUs", "host": "hosts", "window": "windows",
                   "timeline": "devices"}.get(kind, "findings")

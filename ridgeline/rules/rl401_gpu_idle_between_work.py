@@ -28,8 +28,9 @@ class GpuIdleBetweenWork(Rule):
     What to do
     ----------
     Follow the largest part of the split: launch overhead -> fewer, larger launches (CUDA
-    graphs, fusion, ``torch.compile``); host synchronization -> remove ``.item()``,
-    ``.cpu()``, ``cudaDeviceSynchronize`` and blocking copies from the step; other -> the host
+    graphs, HIP graphs on ROCm, fusion, ``torch.compile``); host synchronization -> remove
+    ``.item()``, ``.cpu()``, ``cudaDeviceSynchronize`` (``hipDeviceSynchronize``) and blocking copies
+    (``cudaMemcpy``; ``hipMemcpy``/``hipMemcpyWithStream``) from the step; other -> the host
     is not feeding the GPU (data loading, Python overhead, communication waits): overlap them
     with GPU work (prefetching data loaders, pinned memory, async copies, more work per step).
 
@@ -59,10 +60,11 @@ class GpuIdleBetweenWork(Rule):
                 message=(f"idle {got} of the {K.fmt_s(r['capture_s'])} capture (>= {limit}): {K.fmt_s(r['idle_s'])}, "
                          f"of which launch gaps {K.fmt_s(r['idle_launch_s'])}, " + (
                              f"host synchronizing {K.fmt_s(r['idle_sync_s'])}, other {K.fmt_s(r['idle_other_s'])}"
-                             if r["host_calls"] else
-                             f"longer gaps {K.fmt_s(r['idle_other_s'])} (no host calls in this format)")),
-                remedy=("Attack the largest part: launch gaps -> CUDA graphs/fusion; synchronizing -> drop .item()/"
-                        "blocking copies; other -> feed the GPU ahead (prefetch, async copies)."),
+                             if T.has_host_calls(r) else
+                             f"longer gaps {K.fmt_s(r['idle_other_s'])} (the file records no host calls, so synchronization "
+                             "is not told apart)")),
+                remedy=(f"Attack the largest part: launch gaps -> {T.graphs(r)}, fusion; synchronizing -> drop "
+                        f"{T.sync_calls(r)}; other -> feed the GPU ahead (prefetch, async copies)."),
                 evidence=(
                     Evidence("capture_s", r["capture_s"], "s", "measured"),
                     Evidence("busy_s", r["busy_s"], "s", "measured"),

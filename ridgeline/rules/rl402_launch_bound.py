@@ -26,7 +26,7 @@ class LaunchBound(Rule):
 
     What to do
     ----------
-    Launch less: capture the steady-state step in a CUDA graph (``torch.cuda.graphs``,
+    Launch less: capture the steady-state step in a CUDA graph (a HIP graph on ROCm; ``torch.cuda.graphs``,
     ``torch.compile(mode="reduce-overhead")``, vLLM/TensorRT-LLM graph mode), fuse chains of
     elementwise and normalization kernels (``torch.compile``, fused RMSNorm/rotary/SwiGLU), and
     batch more work per launch.
@@ -65,7 +65,7 @@ class LaunchBound(Rule):
                 message=(f"{K.plural(n, 'kernel')} shorter than {K.fmt_s(limit_s)} ({K.fmt_pct(n / total)} of launches); "
                          f"median {K.fmt_s(med)} with a median gap of {K.fmt_s(gap)} before each "
                          f"(>= {p['min_gap_ratio']:g}x the kernel)"),
-                remedy="Launch less: CUDA graphs (torch.compile mode='reduce-overhead'), fuse small kernels, batch work.",
+                remedy=f"Launch less: {T.graphs(r)}, fuse small kernels, batch work.",
                 evidence=(
                     Evidence("short_kernels", n, "launches", "measured"),
                     Evidence("kernels", total, "launches", "measured"),

@@ -56,8 +56,9 @@ class CopyAndSyncOverhead(Rule):
                 message=(f"copies alone and synchronization hold {got} of the {K.fmt_s(r['capture_s'])} capture "
                          f"(>= {limit}): copies with no kernel {K.fmt_s(r['copy_only_s'])} (HtoD {K.fmt_s(r['htod_s'])}, "
                          f"DtoH {K.fmt_s(r['dtoh_s'])}), idle while synchronizing "
-                         + (K.fmt_s(r["idle_sync_s"]) if r["host_calls"] else "unknown (no host calls in this format)")),
-                remedy="Overlap copies with compute (pinned memory, non_blocking, side stream) and drop per-step syncs.",
+                         + (K.fmt_s(r["idle_sync_s"]) if T.has_host_calls(r) else "unknown (the file records no host calls)")),
+                remedy=(f"Overlap copies with compute ({T.async_copies(r)}) and drop per-step syncs "
+                        f"({T.sync_calls(r)})."),
                 evidence=(
                     Evidence("copy_only_s", r["copy_only_s"], "s", "derived"),
                     Evidence("idle_sync_s", r["idle_sync_s"], "s", "derived"),

@@ -15,6 +15,45 @@ def devices(ctx: Context) -> list[dict[str, Any]]:
     return [r for r in tl.devices.iter_rows(named=True) if r["capture_s"] and r["capture_s"] > 0]
 
 
+def has_host_calls(row: dict[str, Any]) -> bool:
+    """The input records host API calls (the reader's ``host_api`` flag, the one the legend reads)."""
+    return bool(row.get("host_api"))
+
+
+def graphs(row: dict[str, Any]) -> str:
+    """Graph capture in the vendor's words (ROCm: HIP graphs, which torch.cuda.graphs wraps there);
+    PyTorch's switch for it only for PyTorch programs (``framework``)."""
+    vendor = row.get("vendor")
+    torch = row.get("framework") == "pytorch"
+    if vendor == "amd":
+        return ("HIP graphs (torch.compile mode='reduce-overhead' uses them on ROCm)" if torch
+                else "HIP graphs (hipStreamBeginCapture, hipGraphLaunch)")
+    if vendor == "nvidia":
+        return ("CUDA graphs (torch.compile mode='reduce-overhead')" if torch
+                else "CUDA graphs (cudaStreamBeginCapture, cudaGraphLaunch)")
+    return "GPU graph capture (CUDA/HIP graphs)"
+
+
+def sync_calls(row: dict[str, Any]) -> str:
+    """Synchronizing calls to remove from a step, in the vendor's API names (PyTorch's .item()/.cpu()
+    for PyTorch programs)."""
+    vendor = row.get("vendor")
+    torch = ".item()/.cpu(), " if row.get("framework") == "pytorch" else ""
+    if vendor == "amd":
+        return torch + "hipDeviceSynchronize, blocking copies (hipMemcpy, hipMemcpyWithStream)"
+    if vendor == "nvidia":
+        return torch + "cudaDeviceSynchronize, blocking copies (cudaMemcpy)"
+    return torch + "device synchronizations, blocking copies"
+
+
+def async_copies(row: dict[str, Any]) -> str:
+    """How to overlap copies with compute, in the program's words."""
+    if row.get("framework") == "pytorch":
+        return "pinned memory, non_blocking=True, a side stream"
+    api = "hipMemcpyAsync" if row.get("vendor") == "amd" else "cudaMemcpyAsync" if row.get("vendor") == "nvidia" else "async copies"
+    return f"pinned host memory, {api} on a side stream"
+
+
 def several_sources(ctx: Context) -> bool:
     tl = ctx.timeline
     return tl is not None and tl.devices is not None and tl.devices.get_column("source").n_unique() > 1

@@ -326,7 +326,7 @@ def test_chunked_kineto_reader_equals_the_whole_parse(chunk, tmp_path):
 
 
 def test_chunked_reader_really_streams_the_real_trace():
-    from ridgeline.parsers import timeline as T
+    from ridgeline.parsers import kineto as T
 
     path = SHARED / "kineto" / "hta-a100sxm80-16rank-negative-queue-rank0.json.gz"
     if not path.exists():

@@ -1,0 +1,156 @@
+"""Nsight Systems ``nsys export --type sqlite`` databases -> TIMELINE / HOST_API tables
+(see :mod:`ridgeline.parsers.timeline` for the formats and their detection)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ridgeline.analyzer.schema import SYNC_CALLS, SYNC_RE
+from ridgeline.errors import InputError
+from ridgeline.parsers.timeline_common import (
+    TimelineTables,
+    _dims_and_kinds,
+    _empty_activities,
+    _finish_activities,
+    _finish_api,
+    pytorch_capture,
+)
+
+
+def _connect(path):
+    import sqlite3
+
+    return sqlite3.connect(f"file:{Path(path).resolve()}?mode=ro", uri=True)
+
+
+def _tables(con) -> set[str]:
+    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _is_nsys_sqlite(path) -> bool:
+    import sqlite3
+
+    try:
+        con = _connect(path)
+        try:
+            names = _tables(con)
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return "StringIds" in names and (any(n.startswith("CUPTI_ACTIVITY_KIND_") for n in names)
+                                     or "EXPORT_META_DATA" in names or "META_DATA_EXPORT" in names)
+
+
+
+# ======================================================================================
+# nsys sqlite
+# ======================================================================================
+def _select(con, sql: str, batch: int = 100_000):
+    """One SELECT into polars, fetched in batches (each batch's Python rows are dropped once it is
+    a polars frame, so peak memory holds one batch of Python objects, not the whole table)."""
+    import polars as pl
+
+    cur = con.execute(sql)
+    names = [d[0] for d in cur.description]
+    frames = []
+    while True:
+        rows = cur.fetchmany(batch)
+        if not rows:
+            break
+        cols = list(zip(*rows))
+        del rows
+        frames.append(pl.DataFrame({n: list(c) for n, c in zip(names, cols)}, strict=False))
+        del cols
+    if not frames:
+        return pl.DataFrame({n: [] for n in names})
+    return frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+
+
+def read_nsys_sqlite(path, *, host_calls: str = "all") -> TimelineTables:
+    """``host_calls``: ``"all"`` runtime API calls in HOST_API, or ``"sync"``: only the synchronizing
+    ones (:data:`ridgeline.analyzer.timeline.SYNC_CALLS`, all the analysis reads; the pipeline's
+    choice, since a capture holds about one runtime call per kernel)."""
+    import sqlite3
+
+    import polars as pl
+
+    src = str(path)
+    try:
+        con = _connect(path)
+        names = _tables(con)
+    except sqlite3.Error as err:
+        raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
+    notes: list[str] = []
+    try:
+        meta = "META_DATA_EXPORT" if "META_DATA_EXPORT" in names else ("EXPORT_META_DATA" if "EXPORT_META_DATA" in names else None)
+        version = None
+        if meta:
+            got = dict(con.execute(f"SELECT name, value FROM {meta}").fetchall())
+            version = got.get("EXPORT_PRODUCT_VERSION")
+        devices: dict[int, str] = {}
+        if "TARGET_INFO_GPU" in names:
+            devices = {int(i): n for i, n in con.execute("SELECT id, name FROM TARGET_INFO_GPU") if i is not None}
+        parts = []
+        # no per-row strings from sqlite: names come as StringIds ids and are joined in polars
+        if "CUPTI_ACTIVITY_KIND_KERNEL" in names:
+            cols = {r[1] for r in con.execute("PRAGMA table_info(CUPTI_ACTIVITY_KIND_KERNEL)")}
+            name_col = "demangledName" if "demangledName" in cols else "shortName"
+            k = _select(con, f"""
+                SELECT deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
+                       {name_col} AS name_id, correlationId AS correlation_id,
+                       gridX AS grid_x, gridY AS grid_y, gridZ AS grid_z, blockX AS block_x, blockY AS block_y,
+                       blockZ AS block_z, globalPid / 16777216 % 16777216 AS process_id
+                FROM CUPTI_ACTIVITY_KIND_KERNEL""")
+            if k.height:
+                ids = _select(con, f"""SELECT id AS name_id, value AS name FROM StringIds
+                                      WHERE id IN (SELECT DISTINCT {name_col} FROM CUPTI_ACTIVITY_KIND_KERNEL)""")
+                k = k.join(ids.with_columns(pl.col("name_id").cast(pl.Int64)),
+                           on="name_id", how="left", maintain_order="left").drop("name_id")
+                parts.append(k.with_columns(kind=pl.lit("kernel")))
+        for table, kind in (("CUPTI_ACTIVITY_KIND_MEMCPY", "memcpy"), ("CUPTI_ACTIVITY_KIND_MEMSET", "memset")):
+            if table in names:
+                kind_col = "copyKind AS copy_kind_id," if kind == "memcpy" else ""
+                part = _select(con, f"""
+                    SELECT deviceId AS device, streamId AS stream, start AS start_ns, end AS end_ns,
+                           correlationId AS correlation_id, {kind_col} bytes,
+                           globalPid / 16777216 % 16777216 AS process_id
+                    FROM {table}""")
+                parts.append(part.with_columns(kind=pl.lit(kind)))
+        api = None
+        host_total = 0
+        if "CUPTI_ACTIVITY_KIND_RUNTIME" in names:
+            host_total = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchone()[0]
+            where = ""
+            if host_calls == "sync":  # the calls the analysis uses; LIKE is a superset, the regex below exact
+                likes = " OR ".join(f"value LIKE '{n}%'" for n in SYNC_CALLS)
+                where = f"WHERE r.nameId IN (SELECT id FROM StringIds WHERE {likes})"
+            api = _select(con, f"""
+                SELECT r.start AS start_ns, r.end AS end_ns, s.value AS name,
+                       r.correlationId AS correlation_id, r.globalTid / 16777216 % 16777216 AS process_id,
+                       r.globalTid % 16777216 AS thread_id
+                FROM CUPTI_ACTIVITY_KIND_RUNTIME r LEFT JOIN StringIds s ON s.id = r.nameId {where}""")
+            if not api.height:
+                api = None
+            else:
+                api = api.with_columns(kind=pl.lit("runtime"))
+                if host_calls == "sync":
+                    api = api.filter(pl.col("name").cast(pl.String).str.contains(SYNC_RE))
+    except sqlite3.Error as err:
+        raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
+    finally:
+        con.close()
+    parts = [p for p in parts if p.height]
+    if parts:
+        df = pl.concat(parts, how="diagonal_relaxed")
+        df = _dims_and_kinds(df)
+        acts = _finish_activities(df, src, devices)
+    else:
+        acts = _empty_activities()
+        notes.append(f"{path}: the export holds no GPU kernel, memcpy or memset rows (was CUDA traced? nsys -t cuda)")
+    if version:
+        notes.append(f"{path}: Nsight Systems {version} sqlite export")
+    return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,
+                          devices=devices, notes=notes, host_calls_total=host_total,
+                          host_api="nsys CUPTI_ACTIVITY_KIND_RUNTIME" if "CUPTI_ACTIVITY_KIND_RUNTIME" in names else None,
+                          vendor="nvidia", framework=pytorch_capture(acts))
