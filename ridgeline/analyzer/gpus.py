@@ -65,7 +65,9 @@ PRECISION_LABELS = {
     "fp64_tensor": "FP64 TC",
 }
 
-_NOISE_WORDS = ("nvidia", "geforce", "tesla")
+# words device names carry that say nothing about the part ("GRID A100-10C" is a vGPU on an A100)
+_NOISE_WORDS = ("nvidia", "geforce", "tesla", "grid")
+SEGMENTS = ("datacenter", "workstation", "geforce")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +89,30 @@ class GPU:
     # SM clock each datasheet figure assumes (precision key or "default" -> Hz), where known:
     # lets a datasheet roof be scaled to the clock an export recorded, as ncu's own peaks are
     datasheet_clock_hz: dict[str, float] = dataclasses.field(default_factory=dict)
+    # "datacenter", "workstation" or "geforce" ("" when not said): groups the listing, and a
+    # GeForce part runs fp16/bf16/tf32/fp8 tensor work with FP32 accumulate at half rate
+    segment: str = ""
+    # "half" or "full": the rate of fp16/bf16/tf32/fp8 tensor work with FP32 accumulate ("" ->
+    # half on GeForce parts, full elsewhere; the A10G and TITAN RTX say so explicitly)
+    tensor_fp32_accumulate: str = ""
+    # "catalogue" (bundled or configured entry) or "derived-from-device-attributes"
+    origin: str = "catalogue"
+    # precision -> the formula a derived figure came from (derived GPUs only)
+    derivation: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def arch(self) -> str:
+        """Architecture name from the compute capability ("Hopper"); "CC x.y" when not tabled."""
+        from ridgeline.analyzer.archrates import arch_name
+
+        return arch_name(self.cc) or f"CC {self.cc}"
+
+    @property
+    def half_rate_accumulate(self) -> bool:
+        """True for parts that run FP32-accumulate tensor work at half rate (GeForce)."""
+        if self.tensor_fp32_accumulate:
+            return self.tensor_fp32_accumulate == "half"
+        return self.segment == "geforce"
 
     def datasheet_clock(self, precision: str) -> float | None:
         """SM clock (Hz) the datasheet's figure for ``precision`` assumes; None when not known."""
@@ -115,6 +141,9 @@ class GPU:
             "peak_flops_per_s": {p: self.peak_flops[p] for p in PRECISIONS if p in self.peak_flops},
             "ridge_flop_per_byte": {p: self.ridge(p) for p in PRECISIONS if p in self.peak_flops},
             "derived": list(self.derived),
+            "arch": self.arch,
+            "segment": self.segment or None,
+            "origin": self.origin,
             "datasheet_clock_hz": dict(self.datasheet_clock_hz),
             "source": self.source,
             "notes": self.notes,
@@ -143,7 +172,8 @@ def normalize(name: str) -> str:
 
 # keys of one catalogue entry: required ones, then optional ones
 REQUIRED_KEYS = ("cc", "sm_count", "memory_bytes", "dram_bw_bytes_per_s", "peak_flops", "source")
-OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes")
+OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes", "segment",
+                 "tensor_fp32_accumulate")
 ENTRY_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 _CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 
@@ -187,6 +217,15 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     aliases = entry.get("aliases", [])
     if isinstance(aliases, str) or not isinstance(aliases, (list, tuple)) or not all(isinstance(a, str) for a in aliases):
         raise UsageError(f"{where}: aliases must be a list of names, got {aliases!r}")
+    segment = str(entry.get("segment", "") or "")
+    if segment and segment not in SEGMENTS:
+        raise UsageError(f"{where}: segment must be one of {', '.join(SEGMENTS)}, got {segment!r}")
+    accumulate = str(entry.get("tensor_fp32_accumulate", "") or "")
+    if accumulate not in ("", "half", "full"):
+        raise UsageError(f"{where}: tensor_fp32_accumulate must be \"half\" or \"full\", got {accumulate!r}")
+    derived = entry.get("derived", ())
+    if isinstance(derived, str) or not all(d in peaks_raw for d in derived):
+        raise UsageError(f"{where}: derived must list precision keys of peak_flops, got {derived!r}")
     clocks = entry.get("datasheet_clock_hz", {})
     if not isinstance(clocks, dict):
         raise UsageError(f"{where}: datasheet_clock_hz must be a table of precision (or default) = Hz")
@@ -204,6 +243,8 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
         notes=str(entry.get("notes", "")),
         derived=tuple(entry.get("derived", ())),
         family_default=bool(entry.get("family_default", False)),
+        segment=segment,
+        tensor_fp32_accumulate=accumulate,
     )
 
 
