@@ -34,6 +34,8 @@ KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
     "device": ("i64", "CUDA device index (null in layouts that do not record it)"),
     "device_name": ("str", "device name as recorded by ncu (device__attribute_display_name), null if absent"),
     "cc": ("str", "compute capability, e.g. '9.0' (null if absent)"),
+    "sm_count": ("i64", "SMs on the device (device__attribute_multiprocessor_count), null if absent"),
+    "max_sm_clock_hz": ("f64", "maximum SM clock of the device (device__attribute_max_gpu_frequency_khz, else clock_rate), null if absent"),
     "context": ("i64", "CUDA context"),
     "stream": ("i64", "CUDA stream"),
     "kernel_name": ("str", "kernel name exactly as ncu printed it"),
