@@ -9,8 +9,13 @@ Decisions, written down once:
   They are reduced to one value per device (the median over that device's launches; the
   tensor peak per device *and* tensor precision) so one odd launch does not move a roof.
   The catalogue entry comes from ``--gpu`` when given, else from each launch's
-  ``device_name``. Every roof carries its source: ``ncu``, ``ncu-device-attributes``
-  (DRAM peak computed from recorded memory clock and bus width) or ``catalogue``.
+  ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
+  attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
+  clock, :mod:`ridgeline.analyzer.archrates`): measured > catalogue > derived. Every roof
+  carries its source: ``ncu``, ``ncu-device-attributes`` (DRAM peak computed from recorded
+  memory clock and bus width), ``catalogue`` or ``derived-from-device-attributes`` (the
+  formula in the roof's detail). ``--gpu`` naming a GPU of another compute capability than
+  the export records is an error naming both (docs/gpus.md).
 * **Cache roofs (hierarchical roofline).** L2 and L1 bandwidth roofs exist only when the
   export recorded them (KERNEL ``peak_l2_bytes_per_s`` / ``peak_l1_bytes_per_s``: a
   per-cycle peak x the cache clock); they are reduced per device like the DRAM peak
