@@ -104,3 +104,38 @@ def test_geforce_tensor_is_fp32_accumulate_rate():
 ])
 def test_alias_table_matches_recorded_names(spelling, expected):
     assert lookup(spelling)[0].name == expected
+
+
+def test_listing_groups_by_segment_and_architecture(capsys):
+    from ridgeline.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["gpus"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    headings = [line for line in lines if not line.startswith(" ") and "(CC " in line]
+    assert "GeForce, Blackwell RTX (CC 12.0)" in headings and "Datacenter, Hopper (CC 9.0)" in headings
+    assert len(headings) == len(set(headings))  # one heading per group
+    import re
+
+    row_re = re.compile(r"^  (.+?) +[0-9.]+( +(-|[0-9.]+)){8}$")  # name, TB/s, 8 ridge points
+
+    def name_of(line):
+        m = row_re.match(line)
+        assert m, line
+        return m.group(1)
+
+    rows = [name_of(line) for line in lines if line.startswith("  ")]
+    assert sorted(rows) == sorted(g.name for g in catalogue())  # every GPU listed once
+    # a GPU sits under its own segment and architecture
+    under = {}
+    current = None
+    for line in lines:
+        if line in headings:
+            current = line
+        elif line.startswith("  ") and current:
+            under[name_of(line)] = current
+    assert under["RTX 3070"] == "GeForce, Ampere (GA10x) (CC 8.6)"
+    assert under["A800 SXM 80GB"] == "Datacenter, Ampere (GA100) (CC 8.0)"

@@ -147,7 +147,7 @@ def test_help_teaches_by_example(capsys):
 def test_gpus_lists_ridge_points(capsys):
     code, out, _ = run(capsys, "gpus")
     assert code == 0
-    h100 = next(line for line in out.splitlines() if line.startswith("H100 SXM"))
+    h100 = next(line for line in out.splitlines() if line.strip().startswith("H100 SXM"))
     assert f"{989 / 3.35:.0f}" in h100.split()  # 295 FLOP/B for bf16
     assert max(len(line) for line in out.splitlines()) <= 80
 
