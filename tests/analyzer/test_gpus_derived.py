@@ -145,3 +145,28 @@ def test_cli_gpu_against_compute_capability_exits_2_naming_both(capsys, tmp_path
     code, out, err = run(capsys, "analyze", path, "--gpu", "RTX 5090", "--format", "json")
     assert code in (0, 1), err
     assert json.loads(out)["gpu"]["name"] == "RTX 5090"
+
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "samples"
+B200_RAW = SAMPLES / "ncu" / "roofline-analysis-b200-raw-flashinfer-decode-b64.csv"
+
+
+@pytest.mark.skipif(not B200_RAW.is_file(), reason="../shared/samples is absent")
+def test_real_export_attributes_give_the_derived_gpu(monkeypatch):
+    """A real raw export (B200, 148 SMs, max_gpu_frequency 1,965,000 kHz, memory clock
+    3,996,000 kHz on 7680 bits), with the catalogue made to not know it: the fallback derives
+    the roofs from what the file records."""
+    import ridgeline.analyzer.roofline as roofline
+    from ridgeline.analyzer.roofline import device_entries
+    from ridgeline.pipeline import read_kernel_files
+
+    parsed, _rules = read_kernel_files([B200_RAW], strict=False)
+    monkeypatch.setattr(roofline, "try_lookup", lambda name: (None, f"device {name!r} is not in the GPU catalogue"))
+    [(name, g, note)] = device_entries(parsed.kernels)
+    assert name == "NVIDIA B200" and g.origin == DERIVED_SOURCE and "derived" in note
+    clock = 1_965_000e3
+    assert g.sm_count == 148 and g.cc == "10.0"
+    assert g.peak("fp16_tensor") == pytest.approx(148 * 8192 * clock)  # 2.38 PFLOP/s (datasheet 2.25 at ~1.86 GHz)
+    assert g.peak("fp32") == pytest.approx(148 * 256 * clock)
+    assert g.dram_bw_bytes_per_s == pytest.approx(2 * 3_996_000e3 * 7680 / 8)  # 7.67 TB/s
+    assert "148 SMs x 8192 FLOP/clk/SM" in g.derivation["fp16_tensor"]
