@@ -13,6 +13,10 @@ One table (:data:`RATES`) serves two purposes:
   DRAM roof is ``2 x memory_clock_rate x bus_width / 8`` (computed by the ncu parser). Such roofs
   carry the source ``derived-from-device-attributes`` and the formula in their detail.
 
+Checked against ncu's own per-cycle peaks in the shared real reports: RTX 2080 Ti (CC 7.5, 68 SMs)
+records 4352 FFMA and 136 DFMA per cycle (64 and 2 per SM: 128 and 4 FLOP); H100 PCIe (CC 9.0,
+114 SMs) 14,592 FFMA, 7296 DFMA and 14,592 HFMA2 per cycle (256, 128 and 512 FLOP per SM).
+
 Figures are FLOP (an FMA counts 2; integer tensor ops count as ops) per SM per clock, dense
 (no 2:4 sparsity). Tensor figures have two rates on GA10x, AD10x and GB20x: the full rate
 (datacenter and workstation parts) and the **half** rate GeForce parts run fp16/bf16/tf32 and
