@@ -92,3 +92,34 @@ def test_resolved_entry_has_the_recorded_compute_capability(recorded):
         if cc and g is not None and g.cc != cc:
             wrong[name] = (f, cc, g.name, g.cc)
     assert not wrong, wrong
+
+
+def test_per_sm_rates_agree_with_the_peaks_ncu_recorded():
+    """Where a real export recorded a CUDA-core peak, its SM count and SM clock, the peak per SM
+    per clock is the archrates table's figure for the recorded compute capability."""
+    import polars as pl
+
+    from ridgeline.analyzer.archrates import per_sm_rate
+    from ridgeline.pipeline import detect, read_kernel_files
+
+    checked = 0
+    for path in _files():
+        found = detect(path)
+        if not found or found[0] != "ncu":
+            continue
+        try:
+            parsed, _rules = read_kernel_files([path], strict=False)
+        except (InputError, UsageError):
+            continue
+        k = parsed.kernels
+        for p in ("fp64", "fp32", "fp16"):
+            col = f"peak_flops_{p}_per_s"
+            rows = k.filter(pl.col(col).is_not_null() & pl.col("sm_clock_hz").is_not_null()
+                            & pl.col("sm_count").is_not_null() & pl.col("cc").is_not_null())
+            for peak, clk, sms, cc in rows.select(col, "sm_clock_hz", "sm_count", "cc").unique().rows():
+                rate = per_sm_rate(cc, p)
+                if rate is None:
+                    continue
+                assert peak / (sms * clk) == pytest.approx(rate, rel=0.01), (path.name, p, cc)
+                checked += 1
+    assert checked >= 2  # the shared reports include such launches (H100 PCIe, H200)
