@@ -587,7 +587,7 @@ def _compute_detail(row: dict, column: str, formula: str | None = None) -> str:
     """Provenance of a compute roof; the clock stated is the one the figure was computed at."""
     clk = row.get("_clk")
     if formula is not None and row["peak_flops_source"] != "ncu":
-        text = f"derived from device attributes: {formula}"
+        text = f"derived from the device attributes ncu recorded on {row['_dev'] or 'unnamed device'}: {formula}"
         ds_clk = row.get("_catclk")
         if ds_clk and clk and abs(clk / ds_clk - 1) > 1e-9:
             n = row["_n"]
@@ -624,7 +624,7 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
     if source == "catalogue":
         return f"{row['gpu']} datasheet"
     if source == "derived-from-device-attributes":
-        return f"derived from the device attributes of {device}"
+        return f"derived from the device attributes ncu recorded on {device}"
     n = row["_n_dev"]
     text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
     if recipe and recipe != source:

@@ -170,3 +170,21 @@ def test_real_export_attributes_give_the_derived_gpu(monkeypatch):
     assert g.peak("fp32") == pytest.approx(148 * 256 * clock)
     assert g.dram_bw_bytes_per_s == pytest.approx(2 * 3_996_000e3 * 7680 / 8)  # 7.67 TB/s
     assert "148 SMs x 8192 FLOP/clk/SM" in g.derivation["fp16_tensor"]
+
+
+def test_findings_on_derived_roofs_say_so():
+    from ridgeline.rules import kernels as K
+
+    assert K.confidence("ncu", DERIVED_SOURCE) == "derived"
+    assert K.confidence("catalogue", DERIVED_SOURCE) == "catalogue"  # weakest link
+    assert K.confidence("ncu", "ncu-device-attributes") == "measured"
+    assert K.roof_source(DERIVED_SOURCE).startswith("derived: ")
+
+
+def test_terminal_names_the_derived_roof_and_its_device(capsys, tmp_path):
+    path = write_attr_ncu(tmp_path / "lab.csv")
+    code, out, err = run(capsys, "analyze", path)
+    assert code in (0, 1), err
+    assert "device not named" not in out  # the derived roof is grouped with its device
+    assert "derived: SMs x per-SM rate x clock" in out
+    assert "51.2 TFLOP/s" in out  # 100 SMs x 256 x 2 GHz
