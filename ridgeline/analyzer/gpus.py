@@ -3,11 +3,23 @@
 Each entry gives dense (non-sparse) peak FLOP/s per precision and the DRAM bandwidth, with
 the datasheet it came from. Peaks ncu measured for a run always win over these numbers
 (see :mod:`ridgeline.analyzer.roofline`); the catalogue is the fallback and the reference.
+A device it does not know gets roofs derived from its recorded attributes
+(:mod:`ridgeline.analyzer.archrates`, ``origin = "derived-from-device-attributes"``).
+
+Coverage: NVIDIA GPUs people profile ML work on since Volta, datacenter, workstation and
+GeForce (``segment``), grouped in ``ridgeline gpus`` by segment and architecture (docs/gpus.md).
+Figures not printed on the named source are listed in ``derived`` and equal SMs x per-SM rate
+(archrates.RATES) x clock; tests/analyzer/test_gpus_catalogue.py holds every entry to that.
+GeForce tensor figures are the FP32-accumulate rates (half the FP16-accumulate rate for
+fp16/bf16, tf32 and fp8), what cuBLAS and PyTorch use; ``tensor_fp32_accumulate`` ("half" /
+"full") overrides the segment's default (A10G: half; TITAN RTX: full).
 
 Matching a name (the ncu device name, or what a user typed after ``--gpu``):
 
 1. exact alias, compared after normalization (case, spaces, dashes and the words
-   ``NVIDIA``/``GeForce``/``Tesla`` ignored): ``NVIDIA H100 80GB HBM3`` -> ``H100 SXM``;
+   ``NVIDIA``/``GeForce``/``Tesla``/``GRID`` ignored): ``NVIDIA H100 80GB HBM3`` -> ``H100 SXM``;
+   aliases hold the names ncu, nvidia-smi and DCGM record (``NVIDIA GeForce RTX 5090``,
+   ``NVIDIA A800-SXM4-80GB``, ``Tesla V100S-PCIE-32GB``);
 2. a bare family name picks the family's most common variant and says so:
    ``H100`` -> ``H100 SXM``, ``A100`` -> ``A100 SXM 80GB``;
 3. the longest alias the name starts with (``NVIDIA A100-SXM4-80GB MIG 3g.40gb`` ->
