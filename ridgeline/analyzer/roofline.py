@@ -155,14 +155,6 @@ def match_devices(device_names, *, gpu: GPU | str | None = None,
     forced, forced_note = resolve_gpu(gpu)
     out = []
     for name in device_names:
-        cc = (ccs or {}).get(name)
-        if forced is not None and cc and cc != forced.cc:
-            shown = f"device {name!r}" if name else "the device"
-            raise UsageError(
-                f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}, compute capability {forced.cc}) "
-                f"contradicts the export, which records compute capability {cc} for {shown}: drop --gpu, or name "
-                f"a CC {cc} GPU (see 'ridgeline gpus'); to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
-            )
         if forced is not None:
             # --gpu names the GPU when the export does not; it never relabels one the export names
             recorded, _why = try_lookup(name) if name else (None, "")
@@ -171,6 +163,14 @@ def match_devices(device_names, *, gpu: GPU | str | None = None,
                     f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}) contradicts the export, which "
                     f"names its device {name!r} ({recorded.name}): drop --gpu and the export's own GPU is used; "
                     f"to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
+                )
+            cc = (ccs or {}).get(name)
+            if cc and cc != forced.cc:
+                shown = f"device {name!r}" if name else "the device"
+                raise UsageError(
+                    f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}, compute capability {forced.cc}) "
+                    f"contradicts the export, which records compute capability {cc} for {shown}: drop --gpu, or name "
+                    f"a CC {cc} GPU (see 'ridgeline gpus'); to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
                 )
             note = forced_note
             if name and recorded is None:
