@@ -174,6 +174,10 @@ def _word_ends(name: str) -> set[int]:
     return ends
 
 
+# suffix words that make a different part of a catalogue name (checked on normalized text)
+_OTHER_CHIP = re.compile(r"laptop|mobile|notebook|^ti|^super|^d\b", re.IGNORECASE)
+
+
 def normalize(name: str) -> str:
     """Lower-case, drop vendor words and everything but letters and digits."""
     text = name.lower()
@@ -339,6 +343,9 @@ def lookup(name: str) -> tuple[GPU, str]:
     # longest alias the name starts with: device names with suffixes (MIG profile, memory size);
     # the alias must end where a word of the name ends ('h1000' / RTX A1000 is not an H100 / A100)
     bounds = _word_ends(str(name))
+    # ... unless what follows names another chip: a laptop part, or a Ti/SUPER the catalogue lacks
+    # ('RTX 4090 Laptop GPU' is an AD103 with 76 SMs, not the desktop RTX 4090's 128)
+    bounds = {b for b in bounds if not _OTHER_CHIP.search(key[b:])}
     best = max((a for a in aliases if len(a) >= 3 and key.startswith(a) and len(a) in bounds), key=len, default=None)
     if best is not None:
         gpu = aliases[best]
@@ -354,7 +361,12 @@ def lookup(name: str) -> tuple[GPU, str]:
     close = difflib.get_close_matches(key, list(spelled), n=5, cutoff=0.5)
     close_names = list(dict.fromkeys(spelled[c] for c in close))
     hint = f"did you mean {', '.join(close_names)}? " if close_names else ""
-    raise UsageError(f"unknown GPU {name!r}; {hint}known: {', '.join(names)}; or {HOW_TO_ADD}")
+    # ~90 names do not fit one line: configured ones, then a few common parts, then where the rest are
+    common = ("H100 SXM", "H200", "B200", "A100 SXM 80GB", "L40S", "L4", "RTX 4090", "RTX 5090")
+    shown = list(dict.fromkeys([g.name for g in _CONFIGURED] + [n for n in common if n in names]))
+    listed = ", ".join(shown) if len(shown) < len(names) else ", ".join(names)
+    more = f" and {len(names) - len(shown)} more ('ridgeline gpus' lists them)" if len(shown) < len(names) else ""
+    raise UsageError(f"unknown GPU {name!r}; {hint}known: {listed}{more}; or {HOW_TO_ADD}")
 
 
 def try_lookup(name: str | None) -> tuple[GPU | None, str]:

@@ -202,7 +202,9 @@ def device_entries(kernels: Any, *, gpu: GPU | str | None = None) -> list[tuple[
     """:func:`match_devices` over the distinct device names of a KERNEL (or ROOFLINE) table, with
     the fallback for a device the catalogue does not know: a GPU derived from the device attributes
     ncu recorded (:func:`ridgeline.analyzer.archrates.derive_gpu`). Order: measured peaks win over
-    every entry (in :func:`classify`), a catalogue entry over a derived one; ``--gpu`` is never
+    every entry (in :func:`classify`), a catalogue entry over a derived one, except when the export
+    records another SM count than the entry's (a MIG slice, a cut-down variant, another part with a
+    similar name): then the derived GPU is used and the note says why. ``--gpu`` is never
     overridden, and contradicts an export that records another compute capability."""
     from ridgeline.analyzer.archrates import derive_gpu
 
@@ -212,6 +214,18 @@ def device_entries(kernels: Any, *, gpu: GPU | str | None = None) -> list[tuple[
     out = []
     for name, found, note in match_devices(names, gpu=gpu, ccs=ccs):
         a = attrs.get(name) or {}
+        recorded_sms = a.get("sm_count")
+        mismatch = (found is not None and gpu is None and found.origin == "catalogue" and recorded_sms
+                    and int(recorded_sms) != found.sm_count)
+        if mismatch:  # a cut-down variant, a MIG slice or another part than the name matched
+            derived = derive_gpu(name, cc=a.get("cc"), sm_count=recorded_sms, clock_hz=a.get("max_sm_clock_hz"),
+                                 dram_bw_bytes_per_s=a.get("peak_dram_bytes_per_s"))
+            if derived is not None:
+                note = (f"{note}, but the export records {int(recorded_sms)} SMs where {found.name} has "
+                        f"{found.sm_count} (a MIG slice, a cut-down variant or another part): roofs derived from "
+                        f"its device attributes (CC {derived.cc} {derived.arch}, max SM clock "
+                        f"{derived.datasheet_clock('fp32') / 1e9:.4g} GHz)")
+                found = derived
         if found is None and gpu is None:
             derived = derive_gpu(name, cc=a.get("cc"), sm_count=a.get("sm_count"), clock_hz=a.get("max_sm_clock_hz"),
                                  dram_bw_bytes_per_s=a.get("peak_dram_bytes_per_s"))

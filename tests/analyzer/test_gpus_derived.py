@@ -116,7 +116,7 @@ def test_derived_roof_scales_to_the_recorded_sm_clock():
 def test_catalogue_wins_over_derived_and_measured_wins_over_both():
     base = dict(kernel_name="k", short_name="k", cc="8.9", sm_count=SMS, max_sm_clock_hz=2e9,
                 duration_s=1e-3, flops_fp32=1e10, dram_bytes=1e8)
-    rows = [dict(base, id="1", device_name="NVIDIA GeForce RTX 4090"),
+    rows = [dict(base, id="1", device_name="NVIDIA GeForce RTX 4090", sm_count=128),
             dict(base, id="2", device_name=NAME, peak_flops_fp32_per_s=40e12)]
     out, _ = classify(pl.DataFrame(rows, schema=polars_schema(KERNEL_COLUMNS)))
     a, b = out.row(0, named=True), out.row(1, named=True)
@@ -188,3 +188,28 @@ def test_terminal_names_the_derived_roof_and_its_device(capsys, tmp_path):
     assert "device not named" not in out  # the derived roof is grouped with its device
     assert "derived: SMs x per-SM rate x clock" in out
     assert "51.2 TFLOP/s" in out  # 100 SMs x 256 x 2 GHz
+
+
+def test_sm_count_other_than_the_catalogue_entry_uses_derived_roofs():
+    """A device named like a catalogue part but recording another SM count (a MIG slice: ncu
+    reports the instance's SMs) is measured against roofs of the SMs it has."""
+    from ridgeline.analyzer.roofline import device_entries
+
+    name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
+    row = dict(id="1", kernel_name="k", short_name="k", device_name=name, cc="9.0", sm_count=16,
+               max_sm_clock_hz=1.98e9, duration_s=1e-3, flops_fp32=1e9, dram_bytes=1e8)
+    frame = pl.DataFrame([row], schema=polars_schema(KERNEL_COLUMNS))
+    [(_n, g, note)] = device_entries(frame)
+    assert g.origin == DERIVED_SOURCE and g.peak("fp32") == pytest.approx(16 * 256 * 1.98e9)
+    assert "records 16 SMs where H100 SXM has 132" in note
+    # the same SM count as the entry: the catalogue entry stays
+    frame = frame.with_columns(pl.lit(132, dtype=pl.Int64).alias("sm_count"))
+    assert device_entries(frame)[0][1].name == "H100 SXM"
+
+
+def test_laptop_and_ti_parts_do_not_borrow_the_desktop_entry():
+    from ridgeline.analyzer.gpus import try_lookup
+
+    assert try_lookup("NVIDIA GeForce RTX 4090 Laptop GPU")[0] is None  # AD103, 76 SMs: derived instead
+    assert try_lookup("NVIDIA GeForce RTX 4090 Ti")[0] is None
+    assert try_lookup("NVIDIA GeForce RTX 4060 Ti 16GB")[0].name == "RTX 4060 Ti"  # memory size suffix: same chip
