@@ -54,6 +54,12 @@ def resolve_gpu_choice(roofline: Any, roofs: list, *, gpu: Any = None) -> GpuCho
         if g is not None and g.origin != "catalogue":
             from ridgeline.analyzer.gpus import HOW_TO_ADD
 
+            named = try_lookup(name)[0] if name else None
+            if named is not None:  # matched by name, but another SM count: MIG slice or another part
+                notes.append(f"device {name!r} records {g.sm_count} SMs where the catalogue's {named.name} has "
+                             f"{named.sm_count}: its roofs are derived from the device attributes ncu recorded "
+                             f"(SMs x per-SM rate of CC {g.cc} x clock; see each roof's detail)")
+                continue
             notes.append(f"device {name or 'unnamed'!r} is not in the GPU catalogue: its roofs are derived from the "
                          f"device attributes ncu recorded ({g.sm_count} SMs x per-SM rate of CC {g.cc} x clock; see "
                          f"each roof's detail), not datasheet figures; for datasheet roofs "
