@@ -213,3 +213,18 @@ def test_laptop_and_ti_parts_do_not_borrow_the_desktop_entry():
     assert try_lookup("NVIDIA GeForce RTX 4090 Laptop GPU")[0] is None  # AD103, 76 SMs: derived instead
     assert try_lookup("NVIDIA GeForce RTX 4090 Ti")[0] is None
     assert try_lookup("NVIDIA GeForce RTX 4060 Ti 16GB")[0].name == "RTX 4060 Ti"  # memory size suffix: same chip
+
+
+def test_header_and_notes_for_a_mig_slice():
+    from ridgeline.analyzer.devices import resolve_gpu_choice
+
+    name = "NVIDIA H100 80GB HBM3 MIG 1g.10gb"
+    row = dict(id="1", kernel_name="k", short_name="k", device_name=name, cc="9.0", sm_count=16,
+               max_sm_clock_hz=1.98e9, duration_s=1e-3, flops_fp32=1e9, dram_bytes=1e8)
+    roofline, roofs = classify(pl.DataFrame([row], schema=polars_schema(KERNEL_COLUMNS)))
+    choice = resolve_gpu_choice(roofline, roofs)
+    assert choice.gpu_name == name and "records 16 SMs" in choice.gpu_match
+    assert any("records 16 SMs where the catalogue's H100 SXM has 132" in n for n in choice.notes)
+    assert not any("not in the GPU catalogue" in n for n in choice.notes)
+    # the DRAM roof: none recorded, and the derived GPU has no bandwidth: the launch says what is missing
+    assert roofline.row(0, named=True)["peak_flops_source"] == DERIVED_SOURCE
