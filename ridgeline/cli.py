@@ -621,7 +621,8 @@ def gpus_cmd(name, fmt, config=None):
             return
         lines = [
             f"{gpu.name}  ({note})",
-            f"  compute capability {gpu.cc}, {gpu.sm_count} SMs, {gpu.memory_bytes / 1e9:.0f} GB, "
+            f"  {gpu.arch}, compute capability {gpu.cc}{', ' + gpu.segment if gpu.segment else ''}, "
+            f"{gpu.sm_count} SMs, {gpu.memory_bytes / 1e9:.0f} GB, "
             f"DRAM {gpu.dram_bw_bytes_per_s / 1e12:.3g} TB/s",
             f"  {'precision':<14}{'peak TFLOP/s':>14}{'ridge FLOP/B':>14}",
         ]
@@ -650,11 +651,28 @@ def gpus_cmd(name, fmt, config=None):
             return "-"
         return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
 
-    click.echo("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
-    click.echo(f"{'GPU':<15}{'TB/s':>6}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
+    from ridgeline.analyzer.gpus import configured
+
+    # grouped by segment, then architecture (newest first), so ~90 entries stay readable
+    mine = {id(g) for g in configured()}
+    titles = {"datacenter": "Datacenter", "workstation": "Workstation", "geforce": "GeForce"}
+    groups: dict[tuple, list] = {}
     for g in gpus:
-        click.echo(f"{g.name:<15}{g.dram_bw_bytes_per_s / 1e12:>6.2f}" + "".join(f"{ridge(g.ridge(p)):>7}" for p in PRECISIONS))
-    click.echo("tc = tensor cores (BF16tc: fp16 and bf16 inputs). Details: ridgeline gpus NAME")
+        seg = "configured" if id(g) in mine else (g.segment or "other")
+        cc = tuple(int(x) for x in g.cc.split("."))
+        groups.setdefault((seg, cc, g.arch), []).append(g)
+    seg_order = {"configured": 0, "datacenter": 1, "workstation": 2, "geforce": 3, "other": 4}
+    width = max(15, *(len(g.name) + 2 for g in gpus))  # 19 for the bundled names: 80 columns
+    click.echo("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
+    click.echo(f"{'GPU':<{width}}{'TB/s':>5}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
+    for seg, cc, arch in sorted(groups, key=lambda k: (seg_order.get(k[0], 9), tuple(-x for x in k[1]))):
+        title = "Your GPUs (config)" if seg == "configured" else titles.get(seg, "Other")
+        click.echo(f"{title}, {arch} (CC {'.'.join(map(str, cc))})")
+        for g in groups[(seg, cc, arch)]:
+            click.echo(f"  {g.name:<{width - 2}}{g.dram_bw_bytes_per_s / 1e12:>5.2f}"
+                       + "".join(f"{ridge(g.ridge(p)):>7}" for p in PRECISIONS))
+    click.echo("tc = tensor cores (BF16tc: fp16 and bf16 inputs; GeForce: FP32-accumulate rate).")
+    click.echo("Details and sources: ridgeline gpus NAME")
 
 
 

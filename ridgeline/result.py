@@ -18,7 +18,8 @@ class Roof:
 
     kind: ``"compute"`` (FLOP/s, ``precision`` set) or ``"bandwidth"`` (byte/s, ``level`` set).
     source: ``"ncu"`` (peak the profiler measured, at the clock it ran), ``"ncu-device-attributes"``
-    (theoretical from recorded clocks and bus width) or ``"catalogue"`` (datasheet).
+    (theoretical from recorded clocks and bus width), ``"catalogue"`` (datasheet) or
+    ``"derived-from-device-attributes"`` (a GPU the catalogue lacks: SMs x per-SM rate x clock).
     """
 
     kind: str

@@ -40,11 +40,15 @@ def test_gpu_option_never_relabels_a_gpu_the_export_names(mini):
 def test_gpu_option_names_the_gpu_of_an_export_that_does_not(tmp_path):
     from ridge_inputs import write_mini_ncu
 
-    unnamed = write_mini_ncu(tmp_path / "p.csv", device="")
-    r = analyze_paths([unnamed], gpu="A100")
-    assert r.gpu_name == "A100 SXM 80GB"
+    unnamed = write_mini_ncu(tmp_path / "p.csv", device="")  # records CC 9.0
+    r = analyze_paths([unnamed], gpu="H100")
+    assert r.gpu_name == "H100 SXM"
     assert "most common" in r.gpu_match
-    assert set(r.kernels.get_column("gpu")) == {"A100 SXM 80GB"}
+    assert set(r.kernels.get_column("gpu")) == {"H100 SXM"}
+    # a GPU of another compute capability than the export records is refused, naming both
+    with pytest.raises(UsageError, match=r"A100 SXM 80GB, compute capability 8\.0\) contradicts the export, "
+                                         r"which records compute capability 9\.0"):
+        analyze_paths([unnamed], gpu="A100")
     # an export naming a GPU the catalogue does not know: --gpu maps it, and says so
     odd = write_mini_ncu(tmp_path / "q.csv", device="NVIDIA Lab GPU")  # no such catalogue entry
     r = analyze_paths([odd], gpu="H100")

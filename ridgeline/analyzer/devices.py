@@ -4,8 +4,10 @@ Beside :mod:`ridgeline.analyzer.gpus` (the catalogue and name matching): these f
 finished ROOFLINE table (and telemetry windows) and decide the GPU named in a result's header,
 how it was chosen, and the notes a person needs when it could not be (a device the catalogue
 does not know, an export that names none, several GPUs in one input, telemetry from other
-machines than the profile). ``--gpu`` never relabels a GPU the export names
-(:func:`ridgeline.analyzer.roofline.match_devices` refuses it).
+machines than the profile). ``--gpu`` never relabels a GPU the export names, nor one of another
+compute capability than the export records (:func:`ridgeline.analyzer.roofline.match_devices`
+refuses both). A device the catalogue lacks gets a GPU derived from its recorded attributes
+(:func:`ridgeline.analyzer.roofline.device_entries`), named in the header with how it was derived.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from ridgeline.analyzer.gpus import GPU, catalogue, try_lookup
-from ridgeline.analyzer.roofline import match_devices
+from ridgeline.analyzer.roofline import device_entries
 
 
 @dataclasses.dataclass
@@ -28,7 +30,8 @@ class GpuChoice:
 def resolve_gpu_choice(roofline: Any, roofs: list, *, gpu: Any = None) -> GpuChoice:
     """The GPU of a classified profile (``roofline``: ROOFLINE table; ``roofs``: the roofs used)."""
     names = roofline.get_column("device_name").unique(maintain_order=True).to_list()
-    matches = match_devices(names or [None], gpu=gpu)
+    # catalogue entries, or GPUs derived from the device attributes for devices it lacks
+    matches = device_entries(roofline, gpu=gpu)
     matched = [(n, g, note) for n, g, note in matches if g is not None]
     gpus = list(dict.fromkeys(g.name for _n, g, _note in matched))
     notes: list[str] = []
@@ -48,6 +51,19 @@ def resolve_gpu_choice(roofline: Any, roofs: list, *, gpu: Any = None) -> GpuCho
         unnamed = [n for n in names if n]
         gpu_match = f"device {unnamed[0]!r} is not in the GPU catalogue" if unnamed else "the export does not name the device"
     for name, g, _note in matches:
+        if g is not None and g.origin != "catalogue":
+            from ridgeline.analyzer.gpus import HOW_TO_ADD
+
+            named = try_lookup(name)[0] if name else None
+            if named is not None:  # matched by name, but another SM count: MIG slice or another part
+                notes.append(f"device {name!r} records {g.sm_count} SMs where the catalogue's {named.name} has "
+                             f"{named.sm_count}: its roofs are derived from the device attributes ncu recorded "
+                             f"(SMs x per-SM rate of CC {g.cc} x clock; see each roof's detail)")
+                continue
+            notes.append(f"device {name or 'unnamed'!r} is not in the GPU catalogue: its roofs are derived from the "
+                         f"device attributes ncu recorded ({g.sm_count} SMs x per-SM rate of CC {g.cc} x clock; see "
+                         f"each roof's detail), not datasheet figures; for datasheet roofs "
+                         f"{HOW_TO_ADD.replace('NAME', name or 'NAME')}")
         if g is None and name:
             from ridgeline.analyzer.gpus import HOW_TO_ADD
 
@@ -60,9 +76,10 @@ def resolve_gpu_choice(roofline: Any, roofs: list, *, gpu: Any = None) -> GpuCho
         for cc in ccs:
             same = [g.name for g in catalogue() if g.cc == cc]
             if same:
+                shown = ", ".join(same[:8]) + (f" and {len(same) - 8} more ('ridgeline gpus')" if len(same) > 8 else "")
                 notes.append(
                     f"the export records compute capability {cc}: catalogue GPUs with it are "
-                    f"{', '.join(same)} (pass --gpu NAME; ridgeline does not guess)"
+                    f"{shown} (pass --gpu NAME; ridgeline does not guess)"
                 )
     return GpuChoice(entry, gpu_name, gpu_match, notes)
 

@@ -3,11 +3,23 @@
 Each entry gives dense (non-sparse) peak FLOP/s per precision and the DRAM bandwidth, with
 the datasheet it came from. Peaks ncu measured for a run always win over these numbers
 (see :mod:`ridgeline.analyzer.roofline`); the catalogue is the fallback and the reference.
+A device it does not know gets roofs derived from its recorded attributes
+(:mod:`ridgeline.analyzer.archrates`, ``origin = "derived-from-device-attributes"``).
+
+Coverage: NVIDIA GPUs people profile ML work on since Volta, datacenter, workstation and
+GeForce (``segment``), grouped in ``ridgeline gpus`` by segment and architecture (docs/gpus.md).
+Figures not printed on the named source are listed in ``derived`` and equal SMs x per-SM rate
+(archrates.RATES) x clock; tests/analyzer/test_gpus_catalogue.py holds every entry to that.
+GeForce tensor figures are the FP32-accumulate rates (half the FP16-accumulate rate for
+fp16/bf16, tf32 and fp8), what cuBLAS and PyTorch use; ``tensor_fp32_accumulate`` ("half" /
+"full") overrides the segment's default (A10G: half; TITAN RTX: full).
 
 Matching a name (the ncu device name, or what a user typed after ``--gpu``):
 
 1. exact alias, compared after normalization (case, spaces, dashes and the words
-   ``NVIDIA``/``GeForce``/``Tesla`` ignored): ``NVIDIA H100 80GB HBM3`` -> ``H100 SXM``;
+   ``NVIDIA``/``GeForce``/``Tesla``/``GRID`` ignored): ``NVIDIA H100 80GB HBM3`` -> ``H100 SXM``;
+   aliases hold the names ncu, nvidia-smi and DCGM record (``NVIDIA GeForce RTX 5090``,
+   ``NVIDIA A800-SXM4-80GB``, ``Tesla V100S-PCIE-32GB``);
 2. a bare family name picks the family's most common variant and says so:
    ``H100`` -> ``H100 SXM``, ``A100`` -> ``A100 SXM 80GB``;
 3. the longest alias the name starts with (``NVIDIA A100-SXM4-80GB MIG 3g.40gb`` ->
@@ -65,7 +77,9 @@ PRECISION_LABELS = {
     "fp64_tensor": "FP64 TC",
 }
 
-_NOISE_WORDS = ("nvidia", "geforce", "tesla")
+# words device names carry that say nothing about the part ("GRID A100-10C" is a vGPU on an A100)
+_NOISE_WORDS = ("nvidia", "geforce", "tesla", "grid")
+SEGMENTS = ("datacenter", "workstation", "geforce")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +101,30 @@ class GPU:
     # SM clock each datasheet figure assumes (precision key or "default" -> Hz), where known:
     # lets a datasheet roof be scaled to the clock an export recorded, as ncu's own peaks are
     datasheet_clock_hz: dict[str, float] = dataclasses.field(default_factory=dict)
+    # "datacenter", "workstation" or "geforce" ("" when not said): groups the listing, and a
+    # GeForce part runs fp16/bf16/tf32/fp8 tensor work with FP32 accumulate at half rate
+    segment: str = ""
+    # "half" or "full": the rate of fp16/bf16/tf32/fp8 tensor work with FP32 accumulate ("" ->
+    # half on GeForce parts, full elsewhere; the A10G and TITAN RTX say so explicitly)
+    tensor_fp32_accumulate: str = ""
+    # "catalogue" (bundled or configured entry) or "derived-from-device-attributes"
+    origin: str = "catalogue"
+    # precision -> the formula a derived figure came from (derived GPUs only)
+    derivation: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def arch(self) -> str:
+        """Architecture name from the compute capability ("Hopper"); "CC x.y" when not tabled."""
+        from ridgeline.analyzer.archrates import arch_name
+
+        return arch_name(self.cc) or f"CC {self.cc}"
+
+    @property
+    def half_rate_accumulate(self) -> bool:
+        """True for parts that run FP32-accumulate tensor work at half rate (GeForce)."""
+        if self.tensor_fp32_accumulate:
+            return self.tensor_fp32_accumulate == "half"
+        return self.segment == "geforce"
 
     def datasheet_clock(self, precision: str) -> float | None:
         """SM clock (Hz) the datasheet's figure for ``precision`` assumes; None when not known."""
@@ -115,6 +153,9 @@ class GPU:
             "peak_flops_per_s": {p: self.peak_flops[p] for p in PRECISIONS if p in self.peak_flops},
             "ridge_flop_per_byte": {p: self.ridge(p) for p in PRECISIONS if p in self.peak_flops},
             "derived": list(self.derived),
+            "arch": self.arch,
+            "segment": self.segment or None,
+            "origin": self.origin,
             "datasheet_clock_hz": dict(self.datasheet_clock_hz),
             "source": self.source,
             "notes": self.notes,
@@ -133,6 +174,10 @@ def _word_ends(name: str) -> set[int]:
     return ends
 
 
+# suffix words that make a different part of a catalogue name (checked on normalized text)
+_OTHER_CHIP = re.compile(r"laptop|mobile|notebook|^ti|^super|^d\b", re.IGNORECASE)
+
+
 def normalize(name: str) -> str:
     """Lower-case, drop vendor words and everything but letters and digits."""
     text = name.lower()
@@ -143,7 +188,8 @@ def normalize(name: str) -> str:
 
 # keys of one catalogue entry: required ones, then optional ones
 REQUIRED_KEYS = ("cc", "sm_count", "memory_bytes", "dram_bw_bytes_per_s", "peak_flops", "source")
-OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes")
+OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes", "segment",
+                 "tensor_fp32_accumulate")
 ENTRY_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 _CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 
@@ -187,6 +233,15 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     aliases = entry.get("aliases", [])
     if isinstance(aliases, str) or not isinstance(aliases, (list, tuple)) or not all(isinstance(a, str) for a in aliases):
         raise UsageError(f"{where}: aliases must be a list of names, got {aliases!r}")
+    segment = str(entry.get("segment", "") or "")
+    if segment and segment not in SEGMENTS:
+        raise UsageError(f"{where}: segment must be one of {', '.join(SEGMENTS)}, got {segment!r}")
+    accumulate = str(entry.get("tensor_fp32_accumulate", "") or "")
+    if accumulate not in ("", "half", "full"):
+        raise UsageError(f"{where}: tensor_fp32_accumulate must be \"half\" or \"full\", got {accumulate!r}")
+    derived = entry.get("derived", ())
+    if isinstance(derived, str) or not all(d in peaks_raw for d in derived):
+        raise UsageError(f"{where}: derived must list precision keys of peak_flops, got {derived!r}")
     clocks = entry.get("datasheet_clock_hz", {})
     if not isinstance(clocks, dict):
         raise UsageError(f"{where}: datasheet_clock_hz must be a table of precision (or default) = Hz")
@@ -204,6 +259,8 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
         notes=str(entry.get("notes", "")),
         derived=tuple(entry.get("derived", ())),
         family_default=bool(entry.get("family_default", False)),
+        segment=segment,
+        tensor_fp32_accumulate=accumulate,
     )
 
 
@@ -286,6 +343,9 @@ def lookup(name: str) -> tuple[GPU, str]:
     # longest alias the name starts with: device names with suffixes (MIG profile, memory size);
     # the alias must end where a word of the name ends ('h1000' / RTX A1000 is not an H100 / A100)
     bounds = _word_ends(str(name))
+    # ... unless what follows names another chip: a laptop part, or a Ti/SUPER the catalogue lacks
+    # ('RTX 4090 Laptop GPU' is an AD103 with 76 SMs, not the desktop RTX 4090's 128)
+    bounds = {b for b in bounds if not _OTHER_CHIP.search(key[b:])}
     best = max((a for a in aliases if len(a) >= 3 and key.startswith(a) and len(a) in bounds), key=len, default=None)
     if best is not None:
         gpu = aliases[best]
@@ -301,7 +361,12 @@ def lookup(name: str) -> tuple[GPU, str]:
     close = difflib.get_close_matches(key, list(spelled), n=5, cutoff=0.5)
     close_names = list(dict.fromkeys(spelled[c] for c in close))
     hint = f"did you mean {', '.join(close_names)}? " if close_names else ""
-    raise UsageError(f"unknown GPU {name!r}; {hint}known: {', '.join(names)}; or {HOW_TO_ADD}")
+    # ~90 names do not fit one line: configured ones, then a few common parts, then where the rest are
+    common = ("H100 SXM", "H200", "B200", "A100 SXM 80GB", "L40S", "L4", "RTX 4090", "RTX 5090")
+    shown = list(dict.fromkeys([g.name for g in _CONFIGURED] + [n for n in common if n in names]))
+    listed = ", ".join(shown) if len(shown) < len(names) else ", ".join(names)
+    more = f" and {len(names) - len(shown)} more ('ridgeline gpus' lists them)" if len(shown) < len(names) else ""
+    raise UsageError(f"unknown GPU {name!r}; {hint}known: {listed}{more}; or {HOW_TO_ADD}")
 
 
 def try_lookup(name: str | None) -> tuple[GPU | None, str]:

@@ -9,8 +9,13 @@ Decisions, written down once:
   They are reduced to one value per device (the median over that device's launches; the
   tensor peak per device *and* tensor precision) so one odd launch does not move a roof.
   The catalogue entry comes from ``--gpu`` when given, else from each launch's
-  ``device_name``. Every roof carries its source: ``ncu``, ``ncu-device-attributes``
-  (DRAM peak computed from recorded memory clock and bus width) or ``catalogue``.
+  ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
+  attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
+  clock, :mod:`ridgeline.analyzer.archrates`): measured > catalogue > derived. Every roof
+  carries its source: ``ncu``, ``ncu-device-attributes`` (DRAM peak computed from recorded
+  memory clock and bus width), ``catalogue`` or ``derived-from-device-attributes`` (the
+  formula in the roof's detail). ``--gpu`` naming a GPU of another compute capability than
+  the export records is an error naming both (docs/gpus.md).
 * **Cache roofs (hierarchical roofline).** L2 and L1 bandwidth roofs exist only when the
   export recorded them (KERNEL ``peak_l2_bytes_per_s`` / ``peak_l1_bytes_per_s``: a
   per-cycle peak x the cache clock); they are reduced per device like the DRAM peak
@@ -141,8 +146,12 @@ def resolve_gpu(gpu: GPU | str | None) -> tuple[GPU | None, str | None]:
     return found, f"--gpu {note}"
 
 
-def match_devices(device_names, *, gpu: GPU | str | None = None) -> list[tuple[str | None, GPU | None, str]]:
-    """Catalogue entry for each distinct device name: ``[(device_name, GPU or None, note)]``."""
+def match_devices(device_names, *, gpu: GPU | str | None = None,
+                  ccs: dict | None = None) -> list[tuple[str | None, GPU | None, str]]:
+    """Catalogue entry for each distinct device name: ``[(device_name, GPU or None, note)]``.
+
+    ``ccs`` maps a device name (None: unnamed) to the compute capability the export recorded for
+    it: ``--gpu`` naming a GPU of another compute capability is a UsageError naming both."""
     forced, forced_note = resolve_gpu(gpu)
     out = []
     for name in device_names:
@@ -155,6 +164,14 @@ def match_devices(device_names, *, gpu: GPU | str | None = None) -> list[tuple[s
                     f"names its device {name!r} ({recorded.name}): drop --gpu and the export's own GPU is used; "
                     f"to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
                 )
+            cc = (ccs or {}).get(name)
+            if cc and cc != forced.cc:
+                shown = f"device {name!r}" if name else "the device"
+                raise UsageError(
+                    f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}, compute capability {forced.cc}) "
+                    f"contradicts the export, which records compute capability {cc} for {shown}: drop --gpu, or name "
+                    f"a CC {cc} GPU (see 'ridgeline gpus'); to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
+                )
             note = forced_note
             if name and recorded is None:
                 note += f"; the export names {name!r}, which the catalogue does not know"
@@ -165,21 +182,77 @@ def match_devices(device_names, *, gpu: GPU | str | None = None) -> list[tuple[s
     return out
 
 
+def device_attributes(kernels: Any) -> dict:
+    """Per distinct device name (None: unnamed): the compute capability, SM count, maximum SM clock
+    and DRAM peak the export recorded (first CC seen; medians of the numbers)."""
+    import polars as pl
+
+    cols = set(kernels.columns)
+    if not kernels.height or "device_name" not in cols:
+        return {}
+    num = {c: (pl.col(c).median() if c in cols else pl.lit(None)) for c in ("sm_count", "max_sm_clock_hz", "peak_dram_bytes_per_s")}
+    agg = kernels.group_by("device_name", maintain_order=True).agg(
+        (pl.col("cc").drop_nulls().first() if "cc" in cols else pl.lit(None)).alias("cc"),
+        *[e.alias(c) for c, e in num.items()],
+    )
+    return {r["device_name"] or None: r for r in agg.iter_rows(named=True)}
+
+
+def device_entries(kernels: Any, *, gpu: GPU | str | None = None) -> list[tuple[str | None, GPU | None, str]]:
+    """:func:`match_devices` over the distinct device names of a KERNEL (or ROOFLINE) table, with
+    the fallback for a device the catalogue does not know: a GPU derived from the device attributes
+    ncu recorded (:func:`ridgeline.analyzer.archrates.derive_gpu`). Order: measured peaks win over
+    every entry (in :func:`classify`), a catalogue entry over a derived one, except when the export
+    records another SM count than the entry's (a MIG slice, a cut-down variant, another part with a
+    similar name): then the derived GPU is used and the note says why. ``--gpu`` is never
+    overridden, and contradicts an export that records another compute capability."""
+    from ridgeline.analyzer.archrates import derive_gpu
+
+    attrs = device_attributes(kernels)
+    names = list(attrs) or [None]
+    ccs = {n: a.get("cc") for n, a in attrs.items()}
+    out = []
+    for name, found, note in match_devices(names, gpu=gpu, ccs=ccs):
+        a = attrs.get(name) or {}
+        recorded_sms = a.get("sm_count")
+        mismatch = (found is not None and gpu is None and found.origin == "catalogue" and recorded_sms
+                    and int(recorded_sms) != found.sm_count)
+        if mismatch:  # a cut-down variant, a MIG slice or another part than the name matched
+            derived = derive_gpu(name, cc=a.get("cc"), sm_count=recorded_sms, clock_hz=a.get("max_sm_clock_hz"),
+                                 dram_bw_bytes_per_s=a.get("peak_dram_bytes_per_s"))
+            if derived is not None:
+                note = (f"{note}, but the export records {int(recorded_sms)} SMs where {found.name} has "
+                        f"{found.sm_count} (a MIG slice, a cut-down variant or another part): roofs derived from "
+                        f"its device attributes (CC {derived.cc} {derived.arch}, max SM clock "
+                        f"{derived.datasheet_clock('fp32') / 1e9:.4g} GHz)")
+                found = derived
+        if found is None and gpu is None:
+            derived = derive_gpu(name, cc=a.get("cc"), sm_count=a.get("sm_count"), clock_hz=a.get("max_sm_clock_hz"),
+                                 dram_bw_bytes_per_s=a.get("peak_dram_bytes_per_s"))
+            if derived is not None:
+                found = derived
+                note = (f"{note}: roofs derived from its device attributes (CC {derived.cc} {derived.arch}, "
+                        f"{derived.sm_count} SMs, max SM clock {derived.datasheet_clock('fp32') / 1e9:.4g} GHz)")
+        out.append((name, found, note))
+    return out
+
+
 def _catalogue_frame(entries: list[tuple[str | None, GPU | None, str]]):
     import polars as pl
 
-    rows = {"_dev": [], "gpu": [], "_cat_bw": []}
+    rows = {"_dev": [], "gpu": [], "_cat_bw": [], "_cat_src": []}
     for p in PRECISIONS:
         rows[f"_cat_{p}"] = []
         rows[f"_catclk_{p}"] = []
     for name, gpu, _note in entries:
         rows["_dev"].append(name if name is not None else "")
         rows["gpu"].append(gpu.name if gpu else None)
-        rows["_cat_bw"].append(gpu.dram_bw_bytes_per_s if gpu else None)
+        rows["_cat_bw"].append((gpu.dram_bw_bytes_per_s or None) if gpu else None)
+        rows["_cat_src"].append(gpu.origin if gpu else None)
         for p in PRECISIONS:
             rows[f"_cat_{p}"].append(gpu.peak(p) if gpu else None)
             rows[f"_catclk_{p}"].append(gpu.datasheet_clock(p) if gpu and gpu.peak(p) else None)
-    schema = {"_dev": pl.String, "gpu": pl.String, "_cat_bw": pl.Float64}
+    schema = {"_dev": pl.String, "gpu": pl.String, "_cat_bw": pl.Float64, "_cat_src": pl.String}
     schema.update({f"_cat_{p}": pl.Float64 for p in PRECISIONS})
     schema.update({f"_catclk_{p}": pl.Float64 for p in PRECISIONS})
     return pl.DataFrame(rows, schema=schema)
@@ -211,9 +284,9 @@ def classify(
     df = df.with_columns(pl.col("device_name").fill_null("").alias("_dev"))
 
     # catalogue entry per device name (or the forced --gpu)
-    devices = df.get_column("_dev").unique(maintain_order=True).to_list()
-    entries = match_devices([d or None for d in devices], gpu=gpu)
-    cat = _catalogue_frame([(d, g, n) for d, (_n, g, n) in zip(devices, entries)])
+    entries = device_entries(df, gpu=gpu)
+    cat = _catalogue_frame(entries)
+    derivations = {g.name: g.derivation for _n, g, _note in entries if g is not None and g.derivation}
     df = df.join(cat, on="_dev", how="left", maintain_order="left")
 
     # FLOPs: total and dominant precision
@@ -303,13 +376,13 @@ def classify(
         pl.when(measured.is_not_null())
         .then(pl.lit("ncu"))
         .when(catalogue.is_not_null())
-        .then(pl.lit("catalogue"))
+        .then(pl.col("_cat_src"))
         .alias("peak_flops_source"),
         pl.coalesce("_m_bw", "_cat_bw").alias("peak_bw_bytes_per_s"),
         pl.when(pl.col("_m_bw").is_not_null())
         .then(bw_src_measured)
         .when(pl.col("_cat_bw").is_not_null())
-        .then(pl.lit("catalogue"))
+        .then(pl.col("_cat_src"))
         .alias("peak_bw_source"),
         # cache roofs: measured only (the catalogue has no L2/L1 bandwidths)
         pl.col("_m_l2").alias("peak_l2_bw_bytes_per_s"),
@@ -423,7 +496,7 @@ def classify(
 
     df = df.with_columns(_roof_level(known).alias("roof_level"))
 
-    roofs = _roofs_used(df, meas)
+    roofs = _roofs_used(df, meas, derivations)
     df = family_columns(df)  # what each kernel is: family, library, display label
     out_schema = polars_schema(KERNEL_COLUMNS) | polars_schema(ROOFLINE_COLUMNS)
     df = df.select([pl.col(c).cast(t) for c, t in out_schema.items()])
@@ -456,7 +529,7 @@ def _roof_level(known):
     )
 
 
-def _roofs_used(df, meas) -> list[Roof]:
+def _roofs_used(df, meas, derivations: dict | None = None) -> list[Roof]:
     """The distinct roofs the launches were measured against (bandwidth first)."""
     import polars as pl
 
@@ -518,15 +591,23 @@ def _roofs_used(df, meas) -> list[Roof]:
                 source=row["peak_flops_source"],
                 precision=p,
                 path=row["_path"],
-                detail=_compute_detail(row, column),
+                detail=_compute_detail(row, column, (derivations or {}).get(row["gpu"], {}).get(p)),
             )
         )
     return list(dict.fromkeys(roofs))
 
 
-def _compute_detail(row: dict, column: str) -> str:
+def _compute_detail(row: dict, column: str, formula: str | None = None) -> str:
     """Provenance of a compute roof; the clock stated is the one the figure was computed at."""
     clk = row.get("_clk")
+    if formula is not None and row["peak_flops_source"] != "ncu":
+        text = f"derived from the device attributes ncu recorded on {row['_dev'] or 'unnamed device'}: {formula}"
+        ds_clk = row.get("_catclk")
+        if ds_clk and clk and abs(clk / ds_clk - 1) > 1e-9:
+            n = row["_n"]
+            text += (f", scaled to the recorded SM clock {clk / 1e9:.4g} GHz "
+                     f"(median of {n} launch{'es' if n != 1 else ''})")
+        return text
     if row["peak_flops_source"] == "catalogue":
         text = f"{row['gpu']} datasheet"
         ds_clk = row.get("_catclk")
@@ -556,6 +637,8 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
     device = row["_dev"] or "unnamed device"
     if source == "catalogue":
         return f"{row['gpu']} datasheet"
+    if source == "derived-from-device-attributes":
+        return f"derived from the device attributes ncu recorded on {device}"
     n = row["_n_dev"]
     text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
     if recipe and recipe != source:

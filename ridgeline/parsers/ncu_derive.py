@@ -401,6 +401,8 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         device.alias("device"),
         (pl.col("device__attribute_display_name") if "device__attribute_display_name" in cols else lit_null(pl.String)).alias("device_name"),
         cc.alias("cc"),
+        _sm_count(cols).alias("sm_count"),
+        _max_sm_clock(cols).alias("max_sm_clock_hz"),
         (num_int("Context") if "Context" in cols else lit_null(pl.Int64)).alias("context"),
         (num_int("Stream") if "Stream" in cols else lit_null(pl.Int64)).alias("stream"),
         (pl.col("Kernel Name") if "Kernel Name" in cols else lit_null(pl.String)).alias("kernel_name"),
@@ -508,3 +510,25 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         m = m.with_columns(fix)
     schema = polars_schema(KERNEL_COLUMNS)
     return m.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+
+def _sm_count(cols):
+    """KERNEL ``sm_count``: device__attribute_multiprocessor_count (null when absent or not > 0)."""
+    import polars as pl
+
+    name = "device__attribute_multiprocessor_count"
+    if name not in cols:
+        return pl.lit(None, dtype=pl.Int64)
+    v = pl.col(name).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False).cast(pl.Int64, strict=False)
+    return pl.when(v > 0).then(v)
+
+
+def _max_sm_clock(cols):
+    """KERNEL ``max_sm_clock_hz``: max_gpu_frequency_khz, else clock_rate (already in Hz: the frame
+    readers convert units, and read kHz where ncu printed none, see UNITS_WHEN_BLANK)."""
+    import polars as pl
+
+    have = [pl.col(n).cast(pl.Float64, strict=False) for n in ("device__attribute_max_gpu_frequency_khz", "device__attribute_clock_rate") if n in cols]
+    if not have:
+        return pl.lit(None, dtype=pl.Float64)
+    return pl.coalesce([pl.when(h > 0).then(h) for h in have])

@@ -85,6 +85,7 @@ UNITS_WHEN_BLANK: dict[str, str] = {
     "gpu__time_duration.sum": "ns",
     "device__attribute_memory_clock_rate": "Khz",
     "device__attribute_clock_rate": "Khz",
+    "device__attribute_max_gpu_frequency_khz": "Khz",
 }
 
 #: string-valued metrics the KERNEL table uses
@@ -264,6 +265,11 @@ DEVICE_ATTRIBUTES = (
     "device__attribute_compute_capability_major",
     "device__attribute_compute_capability_minor",
     "device__attribute_device_index",
+    # SM count and maximum SM clock: roofs derived for a GPU the catalogue does not know
+    # (ridgeline.analyzer.archrates); the clock attributes are in kHz
+    "device__attribute_multiprocessor_count",
+    "device__attribute_max_gpu_frequency_khz",
+    "device__attribute_clock_rate",
     "launch__block_size",
     "launch__grid_size",
     "launch__device_id",

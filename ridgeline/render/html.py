@@ -35,6 +35,7 @@ SOURCE_NAMES = {
     "ncu": "measured by ncu",
     "ncu-device-attributes": "ncu device attributes",
     "catalogue": "catalogue (datasheet)",
+    "derived-from-device-attributes": "derived from device attributes (SMs x per-SM rate x clock)",
 }
 MAX_KERNEL_ROWS = 500
 MAX_SKIPPED_EXAMPLES = 3

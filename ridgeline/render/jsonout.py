@@ -84,7 +84,7 @@ GPU_KEYS: dict[str, str] = {
     "match": "how the GPU was chosen (device name as recorded, or --gpu), with notes such as 'most common variant'",
     "datasheet": "the datasheet the catalogue numbers come from (null when no catalogue entry)",
     "dram_bw_bytes_per_s": "DRAM bandwidth roof used: the measured one when ncu recorded it, else the catalogue's",
-    "dram_bw_source": "\"ncu\", \"ncu-device-attributes\" or \"catalogue\"",
+    "dram_bw_source": "\"ncu\", \"ncu-device-attributes\", \"catalogue\" or \"derived-from-device-attributes\"",
     "peaks": "precision -> {flops_per_s, source, ridge_flop_per_byte}: every precision of the catalogue entry plus "
     "any the export measured; measured values win",
 }
@@ -92,7 +92,7 @@ GPU_KEYS: dict[str, str] = {
 ROOF_KEYS: dict[str, str] = {
     "kind": "\"compute\" or \"bandwidth\"",
     "value": "FLOP/s or byte/s",
-    "source": "\"ncu\", \"ncu-device-attributes\" or \"catalogue\"",
+    "source": "\"ncu\", \"ncu-device-attributes\", \"catalogue\" or \"derived-from-device-attributes\"",
     "precision": "compute roofs: precision key; null for bandwidth",
     "level": "bandwidth roofs: \"dram\"; null for compute",
     "path": "compute roofs measured per tensor instruction path: \"hgmma\" (Hopper wgmma), \"hmma\" (mma.sync), \"hgmma+hmma\" (ops-weighted); null otherwise",

@@ -72,6 +72,7 @@ SOURCE_LABELS = {
     "ncu": "measured by ncu",
     "ncu-device-attributes": "ncu device attributes",
     "catalogue": "catalogue",
+    "derived-from-device-attributes": "derived from device attributes",
 }
 # one marker per input on a multi-input plot
 INPUT_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")

@@ -21,6 +21,7 @@ SOURCE_LABELS = {
     "ncu": "measured by ncu",
     "ncu-device-attributes": "theoretical, from clocks ncu recorded",
     "catalogue": "datasheet",
+    "derived-from-device-attributes": "derived: SMs x per-SM rate x clock",
 }
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 

@@ -117,7 +117,10 @@ def measured(recipe: str | None) -> str:
 
 
 def roof_source(source: str | None) -> str:
-    """Evidence source for a roof: ``"ncu"`` (peak the profiler recorded) or ``"catalogue"``."""
+    """Evidence source for a roof: ``"ncu"`` (peak the profiler recorded), ``"catalogue"``, or
+    ``"derived: ..."`` for a GPU the catalogue lacks (roofs from its device attributes)."""
+    if source == "derived-from-device-attributes":
+        return "derived: SMs x per-SM rate x clock, from the device attributes ncu recorded"
     return source or "catalogue"
 
 
@@ -422,8 +425,13 @@ def time_evidence(row: dict[str, Any]) -> list[Evidence]:
 
 
 def confidence(*sources: str | None) -> str:
-    """Weakest link: "catalogue" if any roof came from the datasheet, else "measured"."""
-    return "catalogue" if any((s or "catalogue") == "catalogue" for s in sources) else "measured"
+    """Weakest link: "catalogue" if any roof came from the datasheet, "derived" if any was derived
+    from device attributes (a GPU the catalogue lacks), else "measured"."""
+    if any((s or "catalogue") == "catalogue" for s in sources):
+        return "catalogue"
+    if any(s == "derived-from-device-attributes" for s in sources):
+        return "derived"
+    return "measured"
 
 
 def gpu_roofs(ctx: Context) -> list:

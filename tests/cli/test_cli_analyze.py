@@ -147,7 +147,7 @@ def test_help_teaches_by_example(capsys):
 def test_gpus_lists_ridge_points(capsys):
     code, out, _ = run(capsys, "gpus")
     assert code == 0
-    h100 = next(line for line in out.splitlines() if line.startswith("H100 SXM"))
+    h100 = next(line for line in out.splitlines() if line.strip().startswith("H100 SXM"))
     assert f"{989 / 3.35:.0f}" in h100.split()  # 295 FLOP/B for bf16
     assert max(len(line) for line in out.splitlines()) <= 80
 
@@ -231,13 +231,21 @@ BAD = sorted(p for p in NCU_FIXTURES.glob("*.csv") if p.name.startswith(("bad-",
 @pytest.mark.skipif(not GOOD, reason="ncu fixtures absent")
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
 def test_parser_fixtures_analyze(capsys, path):
-    # --gpu names the GPU of exports that do not; raw-units-row.csv names H100 and V100 itself
+    # --gpu names the GPU of exports that do not; raw-units-row.csv names H100 and V100 itself.
+    # --gpu must agree with the compute capability a fixture records: the catalogue's default
+    # GPU of that CC (H100 SXM when none is recorded)
+    from ridgeline.analyzer.gpus import catalogue
+    from ridgeline.pipeline import read_kernel_files
+
     names_devices = path.name == "raw-units-row.csv"
-    code, out, err = run(capsys, "analyze", path, "--format", "json", *([] if names_devices else ["--gpu", "H100"]))
+    parsed, _rules = read_kernel_files([path], strict=False)
+    ccs = parsed.kernels.get_column("cc").drop_nulls().unique().to_list()
+    gpu = next(g.name for g in catalogue() if g.family_default and g.cc == ccs[0]) if ccs else "H100 SXM"
+    code, out, err = run(capsys, "analyze", path, "--format", "json", *([] if names_devices else ["--gpu", gpu]))
     assert code == 0, err
     doc = json.loads(out)
     assert doc["kernels"]
-    assert doc["gpu"]["name"] == ("H100 SXM, V100 SXM2" if names_devices else "H100 SXM")
+    assert doc["gpu"]["name"] == ("H100 SXM, V100 SXM2" if names_devices else gpu)
     for k in doc["kernels"]:
         assert (k["bound"] == "unknown") == bool(k["missing"] or k["missing_hint"])
 
