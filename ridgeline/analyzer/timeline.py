@@ -58,9 +58,11 @@ class TimelineAnalysis:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     inputs: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
-    join: Any = None  # per short name: timeline share joined with the roofline (join_roofline)
+    join: Any = None  # per profiled kernel name: timeline share joined with the roofline (join_roofline)
     unmatched_profile: list[str] = dataclasses.field(default_factory=list)
     unmatched_timeline: list[str] = dataclasses.field(default_factory=list)
+    ambiguous: list[str] = dataclasses.field(default_factory=list)  # profiled names with several candidates
+    kernel_names: Any = None  # per full kernel name: name, short_name, launches, total_s (the join's grain)
     join_notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -267,7 +269,26 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     bin_df = pl.concat([pl.DataFrame(b, schema=bin_schema) for b in bins]) if bins else pl.DataFrame(schema=bin_schema)
     shares = _kernel_durations(acts)
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
-                            inputs=[tl.source])
+                            inputs=[tl.source], kernel_names=_kernel_names(acts))
+
+
+_NAME_SCHEMA = {"name": "String", "short_name": "String", "launches": "Int64", "total_s": "Float64"}
+
+
+def _kernel_names(acts):
+    """name, short_name, launches, total_s per full kernel name (the profile join's grain)."""
+    import polars as pl
+
+    schema = {c: getattr(pl, t) for c, t in _NAME_SCHEMA.items()}
+    if acts is None or not acts.height:
+        return pl.DataFrame(schema=schema)
+    return (
+        acts.filter((pl.col("kind") == "kernel") & pl.col("name").is_not_null())
+        .with_columns(((pl.col("end_ns") - pl.col("start_ns")) / 1e9).alias("d"))
+        .group_by("name")
+        .agg(pl.col("short_name").first(), pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"))
+        .select([pl.col(c).cast(t) for c, t in schema.items()])
+    )
 
 
 def _kernel_durations(acts):
@@ -312,8 +333,20 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         k = k.select([pl.col(c).cast(t) for c, t in polars_schema(KERNEL_SHARE_COLUMNS).items()])
     else:
         k = pl.DataFrame(schema=polars_schema(KERNEL_SHARE_COLUMNS))
+    names = [p.kernel_names for p in parts if p.kernel_names is not None and p.kernel_names.height]
+    if names:
+        kn = pl.concat(names, how="vertical").group_by("name").agg(
+            pl.col("short_name").first(), pl.col("launches").sum(), pl.col("total_s").sum())
+        busy = float(kn.get_column("total_s").sum())
+        kn = kn.with_columns(
+            (pl.col("total_s") / capture if capture else pl.lit(None, dtype=pl.Float64)).alias("wall_share"),
+            (pl.col("total_s") / busy if busy else pl.lit(None, dtype=pl.Float64)).alias("busy_share"),
+        ).sort(["total_s", "name"], descending=[True, False])
+    else:
+        kn = None
     out = TimelineAnalysis(
         devices=devices,
+        kernel_names=kn,
         kernel_shares=k,
         bins=bins,
         totals=pl.concat(totals, how="vertical") if totals else None,
@@ -332,53 +365,77 @@ def analyze_timeline(tables, **options) -> TimelineAnalysis:
 # roofline x timeline
 # --------------------------------------------------------------------------------------
 def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
-    """Join the ROOFLINE table and the timeline's kernel shares by short name (in place).
+    """Join the ROOFLINE table and the timeline's kernels by kernel name (in place).
 
-    Match: the KERNEL table's ``short_name`` equals the timeline kernel's short name, both made
-    by :func:`ridgeline.parsers.ncu.short_name` from the recorded (demangled) names, so
-    template arguments and parameter lists do not matter. Names on one side only are listed in
-    ``unmatched_profile`` / ``unmatched_timeline`` and a note.
-    ``join``: short_name, profiled launches and time, timeline launches, total_s, wall_share.
+    The tools spell one kernel differently (ncu drops namespaces and casts, keeps return types),
+    so names are paired by :func:`ridgeline.names.match_names` over the distinct FULL names of
+    each side (docs/names.md): equal up to spelling; else same function and same template
+    arguments, namespaces aside; else the same function where one side's name is bare and each
+    side has one such kernel. A name with several candidates is ambiguous and reported, never
+    joined by guess; two names whose template arguments differ are two kernels.
+
+    ``join``: one row per matched profiled kernel name: kernel_name, short_name (profile's),
+    timeline_name, match (exact/key/function), profiled launches and time, timeline launches,
+    total_s, wall_share, busy_share. ``unmatched_profile`` / ``unmatched_timeline``: short names
+    of the kernels on one side only; ``ambiguous``: profiled short names with several
+    candidates. A note says how many of the profile's kernels matched, and which did not.
     """
     import polars as pl
 
+    from ridgeline.names import match_names
+
     if roofline is None or not roofline.height:
         return
-    prof = roofline.group_by("short_name").agg(
+    cols = roofline.columns
+    key = pl.coalesce(pl.col("kernel_name"), pl.col("short_name")) if "kernel_name" in cols else pl.col("short_name")
+    prof = roofline.filter(key.is_not_null()).group_by(key.alias("kernel_name")).agg(
+        pl.col("short_name").drop_nulls().first().alias("short_name"),
         pl.len().cast(pl.Int64).alias("profiled_launches"),
         pl.col("duration_s").sum().alias("profiled_s"),
     )
-    tl = analysis.kernel_shares
+    tl = analysis.kernel_names
     if tl is None or not tl.height:
         totals = analysis.totals
         if totals is not None and totals.height and (totals.get_column("category") == "kernel").any():
-            tl = totals.filter(pl.col("category") == "kernel").group_by("short_name").agg(
-                pl.col("count").sum().alias("launches"), pl.col("total_s").sum())
+            tl = totals.filter((pl.col("category") == "kernel") & pl.col("name").is_not_null()).group_by("name").agg(
+                pl.col("short_name").first(), pl.col("count").sum().alias("launches"), pl.col("total_s").sum())
             tl = tl.with_columns((pl.col("total_s") / pl.col("total_s").sum()).alias("busy_share"),
                                  pl.lit(None, dtype=pl.Float64).alias("wall_share"))
         else:
             return
-    joined = prof.join(tl.select("short_name", "launches", "total_s", "wall_share", "busy_share"), on="short_name", how="full",
-                       coalesce=True)
-    analysis.join = joined.filter(pl.col("profiled_launches").is_not_null() & pl.col("launches").is_not_null()).sort(
-        "total_s", descending=True)
-    analysis.unmatched_profile = sorted(joined.filter(pl.col("launches").is_null()).get_column("short_name").drop_nulls().to_list())
-    analysis.unmatched_timeline = sorted(joined.filter(pl.col("profiled_launches").is_null()).get_column("short_name").drop_nulls().to_list())
-    n = analysis.join.height
+    m = match_names(prof.get_column("kernel_name").to_list(), tl.get_column("name").to_list())
+    pairs = pl.DataFrame({"kernel_name": list(m.pairs), "timeline_name": list(m.pairs.values()),
+                          "match": [m.how[n] for n in m.pairs]},
+                         schema={"kernel_name": pl.String, "timeline_name": pl.String, "match": pl.String})
+    tl_cols = tl.select(pl.col("name").alias("timeline_name"), "launches", "total_s", "wall_share", "busy_share")
+    analysis.join = (prof.join(pairs, on="kernel_name", how="inner").join(tl_cols, on="timeline_name", how="left")
+                     .select("kernel_name", "short_name", "timeline_name", "match", "profiled_launches", "profiled_s",
+                             "launches", "total_s", "wall_share", "busy_share")
+                     .sort(["total_s", "kernel_name"], descending=[True, False], nulls_last=True))
+    p_short = dict(prof.select("kernel_name", "short_name").iter_rows())
+    t_short = dict(tl.select("name", "short_name").iter_rows())
+    analysis.unmatched_profile = sorted({p_short.get(n) or n for n in m.unmatched_left})
+    analysis.unmatched_timeline = sorted({t_short.get(n) or n for n in m.unmatched_right})
+    amb_p = [n for n in m.ambiguous if n in p_short]
+    analysis.ambiguous = sorted({p_short.get(n) or n for n in amb_p})
+    n_prof = prof.height
+    missed = sorted({p_short.get(n) or n for n in [*m.unmatched_left, *amb_p]})
     analysis.join_notes.append(
-        f"roofline x timeline: {n} kernel name(s) matched by short name; "
-        f"{len(analysis.unmatched_profile)} profiled only, {len(analysis.unmatched_timeline)} on the timeline only"
-        + (f" (profiled only: {', '.join(analysis.unmatched_profile[:5])}{'...' if len(analysis.unmatched_profile) > 5 else ''})"
-           if analysis.unmatched_profile else "")
+        f"roofline x timeline: {len(m.pairs)} of {n_prof} profiled kernel(s) matched on the timeline by name "
+        f"(ncu and timeline spellings normalised, docs/names.md); "
+        f"{len(m.unmatched_left)} profiled only, {len(amb_p)} ambiguous (several candidates, not joined), "
+        f"{len(m.unmatched_right)} on the timeline only"
+        + (f" (not matched: {', '.join(missed[:5])}{'...' if len(missed) > 5 else ''})" if missed else "")
     )
 
 
 def wall_shares(analysis: TimelineAnalysis | None) -> dict[str, float]:
-    """short_name -> share of wall time (joined names only; empty without a join)."""
+    """Profiled kernel name (``kernel_name``, else short name) -> share of wall time (busy share
+    where the timeline has no capture); joined names only, empty without a join."""
     if analysis is None or analysis.join is None or not analysis.join.height:
         return {}
     out = {}
-    for name, share, busy in analysis.join.select("short_name", "wall_share", "busy_share").iter_rows():
+    for name, share, busy in analysis.join.select("kernel_name", "wall_share", "busy_share").iter_rows():
         v = share if share is not None else busy
         if v is not None:
             out[name] = float(v)

@@ -218,7 +218,7 @@ def _finish_activities(df, source: str, devices: dict[int, str]):
     import polars as pl
 
     from ridgeline.analyzer.schema import TIMELINE_COLUMNS, polars_schema
-    from ridgeline.parsers.ncu import short_name
+    from ridgeline.names import short_name
 
     schema = polars_schema(TIMELINE_COLUMNS)
     for c, t in schema.items():
@@ -521,7 +521,7 @@ def _stats_totals(path, df, report: str) -> TimelineTables:
          .cast(pl.Float64, strict=False) / 100).alias("time_share"),
     )
     if category == "kernel":
-        from ridgeline.parsers.ncu import short_name
+        from ridgeline.names import short_name
 
         mapping = {n: short_name(n) for n in tot.get_column("name").drop_nulls().unique().to_list()}
         tot = tot.with_columns(short_name=pl.col("name").replace_strict(mapping, default=None, return_dtype=pl.String))

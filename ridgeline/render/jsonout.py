@@ -59,9 +59,12 @@ TIMELINE_KEYS: dict[str, str] = {
     "kernels": "one record per kernel short name on the timeline, most time first (keys below)",
     "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table; "
     "empty list when none",
-    "join": "null unless a profile was given too, else {matched: [{short_name, profiled_launches, profiled_s, "
-    "launches, total_s, wall_share, busy_share}], unmatched_profile: [names], unmatched_timeline: [names]}; "
-    "names are matched by short name (the KERNEL table's rule applied to the timeline's demangled names)",
+    "join": "null unless a profile was given too, else {profiled_kernels, matched_count, matched: [{kernel_name, "
+    "short_name, timeline_name, match, profiled_launches, profiled_s, launches, total_s, wall_share, busy_share}], "
+    "unmatched_profile: [short names], unmatched_timeline: [short names], ambiguous: [short names]}; full names are "
+    "paired by ridgeline.names.match_names (docs/names.md): equal up to spelling ('exact'), same function and "
+    "template arguments with namespaces aside ('key'), or same function where one side is bare ('function'); "
+    "names with several candidates are 'ambiguous' and not joined",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -206,8 +209,10 @@ def timeline_section(tl) -> dict[str, Any] | None:
         return None
     join = None
     if tl.join is not None:
-        join = {"matched": _records(tl.join), "unmatched_profile": list(tl.unmatched_profile),
-                "unmatched_timeline": list(tl.unmatched_timeline)}
+        matched = _records(tl.join)
+        join = {"profiled_kernels": len(matched) + len(tl.unmatched_profile) + len(getattr(tl, "ambiguous", [])),
+                "matched_count": len(matched), "matched": matched, "unmatched_profile": list(tl.unmatched_profile),
+                "unmatched_timeline": list(tl.unmatched_timeline), "ambiguous": list(getattr(tl, "ambiguous", []))}
     return {
         "options": dict(tl.options),
         "devices": _records(tl.devices),

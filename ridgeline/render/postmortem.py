@@ -70,7 +70,7 @@ def timeline_lines(result) -> list[str]:
                              f"{_pct(r['time_share'], 1):>8}")
     if tl.join is not None:
         lines.append("")
-        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by short name; "
+        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); "
                      f"{len(tl.unmatched_profile)} profiled only, {len(tl.unmatched_timeline)} timeline only")
         if tl.unmatched_profile:
             lines.append("  profiled only: " + shorten(", ".join(tl.unmatched_profile), WIDTH - 17))

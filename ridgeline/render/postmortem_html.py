@@ -64,7 +64,7 @@ def timeline_section(result) -> str:
                          f'<td class="num">{esc(fmt_pct(r["time_share"]))}</td></tr>')
         parts.append("</tbody></table>")
     if tl.join is not None:
-        parts.append(f'<p>Profile x timeline: {tl.join.height} kernel name(s) matched by short name; '
+        parts.append(f'<p>Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); '
                      f"kernel findings are ranked by their share of the timeline's wall time.</p>")
         if tl.unmatched_profile:
             parts.append('<p class="muted">Profiled only: ' + esc(", ".join(tl.unmatched_profile[:40])) + "</p>")
