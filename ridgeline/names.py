@@ -192,8 +192,9 @@ def function_name(name: str | None) -> str | None:
 
 
 _QUAL = re.compile(r"(?<![\w$])(?:[A-Za-z_$][\w$]*::)+")
-_CAST = re.compile(r"\((?:(?:unsigned|signed|const)\s+)*(?:int|long|long long|short|char|bool|unsigned|size_t|"
-                   r"u?int(?:8|16|32|64)_t)\)\s*(?=[-+]?\d)")
+# a C-style cast of an integer literal: '(int)4', '(bool)0', '(unsigned long)2', enum values such as
+# '(cutlass::FloatRoundStyle)2' (nsys and older ncu write them; ncu 2023+ writes the bare literal)
+_CAST = re.compile(r"\((?:[A-Za-z_$][\w$]*::)*[A-Za-z_$][\w$]*(?:\s+[A-Za-z_$][\w$]*)*\)\s*(?=[-+]?\d)")
 _SUFFIX = re.compile(r"(?<![\w.])([-+]?\d+)(?:ull|ul|ll|u|l)\b", re.IGNORECASE)
 _SPACE = re.compile(r"\s*([^\w$\s])\s*")
 
@@ -235,11 +236,13 @@ def _exact_key(name: str) -> str:
 @dataclasses.dataclass
 class NameMatch:
     """Result of :func:`match_names`: ``pairs`` left -> right, ``how`` left -> step
-    (``exact``/``key``/``function``), ``ambiguous`` left or right name -> the names it could be."""
+    (``exact``/``key``/``function``), ``ambiguous_left`` / ``ambiguous_right``: name -> the names
+    on the other side it could be (not joined)."""
 
     pairs: dict[str, str]
     how: dict[str, str]
-    ambiguous: dict[str, list[str]]
+    ambiguous_left: dict[str, list[str]]
+    ambiguous_right: dict[str, list[str]]
     unmatched_left: list[str]
     unmatched_right: list[str]
 
@@ -250,7 +253,8 @@ def match_names(left, right) -> NameMatch:
     right = sorted({n for n in right if n is not None})
     pairs: dict[str, str] = {}
     how: dict[str, str] = {}
-    ambiguous: dict[str, list[str]] = {}
+    amb_l: dict[str, list[str]] = {}
+    amb_r: dict[str, list[str]] = {}
     free_l, free_r = set(left), set(right)
 
     def step(label, key_l, key_r):
@@ -275,10 +279,10 @@ def match_names(left, right) -> NameMatch:
                 free_r.discard(rs[0])
             else:
                 for n in ls:
-                    ambiguous[n] = list(rs)
+                    amb_l[n] = list(rs)
                     free_l.discard(n)
                 for n in rs:
-                    ambiguous[n] = list(ls)
+                    amb_r[n] = list(ls)
                     free_r.discard(n)
 
     step("exact", _exact_key, _exact_key)
@@ -309,12 +313,12 @@ def match_names(left, right) -> NameMatch:
                 free_r.discard(rs[0])
             else:
                 for n in ls:
-                    ambiguous[n] = list(rs)
+                    amb_l[n] = list(rs)
                     free_l.discard(n)
                 for n in rs:
-                    ambiguous[n] = list(ls)
+                    amb_r[n] = list(ls)
                     free_r.discard(n)
-    return NameMatch(pairs, how, ambiguous, sorted(free_l), sorted(free_r))
+    return NameMatch(pairs, how, amb_l, amb_r, sorted(free_l), sorted(free_r))
 
 
 # ------------------------------------------------------------------ display labels

@@ -62,6 +62,7 @@ class TimelineAnalysis:
     unmatched_profile: list[str] = dataclasses.field(default_factory=list)
     unmatched_timeline: list[str] = dataclasses.field(default_factory=list)
     ambiguous: list[str] = dataclasses.field(default_factory=list)  # profiled names with several candidates
+    profiled_kernels: int = 0  # distinct profiled kernel names the join looked at
     kernel_names: Any = None  # per full kernel name: name, short_name, launches, total_s (the join's grain)
     join_notes: list[str] = dataclasses.field(default_factory=list)
 
@@ -416,16 +417,15 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
     t_short = dict(tl.select("name", "short_name").iter_rows())
     analysis.unmatched_profile = sorted({p_short.get(n) or n for n in m.unmatched_left})
     analysis.unmatched_timeline = sorted({t_short.get(n) or n for n in m.unmatched_right})
-    amb_p = [n for n in m.ambiguous if n in p_short]
-    analysis.ambiguous = sorted({p_short.get(n) or n for n in amb_p})
-    n_prof = prof.height
-    missed = sorted({p_short.get(n) or n for n in [*m.unmatched_left, *amb_p]})
+    analysis.ambiguous = sorted({p_short.get(n) or n for n in m.ambiguous_left})
+    analysis.profiled_kernels = prof.height
+    missed = sorted({*analysis.unmatched_profile, *analysis.ambiguous})
     analysis.join_notes.append(
-        f"roofline x timeline: {len(m.pairs)} of {n_prof} profiled kernel(s) matched on the timeline by name "
-        f"(ncu and timeline spellings normalised, docs/names.md); "
-        f"{len(m.unmatched_left)} profiled only, {len(amb_p)} ambiguous (several candidates, not joined), "
-        f"{len(m.unmatched_right)} on the timeline only"
-        + (f" (not matched: {', '.join(missed[:5])}{'...' if len(missed) > 5 else ''})" if missed else "")
+        f"roofline x timeline: {len(m.pairs)} of {prof.height} profiled kernel(s) matched on the timeline by name "
+        f"(tools' spellings normalised: docs/names.md); not matched (short names): "
+        f"{len(analysis.unmatched_profile)} profiled only, {len(analysis.ambiguous)} ambiguous (several candidates, "
+        f"not joined), {len(analysis.unmatched_timeline)} on the timeline only"
+        + (f" (profiled, not matched: {', '.join(missed[:5])}{'...' if len(missed) > 5 else ''})" if missed else "")
     )
 
 

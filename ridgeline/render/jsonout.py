@@ -210,7 +210,7 @@ def timeline_section(tl) -> dict[str, Any] | None:
     join = None
     if tl.join is not None:
         matched = _records(tl.join)
-        join = {"profiled_kernels": len(matched) + len(tl.unmatched_profile) + len(getattr(tl, "ambiguous", [])),
+        join = {"profiled_kernels": getattr(tl, "profiled_kernels", len(matched)),
                 "matched_count": len(matched), "matched": matched, "unmatched_profile": list(tl.unmatched_profile),
                 "unmatched_timeline": list(tl.unmatched_timeline), "ambiguous": list(getattr(tl, "ambiguous", []))}
     return {
