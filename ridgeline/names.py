@@ -158,11 +158,13 @@ def parse(name: str) -> NameParts:
     comps = _split_depth0(qual, "::")
     last = comps[-1]
     targs = None
+    prev = ""
     for i, c, d in _scan_depth0(last):
-        if c == "<" and d == 0 and i > 0 and _IDENT_CHAR.match(last[i - 1]):
+        if c == "<" and d == 0 and prev and _IDENT_CHAR.match(prev):  # 'name<' (operator symbols read as 'a')
             targs = last[i + 1 : _matching(last, i)].strip()
             last = last[:i]
             break
+        prev = c
     function = last.strip() or qual
     if not _FUNC.fullmatch(function):  # not C++ ('<script>...', '[CUDA memcpy HtoD]'): the name as it is
         return NameParts("", "", s.strip(), None, None)
@@ -353,7 +355,14 @@ def _suffixes(names: list[str]) -> list[str] | None:
     parts = [parse(n) for n in names]
     funcs = [p.function for p in parts]
     if len(set(funcs)) == len(funcs):
-        return funcs
+        toks = [f.split("_") for f in funcs]
+        if len({len(t) for t in toks}) == 1 and len(toks[0]) > 2:  # same shape: the tokens that differ
+            diff = _differing(toks)
+            vals = ["_".join(t[i] for i in diff) for t in toks]
+            if len(set(vals)) == len(vals):
+                return vals
+        trimmed = [re.sub(r"(?<=\w)_?[kK]ernel$", "", f) or f for f in funcs]
+        return trimmed if len(set(trimmed)) == len(trimmed) else funcs
     for field in ("template_args", "params"):
         lists = [top_args(getattr(p, field)) for p in parts]
         if not any(lists):
@@ -389,7 +398,7 @@ def distinct_labels(labels: list[str], full_names: list[str], limit: int) -> lis
         sfx = _suffixes([full_names[i] for i in idx])
         if sfx is None:
             continue
-        room = max(8, limit // 2)
+        room = max(8, limit - 20)  # the part that differs keeps most of the room; the label its start
         sfx = [_cut(x, room) for x in sfx]
         if len(set(sfx)) < len(sfx):
             continue
