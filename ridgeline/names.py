@@ -55,9 +55,6 @@ import re
 _ANON = re.compile(r"\(anonymous namespace\)::|<unnamed>::|^unnamed>::")
 _OPEN = "<(["
 _CLOSE = ">)]"
-_OPERATOR = re.compile(
-    r"operator\s*(?:\(\)|\[\]|->\*?|<<=?|>>=?|<=>|&&|\|\||\+\+|--|[-+*/%^&|~!=<>,]=?|new(?:\[\])?|delete(?:\[\])?|\"\"\s*\w+)"
-)
 _IDENT_CHAR = re.compile(r"[\w$]")
 _FUNC = re.compile(r"~?[A-Za-z_$][\w$]*|operator\W.*|operator\s.*")
 
@@ -79,51 +76,72 @@ class NameParts:
         return self.template_args is None and self.params is None
 
 
-def _scan_depth0(s: str):
-    """Yield (index, char, depth-before) with ``operator`` symbols skipped as identifier text."""
+_EVENT = re.compile(
+    r"(?<![\w$])operator\s*(?:\(\)|\[\]|->\*?|<<=?|>>=?|<=>|&&|\|\||\+\+|--|[-+*/%^&|~!=<>,]=?|new(?:\[\])?"
+    r"|delete(?:\[\])?|\"\"\s*\w+)|[<>()\[\]]"
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _events(s: str) -> tuple[tuple[tuple[int, str, int], ...], tuple[tuple[int, int], ...]]:
+    """Bracket events ``(index, char, depth before)`` and ``operator`` symbol ranges of ``s``
+    (an operator's symbols, ``operator()`` / ``operator<<``, are name text, not brackets).
+    Only the special characters are visited (regex), not every character."""
+    events = []
+    ops = []
     depth = 0
-    i = 0
-    n = len(s)
-    while i < n:
-        if s.startswith("operator", i) and (i == 0 or not _IDENT_CHAR.match(s[i - 1])):
-            m = _OPERATOR.match(s, i)
-            if m:
-                for j in range(i, m.end()):
-                    yield j, "a", depth  # part of an identifier
-                i = m.end()
-                continue
-        c = s[i]
+    for m in _EVENT.finditer(s):
+        c = m.group()
+        if len(c) > 1:
+            ops.append((m.start(), m.end()))
+            continue
         if c in _OPEN:
-            yield i, c, depth
+            events.append((m.start(), c, depth))
             depth += 1
-        elif c in _CLOSE:
-            depth = max(0, depth - 1)
-            yield i, c, depth
         else:
-            yield i, c, depth
-        i += 1
+            depth = max(0, depth - 1)
+            events.append((m.start(), c, depth))
+    return tuple(events), tuple(ops)
 
 
 def _matching(s: str, start: int) -> int:
     """Index of the bracket closing the one at ``start`` (or len(s) when unclosed)."""
-    depth = 0
-    for i, c, d in _scan_depth0(s[start:]):
-        if c in _OPEN:
-            depth += 1
-        elif c in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                return start + i
+    events, _ops = _events(s)
+    base = None
+    for i, c, d in events:
+        if i == start:
+            base = d
+        elif base is not None and i > start and c in _CLOSE and d == base:
+            return i
     return len(s)
 
 
 def _split_depth0(s: str, sep: str) -> list[str]:
+    """``s`` split at the occurrences of ``sep`` outside brackets and operator symbols."""
+    events, ops = _events(s)
+    spans = []
+    a = 0
+    depth = 0
+    for i, c, d in events:
+        if c in _OPEN:
+            if d == 0:
+                spans.append((a, i))
+            depth = d + 1
+        else:
+            depth = d
+            if d == 0:
+                a = i + 1
+    if depth == 0:
+        spans.append((a, len(s)))
     out, last = [], 0
     k = len(sep)
-    for i, c, d in _scan_depth0(s):
-        if d == 0 and c == sep[0] and s.startswith(sep, i) and i >= last:
-            out.append(s[last:i])
-            last = i + k
+    for x, y in spans:
+        j = s.find(sep, max(x, last), y)
+        while j != -1 and j + k <= y:
+            if not any(o <= j < e for o, e in ops):
+                out.append(s[last:j])
+                last = j + k
+            j = s.find(sep, max(j + 1, last), y)
     out.append(s[last:])
     return out
 
@@ -140,8 +158,10 @@ def parse(name: str) -> NameParts:
     s = clean(name)
     params = None
     head = s
-    for i, c, d in _scan_depth0(s):
-        if c == "(" and d == 0 and i > 0 and (s[i - 1] == ">" or _IDENT_CHAR.match(s[i - 1])):
+    events, ops = _events(s)
+    op_ends = {e for _o, e in ops}
+    for i, c, d in events:
+        if c == "(" and d == 0 and i > 0 and (s[i - 1] == ">" or _IDENT_CHAR.match(s[i - 1]) or i in op_ends):
             # the first top-level '(' after a name: the parameter list
             end = _matching(s, i)
             head, params = s[:i].rstrip(), s[i + 1 : end].strip()
@@ -158,13 +178,13 @@ def parse(name: str) -> NameParts:
     comps = _split_depth0(qual, "::")
     last = comps[-1]
     targs = None
-    prev = ""
-    for i, c, d in _scan_depth0(last):
-        if c == "<" and d == 0 and prev and _IDENT_CHAR.match(prev):  # 'name<' (operator symbols read as 'a')
+    events, ops = _events(last)
+    op_ends = {e for _o, e in ops}
+    for i, c, d in events:
+        if c == "<" and d == 0 and i > 0 and (_IDENT_CHAR.match(last[i - 1]) or i in op_ends):  # 'name<'
             targs = last[i + 1 : _matching(last, i)].strip()
             last = last[:i]
             break
-        prev = c
     function = last.strip() or qual
     if not _FUNC.fullmatch(function):  # not C++ ('<script>...', '[CUDA memcpy HtoD]'): the name as it is
         return NameParts("", "", s.strip(), None, None)
