@@ -332,3 +332,34 @@ def test_every_sample_shows_distinct_names_distinctly(path):
     pairs = k.select("kernel_name", "kernel_label").unique()
     assert pairs["kernel_label"].n_unique() == pairs["kernel_name"].n_unique()
     assert not any(str(s).startswith(("enable_if", "std::enable_if")) for s in k["short_name"].to_list())
+
+
+def test_nsys_summary_rows_of_two_kernels_read_apart(tmp_path, capsys):
+    """Both GEMVs of a summary have the short name internal::gemvx::kernel; their labels differ."""
+    from ridgeline.cli import main
+
+    six = PAIRS[0][1].replace("(int)7", "(int)6")
+    tl = _write_kern_sum(tmp_path, [(PAIRS[0][1], 4_000_000, 200), (six, 1_000_000, 20)])
+    with pytest.raises(SystemExit):
+        main(["analyze", str(tl), "--format", "json"])
+    totals = json.loads(capsys.readouterr().out)["timeline"]["totals"]
+    assert {r["short_name"] for r in totals} == {"internal::gemvx::kernel"}
+    assert sorted(r["kernel_label"] for r in totals) == ["cuBLAS gemvx <6>", "cuBLAS gemvx <7>"]
+    with pytest.raises(SystemExit):
+        main(["analyze", str(tl)])
+    out = capsys.readouterr().out
+    assert "cuBLAS gemvx <7>" in out and "cuBLAS gemvx <6>" in out
+
+
+_NSYS_5090 = SAMPLES / "nsys" / "codegandee-rtx5090-dsocr-all-stage_summary_cuda_gpu_kern_sum.csv"
+
+
+@pytest.mark.skipif(not _NSYS_5090.exists(), reason="shared samples not available")
+def test_rtx5090_nsys_summary_names_every_kernel_distinctly():
+    from ridgeline.pipeline import analyze_paths
+
+    res = analyze_paths([_NSYS_5090])
+    t = res.timeline.totals
+    names = t.filter(t["category"] == "kernel")["name"].unique().to_list()
+    labels = res.timeline.totals_labels
+    assert len({labels[n] for n in names}) == len(names)

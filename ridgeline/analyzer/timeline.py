@@ -63,6 +63,7 @@ class TimelineAnalysis:
     unmatched_timeline: list[str] = dataclasses.field(default_factory=list)
     ambiguous: list[str] = dataclasses.field(default_factory=list)  # profiled names with several candidates
     profiled_kernels: int = 0  # distinct profiled kernel names the join looked at
+    totals_labels: dict[str, str] = dataclasses.field(default_factory=dict)  # totals kernel name -> display label
     kernel_names: Any = None  # per full kernel name: name, short_name, launches, total_s (the join's grain)
     join_notes: list[str] = dataclasses.field(default_factory=list)
 
@@ -345,16 +346,35 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         ).sort(["total_s", "name"], descending=[True, False])
     else:
         kn = None
+    tot = pl.concat(totals, how="vertical") if totals else None
     out = TimelineAnalysis(
         devices=devices,
+        totals_labels=totals_labels(tot),
         kernel_names=kn,
         kernel_shares=k,
         bins=bins,
-        totals=pl.concat(totals, how="vertical") if totals else None,
+        totals=tot,
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],
     )
     return out
+
+
+def totals_labels(totals) -> dict[str, str]:
+    """Display label per kernel name of the nsys stats totals: the family label, unique per full
+    name (two GEMVs whose short names are both ``internal::gemvx::kernel`` read
+    ``cuBLAS gemvx <7>`` and ``<6>``: docs/names.md). Renderers show it instead of the short name."""
+    import polars as pl
+
+    from ridgeline.analyzer.families import family_columns
+
+    if totals is None or not totals.height:
+        return {}
+    names = totals.filter((pl.col("category") == "kernel") & pl.col("name").is_not_null()).select("name").unique()
+    if not names.height:
+        return {}
+    labelled = family_columns(names, name_column="name", fallback_column="name")
+    return dict(labelled.select("name", "kernel_label").iter_rows())
 
 
 def analyze_timeline(tables, **options) -> TimelineAnalysis:

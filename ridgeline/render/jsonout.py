@@ -57,7 +57,8 @@ TIMELINE_KEYS: dict[str, str] = {
     "kernel limit), plot_bins",
     "devices": "one record per file x device (keys below)",
     "kernels": "one record per kernel short name on the timeline, most time first (keys below)",
-    "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table; "
+    "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table "
+    "plus kernel_label (kernels: display label, unique per full name, docs/names.md; others: the name); "
     "empty list when none",
     "join": "null unless a profile was given too, else {profiled_kernels, matched_count, matched: [{kernel_name, "
     "short_name, timeline_name, match, profiled_launches, profiled_s, launches, total_s, wall_share, busy_share}], "
@@ -217,7 +218,8 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "options": dict(tl.options),
         "devices": _records(tl.devices),
         "kernels": _records(tl.kernel_shares),
-        "totals": _records(tl.totals) if tl.totals is not None else [],
+        "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
+                   for r in _records(tl.totals)] if tl.totals is not None else [],
         "join": join,
     }
 

@@ -63,10 +63,12 @@ def timeline_lines(result) -> list[str]:
     if tl.totals is not None and tl.totals.height:
         lines.append("")
         lines.append("nsys stats summaries (totals only: no timeline, no gaps)")
+        labels = getattr(tl, "totals_labels", {}) or {}  # kernels: labels unique per full name
         for (report,), part in tl.totals.group_by(["report"], maintain_order=True):
             lines.append(f"  {report}:")
             for r in part.sort("total_s", descending=True, nulls_last=True).head(3).iter_rows(named=True):
-                lines.append(f"    {shorten(r['short_name'] or r['name'] or '?', 50):<51}{_fmt_s(r['total_s']):>10}"
+                lines.append(f"    {shorten(labels.get(r['name']) or r['short_name'] or r['name'] or '?', 50):<51}"
+                             f"{_fmt_s(r['total_s']):>10}"
                              f"{_pct(r['time_share'], 1):>8}")
     if tl.join is not None:
         lines.append("")

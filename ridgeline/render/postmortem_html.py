@@ -57,8 +57,9 @@ def timeline_section(result) -> str:
         parts.append('<h3>nsys stats summaries</h3><p class="muted">Totals only: no timeline, no gaps.</p>')
         parts.append('<table class="sortable"><thead><tr><th>report</th><th>name</th><th class="num">total</th>'
                      '<th class="num">count</th><th class="num">share</th></tr></thead><tbody>')
+        labels = getattr(tl, "totals_labels", {}) or {}  # kernels: labels unique per full name
         for r in tl.totals.head(60).iter_rows(named=True):
-            parts.append(f'<tr><td>{esc(r["report"])}</td><td class="name">{esc(r["short_name"])}</td>'
+            parts.append(f'<tr><td>{esc(r["report"])}</td><td class="name">{esc(labels.get(r["name"]) or r["short_name"])}</td>'
                          f'<td class="num" data-v="{r["total_s"] or ""}">{esc(fmt_seconds(r["total_s"]))}</td>'
                          f'<td class="num">{r["count"] if r["count"] is not None else ""}</td>'
                          f'<td class="num">{esc(fmt_pct(r["time_share"]))}</td></tr>')
