@@ -363,3 +363,25 @@ def test_rtx5090_nsys_summary_names_every_kernel_distinctly():
     names = t.filter(t["category"] == "kernel")["name"].unique().to_list()
     labels = res.timeline.totals_labels
     assert len({labels[n] for n in names}) == len(names)
+
+
+def test_timeline_kernels_are_one_row_per_name_with_distinct_labels(tmp_path):
+    """A Kineto trace with two GEMV instantiations: two rows (not one merged short name), two labels."""
+    from ridgeline.pipeline import analyze_paths
+
+    six = PAIRS[0][1].replace("(int)7", "(int)6")
+    events, ts = [], 0.0
+    for name, dur, n in ((PAIRS[0][1], 30.0, 3), (six, 10.0, 2)):
+        for _ in range(n):
+            events.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+                           "args": {"device": 0, "stream": 7, "correlation": len(events)}})
+            ts += dur + 1.0
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps({"traceEvents": events}))
+    k = analyze_paths([trace], run_rules=False).timeline.kernel_shares
+    rows = {r["name"]: r for r in k.iter_rows(named=True)}
+    assert set(rows) == {PAIRS[0][1], six}
+    assert {r["short_name"] for r in rows.values()} == {"internal::gemvx::kernel"}
+    assert rows[PAIRS[0][1]]["kernel_label"] == "cuBLAS gemvx <7>" and rows[six]["kernel_label"] == "cuBLAS gemvx <6>"
+    assert (rows[PAIRS[0][1]]["launches"], rows[six]["launches"]) == (3, 2)
+    assert rows[PAIRS[0][1]]["total_s"] == pytest.approx(90e-6) and rows[six]["total_s"] == pytest.approx(20e-6)

@@ -248,6 +248,8 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
 
 KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {
     "short_name": ("str", "kernel short name (same rule as the KERNEL table)"),
+    "kernel_label": ("str", "display label, unique per kernel name (family label plus what tells kernels apart; docs/names.md)"),
+    "name": ("str", "the kernel's full (demangled) name as recorded: one row per name"),
     "launches": ("i64", "launches on the timeline"),
     "total_s": ("f64", "summed duration, s"),
     "median_s": ("f64", "median duration, s (several files: the median of the files' medians)"),

@@ -64,7 +64,6 @@ class TimelineAnalysis:
     ambiguous: list[str] = dataclasses.field(default_factory=list)  # profiled names with several candidates
     profiled_kernels: int = 0  # distinct profiled kernel names the join looked at
     totals_labels: dict[str, str] = dataclasses.field(default_factory=dict)  # totals kernel name -> display label
-    kernel_names: Any = None  # per full kernel name: name, short_name, launches, total_s (the join's grain)
     join_notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -271,40 +270,25 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     bin_df = pl.concat([pl.DataFrame(b, schema=bin_schema) for b in bins]) if bins else pl.DataFrame(schema=bin_schema)
     shares = _kernel_durations(acts)
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
-                            inputs=[tl.source], kernel_names=_kernel_names(acts))
-
-
-_NAME_SCHEMA = {"name": "String", "short_name": "String", "launches": "Int64", "total_s": "Float64"}
-
-
-def _kernel_names(acts):
-    """name, short_name, launches, total_s per full kernel name (the profile join's grain)."""
-    import polars as pl
-
-    schema = {c: getattr(pl, t) for c, t in _NAME_SCHEMA.items()}
-    if acts is None or not acts.height:
-        return pl.DataFrame(schema=schema)
-    return (
-        acts.filter((pl.col("kind") == "kernel") & pl.col("name").is_not_null())
-        .with_columns(((pl.col("end_ns") - pl.col("start_ns")) / 1e9).alias("d"))
-        .group_by("name")
-        .agg(pl.col("short_name").first(), pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"))
-        .select([pl.col(c).cast(t) for c, t in schema.items()])
-    )
+                            inputs=[tl.source])
 
 
 def _kernel_durations(acts):
-    """short_name, launches, total_s, durations list (for medians when merged)."""
+    """name, short_name, launches, total_s, median_s per full kernel name (distinct names are
+    distinct kernels: two instantiations of one template are two rows, docs/names.md)."""
     import polars as pl
 
+    schema = {"name": pl.String, "short_name": pl.String, "launches": pl.Int64, "total_s": pl.Float64,
+              "median_s": pl.Float64}
     if acts is None or not acts.height:
-        return pl.DataFrame(schema={"short_name": pl.String, "launches": pl.Int64, "total_s": pl.Float64,
-                                    "median_s": pl.Float64})
+        return pl.DataFrame(schema=schema)
     return (
         acts.filter(pl.col("kind") == "kernel")
         .with_columns(((pl.col("end_ns") - pl.col("start_ns")) / 1e9).alias("d"))
-        .group_by("short_name")
-        .agg(pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"), pl.col("d").median().alias("median_s"))
+        .group_by("name")
+        .agg(pl.col("short_name").first(), pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"),
+             pl.col("d").median().alias("median_s"))
+        .select([pl.col(c).cast(t) for c, t in schema.items()])
     )
 
 
@@ -321,7 +305,8 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     k = pl.concat([p.kernel_shares for p in parts], how="vertical") if parts else None
     capture = float(devices.get_column("capture_s").sum()) if devices.height else 0.0
     if k is not None and k.height:
-        k = k.group_by("short_name").agg(
+        k = k.group_by("name").agg(
+            pl.col("short_name").first(),
             pl.col("launches").sum(),
             pl.col("total_s").sum(),
             # median of the per-file medians weighted by nothing: exact with one file
@@ -331,26 +316,18 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         k = k.with_columns(
             (pl.col("total_s") / capture if capture else pl.lit(None, dtype=pl.Float64)).alias("wall_share"),
             (pl.col("total_s") / total if total else pl.lit(None, dtype=pl.Float64)).alias("busy_share"),
-        ).sort(["total_s", "short_name"], descending=[True, False])
+        ).sort(["total_s", "name"], descending=[True, False], nulls_last=True)
+        from ridgeline.analyzer.families import family_columns
+
+        k = family_columns(k, name_column="name", fallback_column="short_name").with_columns(
+            pl.coalesce(pl.col("kernel_label"), pl.col("short_name"), pl.lit("<unnamed kernel>")).alias("kernel_label"))
         k = k.select([pl.col(c).cast(t) for c, t in polars_schema(KERNEL_SHARE_COLUMNS).items()])
     else:
         k = pl.DataFrame(schema=polars_schema(KERNEL_SHARE_COLUMNS))
-    names = [p.kernel_names for p in parts if p.kernel_names is not None and p.kernel_names.height]
-    if names:
-        kn = pl.concat(names, how="vertical").group_by("name").agg(
-            pl.col("short_name").first(), pl.col("launches").sum(), pl.col("total_s").sum())
-        busy = float(kn.get_column("total_s").sum())
-        kn = kn.with_columns(
-            (pl.col("total_s") / capture if capture else pl.lit(None, dtype=pl.Float64)).alias("wall_share"),
-            (pl.col("total_s") / busy if busy else pl.lit(None, dtype=pl.Float64)).alias("busy_share"),
-        ).sort(["total_s", "name"], descending=[True, False])
-    else:
-        kn = None
     tot = pl.concat(totals, how="vertical") if totals else None
     out = TimelineAnalysis(
         devices=devices,
         totals_labels=totals_labels(tot),
-        kernel_names=kn,
         kernel_shares=k,
         bins=bins,
         totals=tot,
@@ -414,7 +391,7 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
         pl.len().cast(pl.Int64).alias("profiled_launches"),
         pl.col("duration_s").sum().alias("profiled_s"),
     )
-    tl = analysis.kernel_names
+    tl = analysis.kernel_shares
     if tl is None or not tl.height:
         totals = analysis.totals
         if totals is not None and totals.height and (totals.get_column("category") == "kernel").any():

@@ -56,7 +56,8 @@ TIMELINE_KEYS: dict[str, str] = {
     "options": "thresholds used: launch_gap_s (idle gaps up to this are launch overhead), short_kernel_s (short "
     "kernel limit), plot_bins",
     "devices": "one record per file x device (keys below)",
-    "kernels": "one record per kernel short name on the timeline, most time first (keys below)",
+    "kernels": "one record per kernel name on the timeline (two instantiations of one template are two records, "
+    "kernel_label tells them apart), most time first (keys below)",
     "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table "
     "plus kernel_label (kernels: display label, unique per full name, docs/names.md; others: the name); "
     "empty list when none",

@@ -56,7 +56,8 @@ def timeline_lines(result) -> list[str]:
         lines.append("")
         lines.append(f"Kernels by timeline time ({len(top)} of {k.height})")
         lines.append(f"{'#':>2} {'kernel':<{name_w}}{'launch':>8}{'time':>10}{'wall':>7}{'busy':>7}")
-        labels = distinct_labels([r["short_name"] or "?" for r in top], name_w - 1)
+        labels = distinct_labels([r.get("kernel_label") or r["short_name"] or "?" for r in top], name_w - 1,
+                                 [r.get("name") or r["short_name"] or "?" for r in top])
         for i, (r, label) in enumerate(zip(top, labels), 1):
             lines.append(f"{i:>2} {label:<{name_w}}{r['launches']:>8,}{_fmt_s(r['total_s']):>10}"
                          f"{_pct(r['wall_share'], 1):>7}{_pct(r['busy_share'], 1):>7}")

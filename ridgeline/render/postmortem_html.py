@@ -48,7 +48,9 @@ def timeline_section(result) -> str:
                      '<th class="num">time</th><th class="num">wall share</th><th class="num">busy share</th>'
                      "</tr></thead><tbody>")
         for r in k.head(30).iter_rows(named=True):
-            parts.append(f'<tr><td class="name">{esc(r["short_name"])}</td><td class="num">{r["launches"]:,}</td>'
+            parts.append(f'<tr><td class="name" title="{esc(r.get("name") or r["short_name"] or "")}">'
+                         f'{esc(r.get("kernel_label") or r["short_name"])}</td>'
+                         f'<td class="num">{r["launches"]:,}</td>'
                          f'<td class="num" data-v="{r["total_s"]}">{esc(fmt_seconds(r["total_s"]))}</td>'
                          f'<td class="num" data-v="{r["wall_share"] or ""}">{esc(fmt_pct(r["wall_share"]))}</td>'
                          f'<td class="num" data-v="{r["busy_share"] or ""}">{esc(fmt_pct(r["busy_share"]))}</td></tr>')
