@@ -267,9 +267,6 @@ def _strip_void(name: str) -> str:
     return name[5:] if name.startswith("void ") else name
 
 
-_ANON = re.compile(r"(?:<unnamed>|\(anonymous namespace\)|^unnamed>)::")
-
-
 def _split_top(name: str) -> tuple[str, str]:
     """``(function path, template arguments)`` of a demangled name; return type and parameters
     dropped (:func:`ridgeline.names.parse`: ``enable_if<...>::type kernel<...>`` is ``kernel``)."""
