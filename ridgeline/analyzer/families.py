@@ -40,7 +40,7 @@ import dataclasses
 import functools
 import re
 
-FAMILY_TABLE_VERSION = "1"
+FAMILY_TABLE_VERSION = "2"
 
 LABEL_MAX = 48
 
@@ -206,9 +206,10 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     R("cudnn-xmma-conv", r"sm(?P<sm>\d+)_xmma_(?P<op>fprop|dgrad|wgrad)_(?P<k>\w+?)_(?P<dt>[a-z]+\d+)", "gemm", "cuDNN", "cuDNN sm{sm} xmma {op} {dt}"),
     R("cudnn-conv", r"(?P<arch>ampere|volta|turing|maxwell|sm\d+)_(?P<k>[a-z0-9]*cudnn\w*?)_(?P<tile>\d+x\d+)", "gemm", "cuDNN", "cuDNN {arch} {k} {tile}"),
     R("cublas-legacy-gemm", r"(?P<arch>ampere|volta|turing|maxwell|hopper)_(?P<k>\w*?gemm)_(?:(?P<dt>[a-z]+\d+)_)?(?P<tile>\d+x\d+)(?:_(?P<sl>sliced\d+x\d+))?\w*?_(?P<lay>[nt]{2})(?:_\w+)?$", "gemm", "cuBLAS", "cuBLAS {arch} {k|words} {tile}[ {sl}] {lay}"),
+    R("cublas-gemvx", r"(?:^|\s|::)kernel<.*?cublasGemv", "gemm", "cuBLAS", "cuBLAS gemvx"),
     R("cublas-gemv", r"^(?:void )?(?:cublas\w*::)?(?P<k>gemv\w*?|gemmk1|gemmSN_\w+?|gemmSmall\w*?|dot)_kernel", "gemm", "cuBLAS", "cuBLAS {k}"),
     R("cutlass2-gemm", r"cutlass_(?P<sm>\d+)_(?P<op>tensorop|simt|wmma_tensorop)_(?P<k>\w*?gemm)\w*?_(?P<tile>\d+x\d+)_\d+x\d+_(?P<lay>[nt]{2})", "gemm", "CUTLASS", "CUTLASS sm{sm} {op} {k|words} {tile} {lay}"),
-    R("cutlass3-gemm", r"cutlass::device_kernel<cutlass::gemm::kernel::(?P<k>\w+)(?:(?=.*?Sm(?P<sm>\d+)))?", "gemm", "CUTLASS", "CUTLASS {k}[ sm{sm}][ {tile}]"),
+    R("cutlass3-gemm", r"(?:^|\s|cutlass::)device_kernel<(?:cutlass::gemm::kernel::|(?=Gemm))(?P<k>\w+)(?:(?=.*?Sm(?P<sm>\d+)))?", "gemm", "CUTLASS", "CUTLASS {k}[ sm{sm}][ {tile}]"),
     R("marlin", r"(?<![a-z])marlin", "gemm", None, None),
     R("triton-tem-mm", r"^triton_tem_(?P<k>\w*?(?:mm|matmul)\w*)$", "gemm", "Triton", "Triton template {k}"),
     R("gemm", r"gemm|gemv|matmul|wgmma|xmma|cutlass.*tensorop|(?<![a-z])b?mm(?![a-z0-9])", "gemm", None, None),
@@ -266,28 +267,14 @@ def _strip_void(name: str) -> str:
     return name[5:] if name.startswith("void ") else name
 
 
-_ANON = re.compile(r"(?:<unnamed>|\(anonymous namespace\)|^unnamed>)::")
-
-
 def _split_top(name: str) -> tuple[str, str]:
-    """``(function path, template arguments)`` of a demangled name; parameters dropped."""
-    s = _ANON.sub("", _strip_void(name))
-    depth = 0
-    path_end = None
-    for i, c in enumerate(s):
-        if c == "<":
-            if depth == 0 and path_end is None:
-                path_end = i
-            depth += 1
-        elif c == ">":
-            depth -= 1
-        elif c == "(" and depth <= 0:
-            if path_end is None:
-                return s[:i].strip(), ""
-            return s[:path_end].strip(), s[path_end + 1 : s.rfind(">", 0, i)]
-    if path_end is None:
-        return s.strip(), ""
-    return s[:path_end].strip(), s[path_end + 1 : s.rfind(">")]
+    """``(function path, template arguments)`` of a demangled name; return type and parameters
+    dropped (:func:`ridgeline.names.parse`: ``enable_if<...>::type kernel<...>`` is ``kernel``)."""
+    from ridgeline.names import parse
+
+    p = parse(name)
+    path = f"{p.namespace}::{p.function}" if p.namespace else p.function
+    return path, p.template_args or ""
 
 
 def _last_component(path: str) -> str:
@@ -471,8 +458,10 @@ def family_columns(df, *, name_column: str = "kernel_name", fallback_column: str
 
     Each distinct name is classified once and mapped back (a hash lookup, no Python per launch).
     The name is ``name_column``, or ``fallback_column`` where that is null; a null name gives
-    null columns. With ``unique_labels``, distinct names that share a label within ``df`` get
-    `` #2``, `` #3``... in name order, so grouping by label never merges different kernels.
+    null columns. With ``unique_labels``, distinct names that share a label within ``df`` get the
+    part of the name that tells them apart (:func:`ridgeline.names.distinct_labels`: the tile or
+    template arguments that differ, ``cuBLAS gemvx <7>`` / ``<6>``), so grouping by label never
+    merges different kernels and no two kernels of one result are displayed alike.
     """
     import polars as pl
 
@@ -488,11 +477,9 @@ def family_columns(df, *, name_column: str = "kernel_name", fallback_column: str
     kinds = [classify_name(n) for n in names]
     labels = [k.label for k in kinds]
     if unique_labels:
-        seen: dict[str, int] = {}
-        for i, lab in enumerate(labels):
-            seen[lab] = seen.get(lab, 0) + 1
-            if seen[lab] > 1:
-                labels[i] = f"{lab} #{seen[lab]}"
+        from ridgeline.names import distinct_labels
+
+        labels = distinct_labels(labels, names, LABEL_MAX)
     s = pl.String
     return df.with_columns(
         key.replace_strict(names, [k.family for k in kinds], default=None, return_dtype=s).alias("kernel_family"),
@@ -534,7 +521,10 @@ def families_markdown() -> str:
         "first row whose pattern matches (case-insensitive) wins; a name no row matches is `other`.",
         "Each launch gets `kernel_family`, `kernel_library` (null when unknown) and `kernel_label`",
         f"(a display label of at most {LABEL_MAX} characters naming the family and what distinguishes",
-        "the kernel; two different names that still share a label in one input get ` #2`, ` #3`).",
+        "the kernel). Two different names that share a label in one input get the part of the name",
+        "that tells them apart (the function where the label hid it, else the template arguments",
+        "that differ, else the parameters, else the namespace: `cuBLAS gemvx <7>` and `<6>`); only",
+        "names that differ in spelling alone get ` #2`. See docs/names.md.",
         "",
         "## Families",
         "",

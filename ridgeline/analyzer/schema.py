@@ -39,7 +39,7 @@ KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
     "context": ("i64", "CUDA context"),
     "stream": ("i64", "CUDA stream"),
     "kernel_name": ("str", "kernel name exactly as ncu printed it"),
-    "short_name": ("str", "function name without return type, namespaces' template args and parameter list"),
+    "short_name": ("str", "the function's name as recorded, namespaces kept: no return type (void, enable_if<...>::type), template arguments, parameters or anonymous namespaces (ridgeline.names.short_name, docs/names.md); joins across tools use the full name"),
     "block_size": ("str", "block dimensions as printed, e.g. '(128, 1, 1)'"),
     "grid_size": ("str", "grid dimensions as printed"),
     "block_threads": ("i64", "threads per block (product of block_size)"),
@@ -112,7 +112,7 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "peak_l1_bw_bytes_per_s": ("f64", "L1 bandwidth roof used (median recorded L1 peak of the device; never from the catalogue), null if none recorded"),
     "kernel_family": ("str", "what the kernel is, from its full demangled name (ridgeline.analyzer.families, docs/kernel-families.md): gemm, grouped_gemm, attention, attention_aux, rope, norm, elementwise, ..."),
     "kernel_library": ("str", "library the kernel comes from (cuBLAS, CUTLASS, FlashAttention-3, FlashInfer, Triton, PyTorch ATen, ...), null when the name does not tell"),
-    "kernel_label": ("str", "short display label naming the family and the distinguishing part, e.g. 'FlashAttention-3 fwd (sm90) 128x128x128', unique per kernel name within an analysis"),
+    "kernel_label": ("str", "short display label naming the family and the distinguishing part, e.g. 'FlashAttention-3 fwd (sm90) 128x128x128', unique per kernel name within an analysis: names that share a family label get the part that tells them apart, 'cuBLAS gemvx <7>' / '<6>' (docs/names.md); the displayed name of every view"),
     "roof_level": ("str", "binding roof: 'dram', 'l2' or 'l1' (the memory level whose roof is lowest at the launch's intensities, i.e. largest bytes / bandwidth) or 'compute' when the compute roof is below every memory roof; levels without bytes or roof are left out; null when bound is unknown"),
 }
 
@@ -259,6 +259,8 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
 
 KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {
     "short_name": ("str", "kernel short name (same rule as the KERNEL table)"),
+    "kernel_label": ("str", "display label, unique per kernel name (family label plus what tells kernels apart; docs/names.md)"),
+    "name": ("str", "the kernel's full (demangled) name as recorded: one row per name"),
     "launches": ("i64", "launches on the timeline"),
     "total_s": ("f64", "summed duration, s"),
     "median_s": ("f64", "median duration, s (several files: the median of the files' medians)"),

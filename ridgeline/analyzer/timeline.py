@@ -66,9 +66,12 @@ class TimelineAnalysis:
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     inputs: list[str] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
-    join: Any = None  # per short name: timeline share joined with the roofline (join_roofline)
+    join: Any = None  # per profiled kernel name: timeline share joined with the roofline (join_roofline)
     unmatched_profile: list[str] = dataclasses.field(default_factory=list)
     unmatched_timeline: list[str] = dataclasses.field(default_factory=list)
+    ambiguous: list[str] = dataclasses.field(default_factory=list)  # profiled names with several candidates
+    profiled_kernels: int = 0  # distinct profiled kernel names the join looked at
+    totals_labels: dict[str, str] = dataclasses.field(default_factory=dict)  # totals kernel name -> display label
     join_notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
@@ -284,17 +287,21 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
 
 
 def _kernel_durations(acts):
-    """short_name, launches, total_s, durations list (for medians when merged)."""
+    """name, short_name, launches, total_s, median_s per full kernel name (distinct names are
+    distinct kernels: two instantiations of one template are two rows, docs/names.md)."""
     import polars as pl
 
+    schema = {"name": pl.String, "short_name": pl.String, "launches": pl.Int64, "total_s": pl.Float64,
+              "median_s": pl.Float64}
     if acts is None or not acts.height:
-        return pl.DataFrame(schema={"short_name": pl.String, "launches": pl.Int64, "total_s": pl.Float64,
-                                    "median_s": pl.Float64})
+        return pl.DataFrame(schema=schema)
     return (
         acts.filter(pl.col("kind") == "kernel")
         .with_columns(((pl.col("end_ns") - pl.col("start_ns")) / 1e9).alias("d"))
-        .group_by("short_name")
-        .agg(pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"), pl.col("d").median().alias("median_s"))
+        .group_by("name")
+        .agg(pl.col("short_name").first(), pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"),
+             pl.col("d").median().alias("median_s"))
+        .select([pl.col(c).cast(t) for c, t in schema.items()])
     )
 
 
@@ -311,7 +318,8 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     k = pl.concat([p.kernel_shares for p in parts], how="vertical") if parts else None
     capture = float(devices.get_column("capture_s").sum()) if devices.height else 0.0
     if k is not None and k.height:
-        k = k.group_by("short_name").agg(
+        k = k.group_by("name").agg(
+            pl.col("short_name").first(),
             pl.col("launches").sum(),
             pl.col("total_s").sum(),
             # median of the per-file medians weighted by nothing: exact with one file
@@ -321,19 +329,42 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         k = k.with_columns(
             (pl.col("total_s") / capture if capture else pl.lit(None, dtype=pl.Float64)).alias("wall_share"),
             (pl.col("total_s") / total if total else pl.lit(None, dtype=pl.Float64)).alias("busy_share"),
-        ).sort(["total_s", "short_name"], descending=[True, False])
+        ).sort(["total_s", "name"], descending=[True, False], nulls_last=True)
+        from ridgeline.analyzer.families import family_columns
+
+        k = family_columns(k, name_column="name", fallback_column="short_name").with_columns(
+            pl.coalesce(pl.col("kernel_label"), pl.col("short_name"), pl.lit("<unnamed kernel>")).alias("kernel_label"))
         k = k.select([pl.col(c).cast(t) for c, t in polars_schema(KERNEL_SHARE_COLUMNS).items()])
     else:
         k = pl.DataFrame(schema=polars_schema(KERNEL_SHARE_COLUMNS))
+    tot = pl.concat(totals, how="vertical") if totals else None
     out = TimelineAnalysis(
         devices=devices,
+        totals_labels=totals_labels(tot),
         kernel_shares=k,
         bins=bins,
-        totals=pl.concat(totals, how="vertical") if totals else None,
+        totals=tot,
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],
     )
     return out
+
+
+def totals_labels(totals) -> dict[str, str]:
+    """Display label per kernel name of the nsys stats totals: the family label, unique per full
+    name (two GEMVs whose short names are both ``internal::gemvx::kernel`` read
+    ``cuBLAS gemvx <7>`` and ``<6>``: docs/names.md). Renderers show it instead of the short name."""
+    import polars as pl
+
+    from ridgeline.analyzer.families import family_columns
+
+    if totals is None or not totals.height:
+        return {}
+    names = totals.filter((pl.col("category") == "kernel") & pl.col("name").is_not_null()).select("name").unique()
+    if not names.height:
+        return {}
+    labelled = family_columns(names, name_column="name", fallback_column="name")
+    return dict(labelled.select("name", "kernel_label").iter_rows())
 
 
 def analyze_timeline(tables, **options) -> TimelineAnalysis:
@@ -345,15 +376,24 @@ def analyze_timeline(tables, **options) -> TimelineAnalysis:
 # roofline x timeline
 # --------------------------------------------------------------------------------------
 def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
-    """Join the ROOFLINE table and the timeline's kernel shares by short name (in place).
+    """Join the ROOFLINE table and the timeline's kernels by kernel name (in place).
 
-    Match: the KERNEL table's ``short_name`` equals the timeline kernel's short name, both made
-    by :func:`ridgeline.parsers.ncu.short_name` from the recorded (demangled) names, so
-    template arguments and parameter lists do not matter. Names on one side only are listed in
-    ``unmatched_profile`` / ``unmatched_timeline`` and a note.
-    ``join``: short_name, profiled launches and time, timeline launches, total_s, wall_share.
+    The tools spell one kernel differently (ncu drops namespaces and casts, keeps return types),
+    so names are paired by :func:`ridgeline.names.match_names` over the distinct FULL names of
+    each side (docs/names.md): equal up to spelling; else same function and same template
+    arguments, namespaces aside; else the same function where one side's name is bare and each
+    side has one such kernel. A name with several candidates is ambiguous and reported, never
+    joined by guess; two names whose template arguments differ are two kernels.
+
+    ``join``: one row per matched profiled kernel name: kernel_name, short_name (profile's),
+    timeline_name, match (exact/key/function), profiled launches and time, timeline launches,
+    total_s, wall_share, busy_share. ``unmatched_profile`` / ``unmatched_timeline``: short names
+    of the kernels on one side only; ``ambiguous``: profiled short names with several
+    candidates. A note says how many of the profile's kernels matched, and which did not.
     """
     import polars as pl
+
+    from ridgeline.names import match_names
 
     if roofline is None or not roofline.height:
         return
@@ -362,7 +402,10 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
         analysis.join_notes.append("roofline x timeline: not joined: the timeline is from an AMD GPU (ROCm), the Nsight "
                                    "Compute profile from an NVIDIA GPU; the same kernel name would be a coincidence")
         return
-    prof = roofline.group_by("short_name").agg(
+    cols = roofline.columns
+    key = pl.coalesce(pl.col("kernel_name"), pl.col("short_name")) if "kernel_name" in cols else pl.col("short_name")
+    prof = roofline.filter(key.is_not_null()).group_by(key.alias("kernel_name")).agg(
+        pl.col("short_name").drop_nulls().first().alias("short_name"),
         pl.len().cast(pl.Int64).alias("profiled_launches"),
         pl.col("duration_s").sum().alias("profiled_s"),
     )
@@ -370,24 +413,34 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
     if tl is None or not tl.height:
         totals = analysis.totals
         if totals is not None and totals.height and (totals.get_column("category") == "kernel").any():
-            tl = totals.filter(pl.col("category") == "kernel").group_by("short_name").agg(
-                pl.col("count").sum().alias("launches"), pl.col("total_s").sum())
+            tl = totals.filter((pl.col("category") == "kernel") & pl.col("name").is_not_null()).group_by("name").agg(
+                pl.col("short_name").first(), pl.col("count").sum().alias("launches"), pl.col("total_s").sum())
             tl = tl.with_columns((pl.col("total_s") / pl.col("total_s").sum()).alias("busy_share"),
                                  pl.lit(None, dtype=pl.Float64).alias("wall_share"))
         else:
             return
-    joined = prof.join(tl.select("short_name", "launches", "total_s", "wall_share", "busy_share"), on="short_name", how="full",
-                       coalesce=True)
-    analysis.join = joined.filter(pl.col("profiled_launches").is_not_null() & pl.col("launches").is_not_null()).sort(
-        "total_s", descending=True)
-    analysis.unmatched_profile = sorted(joined.filter(pl.col("launches").is_null()).get_column("short_name").drop_nulls().to_list())
-    analysis.unmatched_timeline = sorted(joined.filter(pl.col("profiled_launches").is_null()).get_column("short_name").drop_nulls().to_list())
-    n = analysis.join.height
+    m = match_names(prof.get_column("kernel_name").to_list(), tl.get_column("name").to_list())
+    pairs = pl.DataFrame({"kernel_name": list(m.pairs), "timeline_name": list(m.pairs.values()),
+                          "match": [m.how[n] for n in m.pairs]},
+                         schema={"kernel_name": pl.String, "timeline_name": pl.String, "match": pl.String})
+    tl_cols = tl.select(pl.col("name").alias("timeline_name"), "launches", "total_s", "wall_share", "busy_share")
+    analysis.join = (prof.join(pairs, on="kernel_name", how="inner").join(tl_cols, on="timeline_name", how="left")
+                     .select("kernel_name", "short_name", "timeline_name", "match", "profiled_launches", "profiled_s",
+                             "launches", "total_s", "wall_share", "busy_share")
+                     .sort(["total_s", "kernel_name"], descending=[True, False], nulls_last=True))
+    p_short = dict(prof.select("kernel_name", "short_name").iter_rows())
+    t_short = dict(tl.select("name", "short_name").iter_rows())
+    analysis.unmatched_profile = sorted({p_short.get(n) or n for n in m.unmatched_left})
+    analysis.unmatched_timeline = sorted({t_short.get(n) or n for n in m.unmatched_right})
+    analysis.ambiguous = sorted({p_short.get(n) or n for n in m.ambiguous_left})
+    analysis.profiled_kernels = prof.height
+    missed = sorted({*analysis.unmatched_profile, *analysis.ambiguous})
     analysis.join_notes.append(
-        f"roofline x timeline: {n} kernel name(s) matched by short name; "
-        f"{len(analysis.unmatched_profile)} profiled only, {len(analysis.unmatched_timeline)} on the timeline only"
-        + (f" (profiled only: {', '.join(analysis.unmatched_profile[:5])}{'...' if len(analysis.unmatched_profile) > 5 else ''})"
-           if analysis.unmatched_profile else "")
+        f"roofline x timeline: {len(m.pairs)} of {prof.height} profiled kernel(s) matched on the timeline by name "
+        f"(tools' spellings normalised: docs/names.md); not matched (short names): "
+        f"{len(analysis.unmatched_profile)} profiled only, {len(analysis.ambiguous)} ambiguous (several candidates, "
+        f"not joined), {len(analysis.unmatched_timeline)} on the timeline only"
+        + (f" (profiled, not matched: {', '.join(missed[:5])}{'...' if len(missed) > 5 else ''})" if missed else "")
     )
 
 
@@ -406,11 +459,12 @@ def host_calls_legend(devices) -> str:
 
 
 def wall_shares(analysis: TimelineAnalysis | None) -> dict[str, float]:
-    """short_name -> share of wall time (joined names only; empty without a join)."""
+    """Profiled kernel name (``kernel_name``, else short name) -> share of wall time (busy share
+    where the timeline has no capture); joined names only, empty without a join."""
     if analysis is None or analysis.join is None or not analysis.join.height:
         return {}
     out = {}
-    for name, share, busy in analysis.join.select("short_name", "wall_share", "busy_share").iter_rows():
+    for name, share, busy in analysis.join.select("kernel_name", "wall_share", "busy_share").iter_rows():
         v = share if share is not None else busy
         if v is not None:
             out[name] = float(v)

@@ -30,9 +30,11 @@ Decisions (documented here, tested in ``tests/parsers/test_ncu_*.py``):
 * ``id`` is the ncu ``ID``; with several header blocks in one file it becomes
   ``"<block>/<ID>"`` for blocks after the first; with several files every id gets
   ``"<file index>:"`` in front (file index 0-based, in the order given).
-* ``short_name``: the name without ``void``, template arguments and parameter list, with
-  namespaces kept and anonymous namespaces (``<unnamed>``, ``(anonymous namespace)``) removed:
-  ``void at::native::<unnamed>::k<float>(int)`` -> ``at::native::k``;
+* ``short_name``: the name without its return type (``void``, ``enable_if<...>::type``, any
+  other), template arguments and parameter list, with namespaces kept and anonymous namespaces
+  (``<unnamed>``, ``(anonymous namespace)``) removed, by :func:`ridgeline.names.short_name`
+  (the one normaliser every reader uses): ``void at::native::<unnamed>::k<float>(int)`` ->
+  ``at::native::k``; ``enable_if<!T7, void>::type kernel<...>(T13)`` -> ``kernel``;
   ``ampere_sgemm_128x64_nn`` stays itself.
 * Tensor FLOPs: ``sm__ops_path_tensor_src_*`` totals by precision; per-family counters
   (``..._op_<family>_src_...``) only when no total was collected for the launch. The Volta

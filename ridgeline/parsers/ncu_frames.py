@@ -21,24 +21,11 @@ from ridgeline.parsers.ncu_blocks import _Block, _has_id  # noqa: F401
 # value level
 # ======================================================================================
 def _short_name(name: str) -> str:
-    s = name.strip()
-    if s.startswith("unnamed>::"):
-        s = "<" + s
-    s = re.sub(r"^(?:(?:void|static|__global__|extern \"C\")\s+)+", "", s)
-    s = s.replace("<unnamed>::", "").replace("(anonymous namespace)::", "")
-    out = []
-    depth = 0
-    for ch in s:
-        if ch in "<([":
-            depth += 1
-        elif ch in ">)]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            out.append(ch)
-    r = re.sub(r"\s+", " ", "".join(out)).strip().strip(":").strip()
-    if " " in r:  # leftover return type or qualifiers: keep the function name
-        r = r.rsplit(" ", 1)[-1]
-    return r or name
+    """The function's qualified name (:func:`ridgeline.names.short_name`: no return type,
+    template arguments, parameters or anonymous namespaces); the name itself when it has none."""
+    from ridgeline.names import short_name as _fn
+
+    return _fn(name) or name
 
 
 def _dims_product(text: str) -> int | None:

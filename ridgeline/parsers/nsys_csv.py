@@ -257,7 +257,7 @@ def _stats_totals(path, df, report: str, first_data_line: int | None = None) -> 
              .cast(pl.Float64, strict=False) / 100).alias("time_share"),
         )
     if category == "kernel":
-        from ridgeline.parsers.ncu import short_name
+        from ridgeline.names import short_name
 
         kernel_names = tot.filter(pl.col("category") == "kernel").get_column("name")
         mapping = {n: short_name(n) for n in kernel_names.drop_nulls().unique().to_list()}

@@ -62,7 +62,7 @@ def _finish_activities(df, source: str, devices: dict[int, str]):
     import polars as pl
 
     from ridgeline.analyzer.schema import TIMELINE_COLUMNS, polars_schema
-    from ridgeline.parsers.ncu import short_name
+    from ridgeline.names import short_name
 
     schema = polars_schema(TIMELINE_COLUMNS)
     for c, t in schema.items():

@@ -56,12 +56,17 @@ TIMELINE_KEYS: dict[str, str] = {
     "options": "thresholds used: launch_gap_s (idle gaps up to this are launch overhead), short_kernel_s (short "
     "kernel limit), plot_bins",
     "devices": "one record per file x device (keys below)",
-    "kernels": "one record per kernel short name on the timeline, most time first (keys below)",
-    "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table; "
+    "kernels": "one record per kernel name on the timeline (two instantiations of one template are two records, "
+    "kernel_label tells them apart), most time first (keys below)",
+    "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table "
+    "plus kernel_label (kernels: display label, unique per full name, docs/names.md; others: the name); "
     "empty list when none",
-    "join": "null unless a profile was given too, else {matched: [{short_name, profiled_launches, profiled_s, "
-    "launches, total_s, wall_share, busy_share}], unmatched_profile: [names], unmatched_timeline: [names]}; "
-    "names are matched by short name (the KERNEL table's rule applied to the timeline's demangled names)",
+    "join": "null unless a profile was given too, else {profiled_kernels, matched_count, matched: [{kernel_name, "
+    "short_name, timeline_name, match, profiled_launches, profiled_s, launches, total_s, wall_share, busy_share}], "
+    "unmatched_profile: [short names], unmatched_timeline: [short names], ambiguous: [short names]}; full names are "
+    "paired by ridgeline.names.match_names (docs/names.md): equal up to spelling ('exact'), same function and "
+    "template arguments with namespaces aside ('key'), or same function where one side is bare ('function'); "
+    "names with several candidates are 'ambiguous' and not joined",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -206,13 +211,16 @@ def timeline_section(tl) -> dict[str, Any] | None:
         return None
     join = None
     if tl.join is not None:
-        join = {"matched": _records(tl.join), "unmatched_profile": list(tl.unmatched_profile),
-                "unmatched_timeline": list(tl.unmatched_timeline)}
+        matched = _records(tl.join)
+        join = {"profiled_kernels": getattr(tl, "profiled_kernels", len(matched)),
+                "matched_count": len(matched), "matched": matched, "unmatched_profile": list(tl.unmatched_profile),
+                "unmatched_timeline": list(tl.unmatched_timeline), "ambiguous": list(getattr(tl, "ambiguous", []))}
     return {
         "options": dict(tl.options),
         "devices": _records(tl.devices),
         "kernels": _records(tl.kernel_shares),
-        "totals": _records(tl.totals) if tl.totals is not None else [],
+        "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
+                   for r in _records(tl.totals)] if tl.totals is not None else [],
         "join": join,
     }
 

@@ -572,14 +572,28 @@ def roofline_figure(
             input_handles.append(
                 Line2D([], [], marker=marker, linestyle="none", color="#555555", markersize=8, label=plain(label))
             )
+        # each kernel's label is unique in its result (families.family_columns); cut to fit, the
+        # cut labels are kept apart too (render.text.distinct_labels), so two kernels never read alike
+        from ridgeline.render.text import distinct_labels as _distinct
+
+        uniq = list(dict.fromkeys(str(p["short"]) for p in drawable if p["short"]))
+        names = {str(p["short"]): str(p.get("name") or p["short"]) for p in drawable if p["short"]}
+        width = 24 if multi else 30
+        cut = {u: shorten(u, width) for u in uniq}
+        counts: dict[str, int] = {}
+        for v in cut.values():
+            counts[v] = counts.get(v, 0) + 1
+        clash = [u for u in uniq if counts[cut[u]] > 1]
+        if clash:  # labels that cut to the same text keep the part that differs
+            cut.update(zip(clash, _distinct(clash, width, [names[u] for u in clash])))
         seen_text: set[str] = set()
         for rank, p in enumerate(drawable):
             if len(seen_text) >= per_input_top:
                 break
-            text = label_text(p["short"])
-            if text not in seen_text:  # names that differ only in template arguments: one label
+            text = cut.get(str(p["short"]), label_text(p["short"]))
+            if text not in seen_text:  # one label per kernel (per-launch points share their kernel's)
                 seen_text.add(text)
-                to_label.append((i, rank, p))
+                to_label.append((i, rank, dict(p, label=text)))
 
     if projected:  # --what-if: the same kernels where the projection puts them, hollow, same colour
         sizes = 28.0 + 1400.0 * np.clip(np.array([p["share"] for p in projected], dtype=float), 0.0, 1.0)
@@ -799,7 +813,7 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
     placed = []
     tags = distinct_tags(labels) if multi else []
     for idx, rank, p in items:
-        text = label_text(p["short"], tags[idx] if multi else None)
+        text = label_text(p.get("label") or p["short"], tags[idx] if multi else None)
         cx, cy = ax.transData.transform((p["x"], p["y"]))
         own = math.sqrt(point_area(p["share"])) / 2  # clear the marker itself (in points)
         best = None

@@ -64,21 +64,24 @@ def timeline_lines(result) -> list[str]:
         lines.append("")
         lines.append(f"Kernels by timeline time ({len(top)} of {k.height})")
         lines.append(f"{'#':>2} {'kernel':<{name_w}}{'launch':>8}{'time':>10}{'wall':>7}{'busy':>7}")
-        labels = distinct_labels([r["short_name"] or "?" for r in top], name_w - 1)
+        labels = distinct_labels([r.get("kernel_label") or r["short_name"] or "?" for r in top], name_w - 1,
+                                 [r.get("name") or r["short_name"] or "?" for r in top])
         for i, (r, label) in enumerate(zip(top, labels), 1):
             lines.append(f"{i:>2} {label:<{name_w}}{r['launches']:>8,}{_fmt_s(r['total_s']):>10}"
                          f"{_pct(r['wall_share'], 1):>7}{_pct(r['busy_share'], 1):>7}")
     if tl.totals is not None and tl.totals.height:
         lines.append("")
         lines.append("nsys stats summaries (totals only: no timeline, no gaps)")
+        labels = getattr(tl, "totals_labels", {}) or {}  # kernels: labels unique per full name
         for (report,), part in tl.totals.group_by(["report"], maintain_order=True):
             lines.append(f"  {report}:")
             for r in part.sort("total_s", descending=True, nulls_last=True).head(3).iter_rows(named=True):
-                lines.append(f"    {shorten(r['short_name'] or r['name'] or '?', 50):<51}{_fmt_s(r['total_s']):>10}"
+                lines.append(f"    {shorten(labels.get(r['name']) or r['short_name'] or r['name'] or '?', 50):<51}"
+                             f"{_fmt_s(r['total_s']):>10}"
                              f"{_pct(r['time_share'], 1):>8}")
     if tl.join is not None:
         lines.append("")
-        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by short name; "
+        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); "
                      f"{len(tl.unmatched_profile)} profiled only, {len(tl.unmatched_timeline)} timeline only")
         if tl.unmatched_profile:
             lines.append("  profiled only: " + shorten(", ".join(tl.unmatched_profile), WIDTH - 17))

@@ -53,7 +53,9 @@ def timeline_section(result) -> str:
                      '<th class="num">time</th><th class="num">wall share</th><th class="num">busy share</th>'
                      "</tr></thead><tbody>")
         for r in k.head(30).iter_rows(named=True):
-            parts.append(f'<tr><td class="name">{esc(r["short_name"])}</td><td class="num">{r["launches"]:,}</td>'
+            parts.append(f'<tr><td class="name" title="{esc(r.get("name") or r["short_name"] or "")}">'
+                         f'{esc(r.get("kernel_label") or r["short_name"])}</td>'
+                         f'<td class="num">{r["launches"]:,}</td>'
                          f'<td class="num" data-v="{r["total_s"]}">{esc(fmt_seconds(r["total_s"]))}</td>'
                          f'<td class="num" data-v="{r["wall_share"] or ""}">{esc(fmt_pct(r["wall_share"]))}</td>'
                          f'<td class="num" data-v="{r["busy_share"] or ""}">{esc(fmt_pct(r["busy_share"]))}</td></tr>')
@@ -62,14 +64,15 @@ def timeline_section(result) -> str:
         parts.append('<h3>nsys stats summaries</h3><p class="muted">Totals only: no timeline, no gaps.</p>')
         parts.append('<table class="sortable"><thead><tr><th>report</th><th>name</th><th class="num">total</th>'
                      '<th class="num">count</th><th class="num">share</th></tr></thead><tbody>')
+        labels = getattr(tl, "totals_labels", {}) or {}  # kernels: labels unique per full name
         for r in tl.totals.head(60).iter_rows(named=True):
-            parts.append(f'<tr><td>{esc(r["report"])}</td><td class="name">{esc(r["short_name"])}</td>'
+            parts.append(f'<tr><td>{esc(r["report"])}</td><td class="name">{esc(labels.get(r["name"]) or r["short_name"])}</td>'
                          f'<td class="num" data-v="{r["total_s"] or ""}">{esc(fmt_seconds(r["total_s"]))}</td>'
                          f'<td class="num">{r["count"] if r["count"] is not None else ""}</td>'
                          f'<td class="num">{esc(fmt_pct(r["time_share"]))}</td></tr>')
         parts.append("</tbody></table>")
     if tl.join is not None:
-        parts.append(f'<p>Profile x timeline: {tl.join.height} kernel name(s) matched by short name; '
+        parts.append(f'<p>Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); '
                      f"kernel findings are ranked by their share of the timeline's wall time.</p>")
         if tl.unmatched_profile:
             parts.append('<p class="muted">Profiled only: ' + esc(", ".join(tl.unmatched_profile[:40])) + "</p>")

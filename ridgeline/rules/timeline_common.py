@@ -76,14 +76,17 @@ def option(ctx: Context, name: str) -> float:
 
 def subject_names(kernels) -> dict[str, dict[str, float]]:
     """Kernel finding subject (as the kernel rules name it: label, else short name, else the name)
-    -> {short name: profiled seconds} of the launches behind it."""
+    -> {kernel name (else short name): profiled seconds} of the launches behind it (the key
+    :func:`ridgeline.analyzer.timeline.wall_shares` uses)."""
     import polars as pl
 
     if kernels is None or not kernels.height:
         return {}
     cols = [c for c in ("kernel_label", "short_name", "kernel_name") if c in kernels.columns]
     subj = pl.coalesce([pl.col(c) for c in cols]).fill_null("<unnamed kernel>")
-    g = kernels.group_by(subj.alias("subject"), "short_name").agg(pl.col("duration_s").sum().fill_null(0.0))
+    name = pl.coalesce(pl.col("kernel_name"), pl.col("short_name")) if "kernel_name" in kernels.columns \
+        else pl.col("short_name")
+    g = kernels.group_by(subj.alias("subject"), name.alias("name")).agg(pl.col("duration_s").sum().fill_null(0.0))
     out: dict[str, dict[str, float]] = {}
     for subject, short, secs in g.iter_rows():
         out.setdefault(subject, {})[short] = float(secs or 0.0)
@@ -100,10 +103,10 @@ def finding_subject(subject: str) -> str:
 def weight_by_wall_time(findings: list, timeline, kernels) -> list:
     """Kernel findings re-weighted by the timeline's wall time, most impactful first.
 
-    With a profile and a timeline joined by short name (:func:`ridgeline.analyzer.timeline.
+    With a profile and a timeline joined by kernel name (:func:`ridgeline.analyzer.timeline.
     join_roofline`), a kernel finding's ``impact_share`` becomes ``impact_s / profiled time of the
     finding's kernels x their wall_share`` (the kernels: the launches whose label, else short
-    name, is the finding's subject; their wall shares summed over the short names matched on the
+    name, is the finding's subject; their wall shares summed over the kernel names matched on the
     timeline): the share of the real run's wall time the finding could save, instead of the share
     of the profiled time. ``impact_s`` stays in profiled seconds; a ``wall_share`` evidence item
     is added. Findings of unmatched kernels and of other subjects keep their share. The list is

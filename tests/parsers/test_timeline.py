@@ -260,8 +260,8 @@ def test_gpu_trace_agrees_with_its_kernel_summary():
         pytest.skip("tornadovm samples not available")
     shares = analyze_paths([trace], run_rules=False).timeline.kernel_shares
     totals = read_timeline(summ).totals
-    got = dict(shares.select("short_name", "total_s").iter_rows())
-    for name, total_s, count in totals.select("short_name", "total_s", "count").iter_rows():
+    got = dict(shares.select("name", "total_s").iter_rows())  # one row per full name on both sides
+    for name, total_s, count in totals.select("name", "total_s", "count").iter_rows():
         assert got[name] == pytest.approx(total_s, abs=1e-9), name
     assert shares.get_column("launches").sum() == totals.get_column("count").sum()
 
