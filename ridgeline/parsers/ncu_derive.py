@@ -10,6 +10,7 @@ from typing import Any
 
 from ridgeline.errors import InputError
 from ridgeline.parsers import ncu_metrics as V
+from ridgeline.result import Skipped
 
 from ridgeline.parsers.ncu_blocks import _Block  # noqa: F401
 from ridgeline.parsers.ncu_frames import _Ctx, _dims_product, _short_name  # noqa: F401
@@ -18,7 +19,7 @@ from ridgeline.parsers.ncu_frames import _Ctx, _dims_product, _short_name  # noq
 # --------------------------------------------------------------------------------------
 # recipes -> KERNEL columns
 # --------------------------------------------------------------------------------------
-_PSEUDO = {V.DURATION: "duration_s", "@sm_clock_hz": "sm_clock_hz"}
+_PSEUDO = {V.DURATION: "duration_s", V.CYCLES: "__cycles", "@sm_clock_hz": "sm_clock_hz"}
 
 
 def _col(name: str):
@@ -58,6 +59,8 @@ def _recipe(alts: list[V.Alt], present: set[str]):
             if len(alt.terms) > 1:  # "(a + b + 2*c) x cycles"
                 src_parts = [pl.lit("("), *src_parts, pl.lit(")")]
             src_parts.append(pl.lit(f" x {scale}"))
+            if alt.scale == V.CYCLES:  # which spelling of the cycle count: "x cycles (smsp__...)"
+                src_parts.append(pl.concat_str([pl.lit(" ("), pl.col("__cycles_src"), pl.lit(")")]))
         if alt.divide:
             total = total / _col(alt.divide)
             src_parts.append(pl.lit(f" / {alt.divide}"))
@@ -91,9 +94,9 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
         alts = []
         if ".sum" in forms:
             alts.append((pl.col(forms[".sum"]), base + ".sum", [forms[".sum"]]))
-        if ".sum.per_cycle_elapsed" in forms and "sm__cycles_elapsed.avg" in m_cols:
+        if ".sum.per_cycle_elapsed" in forms and "__cycles" in m_cols:  # cycles in any spelling
             c = forms[".sum.per_cycle_elapsed"]
-            alts.append((pl.col(c) * pl.col("sm__cycles_elapsed.avg"), c + " x sm__cycles_elapsed.avg", [c, "sm__cycles_elapsed.avg"]))
+            alts.append((pl.col(c) * pl.col("__cycles"), c + " x cycles", [c, "__cycles"]))
         if ".sum.per_second" in forms:
             c = forms[".sum.per_second"]
             alts.append((pl.col(c) * pl.col("duration_s"), c + " x duration", [c, "duration_s"]))
@@ -175,6 +178,52 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
     sparse_bases = [b for b in totals_expr if "sparsity_on" in b]
     out["sparse_ops"] = pl.sum_horizontal([totals_expr[b].fill_null(0.0) for b in sparse_bases]) if sparse_bases else None
     return out, bool(volta)
+
+
+def _tensor_pipe_exprs(present: set[str]) -> dict[str, Any]:
+    """tensor_pipe_active_ratio / _precision / _source from the per-family pipe counters.
+
+    Per family (hmma, imma, dmma, hgmma...), the first of: pipe cycles active % of elapsed
+    cycles, of active cycles, then instructions executed (same order); sm__ before smsp__. The
+    busiest family names the precision (:data:`~ridgeline.parsers.ncu_metrics.TENSOR_PIPE_PRECISION`)
+    when it was active at all; its activity is the ratio. Families that name no precision (bmma)
+    still count for the ratio when busiest, with the precision left null.
+    """
+    import polars as pl
+
+    rank = {("pipe", "elapsed"): 0, ("pipe", "active"): 1, ("inst", "elapsed"): 2, ("inst", "active"): 3}
+    forms: dict[str, list[tuple[int, str]]] = {}
+    for name in sorted(present):
+        mt = V.TENSOR_PIPE_RE.match(name)
+        if not mt:
+            continue
+        family = mt.group(1) or mt.group(2)
+        kind = "pipe" if mt.group(1) else "inst"
+        forms.setdefault(family, []).append((rank[(kind, mt.group(3))] * 2 + name.startswith("smsp__"), name))
+    null_f, null_s = pl.lit(None, dtype=pl.Float64), pl.lit(None, dtype=pl.String)
+    if not forms:
+        return {"tensor_pipe_active_ratio": null_f, "tensor_pipe_precision": null_s, "tensor_pipe_source": null_s}
+    per = []
+    for family, names in sorted(forms.items()):
+        names = [n for _r, n in sorted(names)]
+        ratio = pl.coalesce([pl.col(n) for n in names]) / 100.0
+        src = pl.coalesce([pl.when(pl.col(n).is_not_null()).then(pl.lit(n)) for n in names])
+        per.append((family, ratio, src))
+    top = pl.max_horizontal([r for _f, r, _s in per])
+    ratio = src = prec = None
+    for family, r, sr in per:
+        cond = (r == top) & (top > 0)
+        p = pl.lit(V.TENSOR_PIPE_PRECISION.get(family), dtype=pl.String)
+        ratio = pl.when(cond).then(r) if ratio is None else ratio.when(cond).then(r)
+        src = pl.when(cond).then(sr) if src is None else src.when(cond).then(sr)
+        prec = pl.when(cond).then(p) if prec is None else prec.when(cond).then(p)
+    # all families idle: ratio 0 from the first counter read, no precision
+    first_src = pl.coalesce([s for _f, _r, s in per])
+    return {
+        "tensor_pipe_active_ratio": ratio.otherwise(top),
+        "tensor_pipe_precision": prec.otherwise(None),
+        "tensor_pipe_source": src.otherwise(pl.when(top.is_not_null()).then(first_src)),
+    }
 
 
 def _hfma2_mma_idiom(ctx: _Ctx, m, present: set[str]):
@@ -307,6 +356,31 @@ def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
     return peak, src, pl.when(path != "").then(path)
 
 
+def _skip_failed_replays(ctx: _Ctx, m):
+    """Launches whose every counter is NaN or n/a (ncu could not replay them) -> skipped, with why.
+
+    Counters are the metrics with a rollup (``x__y.sum``, ``.avg.per_second``...); device
+    attributes and launch dimensions survive a failed replay and do not count. Such a launch has
+    no figure at all: it is listed as skipped, never analyzed as 0 or as a launch lacking one counter.
+    """
+    import polars as pl
+
+    counters = [c for c in m.columns if "__" in c and "." in c and not c.startswith("__") and m.schema[c].is_numeric()]
+    if not counters or not m.height:
+        return m
+    failed = pl.all_horizontal([pl.col(c).is_null() | pl.col(c).is_nan() for c in counters])
+    bad = m.filter(failed)
+    if not bad.height:
+        return m
+    names = bad.get_column("Kernel Name").to_list() if "Kernel Name" in bad.columns else [None] * bad.height
+    for launch, name in zip(bad.get_column("ID").cast(pl.String).to_list(), names):
+        ctx.skipped.append(Skipped(
+            str(ctx.path), f"launch {launch}" + (f" (kernel {name})" if name else ""),
+            "every counter is NaN or n/a (ncu could not replay this launch): no figure to analyze",
+        ))
+    return m.filter(~failed)
+
+
 def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, labels: dict[str, str] | None = None):
     """Wide metric frame (ncu names, base units) -> KERNEL columns in schema order."""
     import polars as pl
@@ -331,6 +405,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         m = m.with_columns(alias_exprs)
     cols = set(m.columns)
     present = {p for p in present if p in cols}
+    m = _skip_failed_replays(ctx, m)
 
     int_cols = [c for c in ("ID", "Process ID", "Context", "Stream", "Device") if c in cols]
     slow_ints = set()
@@ -432,6 +507,11 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     n_bad = m.select(bad_dur.fill_null(False).sum()).item()
     if n_bad:
         ctx.notes.append(f"{ctx.path}: {n_bad} launch(es) with zero or negative duration: duration_s left null")
+    # elapsed SM cycles in whichever spelling the export has (every .per_cycle_elapsed rate is per it)
+    cyc, cyc_src = _recipe(V.CYCLES_RECIPE, present)
+    if cyc is None:
+        cyc, cyc_src = lit_null(pl.Float64), lit_null(pl.String)
+    m = m.with_columns(cyc.alias("__cycles"), cyc_src.alias("__cycles_src"))
     # FLOPs, bytes, peaks
     stage2 = []
     for out, alts in {**V.FLOP_RECIPES, **V.BYTE_RECIPES}.items():
@@ -468,6 +548,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         tensor_path=tensor["tensor_path"],
     )
     m = m.with_columns(flops_tensor_source=tensor["flops_tensor_source"])
+    m = m.with_columns(**_tensor_pipe_exprs(present))
     m = _hfma2_mma_idiom(ctx, m, present)
     if has_volta:
         pipe_cols = [c for c in V.VOLTA_TENSOR_COUNTERS if c in m.columns]

@@ -230,7 +230,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     )
     names = pl.col("Metric Name")
     wanted = list(V.NEEDED_METRICS | _LABELS)
-    sub = df.filter(names.is_in(wanted) | names.str.starts_with("sm__ops_path_tensor_")).select(
+    sub = df.filter(names.is_in(wanted) | names.str.contains(V.TENSOR_METRIC_PATTERN)).select(
         *key, "__row", "Metric Name", "Metric Unit", "Metric Value"
     )
     # unit -> factor, base (a handful of distinct spellings)
@@ -256,7 +256,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
         pl.lit(10.0).pow((-pl.col("__exp")).clip(lower_bound=0)).alias("__div"),
     )
     label_map = {f"{label}\x1f{base}": canon for (label, base), canon in V.SECTION_LABELS.items()}
-    is_raw_name = names.is_in(list(V.NEEDED_METRICS)) | names.str.starts_with("sm__ops_path_tensor_")
+    is_raw_name = names.is_in(list(V.NEEDED_METRICS)) | names.str.contains(V.TENSOR_METRIC_PATTERN)
     sub = sub.with_columns(
         pl.when(is_raw_name)
         .then(names)

@@ -94,6 +94,8 @@ STRING_METRICS = ("device__attribute_display_name",)
 # Recipes
 # --------------------------------------------------------------------------------------
 DURATION = "@duration"  # pseudo-metric: the launch's duration_s, once computed
+CYCLES = "@cycles"  # pseudo-metric: the launch's elapsed SM cycles (per SM), once computed
+SM_COUNT = "device__attribute_multiprocessor_count"
 SASS = "sass_thread_inst_executed_op_{op}_pred_on"
 
 
@@ -140,13 +142,12 @@ def _flop_alts(ops: list[tuple[str, float]], optional: list[tuple[str, float]] =
     """Totals (.sum), then per-cycle rates x elapsed cycles, then per-second rates x duration;
     sm__ before smsp__ (same totals)."""
     alts = []
-    forms = [(".sum", None), (".sum.per_cycle_elapsed", "cycles"), (".sum.per_second", DURATION)]
+    forms = [(".sum", None), (".sum.per_cycle_elapsed", CYCLES), (".sum.per_second", DURATION)]
     for suffix, scale in forms:
         for unit in ("sm__", "smsp__"):
             terms = [Term(unit + SASS.format(op=op) + suffix, f) for op, f in ops]
             terms += [Term(unit + SASS.format(op=op) + suffix, f, True) for op, f in optional]
-            s = f"{unit}cycles_elapsed.avg" if scale == "cycles" else scale
-            alts.append(Alt(tuple(terms), s))
+            alts.append(Alt(tuple(terms), scale))
     return alts
 
 
@@ -163,6 +164,23 @@ DURATION_RECIPE: list[Alt] = [
     _alt(["gpu__time_duration.sum"]),
     _alt(["sm__cycles_elapsed.avg"], divide="sm__cycles_elapsed.avg.per_second"),
     _alt(["smsp__cycles_elapsed.avg"], divide="smsp__cycles_elapsed.avg.per_second"),
+]
+
+#: elapsed cycles of one SM (= of one SMSP: same clock), what every ``.per_cycle_elapsed`` rate
+#: is per. ``sm__X.sum.per_cycle_elapsed = sm__X.sum / sm__cycles_elapsed.avg`` and the smsp__
+#: form divides by ``smsp__cycles_elapsed.avg``: the same count. Reports with the roofline section
+#: often hold only ``smsp__cycles_elapsed.sum`` (all SMSPs: SMs x 4 since Volta, the oldest GPU
+#: ncu profiles), the clock (``.avg.per_second``, times the duration) or ``gpc__cycles_elapsed.max``
+#: (ncu's "Elapsed Cycles": the slowest GPC on the GPC clock, which runs with the SM clock; within
+#: ~1% of the SM count on real reports, so last).
+CYCLES_RECIPE: list[Alt] = [
+    _alt(["sm__cycles_elapsed.avg"]),
+    _alt(["smsp__cycles_elapsed.avg"]),
+    _alt([("smsp__cycles_elapsed.sum", 0.25)], divide=SM_COUNT),
+    _alt(["sm__cycles_elapsed.sum"], divide=SM_COUNT),
+    _alt(["smsp__cycles_elapsed.avg.per_second"], scale=DURATION),
+    _alt(["sm__cycles_elapsed.avg.per_second"], scale=DURATION),
+    _alt(["gpc__cycles_elapsed.max"]),
 ]
 
 BYTE_RECIPES: dict[str, list[Alt]] = {
@@ -307,6 +325,26 @@ VOLTA_TENSOR_FLOPS_PER_INST = 512
 VOLTA_CC = "7.0"
 
 
+#: tensor-pipe activity per instruction family, collected by the default and detailed sets even
+#: when no FLOP counter is: ``sm__pipe_tensor_op_<family>_cycles_active`` and
+#: ``sm__inst_executed_pipe_tensor_op_<family>`` as % of peak (elapsed or active cycles).
+TENSOR_PIPE_RE = re.compile(
+    r"^(?:sm|smsp)__(?:pipe_tensor_op_([a-z]+)_cycles_active|inst_executed_pipe_tensor_op_([a-z]+))"
+    r"\.avg\.pct_of_peak_sustained_(elapsed|active)$"
+)
+#: the family's instruction -> the tensor precision it computes in (NVIDIA's SASS families:
+#: HMMA/HGMMA fp16, bf16 or tf32 inputs (labelled fp16_tensor, the family's common case),
+#: IMMA/IGMMA integer, QGMMA fp8, DMMA fp64; BMMA/BGMMA are 1-bit and name no precision)
+TENSOR_PIPE_PRECISION: dict[str, str] = {
+    "hmma": "fp16_tensor",
+    "hgmma": "fp16_tensor",
+    "imma": "int8_tensor",
+    "igmma": "int8_tensor",
+    "qgmma": "fp8_tensor",
+    "dmma": "fp64_tensor",
+}
+
+
 def tensor_bucket(src: str) -> str | None:
     for pattern, bucket in TENSOR_BUCKETS:
         if re.search(pattern, src):
@@ -317,7 +355,7 @@ def tensor_bucket(src: str) -> str | None:
 def static_metric_names() -> set[str]:
     """Every fixed metric name a recipe may read (tensor counters are matched by pattern)."""
     names: set[str] = set(STRING_METRICS) | set(DEVICE_ATTRIBUTES) | set(DEVICE_DRAM_PEAK)
-    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values()):
+    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, CYCLES_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values()):
         for alt in alts:
             names.update(m for m in alt.metrics() if not m.startswith("@"))
     for lst in (*CLOCKS.values(), *PERCENT_METRICS.values()):
@@ -328,8 +366,12 @@ def static_metric_names() -> set[str]:
     return names
 
 
+#: the same names as one regex for polars (details pages filter their Metric Name column with it)
+TENSOR_METRIC_PATTERN = r"^sm__ops_path_tensor_|" + TENSOR_PIPE_RE.pattern
+
+
 def is_tensor_metric(name: str) -> bool:
-    return name.startswith("sm__ops_path_tensor_")
+    return name.startswith("sm__ops_path_tensor_") or TENSOR_PIPE_RE.match(name) is not None
 
 
 NEEDED_METRICS = frozenset(static_metric_names())
