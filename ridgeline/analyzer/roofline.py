@@ -49,9 +49,25 @@ Decisions, written down once:
   over the bandwidth roof. A launch with zero FLOPs *and* zero DRAM bytes has nothing the
   roofline describes and is ``unknown`` with an explanatory hint (``missing`` empty).
   FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side.
-* **Partial FLOP counters.** FLOPs are known when any FLOP column is; absent ones count
-  as not executed. An export with CUDA-core counters but no tensor counters therefore
-  hides tensor work; the pipeline adds a note when no launch has tensor counters.
+* **Partial FLOP counters: zero is zero, not collected is unknown.** A counter collected as 0
+  means the launch ran no such instruction (integer-only kernels: FLOPs 0, memory-bound by
+  their bytes); a counter not collected (absent, ``n/a``) is unknown. The FP32 CUDA-core
+  counters are the base every roofline set and section collects; half-precision and tensor
+  counters come from their own sections. So a launch's FLOPs are known when its FP32 count is
+  (precisions whose counters the file lacks then count as not executed: a lower bound, and the
+  pipeline notes when no launch has tensor counters), or, without FP32 counters, when a
+  collected precision counted work (> 0, a lower bound again). Otherwise FLOPs, intensity and
+  precision are null and ``bound`` is ``unknown`` (never intensity 0 from counters nobody
+  collected). One exception: when the tensor-pipe counters (``tensor_pipe_*``, collected by
+  the default sets) show an instruction family active but no tensor FLOP counter was
+  collected, the tensor work is real and uncounted: FLOPs are unknown whatever the CUDA-core
+  counters say, the precision is the family's (IMMA -> ``int8_tensor``, HMMA/HGMMA ->
+  ``fp16_tensor``, DMMA -> ``fp64_tensor``, QGMMA -> ``fp8_tensor``), and ``missing`` names the
+  tensor counters. "Active" is above :data:`TENSOR_PIPE_MIN_ACTIVE` (5% for HMMA, whose
+  counters include the compiler's HFMA2.MMA register moves; > 0 for the others). The pipe
+  counters measure activity, not FLOPs: ``flops_tensor`` stays null without tensor FLOP
+  counters, and a pipe measured idle (``tensor_pipe_active_ratio`` 0) tells rules (RL905) that
+  no tensor work went uncounted.
 * **Latency class.** A launch is ``bound = "latency"`` when every roof it has is far away
   (``busiest_roof_fraction``, the largest of achieved FLOP/s over the compute peak of its
   precision and bytes/s over the DRAM, L2 and L1 roofs where measured, is below
@@ -110,6 +126,12 @@ MISSING_TIME = "gpu__time_duration.sum"
 MISSING_BW_ROOF = "DRAM bandwidth roof"
 MISSING_FLOP_ROOF = "compute roof"
 HINT_ROOFLINE = "--set roofline (or --section SpeedOfLight_RooflineChart)"
+#: tensor-pipe activity above which uncounted tensor work is real. HMMA (fp16_tensor) activity
+#: also counts the compiler's HFMA2.MMA register moves: elementwise kernels with zero tensor
+#: FLOPs show up to 2.7% on real H200 exports, so it needs 5%; other families need > 0.
+TENSOR_PIPE_MIN_ACTIVE = {"fp16_tensor": 0.05}
+MISSING_TENSOR_FLOPS = "sm__ops_path_tensor_*.sum (tensor pipe active, its FLOPs not counted)"
+HINT_TENSOR = "--section SpeedOfLight_HierarchicalTensorRooflineChart"
 HINT_DRAM = "--metrics dram__bytes.sum"
 HINT_TIME = "--metrics gpu__time_duration.sum"
 HINT_GPU = "--gpu NAME (GPU not identified from the export; see 'ridgeline gpus')"
@@ -223,12 +245,22 @@ def classify(
         pl.when(components_known).then(pl.sum_horizontal(*TENSOR_COMPONENTS)),
     )
     df = df.with_columns(tensor_total.alias("_tensor"))
-    any_flops = pl.any_horizontal(
-        [pl.col(c).is_not_null() for c in ("flops_fp64", "flops_fp32", "flops_fp16", "_tensor")]
+    # FLOPs known: see "Partial FLOP counters" in the module docstring
+    flop_cols = ("flops_fp64", "flops_fp32", "flops_fp16", "_tensor")
+    some_work = pl.any_horizontal([(pl.col(c) > 0).fill_null(False) for c in flop_cols])
+    pipe_floor = pl.col("tensor_pipe_precision").replace_strict(
+        TENSOR_PIPE_MIN_ACTIVE, default=0.0, return_dtype=pl.Float64
     )
+    tensor_uncounted = (
+        pl.col("_tensor").is_null()
+        & pl.col("tensor_pipe_precision").is_not_null()
+        & (pl.col("tensor_pipe_active_ratio") > pipe_floor).fill_null(False)
+    )
+    flops_known = ~tensor_uncounted & (pl.col("flops_fp32").is_not_null() | some_work)
     df = df.with_columns(
-        pl.when(any_flops)
-        .then(pl.sum_horizontal("flops_fp64", "flops_fp32", "flops_fp16", "_tensor"))
+        tensor_uncounted.alias("_tensor_uncounted"),
+        pl.when(flops_known)
+        .then(pl.sum_horizontal(*flop_cols))
         .alias("flops"),
         # tensor FLOPs without a per-precision split count as fp16_tensor
         pl.when(components_known)
@@ -241,7 +273,9 @@ def classify(
     prec = pl.when(top <= 0).then(pl.lit(None, dtype=pl.String))
     for p, c in cand.items():
         prec = prec.when(pl.col(c).fill_null(0.0) == top).then(pl.lit(p))
-    df = df.with_columns(prec.otherwise(None).alias("precision"))
+    # tensor work no FLOP counter saw: the pipe's instruction family names the precision
+    prec = pl.when(pl.col("_tensor_uncounted")).then(pl.col("tensor_pipe_precision")).otherwise(prec.otherwise(None))
+    df = df.with_columns(prec.alias("precision"))
 
     # measured peaks: median per device (tensor: per device and precision)
     meas = df.group_by("_dev").agg(
@@ -328,7 +362,8 @@ def classify(
     )
 
     # what is missing, and how to get it
-    flops_missing = pl.col("flops").is_null()
+    tensor_missing = pl.col("_tensor_uncounted")
+    flops_missing = pl.col("flops").is_null() & ~tensor_missing
     dram_missing = pl.col("dram_bytes").is_null()
     time_missing = ~dur_ok
     bw_roof_missing = pl.col("peak_bw_bytes_per_s").is_null()
@@ -344,6 +379,7 @@ def classify(
         (bw_roof_missing, MISSING_BW_ROOF, HINT_GPU),
         (flop_roof_missing, MISSING_FLOP_ROOF, HINT_GPU),
         (nothing.fill_null(False), None, HINT_NOTHING),
+        (tensor_missing, MISSING_TENSOR_FLOPS, HINT_TENSOR),
     ]
     code = pl.sum_horizontal([cond.cast(pl.Int64) * (1 << i) for i, (cond, _m, _h) in enumerate(flags)])
     df = df.with_columns(code.alias("_code"))

@@ -181,13 +181,14 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
 
 
 def _tensor_pipe_exprs(present: set[str]) -> dict[str, Any]:
-    """tensor_pipe_active_ratio / _precision / _source from the per-family pipe counters.
+    """tensor_pipe_active_ratio / _precision / _source from the tensor-pipe activity counters.
 
     Per family (hmma, imma, dmma, hgmma...), the first of: pipe cycles active % of elapsed
     cycles, of active cycles, then instructions executed (same order); sm__ before smsp__. The
-    busiest family names the precision (:data:`~ridgeline.parsers.ncu_metrics.TENSOR_PIPE_PRECISION`)
-    when it was active at all; its activity is the ratio. Families that name no precision (bmma)
-    still count for the ratio when busiest, with the precision left null.
+    busiest family that was active at all names the precision
+    (:data:`~ridgeline.parsers.ncu_metrics.TENSOR_PIPE_PRECISION`; bmma names none) and gives the
+    ratio. Without family counters, or with every family idle, the ratio is the whole pipe's
+    (``sm__pipe_tensor_cycles_active``) or 0, and the precision null.
     """
     import polars as pl
 
@@ -197,32 +198,39 @@ def _tensor_pipe_exprs(present: set[str]) -> dict[str, Any]:
         mt = V.TENSOR_PIPE_RE.match(name)
         if not mt:
             continue
-        family = mt.group(1) or mt.group(2)
-        kind = "pipe" if mt.group(1) else "inst"
+        family = mt.group(1) or mt.group(2) or ""  # "": the whole pipe
+        kind = "inst" if mt.group(2) else "pipe"
         forms.setdefault(family, []).append((rank[(kind, mt.group(3))] * 2 + name.startswith("smsp__"), name))
     null_f, null_s = pl.lit(None, dtype=pl.Float64), pl.lit(None, dtype=pl.String)
     if not forms:
         return {"tensor_pipe_active_ratio": null_f, "tensor_pipe_precision": null_s, "tensor_pipe_source": null_s}
-    per = []
-    for family, names in sorted(forms.items()):
+
+    def read(names):
         names = [n for _r, n in sorted(names)]
-        ratio = pl.coalesce([pl.col(n) for n in names]) / 100.0
-        src = pl.coalesce([pl.when(pl.col(n).is_not_null()).then(pl.lit(n)) for n in names])
-        per.append((family, ratio, src))
-    top = pl.max_horizontal([r for _f, r, _s in per])
+        return (pl.coalesce([pl.col(n) for n in names]) / 100.0,
+                pl.coalesce([pl.when(pl.col(n).is_not_null()).then(pl.lit(n)) for n in names]))
+
+    whole = read(forms.pop("")) if "" in forms else None
+    per = [(family, *read(names)) for family, names in sorted(forms.items())]
     ratio = src = prec = None
-    for family, r, sr in per:
-        cond = (r == top) & (top > 0)
-        p = pl.lit(V.TENSOR_PIPE_PRECISION.get(family), dtype=pl.String)
-        ratio = pl.when(cond).then(r) if ratio is None else ratio.when(cond).then(r)
-        src = pl.when(cond).then(sr) if src is None else src.when(cond).then(sr)
-        prec = pl.when(cond).then(p) if prec is None else prec.when(cond).then(p)
-    # all families idle: ratio 0 from the first counter read, no precision
-    first_src = pl.coalesce([s for _f, _r, s in per])
+    if per:
+        top = pl.max_horizontal([r for _f, r, _s in per])
+        for family, r, sr in per:
+            cond = (r == top) & (top > 0)
+            p = pl.lit(V.TENSOR_PIPE_PRECISION.get(family), dtype=pl.String)
+            ratio = pl.when(cond).then(r) if ratio is None else ratio.when(cond).then(r)
+            src = pl.when(cond).then(sr) if src is None else src.when(cond).then(sr)
+            prec = pl.when(cond).then(p) if prec is None else prec.when(cond).then(p)
+    # no family active (or none collected): the whole pipe's activity, else a family's 0
+    rest_r = [e for e in ([whole[0]] if whole else []) + [r for _f, r, _s in per]]
+    rest_s = [e for e in ([whole[1]] if whole else []) + [sr for _f, _r, sr in per]]
+    fallback_r, fallback_s = pl.coalesce(rest_r), pl.coalesce(rest_s)
+    if ratio is None:
+        return {"tensor_pipe_active_ratio": fallback_r, "tensor_pipe_precision": null_s, "tensor_pipe_source": fallback_s}
     return {
-        "tensor_pipe_active_ratio": ratio.otherwise(top),
+        "tensor_pipe_active_ratio": ratio.otherwise(fallback_r),
         "tensor_pipe_precision": prec.otherwise(None),
-        "tensor_pipe_source": src.otherwise(pl.when(top.is_not_null()).then(first_src)),
+        "tensor_pipe_source": src.otherwise(fallback_s),
     }
 
 

@@ -327,9 +327,10 @@ VOLTA_CC = "7.0"
 
 #: tensor-pipe activity per instruction family, collected by the default and detailed sets even
 #: when no FLOP counter is: ``sm__pipe_tensor_op_<family>_cycles_active`` and
-#: ``sm__inst_executed_pipe_tensor_op_<family>`` as % of peak (elapsed or active cycles).
+#: ``sm__inst_executed_pipe_tensor_op_<family>`` as % of peak (elapsed or active cycles), and
+#: ``sm__pipe_tensor_cycles_active`` (all families: 0 says no tensor instruction ran).
 TENSOR_PIPE_RE = re.compile(
-    r"^(?:sm|smsp)__(?:pipe_tensor_op_([a-z]+)_cycles_active|inst_executed_pipe_tensor_op_([a-z]+))"
+    r"^(?:sm|smsp)__(?:pipe_tensor(?:_op_([a-z]+))?_cycles_active|inst_executed_pipe_tensor_op_([a-z]+))"
     r"\.avg\.pct_of_peak_sustained_(elapsed|active)$"
 )
 #: the family's instruction -> the tensor precision it computes in (NVIDIA's SASS families:
