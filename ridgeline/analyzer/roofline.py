@@ -68,6 +68,15 @@ Decisions, written down once:
   counters measure activity, not FLOPs: ``flops_tensor`` stays null without tensor FLOP
   counters, and a pipe measured idle (``tensor_pipe_active_ratio`` 0) tells rules (RL905) that
   no tensor work went uncounted.
+* **Placement by rate.** A section export (``ncu --csv --section SpeedOfLight_RooflineChart``,
+  human labels) holds peaks per cycle, clocks and achieved rates per cycle but no duration: its
+  FLOP and byte totals are unknown, its place on the roofline is not. For a launch without a
+  duration whose FLOP totals are unknown, the parser's recorded rates (``flops_fp32_per_s``,
+  ``flops_fp64_per_s``, ``dram_bytes_per_s``) give the precision, the achieved FLOP/s and
+  bytes/s, and intensity = FLOP/s over bytes/s; ``bound`` and ``roof_fraction`` follow as for
+  any launch. ``duration_s`` stays null and ``missing`` keeps ``gpu__time_duration.sum`` (with
+  its hint), so the time share, ``time_to_roof_s`` and every saving stay unknown and RL901
+  says plainly what the file lacks.
 * **Latency class.** A launch is ``bound = "latency"`` when every roof it has is far away
   (``busiest_roof_fraction``, the largest of achieved FLOP/s over the compute peak of its
   precision and bytes/s over the DRAM, L2 and L1 roofs where measured, is below
@@ -257,7 +266,12 @@ def classify(
         & (pl.col("tensor_pipe_active_ratio") > pipe_floor).fill_null(False)
     )
     flops_known = ~tensor_uncounted & (pl.col("flops_fp32").is_not_null() | some_work)
+    # section exports without a duration: placed by rate (see "Placement by rate")
+    rate_cols = ("flops_fp32_per_s", "flops_fp64_per_s")
+    rate_flops = pl.when(pl.any_horizontal([pl.col(c).is_not_null() for c in rate_cols])).then(pl.sum_horizontal(*rate_cols))
     df = df.with_columns(
+        rate_flops.alias("_rate_flops"),
+        (~tensor_uncounted & ~flops_known & rate_flops.is_not_null() & pl.col("dram_bytes_per_s").is_not_null()).alias("_by_rate"),
         tensor_uncounted.alias("_tensor_uncounted"),
         pl.when(flops_known)
         .then(pl.sum_horizontal(*flop_cols))
@@ -269,10 +283,13 @@ def classify(
         .alias("_cand_fp16_tensor"),
     )
     cand = {p: (f"_cand_{p}" if p == "fp16_tensor" else c) for p, c in PRECISION_FLOP_COLUMNS.items()}
-    top = pl.max_horizontal([pl.col(c).fill_null(0.0) for c in cand.values()])
+    by_rate = {"fp32": "flops_fp32_per_s", "fp64": "flops_fp64_per_s"}  # a rate stands for its total there
+    val = {p: pl.when(pl.col("_by_rate")).then(pl.col(by_rate[p])).otherwise(pl.col(c)) if p in by_rate else pl.col(c)
+           for p, c in cand.items()}
+    top = pl.max_horizontal([v.fill_null(0.0) for v in val.values()])
     prec = pl.when(top <= 0).then(pl.lit(None, dtype=pl.String))
-    for p, c in cand.items():
-        prec = prec.when(pl.col(c).fill_null(0.0) == top).then(pl.lit(p))
+    for p, v in val.items():
+        prec = prec.when(v.fill_null(0.0) == top).then(pl.lit(p))
     # tensor work no FLOP counter saw: the pipe's instruction family names the precision
     prec = pl.when(pl.col("_tensor_uncounted")).then(pl.col("tensor_pipe_precision")).otherwise(prec.otherwise(None))
     df = df.with_columns(prec.alias("precision"))
@@ -353,22 +370,28 @@ def classify(
     # intensities and achieved rates
     dur_ok = pl.col("duration_s").fill_null(0.0) > 0
     df = df.with_columns(
-        _finite_or_null(pl.col("flops") / pl.col("dram_bytes")).alias("intensity_dram"),
+        pl.when(pl.col("_by_rate"))
+        .then(_finite_or_null(pl.col("_rate_flops") / pl.col("dram_bytes_per_s")))
+        .otherwise(_finite_or_null(pl.col("flops") / pl.col("dram_bytes")))
+        .alias("intensity_dram"),
         _finite_or_null(pl.col("flops") / pl.col("l2_bytes")).alias("intensity_l2"),
         _finite_or_null(pl.col("flops") / pl.col("l1_bytes")).alias("intensity_l1"),
-        pl.when(dur_ok).then(pl.col("flops") / pl.col("duration_s")).alias("achieved_flops_per_s"),
-        pl.when(dur_ok).then(pl.col("dram_bytes") / pl.col("duration_s")).alias("achieved_dram_bytes_per_s"),
+        pl.when(dur_ok).then(pl.col("flops") / pl.col("duration_s"))
+        .when(pl.col("_by_rate")).then(pl.col("_rate_flops")).alias("achieved_flops_per_s"),
+        pl.when(dur_ok).then(pl.col("dram_bytes") / pl.col("duration_s"))
+        .when(pl.col("_by_rate")).then(pl.col("dram_bytes_per_s")).alias("achieved_dram_bytes_per_s"),
         (pl.col("peak_flops_per_s") / pl.col("peak_bw_bytes_per_s")).alias("ridge_flop_per_byte"),
     )
 
     # what is missing, and how to get it
     tensor_missing = pl.col("_tensor_uncounted")
-    flops_missing = pl.col("flops").is_null() & ~tensor_missing
-    dram_missing = pl.col("dram_bytes").is_null()
+    flops_missing = pl.col("flops").is_null() & ~tensor_missing & ~pl.col("_by_rate")
+    dram_missing = pl.col("dram_bytes").is_null() & ~pl.col("_by_rate")
     time_missing = ~dur_ok
     bw_roof_missing = pl.col("peak_bw_bytes_per_s").is_null()
-    flop_roof_missing = (pl.col("flops").fill_null(0.0) > 0) & pl.col("peak_flops_per_s").is_null()
-    nothing = (pl.col("flops") == 0) & (pl.col("dram_bytes") == 0)
+    work = pl.coalesce(pl.col("flops"), pl.col("_rate_flops"))  # FLOPs, or FLOP/s where placed by rate
+    flop_roof_missing = (work.fill_null(0.0) > 0) & pl.col("peak_flops_per_s").is_null()
+    nothing = (work == 0) & (pl.coalesce(pl.col("dram_bytes"), pl.col("dram_bytes_per_s")) == 0)
 
     # one bit per problem; the (at most 64) distinct combinations are spelled out once in
     # Python and joined back, far cheaper than building lists row by row
@@ -400,8 +423,9 @@ def classify(
     )
     df = df.join(lookup_frame, on="_code", how="left", maintain_order="left")
 
-    known = pl.col("_code") == 0
-    zero_flops = pl.col("flops") == 0
+    # placed by rate: only the duration is missing (it stays in `missing`: the time share is unknown)
+    known = (pl.col("_code") == 0) | (pl.col("_by_rate") & (pl.col("_code") == 1 << 2))
+    zero_flops = pl.coalesce(pl.col("flops"), pl.col("_rate_flops")) == 0
     memory_side = zero_flops | (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte"))
     df = df.with_columns(
         pl.when(~known)
@@ -603,7 +627,12 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
 
 
 def summarize(roofline: Any):
-    """ROOFLINE table -> SUMMARY table: one row per kernel name, most GPU time first."""
+    """ROOFLINE table -> SUMMARY table: one row per kernel name, most GPU time first.
+
+    Intensity is total FLOPs over total bytes and the roof fraction is time-weighted; a kernel
+    whose launches have no duration (placed by rate) gets FLOP/s over bytes/s and the mean
+    fraction instead, every launch weighing the same.
+    """
     import polars as pl
 
     df = roofline if "kernel_label" in roofline.columns else family_columns(roofline)
@@ -611,6 +640,8 @@ def summarize(roofline: Any):
     both = pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null()
     rf_known = pl.col("roof_fraction").is_not_null() & pl.col("duration_s").is_not_null()
     ttr_known = pl.col("time_to_roof_s").is_not_null() & pl.col("duration_s").is_not_null()
+    by_rate = (pl.col("duration_s").is_null() & pl.col("achieved_flops_per_s").is_not_null()
+               & pl.col("achieved_dram_bytes_per_s").is_not_null())
     base = df.group_by("kernel_name").agg(
         pl.col("short_name").drop_nulls().first().alias("short_name"),
         pl.col("kernel_family").drop_nulls().first().alias("kernel_family"),
@@ -625,6 +656,11 @@ def summarize(roofline: Any):
         pl.col("duration_s").filter(rf_known).sum().alias("_rfd"),
         (pl.col("duration_s") - pl.col("time_to_roof_s")).clip(lower_bound=0.0).filter(ttr_known).sum().alias("_save"),
         ttr_known.any().alias("_any_ttr"),
+        # launches placed by rate (no duration): FLOP/s over bytes/s, each launch weighing the same
+        pl.col("achieved_flops_per_s").filter(by_rate).sum().alias("_rf"),
+        pl.col("achieved_dram_bytes_per_s").filter(by_rate).sum().alias("_rb"),
+        by_rate.any().alias("_any_rate"),
+        pl.col("roof_fraction").filter(by_rate).mean().alias("_rfm"),
     )
 
     def by_time(column: str):
@@ -640,8 +676,10 @@ def summarize(roofline: Any):
     out = base.join(by_time("precision"), on="kernel_name", how="left").join(by_time("bound"), on="kernel_name", how="left")
     out = out.with_columns(
         (pl.col("total_duration_s") / grand if grand > 0 else pl.lit(None, dtype=pl.Float64)).alias("time_share"),
-        pl.when(pl.col("_any_both")).then(_finite_or_null(pl.col("_f") / pl.col("_b"))).alias("intensity_dram"),
-        pl.when(pl.col("_rfd") > 0).then(pl.col("_rfw") / pl.col("_rfd")).alias("roof_fraction"),
+        pl.when(pl.col("_any_both")).then(_finite_or_null(pl.col("_f") / pl.col("_b")))
+        .when(pl.col("_any_rate")).then(_finite_or_null(pl.col("_rf") / pl.col("_rb"))).alias("intensity_dram"),
+        pl.when(pl.col("_rfd") > 0).then(pl.col("_rfw") / pl.col("_rfd"))
+        .when(pl.col("_any_rate")).then(pl.col("_rfm")).alias("roof_fraction"),
         pl.when(pl.col("_any_ttr")).then(pl.col("_save")).alias("saving_upper_bound_s"),
     )
     schema = polars_schema(SUMMARY_COLUMNS)

@@ -533,7 +533,23 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         elif out in V.CACHE_PEAK_LEVELS:  # L2/L1 roofs: a non-positive peak is no roof (null)
             stage2[-1] = (pl.when(v > 0).then(v) if v is not None else lit_null(pl.Float64)).alias(out)
             stage2.append((pl.when(v > 0).then(s) if s is not None else lit_null(pl.String)).alias(out + "_source"))
+    # achieved rates, for launches without a duration only (their totals are unknown)
+    no_dur = pl.col("duration_s").is_null()
+    for out, alts in V.RATE_RECIPES.items():
+        v, s = _recipe(alts, present)
+        src_name = "flops_per_s_source" if out == "flops_fp32_per_s" else (out + "_source" if out == "dram_bytes_per_s" else None)
+        stage2.append((pl.when(no_dur).then(v) if v is not None else lit_null(pl.Float64)).alias(out))
+        if src_name:
+            stage2.append((pl.when(no_dur).then(s) if s is not None else lit_null(pl.String)).alias(src_name))
     m = m.with_columns(stage2)
+    n_rate = m.select((no_dur & (pl.col("flops_fp32_per_s").is_not_null() | pl.col("flops_fp64_per_s").is_not_null())
+                       & pl.col("dram_bytes_per_s").is_not_null()).sum()).item()
+    if n_rate:
+        ctx.notes.append(
+            f"{ctx.path}: {n_rate} launch(es) have achieved rates and peaks but no duration (a section export "
+            "such as --section SpeedOfLight_RooflineChart): placed on the roofline by rate (FLOP/s over "
+            "bytes/s); their FLOP and byte totals and share of GPU time are unknown without gpu__time_duration.sum"
+        )
     clk, bus = V.DEVICE_DRAM_PEAK
     if clk in present and bus in present:
         attr_peak = 2 * pl.col(clk) * pl.col(bus) / 8  # clock already in Hz

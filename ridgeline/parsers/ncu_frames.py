@@ -206,7 +206,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
 # --------------------------------------------------------------------------------------
 # details page
 # --------------------------------------------------------------------------------------
-_LABELS = {label for (label, _b) in V.SECTION_LABELS}
+_LABELS = {label for (label, _b) in V.SECTION_LABELS} | set(V.SECTION_LABELS_ANY_UNIT)
 
 
 def _details_block(ctx: _Ctx, blk: _Block, df):
@@ -261,7 +261,10 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
         pl.when(is_raw_name)
         .then(names)
         .otherwise(
-            pl.concat_str([names, pl.lit("\x1f"), pl.col("__base")]).replace_strict(label_map, default=None, return_dtype=pl.String)
+            pl.coalesce(
+                names.replace_strict(V.SECTION_LABELS_ANY_UNIT, default=None, return_dtype=pl.String),
+                pl.concat_str([names, pl.lit("\x1f"), pl.col("__base")]).replace_strict(label_map, default=None, return_dtype=pl.String),
+            )
         )
         .alias("__canon")
     ).filter(pl.col("__canon").is_not_null())

@@ -79,6 +79,23 @@ SECTION_LABELS: dict[tuple[str, str], str] = {
     ("Registers Per Thread", "register/thread"): "launch__registers_per_thread",
 }
 
+#: labels of ncu's roofline chart bodies (``--section SpeedOfLight_RooflineChart`` details
+#: pages, with a ``Body Item Label`` column) -> the metric each prints, whatever its unit
+#: (NVIDIA's section files; NCU-FORMATS 4.2b). "Theoretical ... Operations" are the peak FMA
+#: FLOPs per cycle (derived ``_x2`` metrics), "... Per Cycle" the achieved rates per elapsed cycle.
+SECTION_LABELS_ANY_UNIT: dict[str, str] = {
+    "Theoretical Predicated-On FFMA Operations": "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "Theoretical Predicated-On DFMA Operations": "derived__sm__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "Theoretical DRAM Bytes Accessible": "dram__bytes.sum.peak_sustained",
+    "Predicated-On FADD Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On FMUL Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On FFMA Operations Per Cycle": "derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "Predicated-On DADD Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On DMUL Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On DFMA Operations Per Cycle": "derived__smsp__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "DRAM Bandwidth": "dram__bytes.sum.per_second",
+}
+
 #: unit assumed when a metric is printed with a blank unit (or a raw page has no units row):
 #: ncu's base units. Device clock attributes are printed in kHz without a unit.
 UNITS_WHEN_BLANK: dict[str, str] = {
@@ -215,6 +232,26 @@ BYTE_RECIPES: dict[str, list[Alt]] = {
 CLOCKS: dict[str, list[str]] = {
     "sm_clock_hz": ["sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second"],
     "dram_clock_hz": ["dram__cycles_elapsed.avg.per_second"],
+}
+
+def _rate_alts(ops: list[tuple[str, float]]) -> list[Alt]:
+    """Achieved FLOP/s as the roofline sections chart them: per-cycle rates x SM clock, or per second."""
+    alts = []
+    for suffix, scale in ((".sum.per_cycle_elapsed", "@sm_clock_hz"), (".sum.per_second", None)):
+        for unit in ("smsp__", "sm__"):
+            alts.append(Alt(tuple(Term(unit + SASS.format(op=op) + suffix, f) for op, f in ops), scale))
+    return alts
+
+
+#: achieved rates, read for launches WITHOUT a duration (section exports): their totals are
+#: unknown, their place on the roofline is not (intensity = FLOP/s over bytes/s)
+RATE_RECIPES: dict[str, list[Alt]] = {
+    "flops_fp32_per_s": _rate_alts([("fadd", 1), ("fmul", 1), ("ffma", 2)]),
+    "flops_fp64_per_s": _rate_alts([("dadd", 1), ("dmul", 1), ("dfma", 2)]),
+    "dram_bytes_per_s": [
+        _alt(["dram__bytes.sum.per_second"]),
+        _alt(["dram__bytes_read.sum.per_second", "dram__bytes_write.sum.per_second"]),
+    ],
 }
 
 #: peaks the export recorded: per-cycle peak x factor x clock
@@ -356,7 +393,8 @@ def tensor_bucket(src: str) -> str | None:
 def static_metric_names() -> set[str]:
     """Every fixed metric name a recipe may read (tensor counters are matched by pattern)."""
     names: set[str] = set(STRING_METRICS) | set(DEVICE_ATTRIBUTES) | set(DEVICE_DRAM_PEAK)
-    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, CYCLES_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values()):
+    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, CYCLES_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values(),
+                 *RATE_RECIPES.values()):
         for alt in alts:
             names.update(m for m in alt.metrics() if not m.startswith("@"))
     for lst in (*CLOCKS.values(), *PERCENT_METRICS.values()):
