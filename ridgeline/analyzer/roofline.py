@@ -478,7 +478,8 @@ def classify(
     latency = known & ((pl.col("busiest_roof_fraction") < latency_fraction) | (dur <= launch_floor_s))
     df = df.with_columns(
         pl.when(latency).then(pl.lit("latency")).otherwise(pl.col("bound")).alias("bound"),
-        pl.when(known).then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
+        pl.when(known & pl.col("time_to_roof_s").is_not_null())  # null when placed by rate
+        .then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
     )
 
     df = df.with_columns(_roof_level(known).alias("roof_level"))

@@ -85,6 +85,8 @@ def _build() -> dict[str, tuple[tuple[str, ...], ...]]:
         ("sm__inst_executed_pipe_tensor_op_*.avg.pct_of_peak_sustained_*",),
         ("smsp__inst_executed_pipe_tensor_op_*.avg.pct_of_peak_sustained_*",),
     )
+    for name, alts in V.RATE_RECIPES.items():  # achieved rates (read where no duration is)
+        table[name] = _spellings_of(alts)
     for name, metrics in V.PERCENT_METRICS.items():
         table[name] = tuple((m,) for m in metrics)
     return table
@@ -103,18 +105,21 @@ def _label_names() -> dict[str, str]:
     by_label: dict[str, set[str]] = {}
     for (label, _base), canon in V.SECTION_LABELS.items():
         by_label.setdefault(label, set()).add(canon)
-    return {label: next(iter(c)) for label, c in by_label.items() if len(c) == 1}
+    out = {label: next(iter(c)) for label, c in by_label.items() if len(c) == 1}
+    return {**out, **V.SECTION_LABELS_ANY_UNIT}
 
 
 def canonical(name: str, unit: str | None = None) -> str:
     """A metric name as the recipes spell it: ``derived__`` metrics -> the counter they stand for,
     section labels -> the metric they print (``unit``, the base unit, tells "Memory Throughput" %
     from byte/second; without it an ambiguous label stays as it is)."""
-    if name in V.DERIVED_ALIASES:
-        return V.DERIVED_ALIASES[name][0]
     if unit is not None and (name, unit) in V.SECTION_LABELS:
-        return V.SECTION_LABELS[(name, unit)]
-    return _label_names().get(name, name)
+        name = V.SECTION_LABELS[(name, unit)]
+    else:
+        name = _label_names().get(name, name)
+    if name in V.DERIVED_ALIASES:  # labels can print a derived metric
+        return V.DERIVED_ALIASES[name][0]
+    return name
 
 
 def _matches(need: str, names: set[str]) -> bool:
