@@ -366,7 +366,9 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
         result.notes.append(f"{n_unknown} of {roofline.height} launches are 'unknown' on the roofline{hint}")
     if roofline.height and roofline.get_column("flops_tensor").null_count() == roofline.height:
         has_flops = roofline.get_column("flops").null_count() < roofline.height
-        if has_flops:
+        # a tensor pipe measured idle on every launch: no tensor work to hide
+        idle = (roofline.get_column("tensor_pipe_active_ratio") == 0).fill_null(False).all() if "tensor_pipe_active_ratio" in roofline.columns else False
+        if has_flops and not idle:
             result.notes.append(
                 "no tensor-core FLOP counters in the export: tensor work is invisible, so GEMM-like kernels "
                 "may look memory-bound or far below roof (collect --set roofline)"

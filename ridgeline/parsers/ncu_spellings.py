@@ -84,6 +84,8 @@ def _build() -> dict[str, tuple[tuple[str, ...], ...]]:
         ("smsp__pipe_tensor_op_*_cycles_active.avg.pct_of_peak_sustained_*",),
         ("sm__inst_executed_pipe_tensor_op_*.avg.pct_of_peak_sustained_*",),
         ("smsp__inst_executed_pipe_tensor_op_*.avg.pct_of_peak_sustained_*",),
+        ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_*",),  # the whole pipe
+        ("smsp__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_*",),
     )
     for name, alts in V.RATE_RECIPES.items():  # achieved rates (read where no duration is)
         table[name] = _spellings_of(alts)
