@@ -317,3 +317,13 @@ def test_docs_name_every_quantity():
     assert "one quantity, several spellings" in page
     for quantity in SPELLINGS:
         assert f"`{quantity}`" in page or quantity in page, quantity
+
+
+def test_uncounted_tensor_work_is_noted_with_its_activity(tmp_path):
+    from ridgeline.pipeline import _note_uncounted_tensor_work
+
+    epilogue = {**FP32_ZERO, f"smsp__{FFMA}.sum": 1e6}
+    df, _roofs = classify(derive({**BASE, **epilogue, **FP64_ZERO, IMMA: 11.6}, cc="8.0"))
+    notes: list[str] = []
+    _note_uncounted_tensor_work(df, notes)
+    assert len(notes) == 1 and "int8_tensor up to 11.6% of the pipe" in notes[0]
