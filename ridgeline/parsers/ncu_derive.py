@@ -384,7 +384,7 @@ def _skip_failed_replays(ctx: _Ctx, m):
     for launch, name in zip(bad.get_column("ID").cast(pl.String).to_list(), names):
         ctx.skipped.append(Skipped(
             str(ctx.path), f"launch {launch}" + (f" (kernel {name})" if name else ""),
-            "every counter is NaN or n/a (ncu could not replay this launch): no figure to analyze",
+            "every counter is NaN or n/a (ncu could not replay or measure this launch): no figure to analyze",
         ))
     return m.filter(~failed)
 

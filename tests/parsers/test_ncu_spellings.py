@@ -207,7 +207,7 @@ def place(launch, cc="8.6"):
 def test_counters_collected_as_zero_are_zero_flops_memory_bound():
     r = place({**BASE, **FP32_ZERO, **FP64_ZERO})
     assert r["flops"] == 0.0 and r["intensity_dram"] == 0.0
-    assert r["bound"] in ("memory", "latency") and r["missing"] == []
+    assert r["bound"] == "memory" and r["missing"] == []
     # 60 MB in 100 us = 600 GB/s of a 64 B x 10 GHz = 640 GB/s roof
     assert r["roof_fraction"] == pytest.approx(600e9 / 640e9)
 
@@ -327,3 +327,70 @@ def test_uncounted_tensor_work_is_noted_with_its_activity(tmp_path):
     notes: list[str] = []
     _note_uncounted_tensor_work(df, notes)
     assert len(notes) == 1 and "int8_tensor up to 11.6% of the pipe" in notes[0]
+
+
+class _Metric:
+    ValueKind_STRING, ValueKind_UINT64, ValueKind_UINT32, ValueKind_DOUBLE, ValueKind_FLOAT = range(5)
+
+    def __init__(self, value, unit=""):
+        self.value, self._unit = value, unit
+
+    def has_value(self):
+        return True
+
+    def kind(self):
+        return self.ValueKind_DOUBLE
+
+    def as_double(self):
+        return self.value
+
+    def unit(self):
+        return self._unit
+
+
+class _Action:
+    NameBase_DEMANGLED = 0
+
+    def __init__(self, name, metrics, rules):
+        self._name, self._metrics, self._rules = name, metrics, rules
+
+    def name(self, _base=None):
+        return self._name
+
+    def metric_names(self):
+        return list(self._metrics)
+
+    def metric_by_name(self, n):
+        return _Metric(*self._metrics[n]) if n in self._metrics else None
+
+    def rule_results_as_dicts(self):
+        return self._rules
+
+    def nvtx_state(self):
+        return None
+
+
+def test_ncu_rep_failed_replay_is_skipped_and_rules_stay_with_their_launch(monkeypatch, tmp_path):
+    """Report path: a launch whose every counter is NaN is skipped; ncu's rule results of the
+    launches after it keep their own launch ids."""
+    import sys
+    import types
+
+    from ridgeline.parsers.ncu_rep import MAGIC, read_ncu_rep
+
+    def rule(title):
+        return [{"rule_identifier": "SOL", "name": "sol", "section_identifier": "SpeedOfLight",
+                 "rule_message": {"type": 2, "title": title, "message": "m"}}]
+
+    ok = {"gpu__time_duration.sum": (10_000.0, "ns"), "dram__bytes.sum": (1e6, "byte")}
+    nan = {"gpu__time_duration.sum": (math.nan, "ns"), "dram__bytes.sum": (math.nan, "byte")}
+    actions = [_Action("a", ok, rule("first")), _Action("b", nan, rule("failed")), _Action("c", ok, rule("third"))]
+    rng = types.SimpleNamespace(num_actions=lambda: 3, action_by_idx=lambda i: actions[i])
+    report = types.SimpleNamespace(num_ranges=lambda: 1, range_by_idx=lambda i: rng)
+    monkeypatch.setitem(sys.modules, "ncu_report", types.SimpleNamespace(load_report=lambda p: report))
+    path = tmp_path / "r.ncu-rep"
+    path.write_bytes(MAGIC + b"\0" * 16)
+    res, rules = read_ncu_rep(path)
+    assert res.kernels["kernel_name"].to_list() == ["a", "c"]
+    assert [s.item for s in res.skipped] == ["launch 1 (kernel b)"]
+    assert dict(zip(rules["id"].to_list(), rules["title"].to_list())) == {"0": "first", "2": "third"}
