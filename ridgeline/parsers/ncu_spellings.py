@@ -124,19 +124,36 @@ def canonical(name: str, unit: str | None = None) -> str:
     return name
 
 
+def _base_unit(unit: str | None) -> str | None:
+    if unit is None:
+        return None
+    from ridgeline.units import parse_unit
+
+    return parse_unit(unit).base
+
+
 def _matches(need: str, names: set[str]) -> bool:
     if "*" in need:
         return any(fnmatch.fnmatchcase(n, need) for n in names)
     return need in names
 
 
-def quantities_held(metric_names: Iterable[str]) -> set[str]:
+def quantities_held(metric_names: Iterable[str | tuple[str, str]]) -> set[str]:
     """The quantities a file could give from its metric names, in any spelling.
 
     ``metric_names``: the raw page's columns, a details page's ``Metric Name`` values (labels
-    included) or a report's metric names.
+    included) or a report's metric names. An item may be a ``(name, unit)`` pair (a details
+    page's ``Metric Name`` and ``Metric Unit``): the unit tells a label that means two things
+    apart ("Memory Throughput" in byte/second is DRAM traffic, in % the busiest unit); a bare
+    ambiguous label counts for neither.
     """
-    names = {canonical(n) for n in metric_names}
+    names = set()
+    for item in metric_names:
+        if isinstance(item, tuple):
+            name, unit = item
+            names.add(canonical(name, _base_unit(unit)))
+        else:
+            names.add(canonical(item))
     held: set[str] = set()
     changed = True
     while changed:  # spellings refer to other quantities (@cycles, @duration_s): to a fixed point

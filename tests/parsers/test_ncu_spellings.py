@@ -394,3 +394,10 @@ def test_ncu_rep_failed_replay_is_skipped_and_rules_stay_with_their_launch(monke
     assert res.kernels["kernel_name"].to_list() == ["a", "c"]
     assert [s.item for s in res.skipped] == ["launch 1 (kernel b)"]
     assert dict(zip(rules["id"].to_list(), rules["title"].to_list())) == {"0": "first", "2": "third"}
+
+
+def test_details_pairs_tell_ambiguous_labels_apart():
+    dur = ("Duration", "usecond")
+    assert "dram_bytes" in quantities_held([dur, ("Memory Throughput", "Gbyte/second")])
+    assert "dram_bytes" not in quantities_held([dur, ("Memory Throughput", "%")])
+    assert "dram_bytes" not in quantities_held(["Duration", "Memory Throughput"])  # bare: neither
