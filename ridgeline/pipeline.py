@@ -371,14 +371,35 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
         )
         hint = f" ({'; '.join(hints[:3])})" if hints else ""
         result.notes.append(f"{n_unknown} of {roofline.height} launches are 'unknown' on the roofline{hint}")
+    _note_uncounted_tensor_work(roofline, result.notes)
     if roofline.height and roofline.get_column("flops_tensor").null_count() == roofline.height:
         has_flops = roofline.get_column("flops").null_count() < roofline.height
-        if has_flops:
+        # a tensor pipe measured idle on every launch: no tensor work to hide
+        idle = (roofline.get_column("tensor_pipe_active_ratio") == 0).fill_null(False).all() if "tensor_pipe_active_ratio" in roofline.columns else False
+        if has_flops and not idle:
             result.notes.append(
                 "no tensor-core FLOP counters in the export: tensor work is invisible, so GEMM-like kernels "
                 "may look memory-bound or far below roof (collect --set roofline)"
             )
     return entry, parsed.metrics
+
+
+def _note_uncounted_tensor_work(roofline, notes: list[str]) -> None:
+    """Launches whose tensor pipe was active with no tensor FLOP counter: say what ran and how busy."""
+    import polars as pl
+
+    if not roofline.height or "tensor_pipe_precision" not in roofline.columns:
+        return
+    hit = roofline.filter(pl.col("flops").is_null() & pl.col("precision").is_not_null()
+                          & (pl.col("precision") == pl.col("tensor_pipe_precision")))
+    if not hit.height:
+        return
+    parts = [f"{p} up to {r:.1%} of the pipe" for p, r in hit.group_by("precision").agg(
+        pl.col("tensor_pipe_active_ratio").max()).sort("precision").iter_rows()]
+    notes.append(
+        f"{hit.height} launch(es) ran tensor instructions the FLOP counters did not count ({', '.join(parts)}): "
+        "precision from the tensor pipe, FLOPs unknown (collect --section SpeedOfLight_HierarchicalTensorRooflineChart)"
+    )
 
 
 def read_kernel_files(files: list[Path], *, strict: bool = True):

@@ -54,9 +54,34 @@ Decisions, written down once:
   over the bandwidth roof. A launch with zero FLOPs *and* zero DRAM bytes has nothing the
   roofline describes and is ``unknown`` with an explanatory hint (``missing`` empty).
   FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side.
-* **Partial FLOP counters.** FLOPs are known when any FLOP column is; absent ones count
-  as not executed. An export with CUDA-core counters but no tensor counters therefore
-  hides tensor work; the pipeline adds a note when no launch has tensor counters.
+* **Partial FLOP counters: zero is zero, not collected is unknown.** A counter collected as 0
+  means the launch ran no such instruction (integer-only kernels: FLOPs 0, memory-bound by
+  their bytes); a counter not collected (absent, ``n/a``) is unknown. The FP32 CUDA-core
+  counters are the base every roofline set and section collects; half-precision and tensor
+  counters come from their own sections. So a launch's FLOPs are known when its FP32 count is
+  (precisions whose counters the file lacks then count as not executed: a lower bound, and the
+  pipeline notes when no launch has tensor counters), or, without FP32 counters, when a
+  collected precision counted work (> 0, a lower bound again). Otherwise FLOPs, intensity and
+  precision are null and ``bound`` is ``unknown`` (never intensity 0 from counters nobody
+  collected). One exception: when the tensor-pipe counters (``tensor_pipe_*``, collected by
+  the default sets) show an instruction family active but no tensor FLOP counter was
+  collected, the tensor work is real and uncounted: FLOPs are unknown whatever the CUDA-core
+  counters say, the precision is the family's (IMMA -> ``int8_tensor``, HMMA/HGMMA ->
+  ``fp16_tensor``, DMMA -> ``fp64_tensor``, QGMMA -> ``fp8_tensor``), and ``missing`` names the
+  tensor counters. "Active" is above :data:`TENSOR_PIPE_MIN_ACTIVE` (5% for HMMA, whose
+  counters include the compiler's HFMA2.MMA register moves; > 0 for the others). The pipe
+  counters measure activity, not FLOPs: ``flops_tensor`` stays null without tensor FLOP
+  counters, and a pipe measured idle (``tensor_pipe_active_ratio`` 0) tells rules (RL905) that
+  no tensor work went uncounted.
+* **Placement by rate.** A section export (``ncu --csv --section SpeedOfLight_RooflineChart``,
+  human labels) holds peaks per cycle, clocks and achieved rates per cycle but no duration: its
+  FLOP and byte totals are unknown, its place on the roofline is not. For a launch without a
+  duration whose FLOP totals are unknown, the parser's recorded rates (``flops_fp32_per_s``,
+  ``flops_fp64_per_s``, ``dram_bytes_per_s``) give the precision, the achieved FLOP/s and
+  bytes/s, and intensity = FLOP/s over bytes/s; ``bound`` and ``roof_fraction`` follow as for
+  any launch. ``duration_s`` stays null and ``missing`` keeps ``gpu__time_duration.sum`` (with
+  its hint), so the time share, ``time_to_roof_s`` and every saving stay unknown and RL901
+  says plainly what the file lacks.
 * **Latency class.** A launch is ``bound = "latency"`` when every roof it has is far away
   (``busiest_roof_fraction``, the largest of achieved FLOP/s over the compute peak of its
   precision and bytes/s over the DRAM, L2 and L1 roofs where measured, is below
@@ -115,6 +140,12 @@ MISSING_TIME = "gpu__time_duration.sum"
 MISSING_BW_ROOF = "DRAM bandwidth roof"
 MISSING_FLOP_ROOF = "compute roof"
 HINT_ROOFLINE = "--set roofline (or --section SpeedOfLight_RooflineChart)"
+#: tensor-pipe activity above which uncounted tensor work is real. HMMA (fp16_tensor) activity
+#: also counts the compiler's HFMA2.MMA register moves: elementwise kernels with zero tensor
+#: FLOPs show up to 2.7% on real H200 exports, so it needs 5%; other families need > 0.
+TENSOR_PIPE_MIN_ACTIVE = {"fp16_tensor": 0.05}
+MISSING_TENSOR_FLOPS = "sm__ops_path_tensor_*.sum (tensor pipe active, its FLOPs not counted)"
+HINT_TENSOR = "--section SpeedOfLight_HierarchicalTensorRooflineChart"
 HINT_DRAM = "--metrics dram__bytes.sum"
 HINT_TIME = "--metrics gpu__time_duration.sum"
 HINT_GPU = "--gpu NAME (GPU not identified from the export; see 'ridgeline gpus')"
@@ -296,12 +327,27 @@ def classify(
         pl.when(components_known).then(pl.sum_horizontal(*TENSOR_COMPONENTS)),
     )
     df = df.with_columns(tensor_total.alias("_tensor"))
-    any_flops = pl.any_horizontal(
-        [pl.col(c).is_not_null() for c in ("flops_fp64", "flops_fp32", "flops_fp16", "_tensor")]
+    # FLOPs known: see "Partial FLOP counters" in the module docstring
+    flop_cols = ("flops_fp64", "flops_fp32", "flops_fp16", "_tensor")
+    some_work = pl.any_horizontal([(pl.col(c) > 0).fill_null(False) for c in flop_cols])
+    pipe_floor = pl.col("tensor_pipe_precision").replace_strict(
+        TENSOR_PIPE_MIN_ACTIVE, default=0.0, return_dtype=pl.Float64
     )
+    tensor_uncounted = (
+        pl.col("_tensor").is_null()
+        & pl.col("tensor_pipe_precision").is_not_null()
+        & (pl.col("tensor_pipe_active_ratio") > pipe_floor).fill_null(False)
+    )
+    flops_known = ~tensor_uncounted & (pl.col("flops_fp32").is_not_null() | some_work)
+    # section exports without a duration: placed by rate (see "Placement by rate")
+    rate_cols = ("flops_fp32_per_s", "flops_fp64_per_s")
+    rate_flops = pl.when(pl.any_horizontal([pl.col(c).is_not_null() for c in rate_cols])).then(pl.sum_horizontal(*rate_cols))
     df = df.with_columns(
-        pl.when(any_flops)
-        .then(pl.sum_horizontal("flops_fp64", "flops_fp32", "flops_fp16", "_tensor"))
+        rate_flops.alias("_rate_flops"),
+        (~tensor_uncounted & ~flops_known & rate_flops.is_not_null() & pl.col("dram_bytes_per_s").is_not_null()).alias("_by_rate"),
+        tensor_uncounted.alias("_tensor_uncounted"),
+        pl.when(flops_known)
+        .then(pl.sum_horizontal(*flop_cols))
         .alias("flops"),
         # tensor FLOPs without a per-precision split count as fp16_tensor
         pl.when(components_known)
@@ -310,11 +356,16 @@ def classify(
         .alias("_cand_fp16_tensor"),
     )
     cand = {p: (f"_cand_{p}" if p == "fp16_tensor" else c) for p, c in PRECISION_FLOP_COLUMNS.items()}
-    top = pl.max_horizontal([pl.col(c).fill_null(0.0) for c in cand.values()])
+    by_rate = {"fp32": "flops_fp32_per_s", "fp64": "flops_fp64_per_s"}  # a rate stands for its total there
+    val = {p: pl.when(pl.col("_by_rate")).then(pl.col(by_rate[p])).otherwise(pl.col(c)) if p in by_rate else pl.col(c)
+           for p, c in cand.items()}
+    top = pl.max_horizontal([v.fill_null(0.0) for v in val.values()])
     prec = pl.when(top <= 0).then(pl.lit(None, dtype=pl.String))
-    for p, c in cand.items():
-        prec = prec.when(pl.col(c).fill_null(0.0) == top).then(pl.lit(p))
-    df = df.with_columns(prec.otherwise(None).alias("precision"))
+    for p, v in val.items():
+        prec = prec.when(v.fill_null(0.0) == top).then(pl.lit(p))
+    # tensor work no FLOP counter saw: the pipe's instruction family names the precision
+    prec = pl.when(pl.col("_tensor_uncounted")).then(pl.col("tensor_pipe_precision")).otherwise(prec.otherwise(None))
+    df = df.with_columns(prec.alias("precision"))
 
     # measured peaks: median per device (tensor: per device and precision)
     meas = df.group_by("_dev").agg(
@@ -392,21 +443,28 @@ def classify(
     # intensities and achieved rates
     dur_ok = pl.col("duration_s").fill_null(0.0) > 0
     df = df.with_columns(
-        _finite_or_null(pl.col("flops") / pl.col("dram_bytes")).alias("intensity_dram"),
+        pl.when(pl.col("_by_rate"))
+        .then(_finite_or_null(pl.col("_rate_flops") / pl.col("dram_bytes_per_s")))
+        .otherwise(_finite_or_null(pl.col("flops") / pl.col("dram_bytes")))
+        .alias("intensity_dram"),
         _finite_or_null(pl.col("flops") / pl.col("l2_bytes")).alias("intensity_l2"),
         _finite_or_null(pl.col("flops") / pl.col("l1_bytes")).alias("intensity_l1"),
-        pl.when(dur_ok).then(pl.col("flops") / pl.col("duration_s")).alias("achieved_flops_per_s"),
-        pl.when(dur_ok).then(pl.col("dram_bytes") / pl.col("duration_s")).alias("achieved_dram_bytes_per_s"),
+        pl.when(dur_ok).then(pl.col("flops") / pl.col("duration_s"))
+        .when(pl.col("_by_rate")).then(pl.col("_rate_flops")).alias("achieved_flops_per_s"),
+        pl.when(dur_ok).then(pl.col("dram_bytes") / pl.col("duration_s"))
+        .when(pl.col("_by_rate")).then(pl.col("dram_bytes_per_s")).alias("achieved_dram_bytes_per_s"),
         (pl.col("peak_flops_per_s") / pl.col("peak_bw_bytes_per_s")).alias("ridge_flop_per_byte"),
     )
 
     # what is missing, and how to get it
-    flops_missing = pl.col("flops").is_null()
-    dram_missing = pl.col("dram_bytes").is_null()
+    tensor_missing = pl.col("_tensor_uncounted")
+    flops_missing = pl.col("flops").is_null() & ~tensor_missing & ~pl.col("_by_rate")
+    dram_missing = pl.col("dram_bytes").is_null() & ~pl.col("_by_rate")
     time_missing = ~dur_ok
     bw_roof_missing = pl.col("peak_bw_bytes_per_s").is_null()
-    flop_roof_missing = (pl.col("flops").fill_null(0.0) > 0) & pl.col("peak_flops_per_s").is_null()
-    nothing = (pl.col("flops") == 0) & (pl.col("dram_bytes") == 0)
+    work = pl.coalesce(pl.col("flops"), pl.col("_rate_flops"))  # FLOPs, or FLOP/s where placed by rate
+    flop_roof_missing = (work.fill_null(0.0) > 0) & pl.col("peak_flops_per_s").is_null()
+    nothing = (work == 0) & (pl.coalesce(pl.col("dram_bytes"), pl.col("dram_bytes_per_s")) == 0)
 
     # one bit per problem; the (at most 64) distinct combinations are spelled out once in
     # Python and joined back, far cheaper than building lists row by row
@@ -417,6 +475,7 @@ def classify(
         (bw_roof_missing, MISSING_BW_ROOF, HINT_GPU),
         (flop_roof_missing, MISSING_FLOP_ROOF, HINT_GPU),
         (nothing.fill_null(False), None, HINT_NOTHING),
+        (tensor_missing, MISSING_TENSOR_FLOPS, HINT_TENSOR),
     ]
     code = pl.sum_horizontal([cond.cast(pl.Int64) * (1 << i) for i, (cond, _m, _h) in enumerate(flags)])
     df = df.with_columns(code.alias("_code"))
@@ -437,8 +496,9 @@ def classify(
     )
     df = df.join(lookup_frame, on="_code", how="left", maintain_order="left")
 
-    known = pl.col("_code") == 0
-    zero_flops = pl.col("flops") == 0
+    # placed by rate: only the duration is missing (it stays in `missing`: the time share is unknown)
+    known = (pl.col("_code") == 0) | (pl.col("_by_rate") & (pl.col("_code") == 1 << 2))
+    zero_flops = pl.coalesce(pl.col("flops"), pl.col("_rate_flops")) == 0
     memory_side = zero_flops | (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte"))
     df = df.with_columns(
         pl.when(~known)
@@ -491,7 +551,8 @@ def classify(
     latency = known & ((pl.col("busiest_roof_fraction") < latency_fraction) | (dur <= launch_floor_s))
     df = df.with_columns(
         pl.when(latency).then(pl.lit("latency")).otherwise(pl.col("bound")).alias("bound"),
-        pl.when(known).then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
+        pl.when(known & pl.col("time_to_roof_s").is_not_null())  # null when placed by rate
+        .then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
     )
 
     df = df.with_columns(_roof_level(known).alias("roof_level"))
@@ -650,7 +711,12 @@ def _detail(row: dict, column: str, recipe: str | None) -> str:
 
 
 def summarize(roofline: Any):
-    """ROOFLINE table -> SUMMARY table: one row per kernel name, most GPU time first."""
+    """ROOFLINE table -> SUMMARY table: one row per kernel name, most GPU time first.
+
+    Intensity is total FLOPs over total bytes and the roof fraction is time-weighted; a kernel
+    whose launches have no duration (placed by rate) gets FLOP/s over bytes/s and the mean
+    fraction instead, every launch weighing the same.
+    """
     import polars as pl
 
     df = roofline if "kernel_label" in roofline.columns else family_columns(roofline)
@@ -658,6 +724,8 @@ def summarize(roofline: Any):
     both = pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null()
     rf_known = pl.col("roof_fraction").is_not_null() & pl.col("duration_s").is_not_null()
     ttr_known = pl.col("time_to_roof_s").is_not_null() & pl.col("duration_s").is_not_null()
+    by_rate = (pl.col("duration_s").is_null() & pl.col("achieved_flops_per_s").is_not_null()
+               & pl.col("achieved_dram_bytes_per_s").is_not_null())
     base = df.group_by("kernel_name").agg(
         pl.col("short_name").drop_nulls().first().alias("short_name"),
         pl.col("kernel_family").drop_nulls().first().alias("kernel_family"),
@@ -672,6 +740,11 @@ def summarize(roofline: Any):
         pl.col("duration_s").filter(rf_known).sum().alias("_rfd"),
         (pl.col("duration_s") - pl.col("time_to_roof_s")).clip(lower_bound=0.0).filter(ttr_known).sum().alias("_save"),
         ttr_known.any().alias("_any_ttr"),
+        # launches placed by rate (no duration): FLOP/s over bytes/s, each launch weighing the same
+        pl.col("achieved_flops_per_s").filter(by_rate).sum().alias("_rf"),
+        pl.col("achieved_dram_bytes_per_s").filter(by_rate).sum().alias("_rb"),
+        by_rate.any().alias("_any_rate"),
+        pl.col("roof_fraction").filter(by_rate).mean().alias("_rfm"),
     )
 
     def by_time(column: str):
@@ -687,8 +760,10 @@ def summarize(roofline: Any):
     out = base.join(by_time("precision"), on="kernel_name", how="left").join(by_time("bound"), on="kernel_name", how="left")
     out = out.with_columns(
         (pl.col("total_duration_s") / grand if grand > 0 else pl.lit(None, dtype=pl.Float64)).alias("time_share"),
-        pl.when(pl.col("_any_both")).then(_finite_or_null(pl.col("_f") / pl.col("_b"))).alias("intensity_dram"),
-        pl.when(pl.col("_rfd") > 0).then(pl.col("_rfw") / pl.col("_rfd")).alias("roof_fraction"),
+        pl.when(pl.col("_any_both")).then(_finite_or_null(pl.col("_f") / pl.col("_b")))
+        .when(pl.col("_any_rate")).then(_finite_or_null(pl.col("_rf") / pl.col("_rb"))).alias("intensity_dram"),
+        pl.when(pl.col("_rfd") > 0).then(pl.col("_rfw") / pl.col("_rfd"))
+        .when(pl.col("_any_rate")).then(pl.col("_rfm")).alias("roof_fraction"),
         pl.when(pl.col("_any_ttr")).then(pl.col("_save")).alias("saving_upper_bound_s"),
     )
     schema = polars_schema(SUMMARY_COLUMNS)

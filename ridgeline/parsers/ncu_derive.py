@@ -10,6 +10,7 @@ from typing import Any
 
 from ridgeline.errors import InputError
 from ridgeline.parsers import ncu_metrics as V
+from ridgeline.result import Skipped
 
 from ridgeline.parsers.ncu_blocks import _Block  # noqa: F401
 from ridgeline.parsers.ncu_frames import _Ctx, _dims_product, _short_name  # noqa: F401
@@ -18,7 +19,7 @@ from ridgeline.parsers.ncu_frames import _Ctx, _dims_product, _short_name  # noq
 # --------------------------------------------------------------------------------------
 # recipes -> KERNEL columns
 # --------------------------------------------------------------------------------------
-_PSEUDO = {V.DURATION: "duration_s", "@sm_clock_hz": "sm_clock_hz"}
+_PSEUDO = {V.DURATION: "duration_s", V.CYCLES: "__cycles", "@sm_clock_hz": "sm_clock_hz"}
 
 
 def _col(name: str):
@@ -58,6 +59,8 @@ def _recipe(alts: list[V.Alt], present: set[str]):
             if len(alt.terms) > 1:  # "(a + b + 2*c) x cycles"
                 src_parts = [pl.lit("("), *src_parts, pl.lit(")")]
             src_parts.append(pl.lit(f" x {scale}"))
+            if alt.scale == V.CYCLES:  # which spelling of the cycle count: "x cycles (smsp__...)"
+                src_parts.append(pl.concat_str([pl.lit(" ("), pl.col("__cycles_src"), pl.lit(")")]))
         if alt.divide:
             total = total / _col(alt.divide)
             src_parts.append(pl.lit(f" / {alt.divide}"))
@@ -91,9 +94,9 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
         alts = []
         if ".sum" in forms:
             alts.append((pl.col(forms[".sum"]), base + ".sum", [forms[".sum"]]))
-        if ".sum.per_cycle_elapsed" in forms and "sm__cycles_elapsed.avg" in m_cols:
+        if ".sum.per_cycle_elapsed" in forms and "__cycles" in m_cols:  # cycles in any spelling
             c = forms[".sum.per_cycle_elapsed"]
-            alts.append((pl.col(c) * pl.col("sm__cycles_elapsed.avg"), c + " x sm__cycles_elapsed.avg", [c, "sm__cycles_elapsed.avg"]))
+            alts.append((pl.col(c) * pl.col("__cycles"), c + " x cycles", [c, "__cycles"]))
         if ".sum.per_second" in forms:
             c = forms[".sum.per_second"]
             alts.append((pl.col(c) * pl.col("duration_s"), c + " x duration", [c, "duration_s"]))
@@ -175,6 +178,60 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
     sparse_bases = [b for b in totals_expr if "sparsity_on" in b]
     out["sparse_ops"] = pl.sum_horizontal([totals_expr[b].fill_null(0.0) for b in sparse_bases]) if sparse_bases else None
     return out, bool(volta)
+
+
+def _tensor_pipe_exprs(present: set[str]) -> dict[str, Any]:
+    """tensor_pipe_active_ratio / _precision / _source from the tensor-pipe activity counters.
+
+    Per family (hmma, imma, dmma, hgmma...), the first of: pipe cycles active % of elapsed
+    cycles, of active cycles, then instructions executed (same order); sm__ before smsp__. The
+    busiest family that was active at all names the precision
+    (:data:`~ridgeline.parsers.ncu_metrics.TENSOR_PIPE_PRECISION`; bmma names none) and gives the
+    ratio. Without family counters, or with every family idle, the ratio is the whole pipe's
+    (``sm__pipe_tensor_cycles_active``) or 0, and the precision null.
+    """
+    import polars as pl
+
+    rank = {("pipe", "elapsed"): 0, ("pipe", "active"): 1, ("inst", "elapsed"): 2, ("inst", "active"): 3}
+    forms: dict[str, list[tuple[int, str]]] = {}
+    for name in sorted(present):
+        mt = V.TENSOR_PIPE_RE.match(name)
+        if not mt:
+            continue
+        family = mt.group(1) or mt.group(2) or ""  # "": the whole pipe
+        kind = "inst" if mt.group(2) else "pipe"
+        forms.setdefault(family, []).append((rank[(kind, mt.group(3))] * 2 + name.startswith("smsp__"), name))
+    null_f, null_s = pl.lit(None, dtype=pl.Float64), pl.lit(None, dtype=pl.String)
+    if not forms:
+        return {"tensor_pipe_active_ratio": null_f, "tensor_pipe_precision": null_s, "tensor_pipe_source": null_s}
+
+    def read(names):
+        names = [n for _r, n in sorted(names)]
+        return (pl.coalesce([pl.col(n) for n in names]) / 100.0,
+                pl.coalesce([pl.when(pl.col(n).is_not_null()).then(pl.lit(n)) for n in names]))
+
+    whole = read(forms.pop("")) if "" in forms else None
+    per = [(family, *read(names)) for family, names in sorted(forms.items())]
+    ratio = src = prec = None
+    if per:
+        top = pl.max_horizontal([r for _f, r, _s in per])
+        for family, r, sr in per:
+            cond = (r == top) & (top > 0)
+            p = pl.lit(V.TENSOR_PIPE_PRECISION.get(family), dtype=pl.String)
+            ratio = pl.when(cond).then(r) if ratio is None else ratio.when(cond).then(r)
+            src = pl.when(cond).then(sr) if src is None else src.when(cond).then(sr)
+            prec = pl.when(cond).then(p) if prec is None else prec.when(cond).then(p)
+    # no family active (or none collected): the whole pipe's activity, else a family's 0
+    rest_r = [e for e in ([whole[0]] if whole else []) + [r for _f, r, _s in per]]
+    rest_s = [e for e in ([whole[1]] if whole else []) + [sr for _f, _r, sr in per]]
+    fallback_r, fallback_s = pl.coalesce(rest_r), pl.coalesce(rest_s)
+    if ratio is None:
+        return {"tensor_pipe_active_ratio": fallback_r, "tensor_pipe_precision": null_s, "tensor_pipe_source": fallback_s}
+    return {
+        "tensor_pipe_active_ratio": ratio.otherwise(fallback_r),
+        "tensor_pipe_precision": prec.otherwise(None),
+        "tensor_pipe_source": src.otherwise(fallback_s),
+    }
 
 
 def _hfma2_mma_idiom(ctx: _Ctx, m, present: set[str]):
@@ -307,6 +364,31 @@ def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
     return peak, src, pl.when(path != "").then(path)
 
 
+def _skip_failed_replays(ctx: _Ctx, m):
+    """Launches whose every counter is NaN or n/a (ncu could not replay them) -> skipped, with why.
+
+    Counters are the metrics with a rollup (``x__y.sum``, ``.avg.per_second``...); device
+    attributes and launch dimensions survive a failed replay and do not count. Such a launch has
+    no figure at all: it is listed as skipped, never analyzed as 0 or as a launch lacking one counter.
+    """
+    import polars as pl
+
+    counters = [c for c in m.columns if "__" in c and "." in c and not c.startswith("__") and m.schema[c].is_numeric()]
+    if not counters or not m.height:
+        return m
+    failed = pl.all_horizontal([pl.col(c).is_null() | pl.col(c).is_nan() for c in counters])
+    bad = m.filter(failed)
+    if not bad.height:
+        return m
+    names = bad.get_column("Kernel Name").to_list() if "Kernel Name" in bad.columns else [None] * bad.height
+    for launch, name in zip(bad.get_column("ID").cast(pl.String).to_list(), names):
+        ctx.skipped.append(Skipped(
+            str(ctx.path), f"launch {launch}" + (f" (kernel {name})" if name else ""),
+            "every counter is NaN or n/a (ncu could not replay or measure this launch): no figure to analyze",
+        ))
+    return m.filter(~failed)
+
+
 def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, labels: dict[str, str] | None = None):
     """Wide metric frame (ncu names, base units) -> KERNEL columns in schema order."""
     import polars as pl
@@ -331,6 +413,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         m = m.with_columns(alias_exprs)
     cols = set(m.columns)
     present = {p for p in present if p in cols}
+    m = _skip_failed_replays(ctx, m)
 
     int_cols = [c for c in ("ID", "Process ID", "Context", "Stream", "Device") if c in cols]
     slow_ints = set()
@@ -434,6 +517,11 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     n_bad = m.select(bad_dur.fill_null(False).sum()).item()
     if n_bad:
         ctx.notes.append(f"{ctx.path}: {n_bad} launch(es) with zero or negative duration: duration_s left null")
+    # elapsed SM cycles in whichever spelling the export has (every .per_cycle_elapsed rate is per it)
+    cyc, cyc_src = _recipe(V.CYCLES_RECIPE, present)
+    if cyc is None:
+        cyc, cyc_src = lit_null(pl.Float64), lit_null(pl.String)
+    m = m.with_columns(cyc.alias("__cycles"), cyc_src.alias("__cycles_src"))
     # FLOPs, bytes, peaks
     stage2 = []
     for out, alts in {**V.FLOP_RECIPES, **V.BYTE_RECIPES}.items():
@@ -447,7 +535,23 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         elif out in V.CACHE_PEAK_LEVELS:  # L2/L1 roofs: a non-positive peak is no roof (null)
             stage2[-1] = (pl.when(v > 0).then(v) if v is not None else lit_null(pl.Float64)).alias(out)
             stage2.append((pl.when(v > 0).then(s) if s is not None else lit_null(pl.String)).alias(out + "_source"))
+    # achieved rates, for launches without a duration only (their totals are unknown)
+    no_dur = pl.col("duration_s").is_null()
+    for out, alts in V.RATE_RECIPES.items():
+        v, s = _recipe(alts, present)
+        src_name = "flops_per_s_source" if out == "flops_fp32_per_s" else (out + "_source" if out == "dram_bytes_per_s" else None)
+        stage2.append((pl.when(no_dur).then(v) if v is not None else lit_null(pl.Float64)).alias(out))
+        if src_name:
+            stage2.append((pl.when(no_dur).then(s) if s is not None else lit_null(pl.String)).alias(src_name))
     m = m.with_columns(stage2)
+    n_rate = m.select((no_dur & (pl.col("flops_fp32_per_s").is_not_null() | pl.col("flops_fp64_per_s").is_not_null())
+                       & pl.col("dram_bytes_per_s").is_not_null()).sum()).item()
+    if n_rate:
+        ctx.notes.append(
+            f"{ctx.path}: {n_rate} launch(es) have achieved rates and peaks but no duration (a section export "
+            "such as --section SpeedOfLight_RooflineChart): placed on the roofline by rate (FLOP/s over "
+            "bytes/s); their FLOP and byte totals and share of GPU time are unknown without gpu__time_duration.sum"
+        )
     clk, bus = V.DEVICE_DRAM_PEAK
     if clk in present and bus in present:
         attr_peak = 2 * pl.col(clk) * pl.col(bus) / 8  # clock already in Hz
@@ -470,6 +574,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         tensor_path=tensor["tensor_path"],
     )
     m = m.with_columns(flops_tensor_source=tensor["flops_tensor_source"])
+    m = m.with_columns(**_tensor_pipe_exprs(present))
     m = _hfma2_mma_idiom(ctx, m, present)
     if has_volta:
         pipe_cols = [c for c in V.VOLTA_TENSOR_COUNTERS if c in m.columns]

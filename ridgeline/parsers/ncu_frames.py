@@ -193,7 +193,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
 # --------------------------------------------------------------------------------------
 # details page
 # --------------------------------------------------------------------------------------
-_LABELS = {label for (label, _b) in V.SECTION_LABELS}
+_LABELS = {label for (label, _b) in V.SECTION_LABELS} | set(V.SECTION_LABELS_ANY_UNIT)
 
 
 def _details_block(ctx: _Ctx, blk: _Block, df):
@@ -217,7 +217,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     )
     names = pl.col("Metric Name")
     wanted = list(V.NEEDED_METRICS | _LABELS)
-    sub = df.filter(names.is_in(wanted) | names.str.starts_with("sm__ops_path_tensor_")).select(
+    sub = df.filter(names.is_in(wanted) | names.str.contains(V.TENSOR_METRIC_PATTERN)).select(
         *key, "__row", "Metric Name", "Metric Unit", "Metric Value"
     )
     # unit -> factor, base (a handful of distinct spellings)
@@ -243,12 +243,15 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
         pl.lit(10.0).pow((-pl.col("__exp")).clip(lower_bound=0)).alias("__div"),
     )
     label_map = {f"{label}\x1f{base}": canon for (label, base), canon in V.SECTION_LABELS.items()}
-    is_raw_name = names.is_in(list(V.NEEDED_METRICS)) | names.str.starts_with("sm__ops_path_tensor_")
+    is_raw_name = names.is_in(list(V.NEEDED_METRICS)) | names.str.contains(V.TENSOR_METRIC_PATTERN)
     sub = sub.with_columns(
         pl.when(is_raw_name)
         .then(names)
         .otherwise(
-            pl.concat_str([names, pl.lit("\x1f"), pl.col("__base")]).replace_strict(label_map, default=None, return_dtype=pl.String)
+            pl.coalesce(
+                names.replace_strict(V.SECTION_LABELS_ANY_UNIT, default=None, return_dtype=pl.String),
+                pl.concat_str([names, pl.lit("\x1f"), pl.col("__base")]).replace_strict(label_map, default=None, return_dtype=pl.String),
+            )
         )
         .alias("__canon")
     ).filter(pl.col("__canon").is_not_null())

@@ -79,6 +79,23 @@ SECTION_LABELS: dict[tuple[str, str], str] = {
     ("Registers Per Thread", "register/thread"): "launch__registers_per_thread",
 }
 
+#: labels of ncu's roofline chart bodies (``--section SpeedOfLight_RooflineChart`` details
+#: pages, with a ``Body Item Label`` column) -> the metric each prints, whatever its unit
+#: (NVIDIA's section files; NCU-FORMATS 4.2b). "Theoretical ... Operations" are the peak FMA
+#: FLOPs per cycle (derived ``_x2`` metrics), "... Per Cycle" the achieved rates per elapsed cycle.
+SECTION_LABELS_ANY_UNIT: dict[str, str] = {
+    "Theoretical Predicated-On FFMA Operations": "derived__sm__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "Theoretical Predicated-On DFMA Operations": "derived__sm__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "Theoretical DRAM Bytes Accessible": "dram__bytes.sum.peak_sustained",
+    "Predicated-On FADD Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On FMUL Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On FFMA Operations Per Cycle": "derived__smsp__sass_thread_inst_executed_op_ffma_pred_on_x2",
+    "Predicated-On DADD Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On DMUL Thread Instructions Executed Per Cycle": "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed",
+    "Predicated-On DFMA Operations Per Cycle": "derived__smsp__sass_thread_inst_executed_op_dfma_pred_on_x2",
+    "DRAM Bandwidth": "dram__bytes.sum.per_second",
+}
+
 #: unit assumed when a metric is printed with a blank unit (or a raw page has no units row):
 #: ncu's base units. Device clock attributes are printed in kHz without a unit.
 UNITS_WHEN_BLANK: dict[str, str] = {
@@ -95,6 +112,8 @@ STRING_METRICS = ("device__attribute_display_name",)
 # Recipes
 # --------------------------------------------------------------------------------------
 DURATION = "@duration"  # pseudo-metric: the launch's duration_s, once computed
+CYCLES = "@cycles"  # pseudo-metric: the launch's elapsed SM cycles (per SM), once computed
+SM_COUNT = "device__attribute_multiprocessor_count"
 SASS = "sass_thread_inst_executed_op_{op}_pred_on"
 
 
@@ -141,13 +160,12 @@ def _flop_alts(ops: list[tuple[str, float]], optional: list[tuple[str, float]] =
     """Totals (.sum), then per-cycle rates x elapsed cycles, then per-second rates x duration;
     sm__ before smsp__ (same totals)."""
     alts = []
-    forms = [(".sum", None), (".sum.per_cycle_elapsed", "cycles"), (".sum.per_second", DURATION)]
+    forms = [(".sum", None), (".sum.per_cycle_elapsed", CYCLES), (".sum.per_second", DURATION)]
     for suffix, scale in forms:
         for unit in ("sm__", "smsp__"):
             terms = [Term(unit + SASS.format(op=op) + suffix, f) for op, f in ops]
             terms += [Term(unit + SASS.format(op=op) + suffix, f, True) for op, f in optional]
-            s = f"{unit}cycles_elapsed.avg" if scale == "cycles" else scale
-            alts.append(Alt(tuple(terms), s))
+            alts.append(Alt(tuple(terms), scale))
     return alts
 
 
@@ -164,6 +182,23 @@ DURATION_RECIPE: list[Alt] = [
     _alt(["gpu__time_duration.sum"]),
     _alt(["sm__cycles_elapsed.avg"], divide="sm__cycles_elapsed.avg.per_second"),
     _alt(["smsp__cycles_elapsed.avg"], divide="smsp__cycles_elapsed.avg.per_second"),
+]
+
+#: elapsed cycles of one SM (= of one SMSP: same clock), what every ``.per_cycle_elapsed`` rate
+#: is per. ``sm__X.sum.per_cycle_elapsed = sm__X.sum / sm__cycles_elapsed.avg`` and the smsp__
+#: form divides by ``smsp__cycles_elapsed.avg``: the same count. Reports with the roofline section
+#: often hold only ``smsp__cycles_elapsed.sum`` (all SMSPs: SMs x 4 since Volta, the oldest GPU
+#: ncu profiles), the clock (``.avg.per_second``, times the duration) or ``gpc__cycles_elapsed.max``
+#: (ncu's "Elapsed Cycles": the slowest GPC on the GPC clock, which runs with the SM clock; within
+#: ~1% of the SM count on real reports, so last).
+CYCLES_RECIPE: list[Alt] = [
+    _alt(["sm__cycles_elapsed.avg"]),
+    _alt(["smsp__cycles_elapsed.avg"]),
+    _alt([("smsp__cycles_elapsed.sum", 0.25)], divide=SM_COUNT),
+    _alt(["sm__cycles_elapsed.sum"], divide=SM_COUNT),
+    _alt(["smsp__cycles_elapsed.avg.per_second"], scale=DURATION),
+    _alt(["sm__cycles_elapsed.avg.per_second"], scale=DURATION),
+    _alt(["gpc__cycles_elapsed.max"]),
 ]
 
 BYTE_RECIPES: dict[str, list[Alt]] = {
@@ -198,6 +233,26 @@ BYTE_RECIPES: dict[str, list[Alt]] = {
 CLOCKS: dict[str, list[str]] = {
     "sm_clock_hz": ["sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second"],
     "dram_clock_hz": ["dram__cycles_elapsed.avg.per_second"],
+}
+
+def _rate_alts(ops: list[tuple[str, float]]) -> list[Alt]:
+    """Achieved FLOP/s as the roofline sections chart them: per-cycle rates x SM clock, or per second."""
+    alts = []
+    for suffix, scale in ((".sum.per_cycle_elapsed", "@sm_clock_hz"), (".sum.per_second", None)):
+        for unit in ("smsp__", "sm__"):
+            alts.append(Alt(tuple(Term(unit + SASS.format(op=op) + suffix, f) for op, f in ops), scale))
+    return alts
+
+
+#: achieved rates, read for launches WITHOUT a duration (section exports): their totals are
+#: unknown, their place on the roofline is not (intensity = FLOP/s over bytes/s)
+RATE_RECIPES: dict[str, list[Alt]] = {
+    "flops_fp32_per_s": _rate_alts([("fadd", 1), ("fmul", 1), ("ffma", 2)]),
+    "flops_fp64_per_s": _rate_alts([("dadd", 1), ("dmul", 1), ("dfma", 2)]),
+    "dram_bytes_per_s": [
+        _alt(["dram__bytes.sum.per_second"]),
+        _alt(["dram__bytes_read.sum.per_second", "dram__bytes_write.sum.per_second"]),
+    ],
 }
 
 #: peaks the export recorded: per-cycle peak x factor x clock
@@ -313,6 +368,27 @@ VOLTA_TENSOR_FLOPS_PER_INST = 512
 VOLTA_CC = "7.0"
 
 
+#: tensor-pipe activity per instruction family, collected by the default and detailed sets even
+#: when no FLOP counter is: ``sm__pipe_tensor_op_<family>_cycles_active`` and
+#: ``sm__inst_executed_pipe_tensor_op_<family>`` as % of peak (elapsed or active cycles), and
+#: ``sm__pipe_tensor_cycles_active`` (all families: 0 says no tensor instruction ran).
+TENSOR_PIPE_RE = re.compile(
+    r"^(?:sm|smsp)__(?:pipe_tensor(?:_op_([a-z]+))?_cycles_active|inst_executed_pipe_tensor_op_([a-z]+))"
+    r"\.avg\.pct_of_peak_sustained_(elapsed|active)$"
+)
+#: the family's instruction -> the tensor precision it computes in (NVIDIA's SASS families:
+#: HMMA/HGMMA fp16, bf16 or tf32 inputs (labelled fp16_tensor, the family's common case),
+#: IMMA/IGMMA integer, QGMMA fp8, DMMA fp64; BMMA/BGMMA are 1-bit and name no precision)
+TENSOR_PIPE_PRECISION: dict[str, str] = {
+    "hmma": "fp16_tensor",
+    "hgmma": "fp16_tensor",
+    "imma": "int8_tensor",
+    "igmma": "int8_tensor",
+    "qgmma": "fp8_tensor",
+    "dmma": "fp64_tensor",
+}
+
+
 def tensor_bucket(src: str) -> str | None:
     for pattern, bucket in TENSOR_BUCKETS:
         if re.search(pattern, src):
@@ -323,7 +399,8 @@ def tensor_bucket(src: str) -> str | None:
 def static_metric_names() -> set[str]:
     """Every fixed metric name a recipe may read (tensor counters are matched by pattern)."""
     names: set[str] = set(STRING_METRICS) | set(DEVICE_ATTRIBUTES) | set(DEVICE_DRAM_PEAK)
-    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values()):
+    for alts in (*FLOP_RECIPES.values(), DURATION_RECIPE, CYCLES_RECIPE, *BYTE_RECIPES.values(), *PEAK_RECIPES.values(),
+                 *RATE_RECIPES.values()):
         for alt in alts:
             names.update(m for m in alt.metrics() if not m.startswith("@"))
     for lst in (*CLOCKS.values(), *PERCENT_METRICS.values()):
@@ -334,8 +411,12 @@ def static_metric_names() -> set[str]:
     return names
 
 
+#: the same names as one regex for polars (details pages filter their Metric Name column with it)
+TENSOR_METRIC_PATTERN = r"^sm__ops_path_tensor_|" + TENSOR_PIPE_RE.pattern
+
+
 def is_tensor_metric(name: str) -> bool:
-    return name.startswith("sm__ops_path_tensor_")
+    return name.startswith("sm__ops_path_tensor_") or TENSOR_PIPE_RE.match(name) is not None
 
 
 NEEDED_METRICS = frozenset(static_metric_names())

@@ -206,10 +206,15 @@ def _rules(path: Path, launches, kernels, id_prefix: str):
 
     from ridgeline.analyzer.schema import NCU_RULE_COLUMNS, polars_schema
 
-    ids = kernels.get_column("id").to_list()
-    shorts = kernels.get_column("short_name").to_list()
+    # by launch_id (the launch's index in the report): launches skipped as failed replays have no row
+    by_launch = {lid: (i, s) for lid, i, s in zip(kernels.get_column("launch_id").to_list(),
+                                                 kernels.get_column("id").to_list(),
+                                                 kernels.get_column("short_name").to_list())}
     out: list[dict[str, Any]] = []
-    for i, launch in enumerate(launches):
+    for li, launch in enumerate(launches):
+        if li not in by_launch:
+            continue
+        kid, short = by_launch[li]
         try:
             results = launch.action.rule_results_as_dicts()
         except Exception:  # noqa: BLE001 - a report without rule results
@@ -218,8 +223,8 @@ def _rules(path: Path, launches, kernels, id_prefix: str):
             msg = r.get("rule_message") or {}
             speed = r.get("speedup_estimation") or {}
             out.append({
-                "id": ids[i],
-                "short_name": shorts[i],
+                "id": kid,
+                "short_name": short,
                 "source": str(path),
                 "rule": r.get("rule_identifier"),
                 "rule_name": r.get("name"),

@@ -20,6 +20,13 @@ class RooflineDataIncomplete(Rule):
     missing figure with the number of launches lacking it, and the ncu option that collects it.
     The finding is critical from ``critical_time_share`` on.
 
+    A figure is missing only when the file holds it in no spelling (totals, rates per cycle
+    beside any cycle count, ``derived__`` metrics, section labels: ``docs/ncu-spellings.md``),
+    so the advice never asks for a section the file already holds. A section export placed on
+    the roofline by rate still lists ``gpu__time_duration.sum``: without it the launches' share
+    of GPU time and every saving are unknown. Tensor work the pipe counters show but no FLOP
+    counter counted is listed as ``sm__ops_path_tensor_*.sum`` with the tensor section to collect.
+
     Why it matters
     --------------
     A missing counter is not a zero: a kernel without FLOP counters is not "0 FLOP/s", and a

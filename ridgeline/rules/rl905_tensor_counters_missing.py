@@ -12,8 +12,9 @@ class TensorCountersMissing(Rule):
     What it finds
     -------------
     GEMM-like and attention-like launches (see ``docs/kernel-families.md``) whose
-    ``flops_tensor`` is null while CUDA-core FLOP counters were collected, holding at least
-    ``min_time_share`` of GPU time. Such launches are placed on the roofline, but with their
+    ``flops_tensor`` is null while CUDA-core FLOP counters were collected (and the tensor pipe was
+    not measured idle, ``tensor_pipe_active_ratio`` 0), holding at least ``min_time_share`` of
+    GPU time. Such launches are placed on the roofline, but with their
     CUDA-core FLOPs only.
 
     Why it matters
@@ -55,7 +56,9 @@ class TensorCountersMissing(Rule):
             return []
         c = pl.col
         cuda = c("flops_fp32").is_not_null() | c("flops_fp16").is_not_null() | c("flops_fp64").is_not_null()
-        bad = df.filter(c("family").is_in(["gemm", "attention"]) & c("flops_tensor").is_null() & cuda)
+        # a tensor pipe measured idle: no tensor work went uncounted
+        idle = (c("tensor_pipe_active_ratio") == 0).fill_null(False) if "tensor_pipe_active_ratio" in df.columns else pl.lit(False)
+        bad = df.filter(c("family").is_in(["gemm", "attention"]) & c("flops_tensor").is_null() & cuda & ~idle)
         if bad.height == 0:
             return []
         share = float(bad["duration_s"].sum() or 0.0) / total
