@@ -148,3 +148,37 @@ def stall_evidence(row: dict) -> tuple[str, str | None]:
         if hint and remedy is None:
             remedy = f"the top warp stall is {reason}: {hint}"
     return ", ".join(parts), remedy
+
+
+#: the bounds as every view shows them, in order: the latency class split by kind; ``latency``
+#: stays for a latency-bound launch whose kind is unknown (a table from before the split)
+VIEW_BOUNDS = ("memory", "compute", LAUNCH, STALL, "latency", "unknown")
+VIEW_LABELS = {
+    "memory": "memory-bound",
+    "compute": "compute-bound",
+    LAUNCH: "launch-bound",
+    STALL: "stall-bound",
+    "latency": "latency-bound",
+    "unknown": "unknown",
+}
+#: one line for a view's legend: what launch- and stall-bound mean
+VIEW_LEGEND = ("launch/stall: latency-bound (no roof explains the time), short launches (launch overhead) "
+               "vs longer ones (warps stall)")
+
+
+def view_bound(bound: str | None, latency_kind: str | None = None) -> str | None:
+    """The bound a view shows: ``launch``/``stall`` for a latency-bound launch of that kind, else the bound."""
+    if bound == "latency" and latency_kind in (LAUNCH, STALL):
+        return latency_kind
+    return bound
+
+
+def view_bound_expr():
+    """:func:`view_bound` over a table's ``bound`` and ``latency_kind`` columns (polars expression)."""
+    import polars as pl
+
+    return (
+        pl.when((pl.col("bound") == "latency") & pl.col("latency_kind").is_in([LAUNCH, STALL]))
+        .then(pl.col("latency_kind"))
+        .otherwise(pl.col("bound"))
+    )
