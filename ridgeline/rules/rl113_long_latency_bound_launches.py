@@ -126,11 +126,11 @@ class LongLatencyBoundLaunches(Rule):
                        "tiling), cut atomics and barriers, and check the instruction mix for integer/SFU work the roofline "
                        "does not count")
             if specific:
-                remedy = f"Look inside the kernel, not at launch overhead: {specific}; then {generic}."
+                remedy = f"Look inside the kernel: {specific}; then {generic}."
             elif text:
-                remedy = f"Look inside the kernel, not at launch overhead: {generic}."
+                remedy = f"Look inside the kernel: {generic}."
             else:
-                remedy = (f"Look inside the kernel, not at launch overhead: re-profile with ncu {STALL_SECTIONS} to see "
+                remedy = (f"Look inside the kernel: re-profile with ncu {STALL_SECTIONS} to see "
                           f"the top warp stall and the occupancy limiter; {generic}.")
             evidence = [
                 Evidence("launches", n, "count", "measured"),
