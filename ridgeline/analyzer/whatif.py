@@ -56,6 +56,11 @@ The model, written down once:
   ``weights + N x KV bytes per sequence`` fills the GPU (weights: the bytes the weight GEMMs
   read in the profile; KV per sequence: the attention launches' bytes / ``B``); both read as if
   the profile holds one whole decode step, so a partial profile gives an optimistic limit.
+* **LLM or not.** Tokens, tokens per second, decode step and KV cache are words for a profile
+  that looks like LLM work (:mod:`ridgeline.analyzer.workload`: attention, RoPE, RMSNorm, MoE
+  routing or sampling kernels, or an LLM library's kernels). For any other profile (a GEMM
+  benchmark, a CUTLASS microbenchmark) the same projection is of the GEMMs' M dimension (rows
+  per weight read): ``tokens_per_s`` stays null and the assumptions and notes say rows.
 """
 
 from __future__ import annotations
@@ -92,6 +97,14 @@ BATCH_ASSUMPTIONS = (
     "latency-bound launches keep their time until their work at the roof takes longer",
     "tokens per second assume the profile holds one whole decode step",
 )
+#: the batch model's assumptions for a profile that is not LLM work: the GEMMs' M dimension
+ROWS_ASSUMPTIONS = (
+    "same GPU, same kernels at the same achieved fraction of their roofs",
+    "GEMMs keep their bytes (the weights, the B operand) and scale FLOPs with their rows per weight read (M); "
+    "activation bytes left out",
+    "other kernels scale their FLOPs and bytes with the rows; latency-bound launches keep their time until their work "
+    "at the roof takes longer",
+)
 
 
 @dataclasses.dataclass
@@ -115,6 +128,7 @@ class Projection:
     ridge_batch: float | None = None  # batch at which the weight GEMMs reach the ridge
     max_batch_by_memory: float | None = None  # batch at which weights + KV cache fill the GPU
     memory_bytes: float | None = None
+    llm_evidence: str | None = None  # why the profile reads as LLM work (tokens words); None: GEMM words
 
     @property
     def speedup(self) -> float | None:
@@ -541,13 +555,20 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
         notes.append(f"batch {new_batch} needs more memory than {gpu.name} has: weights and KV cache fill it at "
                      f"~{max_batch:,.0f} sequences at this context length")
     step0, step1 = _total(df, "duration_s"), _total(df, "projected_duration_s")
+    from ridgeline.analyzer.workload import llm_evidence
+
+    llm = llm_evidence(roofline)
+    if not llm:  # the same model in GEMM words: rows per weight read, no tokens, no decode step
+        notes = [n.replace("tokens route to more experts", "rows route to more experts")
+                 .replace(f"token{'s' if b != 1 else ''} ran", f"row{'s' if b != 1 else ''} ran") for n in notes]
     return Projection(
         scenario=f"batch={new_batch}", kind="batch", target_gpu=gpu.name if gpu is not None else None,
         duration_s=step0, projected_duration_s=step1, kernels=_per_kernel(df), launches=_launch_frame(df),
-        assumptions=list(BATCH_ASSUMPTIONS), notes=notes, batch=b, batch_source=est.source,
-        projected_batch=new_batch, tokens_per_s=(b / step0) if step0 else None,
-        projected_tokens_per_s=(new_batch / step1) if step1 else None, ridge_batch=ridge_batch,
-        max_batch_by_memory=max_batch, memory_bytes=float(mem) if mem else None,
+        assumptions=list(BATCH_ASSUMPTIONS if llm else ROWS_ASSUMPTIONS), notes=notes, batch=b,
+        batch_source=est.source if llm else est.source.replace("tokens per weight read", "rows per weight read"),
+        projected_batch=new_batch, tokens_per_s=(b / step0) if step0 and llm else None,
+        projected_tokens_per_s=(new_batch / step1) if step1 and llm else None, ridge_batch=ridge_batch,
+        max_batch_by_memory=max_batch, memory_bytes=float(mem) if mem else None, llm_evidence=llm,
     )
 
 
