@@ -161,3 +161,61 @@ def test_no_launch_overhead_remedy_on_a_launch_longer_than_the_threshold():
             assert f.code == "RL112" and ev["longest_launch_s"] <= LAUNCH_BOUND_MAX_S
         else:
             assert f.code == "RL113" and ev["shortest_launch_s"] > LAUNCH_BOUND_MAX_S
+
+
+# ------------------------------------------------------------------------ end to end, from an export
+def _export(tmp_path, dur_us):
+    """A details export (ncu --metrics ... --csv, documented layout) of one curand-like kernel on an
+    A100: over 6.7 s, 1 FFMA per thread of a 640x1280x1024 grid and 5.3 GB of DRAM traffic (0.04% of
+    the DRAM roof), occupancy and warp stalls recorded; a shorter launch does proportionally less
+    work (same rates: latency-bound whatever its length). Synthetic, written here."""
+    scale = dur_us / 6.7e6
+    kernel = "void randomInit<float>(T1 *, int, int, unsigned int)"
+    ident = ["0", "7", "profile", "127.0.0.1", kernel, "1", "7", "(32, 32, 1)", "(640, 1280, 1)", "0", "8.0",
+             "Command line profiler metrics"]
+    header = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream", "Block Size",
+              "Grid Size", "Device", "CC", "Section Name", "Metric Name", "Metric Unit", "Metric Value"]
+    metrics = [
+        ("gpu__time_duration.sum", "usecond", f"{dur_us}"),
+        ("dram__bytes.sum", "byte", f"{5323503232 * scale:.0f}"),
+        ("sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst", f"{838860800 * scale:.0f}"),
+        ("sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "inst", "0"),
+        ("sm__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst", "0"),
+        ("sm__warps_active.avg.pct_of_peak_sustained_active", "%", "91.5"),
+        ("sm__maximum_warps_per_active_cycle_pct", "%", "100"),
+        ("smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio", "inst", "14.2"),
+        ("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio", "inst", "3.1"),
+    ]
+    lines = [",".join(f'"{h}"' for h in header)]
+    lines += [",".join(f'"{v}"' for v in [*ident, *m]) for m in metrics]
+    path = tmp_path / "init.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_long_export_launch_is_stall_bound_and_quotes_its_warp_state(tmp_path):
+    from ridgeline.pipeline import analyze_paths
+
+    res = analyze_paths([_export(tmp_path, 6.7e6)], gpu="A100 SXM 80GB")  # 6.7 s
+    k = res.kernels.row(0, named=True)
+    assert k["bound"] == "latency" and k["latency_kind"] == "stall"
+    by = {f.code: f for f in res.findings}
+    assert "RL112" not in by
+    f = by["RL113"]
+    assert "achieved occupancy 92% of 100% theoretical" in f.message
+    assert "top stall: math_pipe_throttle (14.2 cycles per issued instruction)" in f.message
+    assert "the FLOP counters do not count" in f.remedy  # integer/SFU work: what a curand kernel does
+    assert not any(w in f.remedy.lower() for w in LAUNCH_WORDS)
+
+
+def test_the_same_launch_at_15_us_is_launch_bound_and_the_threshold_moves_it(tmp_path):
+    from ridgeline.pipeline import analyze_paths
+
+    path = _export(tmp_path, 15)
+    res = analyze_paths([path], gpu="A100 SXM 80GB")
+    assert res.kernels["latency_kind"][0] == "launch"
+    assert {f.code for f in res.findings} >= {"RL112"} and "RL113" not in {f.code for f in res.findings}
+    res = analyze_paths([path], gpu="A100 SXM 80GB", thresholds=["RL112.launch_bound_max_s=1e-5"])
+    assert res.kernels["latency_kind"][0] == "stall"
+    f = next(f for f in res.findings if f.code == "RL113")
+    assert "each longer than the 10 us launch-bound limit" in f.message
