@@ -396,6 +396,10 @@ def test_rl111_fires_on_a_grid_smaller_than_the_gpu():
     after = max(1e-3 * 48 / 132, 0.3e9 / H100_BW)
     assert f.impact_s == pytest.approx(3 * (1e-3 - after))
     assert "all 132 SMs" in {e.metric: e.value for e in f.evidence}["impact_basis"]
+    # a GEMM benchmark (no LLM kernel): no batch or flash-decoding advice; with an LLM's norm: both
+    assert "batch" not in f.remedy and "flash-decoding" not in f.remedy and "split-K" in f.remedy
+    (g,) = run(get_rule("RL111"), rows + [RMSNORM])
+    assert "bigger batch" in g.remedy and "flash-decoding" in g.remedy
 
 
 def test_rl111_impact_never_goes_below_the_time_at_the_roof():
