@@ -99,3 +99,23 @@ def test_real_exports_give_their_stall_evidence(name, expect):
         assert (k[c].drop_nulls() >= 0).all()
     if "achieved_occupancy_pct" in expect:
         assert (k["achieved_occupancy_pct"] <= 100).all()
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec("ncu_report") is None,
+                    reason="ncu-report (ridgeline[ncu-rep]) not installed")
+def test_a_full_set_report_gives_the_same_evidence():
+    """A `--set full` .ncu-rep (H100 PCIe RMSNorm, three launches) holds every stall-evidence metric:
+    read through the same vocabulary as the CSVs."""
+    from ridgeline.parsers.ncu_rep import read_ncu_rep
+
+    path = SAMPLES.parent / "ncu-rep" / "cs599k-h100pcie-setfull-rmsnorm-matrix-2025-04-21_v1.ncu-rep"
+    if not path.exists():
+        pytest.skip("shared sample not present (../shared/samples)")
+    k = read_ncu_rep(path)[0].kernels
+    assert k.height == 3
+    for c in ("achieved_occupancy_pct", "theoretical_occupancy_pct", "issue_slots_busy_pct", "warp_cycles_per_issue",
+              "stall_top_reason", "stall_top_cycles_per_issue"):
+        assert k[c].null_count() == 0, c
+    assert ((k["achieved_occupancy_pct"] > 0) & (k["achieved_occupancy_pct"] <= k["theoretical_occupancy_pct"] + 1e-9)).all()
+    # the top stall never exceeds the total cycles a warp spends per issued instruction
+    assert (k["stall_top_cycles_per_issue"] <= k["warp_cycles_per_issue"]).all()
