@@ -253,7 +253,8 @@ def analyze_paths(
         from ridgeline.analyzer.whatif import run_specs
 
         result.what_if = run_specs(result.kernels, what_if, batch=batch, gpu=gpu_entry, resolve=targets.get,
-                                   launch_floor_s=latency["launch_floor_s"])
+                                   launch_floor_s=latency["launch_floor_s"],
+                                   launch_bound_max_s=latency["launch_bound_max_s"])
 
     if run_rules:
         from ridgeline.rules.base import Context

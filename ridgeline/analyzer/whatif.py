@@ -70,6 +70,7 @@ import re
 from typing import Any
 
 from ridgeline.analyzer.gpus import GPU, try_lookup
+from ridgeline.analyzer.latency import LAUNCH_BOUND_MAX_S
 from ridgeline.errors import UsageError
 
 #: Hopper's dense mma.sync (HMMA) rate over its warpgroup wgmma (HGMMA) rate, per SM and cycle
@@ -145,8 +146,10 @@ KERNEL_KEYS: dict[str, str] = {
     "launches": "launches of this kernel name",
     "duration_s": "measured GPU time of its launches (s)",
     "projected_duration_s": "projected GPU time of its launches (s)",
-    "bound": "bound holding most of its measured time",
-    "projected_bound": "bound holding most of its projected time",
+    "bound": "bound holding most of its measured time, as every view shows it: memory, compute, launch, stall "
+    "(the two kinds of latency-bound launch, docs/latency.md) or unknown",
+    "projected_bound": "bound holding most of its projected time, in the same words (a projected latency-bound "
+    "launch is launch- or stall-bound by its projected duration)",
 }
 
 
@@ -230,7 +233,8 @@ def _base(roofline):
         col("short_name", pl.String), col("duration_s"), col("flops"), col("dram_bytes"), col("l2_bytes"),
         col("l1_bytes"), col("peak_flops_per_s"), col("peak_bw_bytes_per_s"), col("peak_l2_bw_bytes_per_s"),
         col("peak_l1_bw_bytes_per_s"), col("precision", pl.String), col("tensor_path", pl.String),
-        col("bound", pl.String), col("gpu", pl.String), col("cc", pl.String), col("peak_flops_source", pl.String),
+        col("bound", pl.String), col("latency_kind", pl.String), col("gpu", pl.String), col("cc", pl.String),
+        col("peak_flops_source", pl.String),
         col("grid_blocks", pl.Int64), col("intensity_dram"), col("ridge_flop_per_byte"),
     )
     return df.with_columns(
@@ -242,9 +246,21 @@ def _base(roofline):
     )
 
 
-def _per_kernel(df):
-    """One row per kernel name: measured and projected time, the bound holding most of each."""
+def _per_kernel(df, max_s: float = LAUNCH_BOUND_MAX_S):
+    """One row per kernel name: measured and projected time, the bound holding most of each, in the
+    words every view uses (latency split into launch/stall; projected kind by projected duration)."""
     import polars as pl
+
+    from ridgeline.analyzer.latency import latency_kind_expr
+
+    c = pl.col
+    measured_kind = pl.coalesce(c("latency_kind"), latency_kind_expr(c("bound") == "latency", max_s=max_s))
+    projected_kind = (pl.when(c("projected_duration_s") <= max_s).then(pl.lit("launch")).otherwise(pl.lit("stall")))
+    df = df.with_columns(
+        pl.when(c("bound") == "latency").then(measured_kind).otherwise(c("bound")).alias("bound"),
+        pl.when(c("projected_bound") == "latency").then(projected_kind).otherwise(c("projected_bound"))
+        .alias("projected_bound"),
+    )
 
     def top_bound(col: str, time: str):
         return (
@@ -275,7 +291,8 @@ def _total(df, col: str) -> float | None:
 # --------------------------------------------------------------------------------------
 # another GPU
 # --------------------------------------------------------------------------------------
-def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6) -> Projection:
+def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6,
+                launch_bound_max_s: float = LAUNCH_BOUND_MAX_S) -> Projection:
     """Each launch re-timed on ``target`` at its achieved fraction of its roof (module docstring)."""
     import polars as pl
 
@@ -340,7 +357,8 @@ def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6) -> Pro
     return Projection(
         scenario=target.name, kind="gpu", target_gpu=target.name,
         duration_s=_total(df, "duration_s"), projected_duration_s=_total(df, "projected_duration_s"),
-        kernels=_per_kernel(df), launches=_launch_frame(df), assumptions=list(GPU_ASSUMPTIONS), notes=notes,
+        kernels=_per_kernel(df, launch_bound_max_s), launches=_launch_frame(df), assumptions=list(GPU_ASSUMPTIONS),
+        notes=notes,
         memory_bytes=float(target.memory_bytes) if target.memory_bytes else None,
     )
 
@@ -511,7 +529,8 @@ def remedy_time(roofline, *, dram_scale: float = 1.0, peak_scale: float = 1.0,
 
 
 def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: GPU | None = None,
-                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None) -> Projection:
+                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None,
+                  launch_bound_max_s: float = LAUNCH_BOUND_MAX_S) -> Projection:
     """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory.
 
     ``estimate``: the profile's :class:`BatchEstimate` when ``roofline`` holds only some of its
@@ -563,7 +582,8 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
                  .replace(f"token{'s' if b != 1 else ''} ran", f"row{'s' if b != 1 else ''} ran") for n in notes]
     return Projection(
         scenario=f"batch={new_batch}", kind="batch", target_gpu=gpu.name if gpu is not None else None,
-        duration_s=step0, projected_duration_s=step1, kernels=_per_kernel(df), launches=_launch_frame(df),
+        duration_s=step0, projected_duration_s=step1, kernels=_per_kernel(df, launch_bound_max_s),
+        launches=_launch_frame(df),
         assumptions=list(BATCH_ASSUMPTIONS if llm else ROWS_ASSUMPTIONS), notes=notes, batch=b,
         batch_source=est.source if llm else est.source.replace("tokens per weight read", "rows per weight read"),
         projected_batch=new_batch, tokens_per_s=(b / step0) if step0 and llm else None,
@@ -573,7 +593,8 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
 
 
 def run_specs(roofline, specs, *, batch: float | None = None, gpu: GPU | None = None,
-              resolve=None, launch_floor_s: float = 2.0e-6) -> list[Projection]:
+              resolve=None, launch_floor_s: float = 2.0e-6,
+              launch_bound_max_s: float = LAUNCH_BOUND_MAX_S) -> list[Projection]:
     """One :class:`Projection` per ``--what-if`` spec, in order.
 
     ``resolve`` maps a GPU name to a catalogue entry (default :func:`ridgeline.analyzer.gpus.lookup`);
@@ -592,9 +613,11 @@ def run_specs(roofline, specs, *, batch: float | None = None, gpu: GPU | None = 
     for spec in specs:
         kind, value = parse_spec(spec)
         if kind == "batch":
-            out.append(project_batch(roofline, value, batch=batch, gpu=gpu, launch_floor_s=launch_floor_s))
+            out.append(project_batch(roofline, value, batch=batch, gpu=gpu, launch_floor_s=launch_floor_s,
+                                     launch_bound_max_s=launch_bound_max_s))
         else:
-            out.append(project_gpu(roofline, resolve(value), launch_floor_s=launch_floor_s))
+            out.append(project_gpu(roofline, resolve(value), launch_floor_s=launch_floor_s,
+                                   launch_bound_max_s=launch_bound_max_s))
     return out
 
 

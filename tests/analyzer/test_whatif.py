@@ -360,3 +360,17 @@ def test_batch_what_if_on_gemms_alone_speaks_of_rows_not_tokens(b8_h100):
     # the GEMMs' time is the same model either way (memory-bound weights: same bytes, same time)
     assert p.projected_duration_s == pytest.approx(
         float(llm.launches.filter(b8_h100.kernels["kernel_family"] == "gemm")["projected_duration_s"].sum()))
+
+
+def test_what_if_tables_use_the_launch_and_stall_words(b8_h100):
+    """The per-kernel what-if table names bounds as every view does: latency-bound kernels are
+    launch- or stall-bound (measured by their kind, projected by their projected duration)."""
+    p = project_gpu(b8_h100.kernels, lookup("H200")[0], launch_floor_s=FLOOR)
+    words = set(p.kernels["bound"].drop_nulls()) | set(p.kernels["projected_bound"].drop_nulls())
+    assert "latency" not in words and "launch" in words
+    assert words <= {"memory", "compute", "launch", "stall", "unknown"}
+    # a 2.6 us launch stays launch-bound on a faster GPU; with a 1 us threshold it reads stall-bound
+    norm = p.kernels.filter(pl.col("kernel_family") == "norm").row(0, named=True)
+    assert (norm["bound"], norm["projected_bound"]) == ("launch", "launch")
+    q = project_gpu(b8_h100.kernels, lookup("H200")[0], launch_floor_s=FLOOR, launch_bound_max_s=1e-6)
+    assert q.kernels.filter(pl.col("kernel_family") == "norm")["projected_bound"][0] == "stall"
