@@ -86,9 +86,9 @@ class ShortLatencyBoundLaunches(Rule):
         pct, limit = K.fmt_pct_vs(share, p["min_time_share"])
         llm = llm_evidence(df)
         if llm:
-            remedy = ("Launch fewer kernels per token: capture the decode step in a CUDA graph (vLLM/SGLang/TensorRT-LLM "
-                      "graph mode, torch.cuda.graphs), fuse element-wise/norm/RoPE chains (torch.compile, fused kernels), "
-                      "use persistent kernels for small GEMMs.")
+            remedy = ("Launch fewer kernels per token: capture the forward step (the decode step when serving) in a CUDA "
+                      "graph (vLLM/SGLang/TensorRT-LLM graph mode, torch.cuda.graphs), fuse element-wise/norm/RoPE chains "
+                      "(torch.compile, fused kernels), use persistent kernels for small GEMMs.")
         else:
             remedy = ("Launch fewer kernels: capture the repeated sequence in a CUDA graph (torch.cuda.graphs, "
                       "cudaStreamBeginCapture), fuse consecutive element-wise kernels (torch.compile, fused kernels), "
