@@ -60,7 +60,7 @@ STALL_REASON_HINTS: dict[str, str] = {
     "barrier": "warps wait at __syncthreads: balance the work between barriers",
     "membar": "memory barriers or fences: fewer fences, or atomics with relaxed ordering",
     "branch_resolving": "branch targets: reduce divergent control flow",
-    "no_instructions": "the instruction cache misses: smaller or less unrolled code",
+    "no_instruction": "the instruction cache misses: smaller or less unrolled code",
     "dispatch_stall": "the dispatcher stalls (pipeline conflicts)",
     "drain": "waiting for memory stores to drain at exit",
     "imc_miss": "constant cache misses: keep constants uniform across the warp",
@@ -68,9 +68,8 @@ STALL_REASON_HINTS: dict[str, str] = {
     "selected": "the warp issued (not a stall)",
     "sleeping": "warps sleep (nanosleep or yielding)",
     "misc": "miscellaneous hardware reasons",
-    "tmem": "waiting on tensor memory (Blackwell)",
     "warpgroup_arrive": "waiting at a warpgroup arrive (Hopper wgmma)",
-    "gmma": "waiting on warpgroup MMA",
+    "gmma": "waiting on warpgroup MMA (Hopper wgmma) results",
 }
 
 

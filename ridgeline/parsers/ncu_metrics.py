@@ -297,10 +297,10 @@ PERCENT_METRICS: dict[str, list[str]] = {
 #: ncu's warp stall reasons (Warp State Statistics): cycles per issued instruction a warp spent
 #: stalled on each, ``smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio``; the
 #: parser keeps the largest recorded one (stall_top_reason, stall_top_cycles_per_issue)
-STALL_REASONS = (
+STALL_REASONS = (  # as ncu 2025-2026 writes them on Hopper (the H200 raw pages in shared/samples)
     "barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss", "lg_throttle", "long_scoreboard",
-    "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instructions", "not_selected", "selected",
-    "short_scoreboard", "sleeping", "tex_throttle", "tmem", "wait", "warpgroup_arrive",
+    "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction", "not_selected", "selected",
+    "short_scoreboard", "sleeping", "tex_throttle", "wait", "warpgroup_arrive",
 )
 #: reasons that are not stalls (the warp issued, or another warp was picked)
 NOT_STALLS = ("selected", "not_selected")

@@ -119,3 +119,20 @@ def test_a_full_set_report_gives_the_same_evidence():
     assert ((k["achieved_occupancy_pct"] > 0) & (k["achieved_occupancy_pct"] <= k["theoretical_occupancy_pct"] + 1e-9)).all()
     # the top stall never exceeds the total cycles a warp spends per issued instruction
     assert (k["stall_top_cycles_per_issue"] <= k["warp_cycles_per_issue"]).all()
+
+
+def test_every_stall_reason_of_a_hopper_raw_page_is_in_the_vocabulary():
+    """The reasons ncu writes (read off the H200 raw page's header) are the ones the parser looks for,
+    and each has a hint for RL113's remedy."""
+    import re
+
+    from ridgeline.analyzer.latency import STALL_REASON_HINTS
+    from ridgeline.parsers.ncu_metrics import STALL_REASONS
+
+    path = SAMPLES / "moeresearch-h200-sglang-qwen3-30b-R_short_decode-RAWPAGE-2232cols.csv"
+    if not path.exists():
+        pytest.skip("shared sample not present (../shared/samples)")
+    head = path.read_text(encoding="utf-8", errors="replace")[:400_000]
+    written = set(re.findall(r"smsp__average_warps_issue_stalled_([a-z_]+?)_per_issue_active\.ratio", head))
+    assert written and written <= set(STALL_REASONS)
+    assert set(STALL_REASONS) <= set(STALL_REASON_HINTS)
