@@ -237,6 +237,7 @@ def analyze_paths(
         gpu_entry, metrics = _analyze_kernels(
             result, ncu_files, gpu=gpu, strict=strict,
             latency_fraction=latency["max_roof_fraction"], launch_floor_s=latency["launch_floor_s"],
+            launch_bound_max_s=latency["launch_bound_max_s"],
         )
     elif gpu is not None:
         from ridgeline.analyzer.roofline import resolve_gpu
@@ -259,7 +260,8 @@ def analyze_paths(
         from ridgeline.analyzer.whatif import run_specs
 
         result.what_if = run_specs(result.kernels, what_if, batch=batch, gpu=gpu_entry, resolve=targets.get,
-                                   launch_floor_s=latency["launch_floor_s"])
+                                   launch_floor_s=latency["launch_floor_s"],
+                                   launch_bound_max_s=latency["launch_bound_max_s"])
 
     if run_rules:
         from ridgeline.rules.base import Context
@@ -279,6 +281,8 @@ def analyze_paths(
                 "skipped": list(result.skipped),
                 "notes": list(result.notes),
                 "metrics": metrics,
+                # RL112's thresholds define the latency class and its launch/stall split; RL113 reads them
+                "latency_thresholds": dict(latency),
             },
         )
         result.findings = rule_engine.run_rules(
@@ -328,7 +332,7 @@ def _what_if_targets(specs: list[str], batch: float | None) -> dict[str, Any]:
 
 
 def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, strict: bool,
-                     latency_fraction: float, launch_floor_s: float):
+                     latency_fraction: float, launch_floor_s: float, launch_bound_max_s: float):
     import polars as pl
 
     from ridgeline.analyzer.devices import resolve_gpu_choice
@@ -347,7 +351,8 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
     result.inputs.extend(parsed.inputs)
     result.skipped.extend(parsed.skipped)
     _add_notes(result, parsed.notes)
-    roofline, roofs = classify(kernels, gpu=gpu, latency_fraction=latency_fraction, launch_floor_s=launch_floor_s)
+    roofline, roofs = classify(kernels, gpu=gpu, latency_fraction=latency_fraction, launch_floor_s=launch_floor_s,
+                               launch_bound_max_s=launch_bound_max_s)
     result.kernels = roofline
     result.roofs = roofs
     result.summary = summarize(roofline)

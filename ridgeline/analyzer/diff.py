@@ -10,7 +10,9 @@ What is compared
 ----------------
 * **analyze** (documents with kernels): kernels grouped by name and launch shape (short name, grid,
   block): launches, GPU time, share of the run's GPU time, DRAM intensity (total FLOPs / total
-  DRAM bytes), bound (the bound holding most of the group's time; any string, ``latency`` included)
+  DRAM bytes), bound (the bound holding most of the group's time, as every view shows it: ``memory``,
+  ``compute``, ``launch`` and ``stall`` for the two kinds of latency-bound launch, ``latency`` for a
+  document from before that split, ``unknown``; any other string is compared as it is)
   and roof fraction (time-weighted); groups that appeared or vanished; the total GPU time; the
   headline (share of GPU time per bound) before and after.
 * **telemetry** (documents with a ``telemetry`` section): per GPU and per host, wasted GPU-hours,
@@ -46,6 +48,7 @@ import datetime as _dt
 from typing import Any, Mapping
 
 from ridgeline.errors import InputError, UsageError
+from ridgeline.analyzer.latency import VIEW_BOUNDS, view_bound
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
@@ -192,7 +195,7 @@ def kernel_groups(doc: dict) -> tuple[dict[tuple, dict[str, Any]], float | None]
                 g["flops"] += f
                 g["dram_bytes"] += b
                 g["_fd"] = True
-            bound = r.get("bound") or "unknown"
+            bound = view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"
             g["_bound"][bound] = g["_bound"].get(bound, 0.0) + d
             rf = _num(r.get("roof_fraction"))
             if rf is not None:
@@ -203,7 +206,7 @@ def kernel_groups(doc: dict) -> tuple[dict[tuple, dict[str, Any]], float | None]
             key = (s.get("short_name") or s.get("kernel_name") or "?", None, None)
             t = _num(s.get("total_duration_s")) or 0.0
             groups[key] = {"launches": s.get("launches") or 0, "time_s": t, "intensity": _num(s.get("intensity_dram")),
-                           "bound": s.get("bound") or "unknown", "roof_fraction": _num(s.get("roof_fraction")),
+                           "bound": view_bound(s.get("bound"), s.get("latency_kind")) or "unknown", "roof_fraction": _num(s.get("roof_fraction")),
                            "kernel_name": s.get("kernel_name")}
     total = _num(doc.get("total_gpu_time_s"))
     if total is None:
@@ -272,7 +275,7 @@ def _headline(gb, tb, gn, tn) -> list[dict[str, Any]]:
         return {k: (v, v / total if total else None) for k, v in out.items()}
 
     b, n = by_bound(gb, tb), by_bound(gn, tn)
-    order = ["memory", "compute", "latency", "unknown"]
+    order = list(VIEW_BOUNDS)
     bounds = [x for x in order if x in b or x in n] + sorted((set(b) | set(n)) - set(order))
     return [{"bound": x, "time_base_s": b.get(x, (None, None))[0], "share_base": b.get(x, (None, None))[1],
              "time_new_s": n.get(x, (None, None))[0], "share_new": n.get(x, (None, None))[1]} for x in bounds]

@@ -87,14 +87,20 @@ Decisions, written down once:
   precision and bytes/s over the DRAM, L2 and L1 roofs where measured, is below
   ``latency_fraction``, default 10%) or when it lasts no longer than the launch floor
   (``launch_floor_s``, default 2 us: an empty kernel's duration as ncu times it on recent
-  GPUs). Neither the compute nor the memory system explains such a launch's time: latency,
-  launch overhead and tiny grids do, and the remedies are fewer launches (CUDA graphs, fusion,
-  persistent kernels), not more batch or better memory access. ncu's own SpeedOfLight rule
+  GPUs). Neither the compute nor the memory system explains such a launch's time: launch
+  overhead, tiny grids, memory latency and uncounted work do (``latency_kind`` below says
+  which side), not a lack of batch or bandwidth. ncu's own SpeedOfLight rule
   calls a kernel latency-limited when compute and memory throughput are both under 60% of
   peak, measured on its busiest unit; ridgeline keeps 10-60% on the memory/compute side
   (RL103/RL105 report them as inefficient) and reserves ``latency`` for launches no roof
   explains. Both values are RL112's thresholds (``--threshold RL112.max_roof_fraction=0.2``).
   ``time_to_roof_s`` never goes below the floor, so no saving counts it.
+* **Launch-bound or stall-bound.** The latency class holds two different problems, told apart
+  by duration alone (``latency_kind``, :mod:`ridgeline.analyzer.latency`): ``"launch"`` when
+  the launch lasts no longer than ``launch_bound_max_s`` (default 20 us, RL112's threshold),
+  where launch overhead is a large part of its cost and fewer launches are the remedy;
+  ``"stall"`` when it is longer, where overhead is a small part and the warps themselves stall
+  (occupancy, memory latency, work the FLOP counters do not count). Null for other bounds.
 * **Numbers.** ``roof_flops_per_s = min(peak, intensity x bandwidth)``;
   ``roof_fraction`` = achieved FLOP/s / roof FLOP/s (equal to achieved DRAM B/s /
   bandwidth roof on the memory side); ``ridge_distance = intensity / ridge``;
@@ -108,6 +114,8 @@ from __future__ import annotations
 from typing import Any
 
 from ridgeline.analyzer.families import family_columns
+# the launch-bound / stall-bound split of the latency class (RL112.launch_bound_max_s)
+from ridgeline.analyzer.latency import LAUNCH_BOUND_MAX_S, latency_kind_expr
 from ridgeline.analyzer.gpus import GPU, PRECISIONS, lookup, try_lookup
 from ridgeline.errors import UsageError
 from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS, polars_schema
@@ -307,6 +315,7 @@ def classify(
     gpu: GPU | str | None = None,
     latency_fraction: float = LATENCY_MAX_ROOF_FRACTION,
     launch_floor_s: float = LAUNCH_FLOOR_S,
+    launch_bound_max_s: float = LAUNCH_BOUND_MAX_S,
 ):
     """KERNEL table -> (ROOFLINE table, roofs used). See the module docstring for the rules."""
     import polars as pl
@@ -553,6 +562,7 @@ def classify(
         pl.when(latency).then(pl.lit("latency")).otherwise(pl.col("bound")).alias("bound"),
         pl.when(known & pl.col("time_to_roof_s").is_not_null())  # null when placed by rate
         .then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
+        latency_kind_expr(latency, max_s=launch_bound_max_s).alias("latency_kind"),
     )
 
     df = df.with_columns(_roof_level(known).alias("roof_level"))
@@ -757,7 +767,12 @@ def summarize(roofline: Any):
             .agg(pl.col(column).first())
         )
 
+    if "latency_kind" not in df.columns:
+        df = df.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
     out = base.join(by_time("precision"), on="kernel_name", how="left").join(by_time("bound"), on="kernel_name", how="left")
+    out = out.join(by_time("latency_kind"), on="kernel_name", how="left").with_columns(
+        pl.when(pl.col("bound") == "latency").then(pl.col("latency_kind")).alias("latency_kind")
+    )
     out = out.with_columns(
         (pl.col("total_duration_s") / grand if grand > 0 else pl.lit(None, dtype=pl.Float64)).alias("time_share"),
         pl.when(pl.col("_any_both")).then(_finite_or_null(pl.col("_f") / pl.col("_b")))

@@ -89,6 +89,12 @@ KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
     "peak_l1_bytes_per_s_source": ("str", "counters the L1 peak came from ('lsu_writeback' in it: ncu's writeback definition, not l1tex__t_bytes)"),
     "dram_throughput_pct": ("f64", "gpu__dram_throughput / 'DRAM Throughput' percent of peak, when recorded"),
     "sm_throughput_pct": ("f64", "sm__throughput / 'Compute (SM) Throughput' percent of peak, when recorded"),
+    "achieved_occupancy_pct": ("f64", "achieved occupancy: active warps over the SM's maximum, percent (sm__warps_active.avg.pct_of_peak_sustained_active / 'Achieved Occupancy'), when recorded (since 1.5)"),
+    "theoretical_occupancy_pct": ("f64", "theoretical occupancy the launch configuration allows, percent (sm__maximum_warps_per_active_cycle_pct / 'Theoretical Occupancy'), when recorded (since 1.5)"),
+    "issue_slots_busy_pct": ("f64", "share of issue slots that issued an instruction, percent (sm__inst_issued.avg.pct_of_peak_sustained_active / 'Issue Slots Busy'), when recorded (since 1.5)"),
+    "warp_cycles_per_issue": ("f64", "average cycles between two instructions a warp issues (smsp__average_warp_latency_per_inst_issued.ratio / 'Warp Cycles Per Issued Instruction'), when recorded (since 1.5)"),
+    "stall_top_reason": ("str", "warp stall reason with the most cycles per issued instruction among those recorded (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio), e.g. 'long_scoreboard'; null when none recorded (since 1.5)"),
+    "stall_top_cycles_per_issue": ("f64", "cycles per issued instruction that warps spent stalled on stall_top_reason (since 1.5)"),
 }
 
 # --------------------------------------------------------------------------------------
@@ -110,6 +116,7 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "ridge_flop_per_byte": ("f64", "peak_flops_per_s / peak_bw_bytes_per_s"),
     "roof_flops_per_s": ("f64", "attainable FLOP/s at this intensity: min(peak, intensity * bandwidth)"),
     "bound": ("str", "'memory', 'compute', 'latency' (far below every roof it has, or no longer than the launch floor: see ridgeline.analyzer.roofline) or 'unknown'"),
+    "latency_kind": ("str", "for bound 'latency' only: 'launch' (no longer than RL112.launch_bound_max_s, 20 us by default: launch overhead matters) or 'stall' (longer: the warps stall); null for other bounds (ridgeline.analyzer.latency) (since 1.5)"),
     "roof_fraction": ("f64", "achieved_flops_per_s / roof_flops_per_s (0..1, may slightly exceed 1)"),
     "ridge_distance": ("f64", "intensity_dram / ridge_flop_per_byte (<1 memory side, >1 compute side)"),
     "time_to_roof_s": ("f64", "duration at 100% of the roof, never below the launch floor: max(flops / peak, dram_bytes / bandwidth, launch floor) (upper bound on savings is duration_s - this)"),
@@ -138,6 +145,7 @@ SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
     "intensity_dram": ("f64", "time-weighted arithmetic intensity (total flops / total dram bytes)"),
     "precision": ("str", "dominant precision by time"),
     "bound": ("str", "bound holding most of this name's time"),
+    "latency_kind": ("str", "when bound is 'latency': 'launch' or 'stall', the kind holding most of this name's latency-bound time; null otherwise (since 1.5)"),
     "roof_fraction": ("f64", "time-weighted fraction of roof"),
     "saving_upper_bound_s": ("f64", "sum over launches of duration_s - time_to_roof_s (upper bound)"),
 }

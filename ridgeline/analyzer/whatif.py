@@ -56,6 +56,11 @@ The model, written down once:
   ``weights + N x KV bytes per sequence`` fills the GPU (weights: the bytes the weight GEMMs
   read in the profile; KV per sequence: the attention launches' bytes / ``B``); both read as if
   the profile holds one whole decode step, so a partial profile gives an optimistic limit.
+* **LLM or not.** Tokens, tokens per second, decode step and KV cache are words for a profile
+  that looks like LLM work (:mod:`ridgeline.analyzer.workload`: attention, RoPE, RMSNorm, MoE
+  routing or sampling kernels, or an LLM library's kernels). For any other profile (a GEMM
+  benchmark, a CUTLASS microbenchmark) the same projection is of the GEMMs' M dimension (rows
+  per weight read): ``tokens_per_s`` stays null and the assumptions and notes say rows.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ import re
 from typing import Any
 
 from ridgeline.analyzer.gpus import GPU, try_lookup
+from ridgeline.analyzer.latency import LAUNCH_BOUND_MAX_S
 from ridgeline.errors import UsageError
 
 #: Hopper's dense mma.sync (HMMA) rate over its warpgroup wgmma (HGMMA) rate, per SM and cycle
@@ -92,6 +98,14 @@ BATCH_ASSUMPTIONS = (
     "latency-bound launches keep their time until their work at the roof takes longer",
     "tokens per second assume the profile holds one whole decode step",
 )
+#: the batch model's assumptions for a profile that is not LLM work: the GEMMs' M dimension
+ROWS_ASSUMPTIONS = (
+    "same GPU, same kernels at the same achieved fraction of their roofs",
+    "GEMMs keep their bytes (the weights, the B operand) and scale FLOPs with their rows per weight read (M); "
+    "activation bytes left out",
+    "other kernels scale their FLOPs and bytes with the rows; latency-bound launches keep their time until their work "
+    "at the roof takes longer",
+)
 
 
 @dataclasses.dataclass
@@ -115,6 +129,7 @@ class Projection:
     ridge_batch: float | None = None  # batch at which the weight GEMMs reach the ridge
     max_batch_by_memory: float | None = None  # batch at which weights + KV cache fill the GPU
     memory_bytes: float | None = None
+    llm_evidence: str | None = None  # why the profile reads as LLM work (tokens words); None: GEMM words
 
     @property
     def speedup(self) -> float | None:
@@ -131,8 +146,10 @@ KERNEL_KEYS: dict[str, str] = {
     "launches": "launches of this kernel name",
     "duration_s": "measured GPU time of its launches (s)",
     "projected_duration_s": "projected GPU time of its launches (s)",
-    "bound": "bound holding most of its measured time",
-    "projected_bound": "bound holding most of its projected time",
+    "bound": "bound holding most of its measured time, as every view shows it: memory, compute, launch, stall "
+    "(the two kinds of latency-bound launch, docs/latency.md) or unknown",
+    "projected_bound": "bound holding most of its projected time, in the same words (a projected latency-bound "
+    "launch is launch- or stall-bound by its projected duration)",
 }
 
 
@@ -216,7 +233,8 @@ def _base(roofline):
         col("short_name", pl.String), col("duration_s"), col("flops"), col("dram_bytes"), col("l2_bytes"),
         col("l1_bytes"), col("peak_flops_per_s"), col("peak_bw_bytes_per_s"), col("peak_l2_bw_bytes_per_s"),
         col("peak_l1_bw_bytes_per_s"), col("precision", pl.String), col("tensor_path", pl.String),
-        col("bound", pl.String), col("gpu", pl.String), col("cc", pl.String), col("peak_flops_source", pl.String),
+        col("bound", pl.String), col("latency_kind", pl.String), col("gpu", pl.String), col("cc", pl.String),
+        col("peak_flops_source", pl.String),
         col("grid_blocks", pl.Int64), col("intensity_dram"), col("ridge_flop_per_byte"),
     )
     return df.with_columns(
@@ -228,9 +246,21 @@ def _base(roofline):
     )
 
 
-def _per_kernel(df):
-    """One row per kernel name: measured and projected time, the bound holding most of each."""
+def _per_kernel(df, max_s: float = LAUNCH_BOUND_MAX_S):
+    """One row per kernel name: measured and projected time, the bound holding most of each, in the
+    words every view uses (latency split into launch/stall; projected kind by projected duration)."""
     import polars as pl
+
+    from ridgeline.analyzer.latency import latency_kind_expr
+
+    c = pl.col
+    measured_kind = pl.coalesce(c("latency_kind"), latency_kind_expr(c("bound") == "latency", max_s=max_s))
+    projected_kind = (pl.when(c("projected_duration_s") <= max_s).then(pl.lit("launch")).otherwise(pl.lit("stall")))
+    df = df.with_columns(
+        pl.when(c("bound") == "latency").then(measured_kind).otherwise(c("bound")).alias("bound"),
+        pl.when(c("projected_bound") == "latency").then(projected_kind).otherwise(c("projected_bound"))
+        .alias("projected_bound"),
+    )
 
     def top_bound(col: str, time: str):
         return (
@@ -261,7 +291,8 @@ def _total(df, col: str) -> float | None:
 # --------------------------------------------------------------------------------------
 # another GPU
 # --------------------------------------------------------------------------------------
-def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6) -> Projection:
+def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6,
+                launch_bound_max_s: float = LAUNCH_BOUND_MAX_S) -> Projection:
     """Each launch re-timed on ``target`` at its achieved fraction of its roof (module docstring)."""
     import polars as pl
 
@@ -326,7 +357,8 @@ def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6) -> Pro
     return Projection(
         scenario=target.name, kind="gpu", target_gpu=target.name,
         duration_s=_total(df, "duration_s"), projected_duration_s=_total(df, "projected_duration_s"),
-        kernels=_per_kernel(df), launches=_launch_frame(df), assumptions=list(GPU_ASSUMPTIONS), notes=notes,
+        kernels=_per_kernel(df, launch_bound_max_s), launches=_launch_frame(df), assumptions=list(GPU_ASSUMPTIONS),
+        notes=notes,
         memory_bytes=float(target.memory_bytes) if target.memory_bytes else None,
     )
 
@@ -497,7 +529,8 @@ def remedy_time(roofline, *, dram_scale: float = 1.0, peak_scale: float = 1.0,
 
 
 def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: GPU | None = None,
-                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None) -> Projection:
+                  launch_floor_s: float = 2.0e-6, estimate: BatchEstimate | None = None,
+                  launch_bound_max_s: float = LAUNCH_BOUND_MAX_S) -> Projection:
     """The decode step re-timed at batch ``new_batch`` (module docstring); ``gpu`` gives memory.
 
     ``estimate``: the profile's :class:`BatchEstimate` when ``roofline`` holds only some of its
@@ -541,18 +574,27 @@ def project_batch(roofline, new_batch: int, *, batch: float | None = None, gpu: 
         notes.append(f"batch {new_batch} needs more memory than {gpu.name} has: weights and KV cache fill it at "
                      f"~{max_batch:,.0f} sequences at this context length")
     step0, step1 = _total(df, "duration_s"), _total(df, "projected_duration_s")
+    from ridgeline.analyzer.workload import llm_evidence
+
+    llm = llm_evidence(roofline)
+    if not llm:  # the same model in GEMM words: rows per weight read, no tokens, no decode step
+        notes = [n.replace("tokens route to more experts", "rows route to more experts")
+                 .replace(f"token{'s' if b != 1 else ''} ran", f"row{'s' if b != 1 else ''} ran") for n in notes]
     return Projection(
         scenario=f"batch={new_batch}", kind="batch", target_gpu=gpu.name if gpu is not None else None,
-        duration_s=step0, projected_duration_s=step1, kernels=_per_kernel(df), launches=_launch_frame(df),
-        assumptions=list(BATCH_ASSUMPTIONS), notes=notes, batch=b, batch_source=est.source,
-        projected_batch=new_batch, tokens_per_s=(b / step0) if step0 else None,
-        projected_tokens_per_s=(new_batch / step1) if step1 else None, ridge_batch=ridge_batch,
-        max_batch_by_memory=max_batch, memory_bytes=float(mem) if mem else None,
+        duration_s=step0, projected_duration_s=step1, kernels=_per_kernel(df, launch_bound_max_s),
+        launches=_launch_frame(df),
+        assumptions=list(BATCH_ASSUMPTIONS if llm else ROWS_ASSUMPTIONS), notes=notes, batch=b,
+        batch_source=est.source if llm else est.source.replace("tokens per weight read", "rows per weight read"),
+        projected_batch=new_batch, tokens_per_s=(b / step0) if step0 and llm else None,
+        projected_tokens_per_s=(new_batch / step1) if step1 and llm else None, ridge_batch=ridge_batch,
+        max_batch_by_memory=max_batch, memory_bytes=float(mem) if mem else None, llm_evidence=llm,
     )
 
 
 def run_specs(roofline, specs, *, batch: float | None = None, gpu: GPU | None = None,
-              resolve=None, launch_floor_s: float = 2.0e-6) -> list[Projection]:
+              resolve=None, launch_floor_s: float = 2.0e-6,
+              launch_bound_max_s: float = LAUNCH_BOUND_MAX_S) -> list[Projection]:
     """One :class:`Projection` per ``--what-if`` spec, in order.
 
     ``resolve`` maps a GPU name to a catalogue entry (default :func:`ridgeline.analyzer.gpus.lookup`);
@@ -571,9 +613,11 @@ def run_specs(roofline, specs, *, batch: float | None = None, gpu: GPU | None = 
     for spec in specs:
         kind, value = parse_spec(spec)
         if kind == "batch":
-            out.append(project_batch(roofline, value, batch=batch, gpu=gpu, launch_floor_s=launch_floor_s))
+            out.append(project_batch(roofline, value, batch=batch, gpu=gpu, launch_floor_s=launch_floor_s,
+                                     launch_bound_max_s=launch_bound_max_s))
         else:
-            out.append(project_gpu(roofline, resolve(value), launch_floor_s=launch_floor_s))
+            out.append(project_gpu(roofline, resolve(value), launch_floor_s=launch_floor_s,
+                                   launch_bound_max_s=launch_bound_max_s))
     return out
 
 

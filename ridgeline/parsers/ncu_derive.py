@@ -500,6 +500,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     for out, names in V.PERCENT_METRICS.items():
         have = [pl.col(n) for n in names if n in present]
         stage1.append((pl.coalesce(have) if have else lit_null(pl.Float64)).alias(out))
+    stage1 += _top_stall(present)
     # duration
     dur, dur_src = _recipe(V.DURATION_RECIPE, present)
     if dur is None:
@@ -637,3 +638,19 @@ def _max_sm_clock(cols):
     if not have:
         return pl.lit(None, dtype=pl.Float64)
     return pl.coalesce([pl.when(h > 0).then(h) for h in have])
+
+
+def _top_stall(present) -> list:
+    """``stall_top_reason`` / ``stall_top_cycles_per_issue``: the recorded warp stall reason with the
+    most cycles per issued instruction (ncu_metrics.STALL_REASONS; issuing is not a stall)."""
+    import polars as pl
+
+    cols = {r: V.STALL_METRIC.format(reason=r) for r in V.STALL_REASONS if r not in V.NOT_STALLS}
+    cols = {r: c for r, c in cols.items() if c in present}
+    if not cols:
+        return [pl.lit(None, dtype=pl.String).alias("stall_top_reason"), pl.lit(None, dtype=pl.Float64).alias("stall_top_cycles_per_issue")]
+    top = pl.max_horizontal([pl.col(c) for c in cols.values()])
+    reason = pl.when(top.is_null() | (top <= 0)).then(pl.lit(None, dtype=pl.String))
+    for r, c in cols.items():
+        reason = reason.when(pl.col(c) == top).then(pl.lit(r))
+    return [reason.otherwise(None).alias("stall_top_reason"), pl.when(top > 0).then(top).alias("stall_top_cycles_per_issue")]

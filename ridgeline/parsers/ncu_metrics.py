@@ -77,6 +77,12 @@ SECTION_LABELS: dict[tuple[str, str], str] = {
     ("Grid Size", ""): "launch__grid_size",
     ("Threads", "thread"): "launch__thread_count",
     ("Registers Per Thread", "register/thread"): "launch__registers_per_thread",
+    # Occupancy, Compute Workload and Warp State Statistics sections (stall-bound evidence)
+    ("Achieved Occupancy", "%"): "sm__warps_active.avg.pct_of_peak_sustained_active",
+    ("Theoretical Occupancy", "%"): "sm__maximum_warps_per_active_cycle_pct",
+    ("Issue Slots Busy", "%"): "sm__inst_issued.avg.pct_of_peak_sustained_active",
+    ("Warp Cycles Per Issued Instruction", ""): "smsp__average_warp_latency_per_inst_issued.ratio",
+    ("Warp Cycles Per Issued Instruction", "cycle"): "smsp__average_warp_latency_per_inst_issued.ratio",
 }
 
 #: labels of ncu's roofline chart bodies (``--section SpeedOfLight_RooflineChart`` details
@@ -336,7 +342,30 @@ PERCENT_METRICS: dict[str, list[str]] = {
         "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     ],
     "sm_throughput_pct": ["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+    # stall-bound evidence (ridgeline.analyzer.latency); smsp__ forms are the same averages per sub-partition
+    "achieved_occupancy_pct": [
+        "sm__warps_active.avg.pct_of_peak_sustained_active",
+        "smsp__warps_active.avg.pct_of_peak_sustained_active",
+    ],
+    "theoretical_occupancy_pct": ["sm__maximum_warps_per_active_cycle_pct"],
+    "issue_slots_busy_pct": [
+        "sm__inst_issued.avg.pct_of_peak_sustained_active",
+        "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    ],
+    "warp_cycles_per_issue": ["smsp__average_warp_latency_per_inst_issued.ratio"],
 }
+
+#: ncu's warp stall reasons (Warp State Statistics): cycles per issued instruction a warp spent
+#: stalled on each, ``smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio``; the
+#: parser keeps the largest recorded one (stall_top_reason, stall_top_cycles_per_issue)
+STALL_REASONS = (  # as ncu 2025-2026 writes them on Hopper (the H200 raw pages in shared/samples)
+    "barrier", "branch_resolving", "dispatch_stall", "drain", "gmma", "imc_miss", "lg_throttle", "long_scoreboard",
+    "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction", "not_selected", "selected",
+    "short_scoreboard", "sleeping", "tex_throttle", "wait", "warpgroup_arrive",
+)
+#: reasons that are not stalls (the warp issued, or another warp was picked)
+NOT_STALLS = ("selected", "not_selected")
+STALL_METRIC = "smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio"
 
 # --------------------------------------------------------------------------------------
 # Tensor cores
@@ -406,6 +435,7 @@ def static_metric_names() -> set[str]:
     for lst in (*CLOCKS.values(), *PERCENT_METRICS.values()):
         names.update(lst)
     names.update(VOLTA_TENSOR_COUNTERS)
+    names.update(STALL_METRIC.format(reason=r) for r in STALL_REASONS)
     names.update(DERIVED_ALIASES)
     names.update(["sm__cycles_elapsed.avg", "smsp__cycles_elapsed.avg"])
     return names

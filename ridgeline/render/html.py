@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline import __version__
+from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound, view_bound_expr
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
-BOUND_ORDER = ("memory", "compute", "latency", "unknown")
-BOUND_COLORS = {"memory": "#0072B2", "compute": "#D55E00", "latency": "#CC79A7", "unknown": "#8C8C8C"}
+# the bounds as every view shows them: the latency class split into launch- and stall-bound
+BOUND_ORDER = VIEW_BOUNDS
+BOUND_COLORS = {"memory": "#0072B2", "compute": "#D55E00", "launch": "#CC79A7", "stall": "#009E73",
+                "latency": "#CC79A7", "unknown": "#8C8C8C"}
 PRECISION_NAMES = {
     "fp64": "FP64 (CUDA cores)",
     "fp32": "FP32 (CUDA cores)",
@@ -77,10 +80,13 @@ def time_by_bound(result) -> dict[str, float]:
         k = result.kernels
         total = k["duration_s"].sum() or 0.0
         if total:
-            agg = k.group_by(pl.col("bound").fill_null("unknown")).agg(pl.col("duration_s").sum())
+            k = k if "latency_kind" in k.columns else k.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
+            agg = k.group_by(view_bound_expr().fill_null("unknown").alias("bound")).agg(pl.col("duration_s").sum())
             return {b: float(t) / total for b, t in agg.rows() if t}
     if result.summary is not None and result.summary.height:
-        agg = result.summary.group_by(pl.col("bound").fill_null("unknown")).agg(pl.col("time_share").sum())
+        s = result.summary
+        s = s if "latency_kind" in s.columns else s.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
+        agg = s.group_by(view_bound_expr().fill_null("unknown").alias("bound")).agg(pl.col("time_share").sum())
         return {b: float(t) for b, t in agg.rows() if t}
     return {}
 
@@ -207,7 +213,8 @@ table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; font-size
 .sev { font-weight: 600; padding: 1px 6px; border-radius: 4px; color: #fff; font-size: 12px; }
 .sev-critical { background: var(--crit); } .sev-warning { background: var(--warn); } .sev-info { background: var(--info); }
 .bound-memory { color: var(--mem); font-weight: 600; } .bound-compute { color: var(--cmp); font-weight: 600; }
-.bound-unknown { color: var(--unk); font-weight: 600; } .bound-latency { color: #A0508A; font-weight: 600; }
+.bound-unknown { color: var(--unk); font-weight: 600; } .bound-latency, .bound-launch { color: #A0508A; font-weight: 600; }
+.bound-stall { color: #007A59; font-weight: 600; }
 .bar { display: flex; height: 22px; border-radius: 4px; overflow: hidden; margin: 6px 0; background: var(--soft); }
 .bar span { display: block; height: 100%; }
 .legend span { display: inline-block; margin-right: 16px; }
@@ -309,14 +316,14 @@ def _summary_section(result) -> str:
             if shares.get(b):
                 parts.append(
                     f'<span style="width:{shares[b] * 100:.2f}%;background:{BOUND_COLORS[b]}" '
-                    f'title="{esc(b)}-bound {fmt_pct(shares[b])}"></span>'
+                    f'title="{esc(VIEW_LABELS[b])} {fmt_pct(shares[b])}"></span>'
                 )
         parts.append('</div><div class="legend">')
         for b in BOUND_ORDER:
             if b in shares:
                 parts.append(
                     f'<span><i class="sw" style="background:{BOUND_COLORS[b]}"></i>'
-                    f"{esc(b)}-bound: <b>{fmt_pct(shares[b])}</b></span>"
+                    f"{esc(VIEW_LABELS[b])}: <b>{fmt_pct(shares[b])}</b></span>"
                 )
         parts.append("</div>")
 
@@ -397,7 +404,7 @@ def _kernels_section(result) -> str:
         "</tr></thead><tbody>"
     ]
     for r in rows:
-        bound = r.get("bound") or "unknown"
+        bound = view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"
         short = r.get("kernel_label") or r.get("short_name") or r.get("kernel_name")
         prec = r.get("precision")
         parts.append(

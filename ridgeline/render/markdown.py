@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ridgeline.analyzer.latency import VIEW_LABELS, view_bound
 from ridgeline.render.html import (
     BOUND_ORDER,
     describe_inputs,
@@ -69,7 +70,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
     if shares:
         lines.append(
             "**Where the time goes:** "
-            + ", ".join(f"{b}-bound {fmt_pct(shares[b])}" for b in BOUND_ORDER if b in shares)
+            + ", ".join(f"{VIEW_LABELS[b]} {fmt_pct(shares[b])}" for b in BOUND_ORDER if b in shares)
         )
     lines.append("")
     roofs = roof_rows(result)
@@ -135,7 +136,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
                     fmt_pct(r.get("time_share")),
                     fmt_num(r.get("intensity_dram")),
                     md(r.get("precision") or "n/a"),
-                    md(r.get("bound") or "unknown"),
+                    md(view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"),
                     fmt_pct(r.get("roof_fraction"), 0),
                 ]
                 for r in krows

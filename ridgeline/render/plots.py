@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ridgeline import fmt
+from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound, view_bound_expr
 from ridgeline.errors import UsageError
 
 # Okabe-Ito, the colour-blind-safe palette (Okabe & Ito 2008).
@@ -36,14 +37,18 @@ OKABE_ITO = {
     "purple": "#CC79A7",
 }
 
+# points are coloured by the bound every view shows (ridgeline.analyzer.latency.view_bound): the
+# latency class split into launch-bound and stall-bound
 BOUND_COLORS = {
     "memory": OKABE_ITO["blue"],
     "compute": OKABE_ITO["vermillion"],
+    "launch": OKABE_ITO["purple"],
+    "stall": "#009E73",  # Okabe-Ito bluish green
     "latency": OKABE_ITO["purple"],
     "unknown": "#8C8C8C",
 }
-BOUND_LABELS = {"memory": "memory-bound", "compute": "compute-bound", "latency": "latency-bound",
-                "unknown": "unknown bound"}
+BOUND_LABELS = {**VIEW_LABELS, "unknown": "unknown bound"}
+LATENCY_BOUNDS = ("launch", "stall", "latency")  # no roof explains their time
 LATENCY_MARKER = "X"  # latency-bound points get a marker of their own (single input) or a hollow one
 
 PRECISION_LABELS = {
@@ -175,6 +180,8 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
     summary = result.summary
     if kernels is None and summary is None:
         return []
+    if kernels is not None:
+        kernels = _with_kind(kernels)
     if kernels is None:
         # summary only: y from the time-weighted fraction of the roof at that intensity
         rows = []
@@ -191,7 +198,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
                     "x": x,
                     "y": y,
                     "share": r.get("time_share") or 0.0,
-                    "bound": r.get("bound") or "unknown",
+                    "bound": view_bound(r.get("bound"), r.get("latency_kind")) or "unknown",
                     "launches": r.get("launches"),
                 }
             )
@@ -205,7 +212,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
             pl.col("intensity_dram").alias("x"),
             pl.col("achieved_flops_per_s").alias("y"),
             (pl.col("duration_s") / total if total else pl.lit(0.0)).alias("share"),
-            pl.col("bound").fill_null("unknown"),
+            view_bound_expr().fill_null("unknown").alias("bound"),
             pl.lit(1).alias("launches"),
             pl.col("intensity_l2").alias("x_l2"),
             pl.col("intensity_l1").alias("x_l1"),
@@ -229,7 +236,7 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
         pl.col("duration_s").filter(pl.col("flops").is_not_null()).sum().alias("_tf"),
         pl.col("duration_s").sum().alias("_t"),
         pl.len().alias("launches"),
-        pl.col("bound").fill_null("unknown").mode().first().alias("_bound"),
+        view_bound_expr().fill_null("unknown").mode().first().alias("_bound"),
         flops_ok.any().alias("_ok"),
         *[
             (
@@ -246,6 +253,9 @@ def kernel_points(result, *, per_launch: bool = False) -> list[dict[str, Any]]:
         _why(pl.col("_ok"), pl.col("_f"), pl.col("_b")),
     )
     if summary is not None and summary.height and key in summary.columns:
+        summary = _with_kind(summary)
+        if "bound" in summary.columns:
+            summary = summary.with_columns(view_bound_expr().alias("bound"))
         cols = [key] + [c for c in ("time_share", "bound") if c in summary.columns]
         agg = agg.join(summary.select(cols).unique(key, keep="first"), on=key, how="left")
         if "time_share" in agg.columns:
@@ -543,8 +553,8 @@ def roofline_figure(
         palette = np.array([to_rgba(BOUND_COLORS[b]) for b in bound_names])
         bounds_seen.update(p["bound"] for p in drawable)
         # latency-bound points: their own marker with one input, hollow in the input's marker with several
-        for part, is_latency in (([p for p in drawable if p["bound"] != "latency"], False),
-                                 ([p for p in drawable if p["bound"] == "latency"], True)):
+        for part, is_latency in (([p for p in drawable if p["bound"] not in LATENCY_BOUNDS], False),
+                                 ([p for p in drawable if p["bound"] in LATENCY_BOUNDS], True)):
             if is_latency and not part:
                 continue
             sizes = 28.0 + 1400.0 * np.clip(np.array([p["share"] for p in part], dtype=float), 0.0, 1.0)
@@ -649,11 +659,11 @@ def roofline_figure(
 
     # ---- legends: roofs (with sources), bounds, inputs
     bound_handles = [
-        Line2D([], [], marker=LATENCY_MARKER if b == "latency" and not multi else "o", linestyle="none",
-               markerfacecolor="none" if b == "latency" and multi else BOUND_COLORS[b],
-               markeredgecolor=BOUND_COLORS[b] if b == "latency" and multi else "white", markersize=9,
+        Line2D([], [], marker=LATENCY_MARKER if b in LATENCY_BOUNDS and not multi else "o", linestyle="none",
+               markerfacecolor="none" if b in LATENCY_BOUNDS and multi else BOUND_COLORS[b],
+               markeredgecolor=BOUND_COLORS[b] if b in LATENCY_BOUNDS and multi else "white", markersize=9,
                label=BOUND_LABELS[b])
-        for b in ("memory", "compute", "latency", "unknown") if b in bounds_seen
+        for b in VIEW_BOUNDS if b in bounds_seen
     ]
     notes = [Line2D([], [], linestyle="none", label="point area = share of GPU time")]
     if unplotted:
@@ -1093,3 +1103,10 @@ def figure_svg(fig) -> str:
     with matplotlib.rc_context({"svg.hashsalt": "ridgeline", "svg.fonttype": "path"}):
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     return buf.getvalue()
+
+
+def _with_kind(df):
+    """``df`` with a ``latency_kind`` column (null when a table from before the split has none)."""
+    import polars as pl
+
+    return df if "latency_kind" in df.columns else df.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))

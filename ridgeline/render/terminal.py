@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from ridgeline.analyzer.gpus import PRECISION_LABELS
+from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, VIEW_LEGEND, view_bound, view_bound_expr
 from ridgeline.render.text import (  # noqa: F401  (re-exported: the terminal's public helpers)
     GROUP_DETAIL_MAX, GROUP_LIST_MAX, GROUP_REMEDIES_MAX, TELEMETRY_KINDS, WIDTH, _findings, _impact_text, _wrap,
     distinct_labels, fmt_num, fmt_pct, fmt_seconds, fmt_si, shorten,
@@ -148,10 +149,14 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
         lines.append(
             f"{i:>2} {label:<{name_w}}{PRECISION_SHORT.get(r.get('precision') or '', '-'):<5}"
             f"{fmt_count(r['launches']):>6}{fmt_seconds(r['total_duration_s']):>9}{fmt_pct(r['time_share'], 1):>7}"
-            f"{fmt_num(r['intensity_dram']):>7} {(r['bound'] or '-'):<7}{fmt_pct(r['roof_fraction']):>5}"
+            f"{fmt_num(r['intensity_dram']):>7} {(view_bound(r['bound'], r.get('latency_kind')) or '-'):<7}"
+            f"{fmt_pct(r['roof_fraction']):>5}"
         )
-    lines += _wrap("prec: the math the FLOPs ran as (tf32, bf16 = bf16 or fp16, fp8, int8: tensor cores); "
-                   "FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it", "", width)
+    legend = ("prec: the math the FLOPs ran as (tf32, bf16 = bf16 or fp16, fp8, int8: tensor cores); "
+              "FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it")
+    if any(r.get("bound") == "latency" for r in rows):
+        legend += "; " + VIEW_LEGEND
+    lines += _wrap(legend, "", width)
     return lines
 
 
@@ -175,7 +180,10 @@ def time_by_bound(result) -> dict[str, float]:
     total = k.get_column("duration_s").sum() or 0.0
     if not total:
         return {}
-    agg = k.group_by("bound").agg(pl.col("duration_s").sum().alias("t"))
+    if "latency_kind" not in k.columns:
+        k = k.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
+    # the latency class split by kind (launch-bound / stall-bound), as every view shows it
+    agg = k.group_by(view_bound_expr().alias("bound")).agg(pl.col("duration_s").sum().alias("t"))
     return {b: t / total for b, t in agg.iter_rows() if t}
 
 
@@ -183,9 +191,8 @@ def _where_time_goes(result) -> list[str]:
     shares = time_by_bound(result)
     if not shares:
         return []
-    parts = [f"{fmt_pct(shares.get(b, 0.0))} {label}" for b, label in
-             (("memory", "memory-bound"), ("compute", "compute-bound"), ("latency", "latency-bound"),
-              ("unknown", "unknown")) if b != "latency" or shares.get(b)]
+    always = ("memory", "compute", "unknown")
+    parts = [f"{fmt_pct(shares.get(b, 0.0))} {VIEW_LABELS[b]}" for b in VIEW_BOUNDS if b in always or shares.get(b)]
     return _wrap("Where the time goes: " + ", ".join(parts), "")
 
 

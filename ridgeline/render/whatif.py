@@ -19,11 +19,14 @@ WHAT_IF_KEYS: dict[str, str] = {
     "batch": "batch scenarios: the profile's decode batch (null for GPU scenarios)",
     "batch_source": "how the batch was found: given (--batch), launch shapes (norm grids) or the weight GEMMs' FLOPs",
     "projected_batch": "batch scenarios: N",
-    "tokens_per_s": "batch scenarios: batch / duration_s (as if the profile holds one decode step)",
-    "projected_tokens_per_s": "batch scenarios: N / projected_duration_s",
+    "tokens_per_s": "batch scenarios: batch / duration_s (as if the profile holds one decode step); null when the "
+    "profile does not look like LLM work (llm_evidence null: the batch is the GEMMs' rows per weight read)",
+    "projected_tokens_per_s": "batch scenarios: N / projected_duration_s; null as tokens_per_s",
     "ridge_batch": "batch scenarios: the batch at which the weight GEMMs' intensity reaches their ridge",
     "max_batch_by_memory": "batch scenarios: the batch at which weights + KV cache fill the GPU's memory "
     "(null when not estimable)",
+    "llm_evidence": "batch scenarios: why the profile reads as LLM work (a kernel family or library, "
+    "ridgeline.analyzer.workload), so the batch is tokens; null: GEMM rows per weight read (since 1.5)",
     "assumptions": "what the projection assumes, one sentence each",
     "notes": "what could not be projected, and why",
     "kernels": "one record per kernel name, most measured time first (keys below)",
@@ -39,7 +42,8 @@ def records(result) -> list[dict[str, Any]]:
             "projected_duration_s": p.projected_duration_s, "speedup": p.speedup, "batch": p.batch,
             "batch_source": p.batch_source, "projected_batch": p.projected_batch, "tokens_per_s": p.tokens_per_s,
             "projected_tokens_per_s": p.projected_tokens_per_s, "ridge_batch": p.ridge_batch,
-            "max_batch_by_memory": p.max_batch_by_memory, "assumptions": list(p.assumptions),
+            "max_batch_by_memory": p.max_batch_by_memory, "llm_evidence": p.llm_evidence,
+            "assumptions": list(p.assumptions),
             "notes": list(p.notes), "kernels": p.kernels.select(list(KERNEL_KEYS)).to_dicts(),
         }
         assert list(d) == list(WHAT_IF_KEYS)
@@ -72,6 +76,10 @@ def _speed(p) -> str:
 
 def headline(p) -> str:
     """One line: the scenario and its step time before and after."""
+    if p.kind == "batch" and not getattr(p, "llm_evidence", None):
+        # not LLM work: the GEMMs' rows per weight read (M), GPU time, no tokens or decode step
+        return (f"rows per weight read (M) {_n(p.batch)} -> {p.projected_batch} on {p.target_gpu or 'the profiled GPU'}: "
+                f"GPU time {_s(p.duration_s)} -> {_s(p.projected_duration_s)} {_speed(p)}".rstrip())
     if p.kind == "batch":
         line = (f"batch {_n(p.batch)} -> {p.projected_batch} on {p.target_gpu or 'the profiled GPU'}: step "
                 f"{_s(p.duration_s)} -> {_s(p.projected_duration_s)}; tokens/s {_n(p.tokens_per_s)} -> "
@@ -84,6 +92,13 @@ def batch_lines(p) -> list[str]:
     """Batch scenarios: where the batch came from, the ridge, the memory limit."""
     if p.kind != "batch":
         return []
+    if not getattr(p, "llm_evidence", None):
+        out = [f"rows per weight read {_n(p.batch)}: {p.batch_source}"]
+        if p.ridge_batch is not None:
+            out.append(f"the GEMMs reach the ridge at ~{_n(p.ridge_batch)} rows per weight read")
+        if p.max_batch_by_memory is not None:
+            out.append(f"the working set fills {p.target_gpu}'s memory at ~{_n(p.max_batch_by_memory)} rows")
+        return out
     out = [f"batch {_n(p.batch)}: {p.batch_source}"]
     if p.ridge_batch is not None:
         out.append(f"the weight GEMMs reach the ridge at batch ~{_n(p.ridge_batch)}")

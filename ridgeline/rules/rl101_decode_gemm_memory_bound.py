@@ -51,6 +51,11 @@ class DecodeGemmMemoryBound(Rule):
     ridge (or the batch the GPU's memory holds, weights + KV cache, when that is smaller), each
     launch at its achieved fraction of its roof; the evidence states the batch and the basis.
 
+    Words: tokens, decode and batch only where the profile looks like LLM work
+    (:mod:`ridgeline.analyzer.workload`); elsewhere (a GEMM benchmark, a CUTLASS
+    microbenchmark) the same arithmetic is said in GEMM words: rows per weight read (the M
+    dimension), and the saving is the gap to the roof (no batch to project).
+
     Example
     -------
     ``sm90_xmma_gemm_bf16bf16_bf16f32`` at 7.9 FLOP/B on an H100 SXM (bf16 ridge 295 FLOP/B):
@@ -85,11 +90,17 @@ class DecodeGemmMemoryBound(Rule):
         shape_tokens, shape_from = _tokens_from_launch_shapes(ctx)
         est = estimate_batch(K.launches(ctx))
         limits: dict = {}  # GPU name -> (batch memory holds, that GPU), computed once per check
+        from ridgeline.analyzer.workload import llm_evidence
+
+        llm = llm_evidence(K.launches(ctx))
         out = []
         for row in hits.iter_rows(named=True):
             ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
             bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
             tokens, ridge_tokens = ai * bpw / 2.0, ridge * bpw / 2.0
+            if not llm:
+                out.append(self._generic(row, tokens, ridge_tokens, bpw, total))
+                continue
             impact_s, share, basis = _remedy_impact(ctx, row, est, total, limits)
             now = f"~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight read now"
             padded = shape_tokens is not None and shape_tokens * 1.5 < tokens
@@ -128,6 +139,36 @@ class DecodeGemmMemoryBound(Rule):
                 )
             )
         return out
+
+    def _generic(self, row: dict, rows: float, ridge_rows: float, bpw: float, total: float | None) -> Finding:
+        """The same arithmetic in GEMM words, for a profile that does not look like LLM work."""
+        ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
+        impact_s, share, basis = K.roof_gap_impact(row, total, "more rows per weight read")
+        return self.finding(
+            subject=row["subject"],
+            message=(
+                f"arithmetic intensity {K.fmt(ai)} FLOP/B vs ridge {K.fmt(ridge)} FLOP/B on {row['gpu']} "
+                f"({K.precision_label(prec)}): ~{_count(rows)} {'row' if _count(rows) == '1' else 'rows'} per weight "
+                f"read (the M dimension); the ridge needs ~{_count(ridge_rows)}"
+            ),
+            remedy=(
+                f"Raise the M dimension toward ~{_count(ridge_rows)} rows per weight read (put more rows into each "
+                "GEMM call, fuse GEMMs that share a weight), or read fewer bytes per weight (fp8/int8 weights)."
+            ),
+            evidence=(
+                *K.intensity_evidence(row),
+                Evidence("weight_bytes_per_element", bpw, "B", f"derived: assumed from precision {prec}"),
+                Evidence("rows_per_weight_read", rows, "rows", "derived: intensity x bytes per weight / 2"),
+                Evidence("ridge_rows_per_weight_read", ridge_rows, "rows", "derived"),
+                Evidence("llm_evidence", "none: GEMM wording", "text", "derived"),
+                *K.time_evidence(row),
+                *basis,
+            ),
+            impact_s=impact_s,
+            impact_share=share,
+            confidence=K.confidence(row["peak_flops_source"], row["peak_bw_source"]),
+            subject_kind="kernel",
+        )
 
 
 def _remedy_impact(ctx: Context, row: dict, est, total: float | None, limits: dict):

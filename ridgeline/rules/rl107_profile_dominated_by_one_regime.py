@@ -20,6 +20,12 @@ class ProfileDominatedByOneRegime(Rule):
     cross the ridge once the batch does, decode attention never does. Severity info: this is a statement about the evidence, not a
     defect.
 
+    The prefill/decode words are used only when the profile looks like LLM work
+    (:mod:`ridgeline.analyzer.workload`: attention, RoPE, MoE routing, sampling or RMSNorm kernels,
+    or kernels from vLLM, SGLang, FlashInfer, FlashAttention, FlashMLA, TensorRT-LLM). A plain
+    GEMM benchmark is told the same fact in GEMM words: large shapes (many rows per weight
+    read) on the compute side, GEMV-like shapes on the memory side.
+
     Why it matters
     --------------
     Inference has two regimes with opposite walls: prefill GEMMs sit right of the ridge and
@@ -67,6 +73,9 @@ class ProfileDominatedByOneRegime(Rule):
         att = df.filter((pl.col("family") == "attention") & pl.col("bound").is_in(["memory", "compute"]))
         att_time = float(att["duration_s"].sum() or 0.0)
         att_mem = float(att.filter(pl.col("bound") == "memory")["duration_s"].sum() or 0.0) / att_time if att_time else None
+        from ridgeline.analyzer.workload import llm_evidence
+
+        llm = llm_evidence(df)
         note = ""
         if comp >= dom:
             side, share, rel = "compute-bound", comp, ">="
@@ -82,6 +91,12 @@ class ProfileDominatedByOneRegime(Rule):
             sub = g.filter(pl.col("bound") == "memory")
         else:
             return []
+        if not llm:  # the same fact in GEMM words: no prefill, decode or batch in a GEMM benchmark
+            regime, other = (("large-shape GEMM (many rows per weight read)", "GEMV-like, few-row shapes")
+                             if side == "compute-bound" else
+                             ("GEMV-like (few rows per weight read)", "large-shape GEMMs"))
+            note = ""
+        verb = "behaves" if llm else "behave"
         both = sub.filter(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null())
         bytes_ = float(both["dram_bytes"].sum())
         ai = float(both["flops"].sum()) / bytes_ if bytes_ else None
@@ -91,11 +106,14 @@ class ProfileDominatedByOneRegime(Rule):
                 subject="profile",
                 message=(
                     f"{K.fmt_pct(share)} of GEMM time is {side} (intensity {K.fmt(ai)} FLOP/B {rel} ridge "
-                    f"{K.fmt(ridge)} FLOP/B){note}: this profile shows {regime} work; {other} behaves differently"
+                    f"{K.fmt(ridge)} FLOP/B){note}: this profile shows {regime} work; {other} {verb} differently"
                 ),
                 remedy=(
                     f"Check the capture matches the phase you are optimizing; profile {other} separately "
                     "(ncu --nvtx --nvtx-include, or --launch-skip/--launch-count around the phase)."
+                    if llm else
+                    f"Check the capture covers the shapes you care about; {other} sit on the other side of the "
+                    "ridge and need their own profile."
                 ),
                 evidence=(
                     Evidence("gemm_time_s", gemm_time, "s", "measured"),
@@ -104,6 +122,7 @@ class ProfileDominatedByOneRegime(Rule):
                     Evidence("intensity_dram", ai, "FLOP/B", "derived"),
                     Evidence("ridge_flop_per_byte", ridge, "FLOP/B", "derived"),
                     Evidence("attention_memory_bound_share", att_mem, "ratio", "derived"),
+                    Evidence("llm_evidence", llm or "none: GEMM wording", "text", "derived"),
                 ),
                 impact_s=None,
                 impact_share=None,

@@ -74,6 +74,9 @@ class GridSmallerThanGpu(Rule):
             & (c("time_share").fill_null(1.0) >= p["min_time_share"])
         )
         total = K.total_gpu_time(ctx)
+        from ridgeline.analyzer.workload import llm_evidence
+
+        llm = llm_evidence(df) if cand.height else None  # batch and flash-decoding words only for LLM work
         out = []
         for row in cand.iter_rows(named=True):
             gpu = K.catalogue_gpu(ctx, row["gpu"])
@@ -91,6 +94,9 @@ class GridSmallerThanGpu(Rule):
                     remedy=(
                         "Give each launch more blocks: split-K/stream-K GEMMs, split-KV attention (flash-decoding), "
                         "smaller tiles, or a bigger batch."
+                        if llm else
+                        "Give each launch more blocks: split-K/stream-K GEMMs, smaller tiles, more work per launch, "
+                        "or run independent launches concurrently on streams."
                     ),
                     evidence=(
                         Evidence("grid_blocks_median", row["grid_blocks"], "blocks", "measured: launch grid size"),

@@ -8,7 +8,7 @@ Public surface (see docs/perf-tests.md)::
         result = ridgeline_analyze("profiles/prefill.ncu-raw.csv")   # analyzed once per session
         assert_kernel(result, "gemm", bound="compute", min_roof_fraction=0.7, ignore_below_share=0.01)
         assert_no_findings(result, min_severity="warning", ignore=["RL107"])
-        assert_time_share(result, bound="latency", at_most=0.05)
+        assert_time_share(result, bound="latency", at_most=0.05)   # "launch" or "stall": one kind of it
 
 * :func:`analyze` -- an :class:`~ridgeline.result.AnalysisResult` for profile paths, memoized per
   process (the plugin's ``ridgeline_analyze`` fixture resolves paths next to the test file);

@@ -62,7 +62,8 @@ def assert_kernel(result, kernels: str | re.Pattern | None = None, *, family: st
     ``pattern=``; narrow with ``exclude=`` (regex), ``precision=`` and ``ignore_below_share=``
     (leave out groups holding less than that share of GPU time, e.g. a 1-row LM head).
 
-    Expect: ``bound`` (``"compute"``, ``"memory"``, ``"latency"``, or several), fraction of the roof
+    Expect: ``bound`` (``"compute"``, ``"memory"``, ``"latency"`` (either kind), ``"launch"`` or
+    ``"stall"`` (one kind of latency-bound launch), or several), fraction of the roof
     (0..1), arithmetic intensity at DRAM (FLOP/B), share of all GPU time (0..1), and
     ``allow_findings`` (rule codes or prefixes allowed on these kernels at ``min_severity`` or worse).
 
@@ -104,7 +105,9 @@ def assert_time_share(result, kernels: str | re.Pattern | None = None, *, bound:
                       kernel: str | None = None, pattern: str | None = None, exclude: str | None = None,
                       precision: str | None = None) -> None:
     """The share of all GPU time spent in launches with ``bound`` (and/or in the kernels selected,
-    as for :func:`assert_kernel`) is at most / at least the given fraction (0..1).
+    as for :func:`assert_kernel`) is at most / at least the given fraction (0..1). ``"latency"`` is
+    the whole latency class, launch-bound and stall-bound launches together; ``"launch"`` and
+    ``"stall"`` select one kind.
 
     >>> assert_time_share(result, bound="latency", at_most=0.05)      # doctest: +SKIP
     >>> assert_time_share(result, "attention", at_most=0.3)            # doctest: +SKIP

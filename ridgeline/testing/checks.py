@@ -13,7 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from ridgeline.testing.kernels import GROUP_KEYS, KNOWN_BOUNDS, Selector, kernel_table, launch_rows
+from ridgeline.testing.kernels import (GROUP_KEYS, KNOWN_BOUNDS, Selector, bound_filter, bound_matches, kernel_table,
+                                       launch_rows)
 
 SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
 
@@ -138,7 +139,10 @@ def latency_text(row: dict) -> str:
 
     busiest = row.get("busiest_roof_fraction")
     mean = (row.get("duration_s") or 0.0) / max(int(row.get("launches") or 1), 1)
-    return ("latency-bound: no roof explains its time (" + (f"busiest roof at {_pct(busiest)}, " if busiest is not None
+    from ridgeline.analyzer.latency import bound_label
+
+    word = bound_label("latency", row.get("latency_kind"))
+    return (f"{word}: no roof explains its time (" + (f"busiest roof at {_pct(busiest)}, " if busiest is not None
                                                              else "") + f"mean launch {fmt_s(mean)}; "
             + _placement(row) + ")")
 
@@ -203,9 +207,10 @@ def check_kernels(result, selector: Selector, *, bound: str | Sequence[str] | No
         outcome.checked.append(row["subject"])
         parts = []
         placement = False  # the kernel's place against the ridge explains the failure
-        if bounds and row.get("bound") not in bounds:
+        if bounds and not bound_matches(row.get("bound"), row.get("latency_kind"), bounds):
             want = " or ".join(repr(b) for b in bounds)
-            parts.append(f"bound {row.get('bound')!r}, expected {want}")
+            got = row.get("bound") + (f" ({row['latency_kind']})" if row.get("latency_kind") else "") if row.get("bound") else None
+            parts.append(f"bound {got!r}, expected {want}")
             placement = True
         if _outside(row.get("roof_fraction"), roof_fraction):
             parts.append(f"at {_pct(row.get('roof_fraction'))} of its roof, expected "
@@ -284,7 +289,7 @@ def check_time_share(result, *, bound: str | Sequence[str] | None = None, select
     chosen = selector.apply(table) if selector is not None else table
     df = df.join(chosen.select(*keys, "subject"), on=keys, how="inner", nulls_equal=True)
     if bounds:
-        df = df.filter(pl.col("bound").is_in(list(bounds)))
+        df = df.filter(bound_filter(bounds))
     total = result.total_gpu_time_s or result.kernels.get_column("duration_s").sum()
     spent = df.get_column("duration_s").sum() if df.height else 0.0
     share = (spent / total) if total else None

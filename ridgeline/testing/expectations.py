@@ -280,7 +280,7 @@ def _expectation(path: Path, index: int, entry: Any, tol: dict[str, float]) -> E
     bound = entry.get("bound", ())
     bound = (bound,) if isinstance(bound, str) else bound
     if not isinstance(bound, (list, tuple)) or not all(isinstance(b, str) for b in bound):
-        raise InputError(path, f"{where}: bound: expected \"compute\", \"memory\", \"latency\" or a list of them",
+        raise InputError(path, f"{where}: bound: expected \"compute\", \"memory\", \"latency\", \"launch\", \"stall\" or a list of them",
                          actual=entry.get("bound"))
     checks = {k: _range(path, f"{where} {k}", entry.get(k), tol[k], k in ABSOLUTE_TOLERANCE)
               for k in ("roof_fraction", "intensity", "time_share")}

@@ -19,8 +19,27 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-# bound values a test may name; the analyzer's own values are added from the data
-KNOWN_BOUNDS = ("compute", "memory", "latency", "unknown")
+# bound values a test may name; the analyzer's own values are added from the data. ``latency`` is
+# the whole latency class (launch-bound and stall-bound together); ``launch`` and ``stall`` are its
+# two kinds (ridgeline.analyzer.latency: ``bound == "latency"`` with that ``latency_kind``)
+KNOWN_BOUNDS = ("compute", "memory", "latency", "launch", "stall", "unknown")
+LATENCY_KINDS = ("launch", "stall")
+
+
+def bound_matches(bound, latency_kind, wanted) -> bool:
+    """Whether a verdict (``bound`` and ``latency_kind``) is one of ``wanted``: ``latency`` takes
+    either kind, ``launch``/``stall`` only a latency-bound verdict of that kind."""
+    if bound in wanted:
+        return True
+    return bound == "latency" and latency_kind in wanted
+
+
+def bound_filter(wanted):
+    """:func:`bound_matches` as a polars expression over ``bound`` and ``latency_kind``."""
+    import polars as pl
+
+    wanted = list(wanted)
+    return pl.col("bound").is_in(wanted) | ((pl.col("bound") == "latency") & pl.col("latency_kind").is_in(wanted))
 
 
 def with_families(df):
@@ -42,8 +61,10 @@ def launch_rows(df):
     rules' subjects) and ``family`` added: what :func:`kernel_table` groups by :data:`GROUP_KEYS`."""
     import polars as pl
 
+    from ridgeline.analyzer.latency import with_latency_kind
+
     c = pl.col
-    return with_families(df).with_columns(
+    return with_latency_kind(with_families(df)).with_columns(
         name=pl.coalesce(c("kernel_label"), c("short_name"), c("kernel_name")).fill_null("<unnamed kernel>"),
         family=c("kernel_family"),
     )
@@ -90,7 +111,8 @@ def kernel_table(result):
     Columns: ``subject`` (the name findings use, disambiguated ``name [precision]`` when one name
     ran at several precisions or GPUs), ``name`` (the kernel's label), ``kernel_name`` (its full
     name), ``short_name``, ``family`` (the analyzer's ``kernel_family``),
-    ``gpu``, ``precision``, ``bound``, ``launches``, ``duration_s``, ``time_share``,
+    ``gpu``, ``precision``, ``bound``, ``latency_kind`` (``launch``/``stall`` when ``bound`` is
+    ``latency``), ``launches``, ``duration_s``, ``time_share``,
     ``intensity_dram``, ``ridge_flop_per_byte``, ``roof_fraction``, ``achieved_flops_per_s``,
     ``achieved_dram_bytes_per_s``, ``peak_flops_per_s``, ``peak_flops_source``,
     ``peak_bw_bytes_per_s``, ``peak_bw_source``, ``busiest_roof_fraction`` (time-weighted share of the
@@ -129,6 +151,8 @@ def kernel_table(result):
     )
     g = g.join(_by_time(df, "bound", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
     g = g.join(_by_time(df, "family", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    g = g.join(_by_time(df, "latency_kind", keys), on=keys, how="left", nulls_equal=True, maintain_order="left")
+    g = g.with_columns(pl.when(c("bound") == "latency").then(c("latency_kind")).alias("latency_kind"))
     g = g.with_columns(
         time_share=(c("duration_s") / total) if total else pl.lit(None, dtype=pl.Float64),
         intensity_dram=pl.when(c("_bytes") > 0).then(c("_flops") / c("_bytes")),
@@ -137,7 +161,8 @@ def kernel_table(result):
         achieved_dram_bytes_per_s=pl.when(c("_paired_s") > 0).then(c("_bytes") / c("_paired_s")),
     )
     g = g.with_columns(subject=_subject(g))
-    cols = ["subject", "name", "kernel_name", "short_name", "family", "gpu", "precision", "bound", "launches", "duration_s",
+    cols = ["subject", "name", "kernel_name", "short_name", "family", "gpu", "precision", "bound", "latency_kind",
+            "launches", "duration_s",
             "time_share", "intensity_dram", "ridge_flop_per_byte", "roof_fraction", "achieved_flops_per_s",
             "achieved_dram_bytes_per_s", "peak_flops_per_s", "peak_flops_source", "peak_bw_bytes_per_s",
             "peak_bw_source", "busiest_roof_fraction"]

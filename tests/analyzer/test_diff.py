@@ -191,3 +191,30 @@ def test_bad_inputs_are_exit_2(analyze_doc, telemetry_doc, tmp_path):
         with pytest.raises(SystemExit) as err:
             main(["diff", str(good), str(bad)])
         assert err.value.code == 2
+
+
+def test_latency_kinds_are_compared_as_the_views_show_them(analyze_doc):
+    """A launch-bound group whose launches grow past the launch-bound threshold turns stall-bound:
+    the diff says launch -> stall (the word every view shows), and the headline splits the two."""
+    launch_rows = [r for r in analyze_doc["kernels"] if r["bound"] == "latency" and r.get("latency_kind") == "launch"]
+    assert launch_rows  # the decode fixture's norms, RoPE, KV writes... run ~2.6 us
+    key = (launch_rows[0].get("short_name") or launch_rows[0].get("kernel_name"), launch_rows[0].get("grid_size"),
+           launch_rows[0].get("block_size"))
+    new = copy.deepcopy(analyze_doc)
+    for r in new["kernels"]:
+        if ((r.get("short_name") or r.get("kernel_name")), r.get("grid_size"), r.get("block_size")) == key:
+            r["latency_kind"] = "stall"
+            r["duration_s"] = 50e-6
+    new["total_gpu_time_s"] = sum(r["duration_s"] for r in new["kernels"])
+    cmp = compare(analyze_doc, new)
+    row = next(r for r in cmp.kernels if (r["kernel"], r.get("grid"), r.get("block")) == key
+               or r["kernel"] == key[0])
+    assert (row["bound_base"], row["bound_new"]) == ("launch", "stall")
+    heads = {h["bound"]: h for h in cmp.headline}
+    assert heads["stall"]["share_base"] is None and heads["stall"]["share_new"] > 0
+    assert "latency" not in heads  # every launch of both documents has its kind
+    # a document from before the split (no latency_kind) reads as plain 'latency'
+    old = copy.deepcopy(analyze_doc)
+    for r in old["kernels"]:
+        r.pop("latency_kind", None)
+    assert "latency" in {h["bound"] for h in compare(old, analyze_doc).headline}

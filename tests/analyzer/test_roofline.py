@@ -228,6 +228,8 @@ def test_roofline_identities(flops, nbytes, dur, tensor):
     busiest = max(flops / dur / peak, nbytes / dur / BW)
     assert r["busiest_roof_fraction"] == pytest.approx(busiest)
     assert r["bound"] == ("latency" if busiest < 0.10 or dur <= 2e-6 else side)
+    # the latency class splits at 20 us: launch-bound at or below, stall-bound above; null elsewhere
+    assert r["latency_kind"] == (None if r["bound"] != "latency" else "launch" if dur <= 20e-6 else "stall")
     assert r["roof_flops_per_s"] == pytest.approx(min(peak, ai * BW))
     assert r["roof_fraction"] * r["roof_flops_per_s"] == pytest.approx(flops / dur)
     t_roof = max(flops / peak, nbytes / BW)

@@ -339,3 +339,38 @@ def test_remedy_time_keeps_each_launch_at_its_achieved_fraction():
     expect = 1e-3 * compute_after / compute_now + 0.4e-3 * memory_after / memory_now + 5e-6 + 1e-3
     assert remedy_time(rows, dram_scale=0.5, peak_scale=2.0) == pytest.approx(expect)
     assert remedy_time(rows) == pytest.approx(float(rows["duration_s"].sum()))  # no remedy, no change
+
+
+def test_batch_what_if_on_gemms_alone_speaks_of_rows_not_tokens(b8_h100):
+    """The same decode fixture's GEMMs without any LLM kernel (no attention, norm, RoPE...): a GEMM
+    benchmark. The projection is the same model, in GEMM words: no tokens/s, no decode step."""
+    from ridgeline.analyzer.workload import llm_evidence
+    from ridgeline.render.whatif import batch_lines, headline
+
+    gemms = b8_h100.kernels.filter(pl.col("kernel_family") == "gemm")
+    assert llm_evidence(gemms) is None and llm_evidence(b8_h100.kernels) is not None
+    p = project_batch(gemms, 64, batch=8, gpu=lookup("H100 SXM")[0], launch_floor_s=FLOOR)
+    llm = project_batch(b8_h100.kernels, 64, batch=8, gpu=lookup("H100 SXM")[0], launch_floor_s=FLOOR)
+    assert p.llm_evidence is None and llm.llm_evidence
+    assert p.tokens_per_s is None and p.projected_tokens_per_s is None
+    assert llm.tokens_per_s == pytest.approx(8 / llm.duration_s)
+    text = " ".join([headline(p), *batch_lines(p), *p.assumptions, *p.notes]).lower()
+    assert "token" not in text and "decode" not in text and "kv cache" not in text
+    assert headline(p).startswith("rows per weight read (M) 8 -> 64 on H100 SXM: GPU time ")
+    # the GEMMs' time is the same model either way (memory-bound weights: same bytes, same time)
+    assert p.projected_duration_s == pytest.approx(
+        float(llm.launches.filter(b8_h100.kernels["kernel_family"] == "gemm")["projected_duration_s"].sum()))
+
+
+def test_what_if_tables_use_the_launch_and_stall_words(b8_h100):
+    """The per-kernel what-if table names bounds as every view does: latency-bound kernels are
+    launch- or stall-bound (measured by their kind, projected by their projected duration)."""
+    p = project_gpu(b8_h100.kernels, lookup("H200")[0], launch_floor_s=FLOOR)
+    words = set(p.kernels["bound"].drop_nulls()) | set(p.kernels["projected_bound"].drop_nulls())
+    assert "latency" not in words and "launch" in words
+    assert words <= {"memory", "compute", "launch", "stall", "unknown"}
+    # a 2.6 us launch stays launch-bound on a faster GPU; with a 1 us threshold it reads stall-bound
+    norm = p.kernels.filter(pl.col("kernel_family") == "norm").row(0, named=True)
+    assert (norm["bound"], norm["projected_bound"]) == ("launch", "launch")
+    q = project_gpu(b8_h100.kernels, lookup("H200")[0], launch_floor_s=FLOOR, launch_bound_max_s=1e-6)
+    assert q.kernels.filter(pl.col("kernel_family") == "norm")["projected_bound"][0] == "stall"

@@ -5,6 +5,7 @@ Expected values come from the hand-built result in ``_render_sample`` (synthetic
 
 from __future__ import annotations
 
+import copy
 import math
 from datetime import datetime, timezone
 from pathlib import Path
@@ -504,3 +505,28 @@ def test_cli_roofline_of_telemetry_only_is_an_input_error(tmp_path):
     rc, err = _cli("roofline", str(b8), str(prom), "-o", str(tmp_path / "y.png"))
     assert rc == 0, err
     assert "left out" in err and (tmp_path / "y.png").exists()
+
+
+def test_latency_points_are_coloured_and_named_by_their_kind():
+    """The decode fixture's ~2.6 us launches are launch-bound: the legend says so, in the launch
+    colour; a stall-bound kernel (a copy of the result with its kind changed) gets the stall colour."""
+    import polars as pl
+    from matplotlib.colors import to_rgba
+
+    from ridgeline.pipeline import analyze_paths
+
+    result = analyze_paths([_scenario("decode-b8-h100") / "profile.ncu-raw.csv"])
+    fig = plots.roofline_figure(result)
+    legends = [a for a in fig.axes[0].get_children() if hasattr(a, "get_texts")] + list(fig.legends)
+    texts = [t.get_text() for lg in legends for t in lg.get_texts()]
+    assert "launch-bound" in texts and "stall-bound" not in texts and "latency-bound" not in texts
+    (lat,) = _by_gid(fig, "kernels:0:latency")
+    assert {tuple(c) for c in lat.get_facecolors()} == {to_rgba(plots.BOUND_COLORS["launch"], 0.75)}
+    stalled = copy.copy(result)
+    stalled.kernels = result.kernels.with_columns(
+        pl.when(pl.col("bound") == "latency").then(pl.lit("stall")).otherwise(pl.col("latency_kind")).alias("latency_kind"))
+    stalled.summary = result.summary.with_columns(
+        pl.when(pl.col("bound") == "latency").then(pl.lit("stall")).otherwise(pl.col("latency_kind")).alias("latency_kind"))
+    fig = plots.roofline_figure(stalled)
+    (lat,) = _by_gid(fig, "kernels:0:latency")
+    assert {tuple(c) for c in lat.get_facecolors()} == {to_rgba(plots.BOUND_COLORS["stall"], 0.75)}

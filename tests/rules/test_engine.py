@@ -366,6 +366,9 @@ def test_rules_run_on_classifier_output():
         }
         for i in range(4)
     ]
+    # an LLM's RMSNorm: the decode words (tokens, batch) are for LLM work (ridgeline.analyzer.workload)
+    rows.append({"id": "norm", "kernel_name": "vllm::rms_norm_kernel", "short_name": "rms_norm_kernel",
+                 "device_name": "NVIDIA H100 80GB HBM3", "duration_s": 1e-12, "flops_fp32": 1e3, "dram_bytes": 1e3})
     kernels = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)
     roofline, roofs = classify(kernels)
     ctx = Context(kernels=roofline, total_gpu_time_s=2e-3, extra={"roofs": roofs})

@@ -15,6 +15,8 @@ GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize64x64x64_warpgroupsize1
 ATTN = "flash_fwd_splitkv_kernel"
 OTHER = "vectorized_elementwise_kernel"
 RIDGE_BF16 = 989e12 / 3.35e12  # 295.2 FLOP/B
+# an LLM's RMSNorm (the evidence that this is LLM work: ridgeline.analyzer.workload), too short to move a share
+RMSNORM = launch("vllm::rms_norm_kernel", duration_s=1e-12, flops=1e3, dram_bytes=1e3, id="norm")
 
 
 # ------------------------------------------------------------------- RL101
@@ -22,7 +24,7 @@ def test_rl101_fires_on_decode_gemm_with_tokens_and_ridge():
     # 1 GB of bf16 weights read by a batch of 8: 2 * 8 * 0.5e9 = 8e9 FLOP -> AI 8 FLOP/B
     rows = [launch(GEMM, duration_s=0.5e-3, flops=8e9, dram_bytes=1e9) for _ in range(2)]
     rows.append(launch(OTHER, duration_s=1e-3, flops=1e8, dram_bytes=3e9))
-    (f,) = run(get_rule("RL101"), rows)
+    (f,) = run(get_rule("RL101"), rows + [RMSNORM])
     assert f.code == "RL101" and f.subject == label(GEMM) and f.severity == "warning"
     assert "arithmetic intensity 8 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16)" in f.message
     assert "~8 tokens per weight read now; the ridge needs ~295" in f.message
@@ -49,9 +51,22 @@ def test_rl101_fires_on_decode_gemm_with_tokens_and_ridge():
 def test_rl101_fp8_weights_hold_half_the_tokens_per_flop():
     # fp8: 1 GB = 1e9 weights; batch 8 -> 2 * 8 * 1e9 = 16e9 FLOP, AI 16; ridge 1979e12/3.35e12 = 590.7
     rows = [launch(GEMM, duration_s=1e-3, flops=16e9, dram_bytes=1e9, precision="fp8_tensor", peak_flops=1979e12)]
-    (f,) = run(get_rule("RL101"), rows)
+    (f,) = run(get_rule("RL101"), rows + [RMSNORM])
     assert "arithmetic intensity 16 FLOP/B vs ridge 591 FLOP/B on H100 SXM (fp8)" in f.message
     assert "~8 tokens per weight read now; the ridge needs ~295" in f.message
+
+
+def test_rl101_speaks_of_rows_not_tokens_outside_llm_work():
+    """The same decode-shaped GEMM in a profile with no LLM kernel: GEMM words, the gap to the roof."""
+    rows = [launch(GEMM, duration_s=0.5e-3, flops=8e9, dram_bytes=1e9) for _ in range(2)]
+    (f,) = run(get_rule("RL101"), rows)
+    assert f.message == ("arithmetic intensity 8 FLOP/B vs ridge 295 FLOP/B on H100 SXM (bf16/fp16): ~8 rows per "
+                         "weight read (the M dimension); the ridge needs ~295")
+    words = (f.message + f.remedy).lower()
+    assert not any(w in words for w in ("token", "decode", "batch", "kv"))
+    assert "M dimension" in f.remedy
+    # saving: the gap to the roof, 2 x (0.5 ms - 1e9 B / 3.35e12 B/s)
+    assert f.impact_s == pytest.approx(2 * (0.5e-3 - 1e9 / H100_BW))
 
 
 def test_rl101_quiet_for_prefill_gemm_attention_and_small_groups():
@@ -223,7 +238,7 @@ def test_rl107_prefill_dominated_profile():
     # 3 compute-bound GEMM launches (AI 600e9 / 1.5e9 = 400) of 1 ms, one decode GEMM of 0.2 ms
     rows = [launch(GEMM, duration_s=1e-3, flops=600e9, dram_bytes=1.5e9) for _ in range(3)]
     rows.append(launch("gemv_kernel", duration_s=0.2e-3, flops=8e9, dram_bytes=1e9))
-    (f,) = run(get_rule("RL107"), rows)
+    (f,) = run(get_rule("RL107"), rows + [RMSNORM])
     assert f.severity == "info" and f.subject == "profile"
     # 3 ms of 3.2 ms = 93.75%
     assert f.message == (
@@ -231,6 +246,22 @@ def test_rl107_prefill_dominated_profile():
         "this profile shows prefill-like work; decode behaves differently"
     )
     assert f.impact_s is None
+
+
+def test_rl107_speaks_gemm_not_llm_on_a_plain_gemm_benchmark():
+    """No attention, RoPE, RMSNorm or LLM library: a GEMM benchmark is not 'prefill-like'."""
+    rows = [launch(GEMM, duration_s=1e-3, flops=600e9, dram_bytes=1.5e9) for _ in range(3)]
+    rows.append(launch("gemv_kernel", duration_s=0.2e-3, flops=8e9, dram_bytes=1e9))
+    (f,) = run(get_rule("RL107"), rows)
+    assert f.message == (
+        "94% of GEMM time is compute-bound (intensity 400 FLOP/B >= ridge 295 FLOP/B): this profile shows "
+        "large-shape GEMM (many rows per weight read) work; GEMV-like, few-row shapes behave differently"
+    )
+    words = (f.message + f.remedy).lower()
+    assert not any(w in words for w in ("prefill", "decode", "token", "batch"))
+    mem = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9) for _ in range(4)]
+    (g,) = run(get_rule("RL107"), mem)
+    assert "GEMV-like (few rows per weight read)" in g.message and "decode" not in g.message
 
 
 def test_rl107_decode_dominated_profile():
@@ -365,6 +396,10 @@ def test_rl111_fires_on_a_grid_smaller_than_the_gpu():
     after = max(1e-3 * 48 / 132, 0.3e9 / H100_BW)
     assert f.impact_s == pytest.approx(3 * (1e-3 - after))
     assert "all 132 SMs" in {e.metric: e.value for e in f.evidence}["impact_basis"]
+    # a GEMM benchmark (no LLM kernel): no batch or flash-decoding advice; with an LLM's norm: both
+    assert "batch" not in f.remedy and "flash-decoding" not in f.remedy and "split-K" in f.remedy
+    (g,) = run(get_rule("RL111"), rows + [RMSNORM])
+    assert "bigger batch" in g.remedy and "flash-decoding" in g.remedy
 
 
 def test_rl111_impact_never_goes_below_the_time_at_the_roof():

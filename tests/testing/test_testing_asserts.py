@@ -157,7 +157,7 @@ def test_allowed_findings_on_a_kernel(decode):
 
 
 def test_bad_arguments_are_value_errors_naming_the_choice(decode):
-    with pytest.raises(ValueError, match="bound 'compte': expected one of compute, latency, memory, unknown"):
+    with pytest.raises(ValueError, match="bound 'compte': expected one of compute, latency, launch, memory, stall, unknown"):
         assert_kernel(decode, "gemm", bound="compte")
     with pytest.raises(ValueError, match="not a valid regular expression"):
         assert_kernel(decode, pattern="gemm(", bound="memory")
@@ -208,13 +208,21 @@ def test_a_latency_bound_kernel_is_explained_as_such(decode):
     with pytest.raises(AssertionError) as exc:
         assert_kernel(decode, kernel="vllm::fused_add_rms_norm_kernel", bound="memory")
     text = str(exc.value)
-    assert "bound 'latency', expected 'memory'" in text
-    assert "latency-bound: no roof explains its time (busiest roof at " in text and "mean launch " in text
+    # a 2.6 us launch: the launch-bound kind of the latency class, said as such
+    assert "bound 'latency (launch)', expected 'memory'" in text
+    assert "launch-bound: no roof explains its time (busiest roof at " in text and "mean launch " in text
+    assert_kernel(decode, kernel="vllm::fused_add_rms_norm_kernel", bound="latency")  # the union
+    assert_kernel(decode, kernel="vllm::fused_add_rms_norm_kernel", bound="launch")
+    with pytest.raises(AssertionError, match="expected 'stall'"):
+        assert_kernel(decode, kernel="vllm::fused_add_rms_norm_kernel", bound="stall")
 
 
 def test_launch_bound_profile_is_all_latency():
     result = analyze(LAUNCH)
     assert_time_share(result, bound="latency", at_least=0.999)  # ~3 us kernels: the launch floor
+    # "latency" is the union of its two kinds: ~3 us launches are all launch-bound, none stall-bound
+    assert_time_share(result, bound="launch", at_least=0.999)
+    assert_time_share(result, bound="stall", at_most=0.0)
     assert_time_share(result, bound=("compute", "memory"), at_most=0.0)
     with pytest.raises(AssertionError, match="RL106"):
         assert_no_findings(result)
