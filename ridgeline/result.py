@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-JSON_SCHEMA_VERSION = "1.4"
+JSON_SCHEMA_VERSION = "1.5"
 
 
 @dataclasses.dataclass(frozen=True)

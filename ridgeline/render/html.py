@@ -45,15 +45,19 @@ from ridgeline.render.htmltext import esc, fmt_num, fmt_pct, fmt_seconds, fmt_si
 
 
 def roof_rows(result) -> list[dict[str, Any]]:
-    """The roofs used, one dict each: what, value (formatted), source, ridge (FLOP/B) or None."""
+    """The roofs used, one dict each: what, value (formatted), source, ridge (FLOP/B) or None
+    (the ridge of each roof as the JSON document records it: ridgeline.render.facts)."""
+    from ridgeline.render.facts import roof_ridges
+    from ridgeline.render.terminal import tensor_path_label
+
     rows = []
-    for r in result.roofs:
+    for r, ridge in zip(result.roofs, roof_ridges(result)):
         if r.kind == "compute":
             what = PRECISION_NAMES.get(r.precision or "", r.precision or "compute")
-            ridge = result.ridge(r.precision) if r.precision else None
+            if r.path:  # two roofs of one precision (wgmma, mma.sync): name the path each is for
+                what += f" ({tensor_path_label(r.path)})"
         else:
             what = f"{(r.level or 'memory').upper()} bandwidth"
-            ridge = None
         rows.append(
             {
                 "kind": r.kind,
@@ -69,19 +73,10 @@ def roof_rows(result) -> list[dict[str, Any]]:
 
 
 def time_by_bound(result) -> dict[str, float]:
-    """Share of GPU time per bound ('memory', 'compute', 'unknown'), from the launches."""
-    import polars as pl
+    """Share of GPU time per bound ('memory', 'compute', 'latency', 'unknown'): ridgeline.render.facts."""
+    from ridgeline.render.facts import time_by_bound as shares
 
-    if result.kernels is not None and result.kernels.height:
-        k = result.kernels
-        total = k["duration_s"].sum() or 0.0
-        if total:
-            agg = k.group_by(pl.col("bound").fill_null("unknown")).agg(pl.col("duration_s").sum())
-            return {b: float(t) / total for b, t in agg.rows() if t}
-    if result.summary is not None and result.summary.height:
-        agg = result.summary.group_by(pl.col("bound").fill_null("unknown")).agg(pl.col("time_share").sum())
-        return {b: float(t) for b, t in agg.rows() if t}
-    return {}
+    return shares(result)
 
 
 def sorted_findings(result) -> list:
@@ -389,10 +384,15 @@ def _kernels_section(result) -> str:
     shown = f" (top {len(rows)} of {total} by GPU time)" if total > len(rows) else ""
     parts = [
         f'<section id="kernels"><h2>Kernels{esc(shown)}</h2>'
-        '<p class="muted">One row per kernel name. Click a header to sort.</p>'
+        '<p class="muted">One row per kernel name, all its launches together. Click a header to sort. '
+        'Gap to roof: GPU time above the roof that bounds each launch; a finding\'s saving can exceed it when its '
+        'remedy changes the work (a bigger batch).</p>'
         '<table id="kernel-table" class="sortable"><thead><tr><th>Kernel</th><th class="num">Launches</th>'
         '<th class="num">GPU time</th><th class="num">Share</th><th class="num">Intensity (FLOP/B)</th>'
-        '<th>Precision</th><th>Bound</th><th class="num">% of roof</th><th class="num">Saving &le;</th>'
+        '<th>Precision</th><th>Bound</th><th class="num">% of roof</th>'
+        '<th class="num" title="GPU time of the launches minus their time at the roof that bounds each (the '
+        'gap to the roof, summary.saving_upper_bound_s); a finding\'s saving is what its remedy buys and can be '
+        'larger when the remedy changes the work, e.g. a bigger batch">Gap to roof</th>'
         "</tr></thead><tbody>"
     ]
     for r in rows:

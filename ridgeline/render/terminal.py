@@ -76,7 +76,6 @@ def _header(result) -> list[str]:
     return _wrap("ridgeline: " + ", ".join(parts), "")
 
 
-_DEVICE = re.compile(r" on (.+?)(?::|,|$)")
 
 
 def _gpu_lines(result) -> list[str]:
@@ -87,11 +86,13 @@ def _gpu_lines(result) -> list[str]:
     if not result.roofs:
         lines.append("Roofs: none (no measured peaks, no catalogue match: pass --gpu NAME)")
         return lines
-    # roofs per device (an input mixing GPUs has one set each), in order of appearance
+    # roofs per device (an input mixing GPUs has one set each), in order of appearance; each roof's
+    # ridge is the JSON document's (ridgeline.render.facts), against its own device's DRAM roof
+    from ridgeline.render.facts import roof_device, roof_ridges
+
     by_device: dict[str | None, list] = {}
-    for r in result.roofs:
-        m = _DEVICE.search(r.detail or "")
-        by_device.setdefault(m.group(1) if m else None, []).append(r)
+    for r, ridge_value in zip(result.roofs, roof_ridges(result)):
+        by_device.setdefault(roof_device(r), []).append((r, ridge_value))
     several = len(by_device) > 1
     any_ridge = False
     body: list[str] = []
@@ -101,9 +102,7 @@ def _gpu_lines(result) -> list[str]:
         indent = "    " if several else "  "
         if several:
             body.append(f"  {device or 'device not named'}:")
-        bw = [r.value for r in roofs if r.kind == "bandwidth" and (r.level or "dram") == "dram"]
-        one_bw = len(bw) == 1 and bw[0]
-        for r in roofs:
+        for r, ridge_value in roofs:
             if r.kind == "bandwidth":
                 label = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper()) + " bandwidth"
                 value, ridge = fmt_si(r.value, "B/s"), ""
@@ -112,7 +111,7 @@ def _gpu_lines(result) -> list[str]:
                 if r.path:  # "BF16 TC wgmma": fp16 and bf16 share the roof; the path is what differs
                     label = label.replace("BF16/FP16", "BF16") + f" {tensor_path_label(r.path)}"
                 value = fmt_si(r.value, "FLOP/s")
-                ridge = fmt_num(r.value / bw[0]) if one_bw else ""
+                ridge = fmt_num(ridge_value) if ridge_value else ""
                 any_ridge = any_ridge or bool(ridge)
             gap = "  " if label_w == 14 else " "  # labels with a tensor path: keep lines within 80 columns
             line = f"{label:<{label_w}}{value:>12}{ridge:>5}{gap}{roof_source_text(r)}"
@@ -165,17 +164,10 @@ def fmt_count(n: int | None) -> str:
 
 
 def time_by_bound(result) -> dict[str, float]:
-    """Share of GPU time per bound (memory / compute / unknown), from the launches."""
-    k = result.kernels
-    if k is None or k.height == 0:
-        return {}
-    import polars as pl
+    """Share of GPU time per bound (memory / compute / latency / unknown): ridgeline.render.facts."""
+    from ridgeline.render.facts import time_by_bound as shares
 
-    total = k.get_column("duration_s").sum() or 0.0
-    if not total:
-        return {}
-    agg = k.group_by("bound").agg(pl.col("duration_s").sum().alias("t"))
-    return {b: t / total for b, t in agg.iter_rows() if t}
+    return shares(result)
 
 
 def _where_time_goes(result) -> list[str]:
