@@ -345,8 +345,9 @@ def _findings_section(result) -> str:
         parts.append('<p class="muted">No rule fired.</p></section>')
         return "".join(parts)
     parts.append(
-        '<p class="muted">Sorted by impact: the GPU time that would be saved if the subject reached its '
-        "roof (an upper bound).</p>"
+        '<p class="muted">Sorted by impact: the GPU time the finding\'s remedy would save at best (an upper '
+        "bound: the gap to the roof, or what the remedy buys when it changes the work, as a bigger batch does; "
+        "each finding's evidence names its basis).</p>"
         '<table id="findings-table" class="sortable"><thead><tr><th class="num">#</th><th>Severity</th>'
         '<th>Rule</th><th>Subject</th><th>What was measured / what to do</th><th class="num">Impact</th>'
         "<th>Confidence</th></tr></thead><tbody>"
