@@ -165,6 +165,11 @@ NO_PRECISION = ("precision", "flops", "intensity_dram", "intensity_l2", "intensi
                 "ridge_distance")
 
 
+# rules that place a launch against its compute roof or ridge (decode GEMMs, compute-bound on CUDA
+# cores, below the compute roof, regime, L2 ridge, GEMM on CUDA cores, TF32)
+NEEDS_PRECISION = {"RL101", "RL104", "RL105", "RL107", "RL108", "RL109", "RL110"}
+
+
 @pytest.mark.parametrize("rows", ["first", "all"])
 @pytest.mark.parametrize("bound", [None, "memory", "latency", "unknown"])
 @pytest.mark.parametrize("name", list(KERNEL_INPUTS))
@@ -179,6 +184,9 @@ def test_kernel_rules_on_launches_without_precision(name, rows, bound):
         mask = pl.int_range(pl.len()) == 0 if rows == "first" else pl.lit(True)
         df = df.with_columns(pl.when(mask).then(pl.lit(bound)).otherwise(pl.col("bound")).alias("bound"))
     _run(_ctx(r, kernels=df), ("kernel", "data"))
+    if rows == "all":  # no launch has a precision: the rules that judge one against a compute roof say nothing
+        found = run_rules(_ctx(r, kernels=df), family=("kernel", "data"))
+        assert not {f.code for f in found} & NEEDS_PRECISION, [(f.code, f.message) for f in found]
 
 
 def test_rl107_skips_a_gemv_without_precision():
