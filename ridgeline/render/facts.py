@@ -12,7 +12,9 @@ Decisions:
   the same device* (an input mixing GPUs has one set of roofs per device; the device is the one
   the roof's provenance names, ``... on NVIDIA H200: ...``). Two compute roofs of one precision
   (Hopper's wgmma and mma.sync paths) each have their own ridge: the ridge of ``BF16 TC
-  mma.sync`` is the mma.sync roof over the bandwidth, never the first BF16 roof's. A device with
+  mma.sync`` is the mma.sync roof over the bandwidth, never the first BF16 roof's. A catalogue
+  roof names no device and is set against the input's DRAM roof when there is just one (a
+  measured one beside a datasheet compute peak, as the classifier does per launch). A device with
   no DRAM roof, or with several different ones, has no ridge (null).
 * **Time by bound.** Share of the profiled GPU time (the sum of launch durations, the same
   denominator as every share) per bound; a launch without a bound counts as ``unknown``.
@@ -46,9 +48,11 @@ def roof_ridges(result) -> list[float | None]:
     for r in result.roofs or ():
         if r.kind == "bandwidth" and (r.level or "dram") == "dram" and r.value:
             bw.setdefault(roof_device(r), set()).add(float(r.value))
+    everywhere = set().union(*bw.values()) if bw else set()
     out: list[float | None] = []
     for r in result.roofs or ():
-        dram = bw.get(roof_device(r), set())
+        # a catalogue compute roof names no device: the DRAM roof when the input has just one
+        dram = bw.get(roof_device(r)) or (everywhere if roof_device(r) is None else set())
         out.append(float(r.value) / next(iter(dram)) if r.kind == "compute" and len(dram) == 1 else None)
     return out
 
