@@ -225,6 +225,7 @@ def _terminal(doc: dict, text: str, out: Mismatches) -> None:
         if u:
             shares["unknown"] = percent(u.group(1))
         _bound_check(view, doc, shares, out)
+    _terminal_timeline(doc, lines, out)
     # findings: every "up to X (Y%)" is one finding's impact or one rule's total
     findings = doc.get("findings") or []
     totals: dict[str, list[float]] = {}
@@ -330,6 +331,7 @@ def _markdown(doc: dict, text: str, out: Mismatches) -> None:
         dur, share = _split_impact(cells[5])
         out.check(view, f"{code} {cells[3]} impact", dur, f.get("impact_s"))
         out.check(view, f"{code} {cells[3]} impact share", share, f.get("impact_share"), blank_ok=dur is None)
+    _markdown_timeline(doc, lines, out)
     for cells in _md_table(lines, "### Kernels"):
         if len(cells) < 8:
             continue
@@ -406,6 +408,7 @@ def _html_view(doc: dict, text: str, out: Mismatches) -> None:
         out.check(view, f"{code} {cells[3][2]} impact", dur, f.get("impact_s"))
         out.check(view, f"{code} {cells[3][2]} impact share", share, f.get("impact_share"), blank_ok=dur is None)
         _raw(out, view, f"{code} impact", cells[5][0], f.get("impact_s"))
+    _html_timeline(doc, text, out)
     for row in _table_rows(text, "kernel-table"):
         cells = _cells(row)
         rows = _summary_rows(doc, kernel_name=cells[0][1])
@@ -473,6 +476,106 @@ def _expect(doc: dict, text: str, out: Mismatches) -> None:
                           if isinstance(e[key], float) else None, s.get(col))
             elif s.get(col) is not None and math.isfinite(s[col]):
                 out.append(f"{view}: {e.get('name', e['kernel'])}: {key} not recorded, JSON has {s[col]!r}")
+
+
+
+# ------------------------------------------------------------------------------------------
+# timeline (Nsight Systems, Kineto): per device shares of the capture, kernels by timeline time
+# ------------------------------------------------------------------------------------------
+_DEVICE_SHARES = ("busy_s", "kernel_busy_s", "idle_s", "idle_launch_s", "idle_sync_s", "idle_other_s")
+
+
+def _timeline(doc: dict) -> dict:
+    return doc.get("timeline") or {}
+
+
+def _device_check(view: str, dev: dict, cap_text: str, shares: list[str], out: Mismatches) -> None:
+    """One device row: the capture and each share of it (printed share = JSON seconds / capture_s)."""
+    cap = dev.get("capture_s")
+    where = f"timeline {dev.get('source', '?').rsplit('/', 1)[-1]} gpu:{dev.get('device')}"
+    out.check(view, f"{where} capture", duration(cap_text) if cap_text not in ("-", "n/a") else None, cap)
+    for key, text in zip(_DEVICE_SHARES, shares):
+        if text == "n/a":  # the format has no host calls: the sync share cannot be told
+            if key != "idle_sync_s" or dev.get("host_calls"):
+                out.append(f"{view}: {where} {key}: printed n/a, JSON has host calls")
+            continue
+        value = dev.get(key)
+        want = value / cap if cap and value is not None else None
+        out.check(view, f"{where} {key} share", percent(text) if text != "-" else None, want)
+
+
+def _timeline_kernel_check(view: str, row: dict, launches: str, time: str, wall: str, busy: str, out: Mismatches):
+    where = f"timeline kernel {row.get('short_name')}"
+    out.check(view, f"{where} launches", count(launches), row.get("launches"))
+    out.check(view, f"{where} time", duration(time), row.get("total_s"))
+    out.check(view, f"{where} wall share", percent(wall) if wall != "-" else None, row.get("wall_share"))
+    out.check(view, f"{where} busy share", percent(busy) if busy != "-" else None, row.get("busy_share"))
+
+
+def _terminal_timeline(doc: dict, lines: list[str], out: Mismatches) -> None:
+    view = "terminal"
+    tl = _timeline(doc)
+    devices, kernels = tl.get("devices") or [], tl.get("kernels") or []
+    share = r"(\S+%|-|n/a)"
+    dev_re = re.compile(rf"(\S+ \S+|-)\s+{share}\s+{share}\s+{share}\s+{share}\s+{share}\s+{share}\s*$")
+    ker_re = re.compile(r"^\s*(\d+) .*?(\S+)\s+(\S+ \S+)\s+(\S+%|-)\s+(\S+%|-)\s*$")
+    for k, line in enumerate(lines):
+        if line.startswith("Timeline: GPU busy vs idle"):
+            rows = []
+            for row in lines[k + 2:]:
+                if row.startswith("shares of capture"):
+                    break
+                m = dev_re.search(row)
+                if m:
+                    rows.append(m.groups())
+            if len(rows) != len(devices):
+                out.append(f"{view}: {len(rows)} timeline device rows, JSON has {len(devices)}")
+            for dev, g in zip(devices, rows):
+                _device_check(view, dev, g[0], list(g[1:]), out)
+        if line.startswith("Kernels by timeline time"):
+            for row in lines[k + 2:]:
+                m = ker_re.match(row)
+                if not m:
+                    break
+                i = int(m.group(1)) - 1
+                if i >= len(kernels):
+                    out.append(f"{view}: timeline kernel row {i + 1} beyond the JSON's")
+                    break
+                _timeline_kernel_check(view, kernels[i], *m.groups()[1:], out)
+
+
+def _markdown_timeline(doc: dict, lines: list[str], out: Mismatches) -> None:
+    devices = _timeline(doc).get("devices") or []
+    rows = [c for c in _md_table(lines, "### Timeline") if len(c) == 9]
+    if any(line.startswith("### Timeline") for line in lines) and len(rows) != len(devices):
+        out.append(f"markdown: {len(rows)} timeline device rows, JSON has {len(devices)}")
+    for dev, cells in zip(devices, rows):
+        _device_check("markdown", dev, cells[2], cells[3:9], out)
+
+
+def _html_timeline(doc: dict, text: str, out: Mismatches) -> None:
+    view = "html"
+    m = re.search(r'<section id="timeline">(.*?)</section>', text, re.S)
+    if not m:
+        return
+    tl = _timeline(doc)
+    tables = re.findall(r"<table[^>]*>(.*?)</table>", m.group(1), re.S)
+    devices, kernels = tl.get("devices") or [], tl.get("kernels") or []
+    heads = [re.sub(r"<[^>]+>", " ", t.split("</thead>", 1)[0]) for t in tables]
+    for t, head in zip(tables, heads):
+        rows = re.findall(r"<tr>(.*?)</tr>", t.split("<tbody>", 1)[-1], re.S)
+        if "capture" in head:
+            if len(rows) != len(devices):
+                out.append(f"{view}: {len(rows)} timeline device rows, JSON has {len(devices)}")
+            for dev, row in zip(devices, rows):
+                cells = _cells(row)
+                _raw(out, view, "timeline capture", cells[2][0], dev.get("capture_s"))
+                _device_check(view, dev, cells[2][2], [c[2] for c in cells[3:9]], out)
+        elif "wall share" in head:
+            for r, row in zip(kernels, rows):
+                cells = _cells(row)
+                _raw(out, view, "timeline kernel time", cells[2][0], r.get("total_s"))
+                _timeline_kernel_check(view, r, cells[1][2], cells[2][2], cells[3][2], cells[4][2], out)
 
 
 VIEWS = {"terminal": _terminal, "markdown": _markdown, "html": _html_view, "sarif": _sarif, "github": _github,

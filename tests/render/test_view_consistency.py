@@ -80,3 +80,38 @@ def test_a_wrong_roof_fraction_in_check_write_is_caught(tmp_path):
     wrong = re.sub(r"(?m)^roof_fraction = .*$", "roof_fraction = 0.6648", texts["expect"])
     assert wrong != texts["expect"]
     assert any("roof_fraction" in m for m in view_mismatches(doc, {"expect": wrong}))
+
+
+TIMELINES = sorted(p for p in (ROOT / "fixtures" / "timeline").iterdir() if p.is_file() and p.suffix != ".md"
+                   and not p.name.endswith(".py"))
+REAL_TIMELINES = sorted(p for d in ("nsys", "kineto") for p in (SAMPLES / d).glob("*")
+                        if p.is_file() and p.suffix != ".md") if SAMPLES.is_dir() else []
+
+
+def _timeline_views(path: Path):
+    from ridgeline.errors import InputError
+    from ridgeline.pipeline import analyze_paths
+
+    try:
+        result = analyze_paths([path])
+    except InputError as err:
+        pytest.skip(f"refused: {err}")
+    return render_views(result)
+
+
+@pytest.mark.parametrize("path", TIMELINES, ids=lambda p: p.name)
+def test_views_match_json_on_timelines(path):
+    doc, texts = _timeline_views(path)
+    assert_views_match_json(doc, texts)
+    if (doc.get("timeline") or {}).get("devices"):
+        checked: dict = {}
+        view_mismatches(doc, texts, checked=checked)
+        for key in ("terminal:capture", "markdown:capture", "html:capture", "html:share"):
+            assert checked.get(key), (key, checked)
+
+
+@pytest.mark.skipif(not REAL_TIMELINES, reason="../shared/samples absent")
+@pytest.mark.parametrize("path", REAL_TIMELINES, ids=lambda p: p.name[:60])
+def test_views_match_json_on_real_timelines(path):
+    doc, texts = _timeline_views(path)
+    assert_views_match_json(doc, texts)
