@@ -2,8 +2,8 @@
 
 Usage (the render tests and the real-data sweep)::
 
-    from view_consistency import assert_views_match_json, render_views
-    doc, texts = render_views(result, expect_text=...)
+    from view_consistency import assert_views_match_json, render_views_for
+    doc, texts = render_views_for([path], tmp_path)          # or render_views(result)
     assert_views_match_json(doc, texts)
 
 ``texts`` maps a view name to its text: ``terminal`` (``ridgeline analyze``), ``markdown`` and
@@ -137,6 +137,24 @@ def render_views(result, *, expect_text: str | None = None) -> tuple[dict, dict[
     if expect_text is not None:
         texts["expect"] = expect_text
     return doc, texts
+
+
+def render_views_for(paths, tmp_dir, **analyze_kw) -> tuple[dict, dict[str, str]]:
+    """(JSON document, {view: text}) for input files, ``check --write`` included when the input has
+    launches (written under ``tmp_dir``); ``analyze_kw`` as for ridgeline.pipeline.analyze_paths
+    (e.g. ``gpu="H200"``). InputError (a refused file) propagates."""
+    from pathlib import Path
+
+    from ridgeline.pipeline import analyze_paths
+
+    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
+    result = analyze_paths(paths, **analyze_kw)
+    expect_text = None
+    if result.kernels is not None and result.kernels.height:
+        from ridgeline.testing.expectations import render as render_expect
+
+        expect_text = render_expect(result, expect_path=Path(tmp_dir) / "views.ridgeline.toml", profiles=paths)
+    return render_views(result, expect_text=expect_text)
 
 
 # ------------------------------------------------------------------------------------------

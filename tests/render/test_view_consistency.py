@@ -115,3 +115,13 @@ def test_views_match_json_on_timelines(path):
 def test_views_match_json_on_real_timelines(path):
     doc, texts = _timeline_views(path)
     assert_views_match_json(doc, texts)
+
+
+def test_render_views_for_files(tmp_path):
+    """The sweep's entry point: every view of a file, check --write included, with --gpu."""
+    from view_consistency import render_views_for
+
+    doc, texts = render_views_for(ROOT / "fixtures" / "scenarios" / "decode-b8-h200" / "profile.ncu-raw.csv", tmp_path,
+                                  gpu="H200")
+    assert set(texts) == {"terminal", "markdown", "html", "sarif", "github", "expect"}
+    assert_views_match_json(doc, texts)
