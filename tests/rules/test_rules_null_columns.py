@@ -89,7 +89,12 @@ def _run(ctx: Context, family) -> None:
 
 @pytest.mark.parametrize("name", list(KERNEL_INPUTS))
 def test_keys_are_never_null(name):
+    """The frames carry every schema column (so each is nulled below) and the keys are filled."""
+    from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS
+
     r = _analysis(name)
+    assert set(KERNEL_COLUMNS) | set(ROOFLINE_COLUMNS) <= set(r.kernels.columns)
+    assert set(SUMMARY_COLUMNS) <= set(r.summary.columns)
     for col in KERNEL_KEYS:
         assert r.kernels[col].null_count() == 0, col
     for col in SUMMARY_KEYS:
