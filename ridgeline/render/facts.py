@@ -28,33 +28,15 @@ Decisions:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-# the device a measured roof's provenance names: "median of 4 launches on NVIDIA H200: ..."
-_DEVICE = re.compile(r" on (.+?)(?::|,|$)")
-
-
-def roof_device(roof) -> str | None:
-    """The device a roof was measured on (None: a catalogue roof or an unnamed device)."""
-    m = _DEVICE.search(getattr(roof, "detail", None) or "")
-    return m.group(1) if m else None
+from ridgeline.result import roof_device  # noqa: F401  (re-exported: the renderers' import)
+from ridgeline.result import roof_ridges as _ridges
 
 
 def roof_ridges(result) -> list[float | None]:
-    """Ridge point (FLOP/B) of each roof in ``result.roofs``, in order: compute roof / the DRAM
-    bandwidth roof of the same device; None for bandwidth roofs and where that roof is not unique."""
-    bw: dict[str | None, set[float]] = {}
-    for r in result.roofs or ():
-        if r.kind == "bandwidth" and (r.level or "dram") == "dram" and r.value:
-            bw.setdefault(roof_device(r), set()).add(float(r.value))
-    everywhere = set().union(*bw.values()) if bw else set()
-    out: list[float | None] = []
-    for r in result.roofs or ():
-        # a catalogue compute roof names no device: the DRAM roof when the input has just one
-        dram = bw.get(roof_device(r)) or (everywhere if roof_device(r) is None else set())
-        out.append(float(r.value) / next(iter(dram)) if r.kind == "compute" and len(dram) == 1 else None)
-    return out
+    """Ridge point (FLOP/B) of each roof in ``result.roofs``, in order (ridgeline.result.roof_ridges)."""
+    return _ridges(result.roofs or ())
 
 
 def roof_records(result) -> list[dict[str, Any]]:
