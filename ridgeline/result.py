@@ -7,6 +7,7 @@ builds it: inputs -> parsers -> classifier -> rules -> AnalysisResult.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 JSON_SCHEMA_VERSION = "1.5"
@@ -81,10 +82,39 @@ class AnalysisResult:
     # {source: (samples, null values)} of the telemetry long table (ridgeline.analyzer.accounting)
     sample_counts: Any = None
 
-    def ridge(self, precision: str, level: str = "dram") -> float | None:
-        """Ridge point (FLOP/byte) for a precision against a memory level, from the roofs used."""
-        compute = next((r for r in self.roofs if r.kind == "compute" and r.precision == precision), None)
-        bw = next((r for r in self.roofs if r.kind == "bandwidth" and r.level == level), None)
-        if compute is None or bw is None or not bw.value:
-            return None
-        return compute.value / bw.value
+    def ridge(self, precision: str, path: str | None = None) -> float | None:
+        """Ridge point (FLOP/byte) of the first compute roof of ``precision`` (and tensor ``path``
+        when given) against the DRAM roof, as :func:`roof_ridges` computes it for every view."""
+        for r, ridge in zip(self.roofs, roof_ridges(self.roofs)):
+            if r.kind == "compute" and r.precision == precision and (path is None or r.path == path):
+                return ridge
+        return None
+
+
+# the device a measured roof's provenance names: "median of 4 launches on NVIDIA H200: ..."
+_DEVICE = re.compile(r" on (.+?)(?::|,|$)")
+
+
+def roof_device(roof: Roof) -> str | None:
+    """The device a roof was measured on (None: a catalogue roof or an unnamed device)."""
+    m = _DEVICE.search(roof.detail or "")
+    return m.group(1) if m else None
+
+
+def roof_ridges(roofs) -> list[float | None]:
+    """Ridge point (FLOP/B) of each roof, in order: a compute roof over the DRAM bandwidth roof of
+    the same device (each tensor path its own ridge); a catalogue roof, which names no device, over
+    the input's DRAM roof when there is just one; None for bandwidth roofs and where that DRAM roof
+    is missing or not unique. Every view prints these (ridgeline.render.facts)."""
+    roofs = list(roofs or ())
+    bw: dict[str | None, set[float]] = {}
+    for r in roofs:
+        if r.kind == "bandwidth" and (r.level or "dram") == "dram" and r.value:
+            bw.setdefault(roof_device(r), set()).add(float(r.value))
+    everywhere = set().union(*bw.values()) if bw else set()
+    out: list[float | None] = []
+    for r in roofs:
+        device = roof_device(r)
+        dram = bw.get(device) or (everywhere if device is None else set())
+        out.append(float(r.value) / next(iter(dram)) if r.kind == "compute" and len(dram) == 1 else None)
+    return out

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline import __version__
-from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound, view_bound_expr
+from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 # the bounds as every view shows them: the latency class split into launch- and stall-bound
@@ -49,15 +49,19 @@ from ridgeline.render.htmltext import esc, fmt_num, fmt_pct, fmt_seconds, fmt_si
 
 
 def roof_rows(result) -> list[dict[str, Any]]:
-    """The roofs used, one dict each: what, value (formatted), source, ridge (FLOP/B) or None."""
+    """The roofs used, one dict each: what, value (formatted), source, ridge (FLOP/B) or None
+    (the ridge of each roof as the JSON document records it: ridgeline.render.facts)."""
+    from ridgeline.render.facts import roof_ridges
+    from ridgeline.render.terminal import tensor_path_label
+
     rows = []
-    for r in result.roofs:
+    for r, ridge in zip(result.roofs, roof_ridges(result)):
         if r.kind == "compute":
             what = PRECISION_NAMES.get(r.precision or "", r.precision or "compute")
-            ridge = result.ridge(r.precision) if r.precision else None
+            if r.path:  # two roofs of one precision (wgmma, mma.sync): name the path each is for
+                what += f" ({tensor_path_label(r.path)})"
         else:
             what = f"{(r.level or 'memory').upper()} bandwidth"
-            ridge = None
         rows.append(
             {
                 "kind": r.kind,
@@ -73,22 +77,10 @@ def roof_rows(result) -> list[dict[str, Any]]:
 
 
 def time_by_bound(result) -> dict[str, float]:
-    """Share of GPU time per bound ('memory', 'compute', 'unknown'), from the launches."""
-    import polars as pl
+    """Share of GPU time per bound ('memory', 'compute', 'latency', 'unknown'): ridgeline.render.facts."""
+    from ridgeline.render.facts import time_by_bound as shares
 
-    if result.kernels is not None and result.kernels.height:
-        k = result.kernels
-        total = k["duration_s"].sum() or 0.0
-        if total:
-            k = k if "latency_kind" in k.columns else k.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
-            agg = k.group_by(view_bound_expr().fill_null("unknown").alias("bound")).agg(pl.col("duration_s").sum())
-            return {b: float(t) / total for b, t in agg.rows() if t}
-    if result.summary is not None and result.summary.height:
-        s = result.summary
-        s = s if "latency_kind" in s.columns else s.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
-        agg = s.group_by(view_bound_expr().fill_null("unknown").alias("bound")).agg(pl.col("time_share").sum())
-        return {b: float(t) for b, t in agg.rows() if t}
-    return {}
+    return shares(result)
 
 
 def sorted_findings(result) -> list:
@@ -358,8 +350,9 @@ def _findings_section(result) -> str:
         parts.append('<p class="muted">No rule fired.</p></section>')
         return "".join(parts)
     parts.append(
-        '<p class="muted">Sorted by impact: the GPU time that would be saved if the subject reached its '
-        "roof (an upper bound).</p>"
+        '<p class="muted">Sorted by impact: the GPU time the finding\'s remedy would save at best (an upper '
+        "bound: the gap to the roof, or what the remedy buys when it changes the work, as a bigger batch does; "
+        "each finding's evidence names its basis).</p>"
         '<table id="findings-table" class="sortable"><thead><tr><th class="num">#</th><th>Severity</th>'
         '<th>Rule</th><th>Subject</th><th>What was measured / what to do</th><th class="num">Impact</th>'
         "<th>Confidence</th></tr></thead><tbody>"
@@ -397,10 +390,15 @@ def _kernels_section(result) -> str:
     shown = f" (top {len(rows)} of {total} by GPU time)" if total > len(rows) else ""
     parts = [
         f'<section id="kernels"><h2>Kernels{esc(shown)}</h2>'
-        '<p class="muted">One row per kernel name. Click a header to sort.</p>'
+        '<p class="muted">One row per kernel name, all its launches together. Click a header to sort. '
+        'Gap to roof: GPU time above the roof that bounds each launch; a finding\'s saving can exceed it when its '
+        'remedy changes the work (a bigger batch).</p>'
         '<table id="kernel-table" class="sortable"><thead><tr><th>Kernel</th><th class="num">Launches</th>'
         '<th class="num">GPU time</th><th class="num">Share</th><th class="num">Intensity (FLOP/B)</th>'
-        '<th>Precision</th><th>Bound</th><th class="num">% of roof</th><th class="num">Saving &le;</th>'
+        '<th>Precision</th><th>Bound</th><th class="num">% of roof</th>'
+        '<th class="num" title="GPU time of the launches minus their time at the roof that bounds each (the '
+        'gap to the roof, summary.saving_upper_bound_s); a finding\'s saving is what its remedy buys and can be '
+        'larger when the remedy changes the work, e.g. a bigger batch">Gap to roof</th>'
         "</tr></thead><tbody>"
     ]
     for r in rows:

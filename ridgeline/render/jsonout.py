@@ -26,6 +26,7 @@ from ridgeline.analyzer.schema import (
     TIMELINE_TOTALS_COLUMNS,
     WINDOW_COLUMNS,
 )
+from ridgeline.render.facts import roof_records, time_by_bound
 from ridgeline.result import JSON_SCHEMA_VERSION
 
 # top-level key -> meaning (the order of the document)
@@ -47,7 +48,10 @@ TOP_LEVEL: dict[str, str] = {
     "ncu_rules": "null without a .ncu-rep input, else ncu's own rule results stored in the reports: list of records "
     "(keys below); evidence beside ridgeline's findings, never findings themselves (since 1.2)",
     "what_if": "one object per --what-if spec, in order (keys below); empty list without one (since 1.3)",
-    "accounting": "per input: {path, kind, unit (launches or samples), read, used, missing, skipped, "
+    "time_by_bound": "bound -> share of the profiled GPU time as every view shows it (memory, compute, launch, stall, "
+    "unknown: the latency class split by latency_kind; a launch without a bound counts as unknown), the figure every "
+    "view's 'where the time goes' prints (ridgeline.render.facts; since 1.5)",
+    "accounting": "per input: {path, kind, unit (launches, records for timelines, or samples), read, used, missing, skipped, "
     "skipped_reasons {reason: count}, balanced}; read = used + missing + skipped "
     "(ridgeline.analyzer.accounting; since 1.4)",
 }
@@ -103,6 +107,8 @@ ROOF_KEYS: dict[str, str] = {
     "path": "compute roofs measured per tensor instruction path: \"hgmma\" (Hopper wgmma), \"hmma\" (mma.sync), \"hgmma+hmma\" (ops-weighted); null otherwise",
     "detail": "where exactly the number came from (datasheet, or the median over which launches)",
     "unit": "\"FLOP/s\" or \"B/s\"",
+    "ridge_flop_per_byte": "compute roofs: this roof over the DRAM bandwidth roof of the same device (each tensor path its "
+    "own ridge); null for bandwidth roofs or without one DRAM roof for the device (ridgeline.render.facts; since 1.5)",
 }
 
 FINDING_KEYS: dict[str, str] = {
@@ -260,7 +266,7 @@ def to_document(result) -> dict[str, Any]:
     doc = {
         "schema_version": JSON_SCHEMA_VERSION,
         "gpu": gpu_section(result),
-        "roofs": [r.to_dict() for r in result.roofs],
+        "roofs": roof_records(result),
         "inputs": [dataclasses.asdict(i) for i in result.inputs],
         "total_gpu_time_s": result.total_gpu_time_s,
         "kernels": _records(result.kernels, KERNEL_KEYS),
@@ -272,6 +278,7 @@ def to_document(result) -> dict[str, Any]:
         "timeline": timeline_section(getattr(result, "timeline", None)),
         "ncu_rules": ncu_rules_section(result),
         "what_if": _what_if_records(result),
+        "time_by_bound": time_by_bound(result),
         "accounting": _accounting(result),
     }
     assert list(doc) == list(TOP_LEVEL)
@@ -310,6 +317,7 @@ def render_json(result, *, indent: int | None = 2) -> str:
     result_wo = dataclasses.replace(result, kernels=None)
     doc = to_document(result_wo)
     doc["accounting"] = clean(_accounting(result))  # counted from the launches, which result_wo leaves out
+    doc["time_by_bound"] = clean(time_by_bound(result))  # likewise
     doc["kernels"] = _KERNELS_MARK
     text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
     return text.replace(json.dumps(_KERNELS_MARK), _records_json(kernels, KERNEL_KEYS), 1) + "\n"

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from ridgeline.analyzer.gpus import PRECISION_LABELS
-from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, VIEW_LEGEND, view_bound, view_bound_expr
+from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, VIEW_LEGEND, view_bound
 from ridgeline.render.text import (  # noqa: F401  (re-exported: the terminal's public helpers)
     GROUP_DETAIL_MAX, GROUP_LIST_MAX, GROUP_REMEDIES_MAX, TELEMETRY_KINDS, WIDTH, _findings, _impact_text, _wrap,
     distinct_labels, fmt_num, fmt_pct, fmt_seconds, fmt_si, shorten,
@@ -78,7 +78,6 @@ def _header(result) -> list[str]:
     return _wrap("ridgeline: " + ", ".join(parts), "")
 
 
-_DEVICE = re.compile(r" on (.+?)(?::|,|$)")
 
 
 def _gpu_lines(result) -> list[str]:
@@ -89,11 +88,13 @@ def _gpu_lines(result) -> list[str]:
     if not result.roofs:
         lines.append("Roofs: none (no measured peaks, no catalogue match: pass --gpu NAME)")
         return lines
-    # roofs per device (an input mixing GPUs has one set each), in order of appearance
+    # roofs per device (an input mixing GPUs has one set each), in order of appearance; each roof's
+    # ridge is the JSON document's (ridgeline.render.facts), against its own device's DRAM roof
+    from ridgeline.render.facts import roof_device, roof_ridges
+
     by_device: dict[str | None, list] = {}
-    for r in result.roofs:
-        m = _DEVICE.search(r.detail or "")
-        by_device.setdefault(m.group(1) if m else None, []).append(r)
+    for r, ridge_value in zip(result.roofs, roof_ridges(result)):
+        by_device.setdefault(roof_device(r), []).append((r, ridge_value))
     several = len(by_device) > 1
     any_ridge = False
     body: list[str] = []
@@ -103,9 +104,7 @@ def _gpu_lines(result) -> list[str]:
         indent = "    " if several else "  "
         if several:
             body.append(f"  {device or 'device not named'}:")
-        bw = [r.value for r in roofs if r.kind == "bandwidth" and (r.level or "dram") == "dram"]
-        one_bw = len(bw) == 1 and bw[0]
-        for r in roofs:
+        for r, ridge_value in roofs:
             if r.kind == "bandwidth":
                 label = LEVEL_LABELS.get(r.level or "dram", (r.level or "?").upper()) + " bandwidth"
                 value, ridge = fmt_si(r.value, "B/s"), ""
@@ -114,7 +113,7 @@ def _gpu_lines(result) -> list[str]:
                 if r.path:  # "BF16 TC wgmma": fp16 and bf16 share the roof; the path is what differs
                     label = label.replace("BF16/FP16", "BF16") + f" {tensor_path_label(r.path)}"
                 value = fmt_si(r.value, "FLOP/s")
-                ridge = fmt_num(r.value / bw[0]) if one_bw else ""
+                ridge = fmt_num(ridge_value) if ridge_value else ""
                 any_ridge = any_ridge or bool(ridge)
             gap = "  " if label_w == 14 else " "  # labels with a tensor path: keep lines within 80 columns
             line = f"{label:<{label_w}}{value:>12}{ridge:>5}{gap}{roof_source_text(r)}"
@@ -171,20 +170,10 @@ def fmt_count(n: int | None) -> str:
 
 
 def time_by_bound(result) -> dict[str, float]:
-    """Share of GPU time per bound (memory / compute / unknown), from the launches."""
-    k = result.kernels
-    if k is None or k.height == 0:
-        return {}
-    import polars as pl
+    """Share of GPU time per bound (memory / compute / latency / unknown): ridgeline.render.facts."""
+    from ridgeline.render.facts import time_by_bound as shares
 
-    total = k.get_column("duration_s").sum() or 0.0
-    if not total:
-        return {}
-    if "latency_kind" not in k.columns:
-        k = k.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
-    # the latency class split by kind (launch-bound / stall-bound), as every view shows it
-    agg = k.group_by(view_bound_expr().alias("bound")).agg(pl.col("duration_s").sum().alias("t"))
-    return {b: t / total for b, t in agg.iter_rows() if t}
+    return shares(result)
 
 
 def _where_time_goes(result) -> list[str]:

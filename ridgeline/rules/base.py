@@ -7,6 +7,14 @@ override); its docstring has the fixed sections ``What it finds``, ``Why it matt
 ``What to do`` and ``Example``. ``check(ctx)`` reads only normalized columns from the
 :class:`Context` and returns findings.
 
+Nulls: a value that was not measured is null (ridgeline.analyzer.schema), and every column but
+the analyzer's keys may be null in a real file -- a GEMV whose FP counters were not collected has
+no precision, so no compute roof and no ridge. A rule leaves out what it cannot judge (a launch
+without a ridge is on neither side of one) and never formats a missing number; it never raises.
+``tests/rules/test_rules_null_columns.py`` runs every rule on real fixture analyses with each
+nullable ROOFLINE, SUMMARY and WINDOW column null in one row and in all rows, and with random
+sets of nulls.
+
 Codes: ``RL`` + family digit + two digits. 1xx kernel/roofline, 2xx telemetry, 3xx
 run-to-run, 4xx timeline (Nsight Systems, PyTorch profiler), 9xx input and data quality. A published code is never reused.
 """

@@ -62,7 +62,10 @@ class ProfileDominatedByOneRegime(Rule):
         total = K.total_gpu_time(ctx)
         if df is None or not total:
             return []
-        g = df.filter((pl.col("family") == "gemm") & pl.col("bound").is_in(["memory", "compute"]))
+        # a launch without a precision has no compute roof and so no ridge: it cannot be placed on
+        # either side of one and is left out (issue 20: a GEMV with no FP counters)
+        g = df.filter((pl.col("family") == "gemm") & pl.col("bound").is_in(["memory", "compute"])
+                      & pl.col("ridge_flop_per_byte").is_not_null())
         if g.height == 0:
             return []
         gemm_time = float(g["duration_s"].sum())
@@ -100,7 +103,7 @@ class ProfileDominatedByOneRegime(Rule):
         both = sub.filter(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null())
         bytes_ = float(both["dram_bytes"].sum())
         ai = float(both["flops"].sum()) / bytes_ if bytes_ else None
-        ridge = float(sub["ridge_flop_per_byte"].median())
+        ridge = sub["ridge_flop_per_byte"].median()
         return [
             self.finding(
                 subject="profile",

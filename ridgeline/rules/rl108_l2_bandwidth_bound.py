@@ -66,6 +66,7 @@ class L2BandwidthBound(Rule):
             c("intensity_dram").is_not_null()
             & c("intensity_l2").is_not_null()
             & (c("ridge_flop_per_byte") > 0)
+            & (c("peak_flops_per_s") > 0)
             & (c("intensity_dram") >= c("ridge_flop_per_byte"))
             & (c("roof_fraction") < p["max_roof_fraction"])
             & (c("time_share").fill_null(1.0) >= p["min_time_share"])

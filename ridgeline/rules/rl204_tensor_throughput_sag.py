@@ -58,6 +58,7 @@ class TensorThroughputSag(Rule):
         keys = list(T.KEYS)
         w = T.usable(w).filter(
             c("gpu_util_mean_ratio").is_not_null() & c("tensor_active_mean_ratio").is_not_null()
+            & (c("span_s") > 0)  # a window without a span weighs nothing (null: not measured)
             & (c("gpu_util_mean_ratio") >= p["min_util"])
         ).with_columns(
             (c("tensor_active_mean_ratio") / c("gpu_util_mean_ratio")).alias("eff"),

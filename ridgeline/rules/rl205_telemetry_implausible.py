@@ -157,7 +157,8 @@ class TelemetryImplausible(Rule):
                 out.append(self.finding(
                     subject=subj, severity="info",
                     message=(f"time gaps in {r['gap_windows']} windows, longest {T.minutes(r['max_gap'])} "
-                             f"> {T.minutes(limit)} (sample interval {r['interval_s']:.3g} s)"),
+                             f"> {T.minutes(limit)}"
+                             + (f" (sample interval {r['interval_s']:.3g} s)" if r["interval_s"] is not None else "")),
                     remedy="Check the collector and scrape pipeline for restarts or dropped scrapes; gaps lower coverage_ratio.",
                     evidence=(Evidence("max_gap_s", r["max_gap"], "s", "telemetry"),
                               Evidence("interval_s", r["interval_s"], "s", "derived")),

@@ -1,0 +1,71 @@
+"""The derived numbers the views print, computed once (issue 20, item 10: one number per fact).
+
+Every view -- the terminal, Markdown, HTML, SARIF/GitHub annotations, ``check --write`` -- renders
+the one analysis result, and the JSON document (``ridgeline.render.jsonout``) is that result written
+down. Numbers that are not already a column of a table or a field of a finding are computed here,
+the JSON document records them, and the renderers call the same functions: a view formats a
+number, it never recomputes it in its own way.
+
+Decisions:
+
+* **Ridge per roof.** A compute roof's ridge point is its value over the DRAM bandwidth roof *of
+  the same device* (an input mixing GPUs has one set of roofs per device; the device is the one
+  the roof's provenance names, ``... on NVIDIA H200: ...``). Two compute roofs of one precision
+  (Hopper's wgmma and mma.sync paths) each have their own ridge: the ridge of ``BF16 TC
+  mma.sync`` is the mma.sync roof over the bandwidth, never the first BF16 roof's. A catalogue
+  roof names no device and is set against the input's DRAM roof when there is just one (a
+  measured one beside a datasheet compute peak, as the classifier does per launch). A device with
+  no DRAM roof, or with several different ones, has no ridge (null).
+* **Time by bound.** Share of the profiled GPU time (the sum of launch durations, the same
+  denominator as every share) per bound; a launch without a bound counts as ``unknown``.
+* **Kernel table figures** are the SUMMARY table's (``ridgeline.analyzer.roofline.summarize``):
+  ``roof_fraction`` is the duration-weighted mean of the launches' roof fractions and
+  ``saving_upper_bound_s`` the gap to the roof (GPU time minus time at the roof, summed over the
+  name's launches). A finding's ``impact_s`` is what its remedy buys and can be larger than that gap
+  when the remedy changes the work (RL101's batching: the same tokens at a larger batch); views
+  label the two differently and never print one as the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ridgeline.result import roof_device  # noqa: F401  (re-exported: the renderers' import)
+from ridgeline.result import roof_ridges as _ridges
+
+
+def roof_ridges(result) -> list[float | None]:
+    """Ridge point (FLOP/B) of each roof in ``result.roofs``, in order (ridgeline.result.roof_ridges)."""
+    return _ridges(result.roofs or ())
+
+
+def roof_records(result) -> list[dict[str, Any]]:
+    """The JSON document's ``roofs``: each Roof's fields plus its ``ridge_flop_per_byte``."""
+    return [dict(r.to_dict(), ridge_flop_per_byte=ridge) for r, ridge in zip(result.roofs or (), roof_ridges(result))]
+
+
+def time_by_bound(result) -> dict[str, float]:
+    """Share of the profiled GPU time per bound as every view shows it (memory, compute, launch,
+    stall, unknown: the latency class split by kind, :func:`ridgeline.analyzer.latency.view_bound_expr`),
+    from the launches; {} without launch durations."""
+    import polars as pl
+
+    from ridgeline.analyzer.latency import view_bound_expr
+
+    def with_kind(df):
+        return df if "latency_kind" in df.columns else df.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
+
+    k = getattr(result, "kernels", None)
+    if k is not None and k.height:
+        total = k.get_column("duration_s").sum() or 0.0
+        if not total:
+            return {}
+        agg = with_kind(k).group_by(view_bound_expr().fill_null("unknown").alias("bound")).agg(
+            pl.col("duration_s").sum().alias("t"))
+        return {b: float(t) / total for b, t in agg.sort("bound").iter_rows() if t}
+    s = getattr(result, "summary", None)  # a result without its launches: the names' shares
+    if s is not None and s.height:
+        agg = with_kind(s).group_by(view_bound_expr().fill_null("unknown").alias("bound")).agg(
+            pl.col("time_share").sum().alias("t"))
+        return {b: float(t) for b, t in agg.sort("bound").iter_rows() if t}
+    return {}
