@@ -126,3 +126,143 @@ def _advice_texts(doc: dict) -> list[str]:
         texts.append(str(k.get("missing_hint") or ""))
     texts += [str(n) for n in doc.get("notes") or []]
     return texts
+
+
+# --------------------------------------------------------------------------------------------
+# profiles: what the file holds, in any spelling (ridgeline.parsers.ncu_spellings)
+# --------------------------------------------------------------------------------------------
+PROFILES = [p for p in FILES if p.parent.name in ("ncu", "ncu-rep")]
+PROFILE_IDS = [f"{p.parent.name}/{p.name[:48]}" for p in PROFILES]
+#: a roofline placement needs these; "--set roofline" advice is right only when one is absent
+ROOFLINE_QUANTITIES = ("flops_fp32", "dram_bytes", "duration_s")
+_COLLECT = re.compile(r"--metrics|--section|--set\b|re-?profile|collect", re.I)
+
+
+@functools.lru_cache(maxsize=None)
+def metric_names(path: Path) -> frozenset:
+    """Every metric the file holds, by its ncu name (details pages: (name, unit) pairs)."""
+    from ridgeline.errors import InputError
+
+    try:
+        if path.suffix == ".ncu-rep":
+            from ridgeline.parsers.ncu_rep import read_ncu_rep
+
+            res, _rules = read_ncu_rep([path])
+        else:
+            from ridgeline.parsers.ncu import read_ncu
+
+            res = read_ncu([path])
+    except InputError:
+        return frozenset()
+    names: set = set()
+    for frame in res.metrics.values():
+        if frame is None:
+            continue
+        if "Metric Name" in frame.columns:  # details page: long
+            cols = ["Metric Name", "Metric Unit"] if "Metric Unit" in frame.columns else ["Metric Name"]
+            names |= {tuple(r) if len(r) == 2 else r[0] for r in frame.select(cols).unique().iter_rows()}
+        else:
+            names |= set(frame.columns)
+    return frozenset(names)
+
+
+def _held(path: Path) -> set[str]:
+    from ridgeline.parsers.ncu_spellings import quantities_held
+
+    return quantities_held(metric_names(path))
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=PROFILE_IDS)
+def test_no_advice_to_collect_what_the_file_holds(path):
+    from ridgeline.parsers.ncu_spellings import quantity_of
+
+    doc = _doc(path)
+    held = _held(path)
+    for text in _advice_texts(doc):
+        m = _COLLECT.search(text)
+        if not m:
+            continue
+        asked = text[m.start():]  # what the advice asks to collect (a metric quoted before it is evidence)
+        for metric in _METRIC.findall(asked):
+            q = quantity_of(metric)
+            assert q is None or q not in held, f"advice names {metric} ({q}), which the file holds: {text[:160]}"
+        if re.search(r"--set roofline|SpeedOfLight_RooflineChart", text):
+            assert not all(q in held for q in ROOFLINE_QUANTITIES), f"advises the roofline section it holds: {text[:160]}"
+
+
+@pytest.mark.parametrize("path", PROFILES, ids=PROFILE_IDS)
+def test_flops_and_bytes_null_only_without_a_spelling(path):
+    doc = _doc(path)
+    held = _held(path)
+    kernels = doc.get("kernels") or []
+    flop_held = {"flops_fp32", "flops_fp64", "flops_fp16", "flops_tensor"} & held
+    if not flop_held:
+        assert all(k.get("flops") is None for k in kernels), "FLOPs without any FLOP counter in the file"
+    elif "flops_fp32" in held and kernels:  # FLOPs are known when the FP32 count is (zero is zero)
+        assert any(k.get("flops") is not None for k in kernels), f"file holds {sorted(flop_held)}, every FLOPs null"
+    if "dram_bytes" not in held:
+        assert all(k.get("dram_bytes") is None for k in kernels), "DRAM bytes without a DRAM counter in the file"
+    elif kernels:
+        assert any(k.get("dram_bytes") is not None for k in kernels), "file holds DRAM bytes, every launch null"
+
+
+# --------------------------------------------------------------------------------------------
+# verdicts any file must respect
+# --------------------------------------------------------------------------------------------
+_LAUNCH_REMEDY = re.compile(r"CUDA graph|HIP graph|launch overhead|persistent kernel|fewer kernels|fewer launches", re.I)
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_no_launch_remedy_on_long_launches(path):
+    from ridgeline.analyzer.latency import LAUNCH_BOUND_MAX_S
+
+    doc = _doc(path)
+    kernels = doc.get("kernels") or []
+    for f in doc.get("findings") or []:
+        if not _LAUNCH_REMEDY.search(f.get("remedy") or "") or not kernels:
+            continue  # (timeline-only findings: launch gaps are the timeline's own measure)
+        ev = {e["metric"]: e["value"] for e in f.get("evidence") or []}
+        limit = ev.get("launch_bound_max_s", LAUNCH_BOUND_MAX_S)
+        if f.get("subject_kind") == "kernel":
+            mine = [k for k in kernels if f["subject"] in (k.get("kernel_label"), k.get("short_name"), k.get("kernel_name"))]
+            longest = max((k["duration_s"] for k in mine if k.get("duration_s") is not None), default=None)
+        else:
+            longest = ev.get("longest_launch_s")
+        assert longest is not None, f"{f['code']} advises fewer launches without saying how long they are"
+        assert longest <= limit, f"{f['code']} advises fewer launches for a {longest * 1e6:.0f} us launch"
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_distinct_kernels_get_distinct_names(path):
+    doc = _doc(path)
+    for table in ("summary",):
+        rows = doc.get(table) or []
+        labels: dict[str, str] = {}
+        for r in rows:
+            label = r.get("kernel_label") or r.get("short_name")
+            other = labels.setdefault(label, r["kernel_name"])
+            assert other == r["kernel_name"], f"{label!r} names two kernels: {other[:80]!r} and {r['kernel_name'][:80]!r}"
+    tl = doc.get("timeline") or {}
+    rows = tl.get("kernels") or []
+    seen: dict = {}
+    for r in rows:
+        key = (r.get("source"), r.get("device"))
+        label, name = r.get("kernel_label"), r.get("name") or r.get("kernel_name")
+        if label is None or name is None:
+            continue
+        other = seen.setdefault((key, label), name)
+        assert other == name, f"timeline label {label!r} names two kernels"
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_every_view_prints_the_json_numbers(path, tmp_path):
+    from view_consistency import assert_views_match_json, render_views_for
+
+    from ridgeline.errors import InputError
+
+    _doc(path)
+    try:
+        doc, texts = render_views_for([path], tmp_path)
+    except InputError:
+        pytest.skip("refused in one line")
+    assert_views_match_json(doc, texts)
