@@ -1,0 +1,117 @@
+"""Peak memory of a long Prometheus pull, against reading the same data back from the store.
+
+    python benchmarks/bench_prometheus_memory.py                       # 1 and 2 days, 8 hosts x 2 GPUs
+    python benchmarks/bench_prometheus_memory.py --days 2 4 --hosts 8 --gpus 4
+
+Needs ``prometheus`` and ``promtool`` (Debian: ``apt-get install prometheus``) and the
+``ridgeline[prometheus]`` extra. For each pull length it generates the SYNTHETIC days of
+``tests/prometheus_server.py`` (``--days`` consecutive copies of the fixture day, ``--hosts``
+hosts of ``--gpus`` GPUs, 8 DCGM fields at 30 s) as OpenMetrics, loads them with ``promtool``
+into a real Prometheus on loopback and runs, each in its own process (``ridgeline telemetry ...
+--format json -o FILE``, peak RSS = the child's ``ru_maxrss`` from ``wait4``):
+
+* ``save``: the pull with ``--save STORE`` (what a nightly job runs);
+* ``pull``: the pull alone;
+* ``store`` (the baseline): ``ridgeline telemetry STORE`` on the store the first run wrote,
+  i.e. the same samples read back from Parquet.
+
+It prints each run's peak RSS, time and JSON size, the ratio of the pull's peak to the store
+read's in the same session, and checks that the pull's ``telemetry`` and ``findings`` equal the
+store read's. Memory that grows with the samples shows as a ratio that grows with ``--days``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def run(args: list[str]) -> tuple[float, float, str]:
+    """(peak RSS MiB, seconds, stderr) of ``ridgeline ARGS`` in a fresh process."""
+    cmd = [sys.executable, "-c", "import sys; from ridgeline.cli import main; main(sys.argv[1:])", *args]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    t = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        secs = time.perf_counter() - t
+        err.seek(0)
+        text = err.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        sys.exit(f"ridgeline {' '.join(args)} exited {code}: {text.strip()[-400:]}")
+    return usage.ru_maxrss / 1024, secs, text  # ru_maxrss is KiB on Linux
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--days", type=int, nargs="+", default=[1, 2], help="pull lengths in days (default 1 2)")
+    ap.add_argument("--hosts", type=int, default=8, help="hosts (default 8)")
+    ap.add_argument("--gpus", type=int, default=2, help="GPUs per host (default 2)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
+    args = ap.parse_args()
+
+    import prometheus_server as ps
+
+    if not (shutil.which("prometheus") and shutil.which("promtool")):
+        sys.exit("bench_prometheus_memory: prometheus/promtool not installed (apt-get install prometheus)")
+    hosts = tuple(f"node{i:02d}" for i in range(1, args.hosts + 1))
+    tmp = Path(tempfile.mkdtemp(prefix="bench-prom-mem-"))
+    rows = []
+    try:
+        for days in args.days:
+            work = tmp / f"d{days}"
+            t = time.perf_counter()
+            om, _ = ps.write_fixture_day(work / "fixture", hosts, days=days, gpus=args.gpus, csv=False)
+            ps.load_blocks(om, work / "data")
+            om.unlink()
+            samples = sum(1 for _ in ps.series(hosts, args.gpus)) * ps.DAY_POINTS * days
+            print(f"{days} day(s): {len(hosts)} hosts x {args.gpus} GPUs, {samples:,} samples, "
+                  f"{time.perf_counter() - t:.0f} s to generate and load", flush=True)
+            server = ps.PrometheusServer(work / "data", work)
+            try:
+                end = ps.DAY_START + days * 86400 - ps.STEP_S
+                pull = ["telemetry", "--prometheus", server.url, "--from", str(ps.DAY_START), "--to", str(end),
+                        "--step", "30s", "--format", "json", "-q"]
+                store = work / "store"
+                out = {k: work / f"{k}.json" for k in ("save", "pull", "store")}
+                res = {"save": run([*pull, "--save", str(store), "-o", str(out["save"])]),
+                       "pull": run([*pull, "-o", str(out["pull"])])}
+            finally:
+                server.stop()
+            res["store"] = run(["telemetry", str(store), "--format", "json", "-q", "-o", str(out["store"])])
+            docs = {k: json.loads(p.read_text(encoding="utf-8")) for k, p in out.items()}
+            for k in ("save", "pull"):
+                same = all(docs[k][key] == docs["store"][key] for key in ("telemetry", "findings"))
+                if not same:
+                    sys.exit(f"{days} day(s): the {k} run's windows or findings differ from the store read's")
+            windows = len(docs["store"]["telemetry"]["windows"])
+            for k, (mib, secs, _err) in res.items():
+                rows.append((days, samples, windows, k, mib, secs, out[k].stat().st_size / 2**20,
+                             mib / res["store"][0]))
+            shutil.rmtree(work / "data", ignore_errors=True)
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\n{'days':>4} {'samples':>11} {'windows':>8} {'run':<6} {'peak RSS':>10} {'time':>8} "
+          f"{'JSON':>9} {'peak / store read':>18}")
+    for days, samples, windows, k, mib, secs, json_mib, ratio in rows:
+        print(f"{days:>4} {samples:>11,} {windows:>8,} {k:<6} {mib:>7.0f} MiB {secs:>6.1f} s "
+              f"{json_mib:>5.1f} MiB {ratio:>17.2f}x")
+    print("\nwindows, findings: identical between the pull and the store read at every length")
+
+
+if __name__ == "__main__":
+    main()
