@@ -53,6 +53,11 @@ def run(args: list[str]) -> tuple[float, float, str]:
     return usage.ru_maxrss / 1024, secs, text  # ru_maxrss is KiB on Linux
 
 
+def _row(days, samples, windows, k, mib, secs, json_mib, ratio) -> str:
+    return (f"{days:>4} {samples:>11,} {windows:>8,} {k:<6} {mib:>7.0f} MiB {secs:>6.1f} s "
+            f"{json_mib:>5.1f} MiB {ratio:>17.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--days", type=int, nargs="+", default=[1, 2], help="pull lengths in days (default 1 2)")
@@ -96,9 +101,11 @@ def main() -> None:
                 if not same:
                     sys.exit(f"{days} day(s): the {k} run's windows or findings differ from the store read's")
             windows = len(docs["store"]["telemetry"]["windows"])
+            del docs
             for k, (mib, secs, _err) in res.items():
                 rows.append((days, samples, windows, k, mib, secs, out[k].stat().st_size / 2**20,
                              mib / res["store"][0]))
+                print("  " + _row(*rows[-1]), flush=True)
             shutil.rmtree(work / "data", ignore_errors=True)
     finally:
         if args.keep:
@@ -107,9 +114,8 @@ def main() -> None:
             shutil.rmtree(tmp, ignore_errors=True)
     print(f"\n{'days':>4} {'samples':>11} {'windows':>8} {'run':<6} {'peak RSS':>10} {'time':>8} "
           f"{'JSON':>9} {'peak / store read':>18}")
-    for days, samples, windows, k, mib, secs, json_mib, ratio in rows:
-        print(f"{days:>4} {samples:>11,} {windows:>8,} {k:<6} {mib:>7.0f} MiB {secs:>6.1f} s "
-              f"{json_mib:>5.1f} MiB {ratio:>17.2f}x")
+    for row in rows:
+        print(_row(*row))
     print("\nwindows, findings: identical between the pull and the store read at every length")
 
 

@@ -18,6 +18,10 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
   request stays far below the server's 50 M samples per query;
 * requests run ``concurrency`` at a time; a timeout, a connection error, HTTP 429 or 5xx is
   retried ``retries`` times with exponential backoff (``Retry-After`` honoured, capped);
+* each answer is converted as it arrives, its repeated samples dropped, and written to a
+  temporary per-host Parquet folder (:mod:`ridgeline.sources.spill`), then dropped: at most
+  ``concurrency + 1`` answers are alive at once, so the pull's memory does not grow with its
+  length; the reduction then reads one host at a time, as it reads a ``--save`` store;
 * a chunk that still fails is listed by name (field, hosts, span) in ``skipped``: its samples
   are absent, so its windows have those fields missing (null), never 0. ``strict=True`` makes
   it an error instead.
@@ -50,7 +54,7 @@ MAX_POINTS = 11_000  # Prometheus' limit of points per series in one query_range
 HOSTS_PER_QUERY = 32  # Hostname values per request once a fleet is split by host
 HOST_LABEL = "Hostname"  # dcgm-exporter's host label (the 1.x exporter's 'hostname' is not split on)
 RETRY_AFTER_MAX_S = 30.0
-IN_FLIGHT = 2  # requests submitted per worker thread at a time (answers waiting to be converted)
+QUEUED = 1  # requests submitted beyond --concurrency, so a worker starts the next one while an answer converts
 
 
 class PrometheusError(RidgelineError):
@@ -616,13 +620,14 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
             repeats += frame.height - kept.height
             spill.add(index[id(chunk)], group_of[chunk.hosts], finish(kept, source=client.url))
 
-    # at most IN_FLIGHT x concurrency requests submitted at once, each answer converted, written to
-    # the spill and dropped as soon as it arrives: answers never pile up while others convert
+    # at most concurrency + QUEUED requests submitted at once, each answer converted, written to the
+    # spill and dropped as soon as it arrives: the answers alive at any time are those few, whatever
+    # the pull's length (each at most --max-points x the series of one field and host group)
     todo = iter(chunks)
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
         futures: dict = {}
         try:
-            for chunk in itertools.islice(todo, IN_FLIGHT * concurrency):
+            for chunk in itertools.islice(todo, concurrency + QUEUED):
                 futures[pool.submit(fetch, chunk)] = chunk
             while futures:
                 finished, _ = wait(futures, return_when=FIRST_COMPLETED)
