@@ -16,8 +16,10 @@ into a real Prometheus on loopback and runs, each in its own process (``ridgelin
   i.e. the same samples read back from Parquet.
 
 It prints each run's peak RSS, time and JSON size, the ratio of the pull's peak to the store
-read's in the same session, and checks that the pull's ``telemetry`` and ``findings`` equal the
-store read's. Memory that grows with the samples shows as a ratio that grows with ``--days``.
+read's (same code, same session), and checks that every run's ``telemetry`` and ``findings``
+are equal. Memory that grows with the samples shows as a ratio that grows with ``--days``.
+``--before DIR`` runs an older checkout too, on the same server and data (``before`` rows);
+``--max-points`` makes a pull of a few days take several requests per field.
 """
 
 from __future__ import annotations
@@ -36,10 +38,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def run(args: list[str]) -> tuple[float, float, str]:
-    """(peak RSS MiB, seconds, stderr) of ``ridgeline ARGS`` in a fresh process."""
+def run(args: list[str], root: Path = ROOT) -> tuple[float, float, str]:
+    """(peak RSS MiB, seconds, stderr) of ``ridgeline ARGS`` (the code at ``root``) in a fresh process."""
     cmd = [sys.executable, "-c", "import sys; from ridgeline.cli import main; main(sys.argv[1:])", *args]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t = time.perf_counter()
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
@@ -54,7 +56,7 @@ def run(args: list[str]) -> tuple[float, float, str]:
 
 
 def _row(days, samples, windows, k, mib, secs, json_mib, ratio) -> str:
-    return (f"{days:>4} {samples:>11,} {windows:>8,} {k:<6} {mib:>7.0f} MiB {secs:>6.1f} s "
+    return (f"{days:>4} {samples:>11,} {windows:>8,} {k:<13} {mib:>7.0f} MiB {secs:>6.1f} s "
             f"{json_mib:>5.1f} MiB {ratio:>17.2f}x")
 
 
@@ -63,6 +65,12 @@ def main() -> None:
     ap.add_argument("--days", type=int, nargs="+", default=[1, 2], help="pull lengths in days (default 1 2)")
     ap.add_argument("--hosts", type=int, default=8, help="hosts (default 8)")
     ap.add_argument("--gpus", type=int, default=2, help="GPUs per host (default 2)")
+    ap.add_argument("--max-points", type=int, default=None,
+                    help="the pull's --max-points (default ridgeline's, 11,000 = 3.8 days at 30 s): pulls "
+                         "longer than one request show whether memory grows with the pull's length")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="a checkout of the code before a change (e.g. `git worktree add /tmp/before HEAD~3`): "
+                         "its runs are measured on the same server and data, labelled 'before'")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
     args = ap.parse_args()
 
@@ -73,6 +81,7 @@ def main() -> None:
     hosts = tuple(f"node{i:02d}" for i in range(1, args.hosts + 1))
     tmp = Path(tempfile.mkdtemp(prefix="bench-prom-mem-"))
     rows = []
+    codes = ([("before", args.before.resolve())] if args.before else []) + [("after" if args.before else "this", ROOT)]
     try:
         for days in args.days:
             work = tmp / f"d{days}"
@@ -88,23 +97,31 @@ def main() -> None:
                 end = ps.DAY_START + days * 86400 - ps.STEP_S
                 pull = ["telemetry", "--prometheus", server.url, "--from", str(ps.DAY_START), "--to", str(end),
                         "--step", "30s", "--format", "json", "-q"]
-                store = work / "store"
-                out = {k: work / f"{k}.json" for k in ("save", "pull", "store")}
-                res = {"save": run([*pull, "--save", str(store), "-o", str(out["save"])]),
-                       "pull": run([*pull, "-o", str(out["pull"])])}
+                if args.max_points:
+                    pull += ["--max-points", str(args.max_points)]
+                res, out = {}, {}
+                for label, root in codes:
+                    store = work / f"store-{label}"
+                    for k in ("save", "pull"):
+                        out[f"{label} {k}"] = work / f"{label}-{k}.json"
+                        extra = ["--save", str(store)] if k == "save" else []
+                        res[f"{label} {k}"] = run([*pull, *extra, "-o", str(out[f"{label} {k}"])], root)
             finally:
                 server.stop()
-            res["store"] = run(["telemetry", str(store), "--format", "json", "-q", "-o", str(out["store"])])
+            for label, root in codes:
+                out[f"{label} store"] = work / f"{label}-store.json"
+                res[f"{label} store"] = run(["telemetry", str(work / f"store-{label}"), "--format", "json", "-q",
+                                             "-o", str(out[f"{label} store"])], root)
             docs = {k: json.loads(p.read_text(encoding="utf-8")) for k, p in out.items()}
-            for k in ("save", "pull"):
-                same = all(docs[k][key] == docs["store"][key] for key in ("telemetry", "findings"))
-                if not same:
+            base = docs[f"{codes[-1][0]} store"]
+            for k, doc in docs.items():
+                if any(doc[key] != base[key] for key in ("telemetry", "findings")):
                     sys.exit(f"{days} day(s): the {k} run's windows or findings differ from the store read's")
-            windows = len(docs["store"]["telemetry"]["windows"])
-            del docs
+            windows = len(base["telemetry"]["windows"])
+            del docs, base
             for k, (mib, secs, _err) in res.items():
                 rows.append((days, samples, windows, k, mib, secs, out[k].stat().st_size / 2**20,
-                             mib / res["store"][0]))
+                             mib / res[f"{k.split()[0]} store"][0]))
                 print("  " + _row(*rows[-1]), flush=True)
             shutil.rmtree(work / "data", ignore_errors=True)
     finally:
@@ -112,11 +129,12 @@ def main() -> None:
             print(f"kept {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-    print(f"\n{'days':>4} {'samples':>11} {'windows':>8} {'run':<6} {'peak RSS':>10} {'time':>8} "
+    print(f"\n{'days':>4} {'samples':>11} {'windows':>8} {'run':<13} {'peak RSS':>10} {'time':>8} "
           f"{'JSON':>9} {'peak / store read':>18}")
     for row in rows:
         print(_row(*row))
-    print("\nwindows, findings: identical between the pull and the store read at every length")
+    print("\nwindows, findings: identical between every run (pulls, store reads"
+          + (", before and after" if args.before else "") + ") at every length")
 
 
 if __name__ == "__main__":
