@@ -297,20 +297,22 @@ def _records_json(df, columns) -> str:
 _WINDOWS_MARK = "__ridgeline_windows_records__"
 
 
-def _windows_json(windows) -> str:
-    """The WINDOW records as a JSON array, one record per line, written by polars (NaN/inf ->
-    null; datetimes in ISO 8601 as :func:`clean` writes them): no Python object per window, so
-    the memory to render a long pull's telemetry is a few times the text, not ~10x it."""
+def _windows_json(windows) -> list[str]:
+    """The WINDOW records as the pieces of a JSON array, one record per line, written by polars
+    (NaN/inf -> null; datetimes in ISO 8601 as :func:`clean` writes them): no Python object per
+    window, so rendering a long pull's telemetry takes a few times its text, not ~10x it."""
     if not windows.height:
-        return "[]"
+        return ["[]"]
     lines = windows.write_ndjson()
-    return "[\n" + lines.rstrip("\n").replace("\n", ",\n") + "\n]"  # JSON strings hold no raw newline
+    body = lines.rstrip("\n").replace("\n", ",\n")  # JSON strings hold no raw newline
+    del lines
+    return ["[\n", body, "\n]"]
 
 
 def render_json(result, *, indent: int | None = 2) -> str:
     """The document as text. The per-launch records are serialized by polars (one compact
     line per document) and the telemetry windows too (one line per window) because
-    Python-level conversion dominates on 100k+ launches and windows."""
+    Python-level conversion dominates on 100k+ launches and windows; the text is joined once."""
     kernels = result.kernels
     windows = getattr(result, "windows", None)
     has_windows = windows is not None and windows.height > 0
@@ -321,18 +323,22 @@ def render_json(result, *, indent: int | None = 2) -> str:
         result_wo = dataclasses.replace(result_wo, windows=windows.head(0))
     doc = to_document(result_wo)
     doc["accounting"] = clean(_accounting(result))  # counted from the launches, which result_wo leaves out
-    text_parts = {}
+    marks = []
     if kernels is not None and kernels.height:
         doc["kernels"] = _KERNELS_MARK
-        text_parts[_KERNELS_MARK] = _records_json(kernels, KERNEL_KEYS)
+        marks.append(_KERNELS_MARK)
     if has_windows:
         doc["telemetry"] = telemetry_section(windows, records=False)
         doc["telemetry"]["windows"] = _WINDOWS_MARK
-        text_parts[_WINDOWS_MARK] = _windows_json(windows)
-    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
-    for mark, part in text_parts.items():
-        text = text.replace(json.dumps(mark), part, 1)
-    return text + "\n"
+        marks.append(_WINDOWS_MARK)
+    rest = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
+    parts: list[str] = []
+    for mark in sorted(marks, key=lambda m: rest.index(json.dumps(m))):  # in document order
+        head, rest = rest.split(json.dumps(mark), 1)
+        parts.append(head)
+        parts.extend([_records_json(kernels, KERNEL_KEYS)] if mark == _KERNELS_MARK else _windows_json(windows))
+    parts += [rest, "\n"]
+    return "".join(parts)
 
 
 def _key_table(keys: dict[str, str]) -> str:
