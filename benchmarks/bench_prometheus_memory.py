@@ -44,7 +44,8 @@ def run(args: list[str], root: Path = ROOT) -> tuple[float, float, str]:
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t = time.perf_counter()
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
+        # cwd=root: `python -c` puts the working folder first on sys.path, before PYTHONPATH
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=root)
         _pid, status, usage = os.wait4(proc.pid, 0)
         secs = time.perf_counter() - t
         err.seek(0)
