@@ -56,6 +56,39 @@ def run(args: list[str], root: Path = ROOT) -> tuple[float, float, str]:
     return usage.ru_maxrss / 1024, secs, text  # ru_maxrss is KiB on Linux
 
 
+STAGES = r"""
+import sys
+from ridgeline.sources.prometheus import pull, parse_time
+from ridgeline.pipeline import reduce_telemetry
+from ridgeline.result import AnalysisResult
+from ridgeline.render.jsonout import render_json
+
+def mark(stage):
+    status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    hwm, rss = (int(status[k].split()[0]) / 1024 for k in ("VmHWM", "VmRSS"))
+    print(f"    {stage:<26} peak {hwm:6.0f} MiB, held {rss:6.0f} MiB", flush=True)
+
+url, t0, t1 = sys.argv[1], sys.argv[2], sys.argv[3]
+kw = {"max_points": int(sys.argv[4])} if len(sys.argv) > 4 else {}
+mark("imports")
+p = pull(url, start=parse_time(t0), end=parse_time(t1), step_s=30, **kw)
+mark("pull")
+counts = {}
+src = p.source() if hasattr(p, "source") else (p.info.path, p.frame)
+_lf, _inputs, _skipped, windows = reduce_telemetry([], extra=[src], sample_counts=counts)
+mark(f"reduce ({windows.height:,} windows)")
+text = render_json(AnalysisResult(inputs=[p.info], windows=windows, sample_counts=counts))
+mark(f"JSON ({len(text) / 2**20:.0f} MiB)")
+"""
+
+
+def stages(root: Path, url: str, t0: int, t1: int, max_points: int | None) -> None:
+    """Peak and held RSS after each stage of a pull, reduction and JSON render, in one process."""
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    args = [url, str(t0), str(t1)] + ([str(max_points)] if max_points else [])
+    subprocess.run([sys.executable, "-c", STAGES, *args], env=env, cwd=root, check=True)
+
+
 def _row(days, samples, windows, k, mib, secs, json_mib, ratio) -> str:
     return (f"{days:>4} {samples:>11,} {windows:>8,} {k:<13} {mib:>7.0f} MiB {secs:>6.1f} s "
             f"{json_mib:>5.1f} MiB {ratio:>17.2f}x")
@@ -72,6 +105,8 @@ def main() -> None:
     ap.add_argument("--before", type=Path, default=None,
                     help="a checkout of the code before a change (e.g. `git worktree add /tmp/before HEAD~3`): "
                          "its runs are measured on the same server and data, labelled 'before'")
+    ap.add_argument("--stages", action="store_true",
+                    help="also print the peak and held RSS after each stage (pull, reduce, JSON) in one process")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
     args = ap.parse_args()
 
@@ -101,6 +136,10 @@ def main() -> None:
                 if args.max_points:
                     pull += ["--max-points", str(args.max_points)]
                 res, out = {}, {}
+                if args.stages:
+                    for label, root in codes:
+                        print(f"  stages, {label}:", flush=True)
+                        stages(root, server.url, ps.DAY_START, end, args.max_points)
                 for label, root in codes:
                     store = work / f"store-{label}"
                     for k in ("save", "pull"):
