@@ -1089,12 +1089,14 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     if prom.get("lenient") and prom.get("prom_strict"):
         raise UsageError("--strict and --lenient exclude each other")
     pulled = _pull_prometheus(prom) if prom.get("prom_url") else None
+    if pulled is not None:
+        ctx.call_on_close(pulled.close)  # the pull's temporary files, once the output is written
     paths, stdin_dir = _stdin_inputs(paths)
     counts: dict = {}  # samples per input, counted by the reduction
     lf, inputs, skipped, windows = reduce_telemetry(
         paths, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes,
         engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
-        extra=[] if pulled is None else [(pulled.info.path, pulled.frame)],
+        extra=[] if pulled is None else [pulled.source()],
         strict=not prom.get("lenient"), strict_folders=bool(prom.get("prom_strict")), sample_counts=counts,
     )
     if pulled is not None:
@@ -1296,7 +1298,8 @@ def _pull_prometheus(prom: dict):
                     timeout_s=P.parse_duration(prom["prom_timeout"], what="--timeout"), retries=prom["prom_retries"],
                     max_points=prom["prom_max_points"], hosts_per_query=prom["prom_hosts"],
                     strict=bool(prom.get("prom_strict")), progress=progress)
-    if not pulled.frame.height:
+    if not pulled.rows:
+        pulled.close()
         from ridgeline.errors import InputError
 
         why = f"; {len(pulled.failed)} of {pulled.chunks} requests failed, e.g. {pulled.skipped[0].item}: " \
@@ -1309,9 +1312,7 @@ def _pull_prometheus(prom: dict):
         click.echo(f"ridgeline: {len(pulled.failed)} of {pulled.chunks} requests failed; listed under skipped, "
                    "their samples missing", err=True)
     if prom.get("prom_save"):
-        from ridgeline.sources.store import save
-
-        report = save(pulled.frame, prom["prom_save"])
+        report = pulled.save(prom["prom_save"])  # host by host: never the whole pull in memory
         click.echo(f"ridgeline: {report.summary(prom['prom_save'])}", err=True)
     return pulled
 

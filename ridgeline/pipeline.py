@@ -549,8 +549,9 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     into one partition per host, and each partition is reduced by the same pure function
     (:func:`ridgeline.analyzer.telemetry.reduce_partitions`) with ``engine`` ``"local"`` or
     ``"dask"``. The long LazyFrame (nothing read yet) is what the rules' context and plots take.
-    ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere (a Prometheus pull), after
-    the files; their inputs are the caller's to list. ``found_in_folders``: files found by
+    ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere, or ``TelemetrySource``
+    objects (a Prometheus pull: :meth:`ridgeline.sources.prometheus.Pull.source`, one lazy scan
+    per host), after the files; their inputs are the caller's to list. ``found_in_folders``: files found by
     expanding a folder, skipped and listed when unreadable instead of failing the run.
     ``strict``/``strict_folders``: as :func:`ridgeline.parsers.telemetry.scan_telemetry` (False:
     ``--lenient``, bad cells read as missing and bad rows skipped, listed).
@@ -577,7 +578,8 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
             check_folder_pages=check_folder_pages,
         )
-        sources += [TelemetrySource(str(name), "telemetry-long", frame.lazy()) for name, frame in extra]
+        sources += [e if isinstance(e, TelemetrySource) else TelemetrySource(str(e[0]), "telemetry-long", e[1].lazy())
+                    for e in extra]
         # a lazy Parquet scan is read here: a corrupt page is one line naming the inputs, not a polars error
         check = functools.partial(guard.check_partition, strict=strict)  # ids and times of Parquet, once read
         windows = collect_guarded(

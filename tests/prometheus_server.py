@@ -21,6 +21,7 @@ folder, a long retention (the day is in the past) and optionally a ``--web.confi
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import socket
 import subprocess
@@ -66,37 +67,41 @@ def _value(field: str, host: str, gpu: int, k: int) -> float:
     return float(f"{value:.6g}")
 
 
-def series(hosts=HOSTS):
+def series(hosts=HOSTS, gpus=2):
     """(field, host, gpu) of every series in the day."""
     for field in FIELDS:
         for host in hosts:
             if host == "node03" and field in PROFILING:
                 continue
-            for gpu in (0, 1):
+            for gpu in range(gpus):
                 yield field, host, gpu
 
 
-def write_fixture_day(folder: Path, hosts=HOSTS) -> tuple[Path, Path]:
+def write_fixture_day(folder: Path, hosts=HOSTS, *, days: int = 1, gpus: int = 2,
+                      csv: bool = True) -> tuple[Path, Path | None]:
     """Write ``day.om`` (OpenMetrics) and ``day.csv`` (long telemetry CSV) of the same samples
-    (``hosts``: more for benchmarks; names other than node01/node03 behave like node02)."""
+    (``hosts``: more for benchmarks; names other than node01/node03 behave like node02).
+    ``days``, ``gpus`` (per host), ``csv=False``: for benchmarks (``days`` consecutive copies of
+    the day's pattern; GPUs past 1 behave like GPU 0 of their host, in their own phase)."""
     folder.mkdir(parents=True, exist_ok=True)
-    om, csv = folder / "day.om", folder / "day.csv"
-    with open(om, "w", encoding="utf-8") as o, open(csv, "w", encoding="utf-8") as c:
+    om, csv_path = folder / "day.om", (folder / "day.csv" if csv else None)
+    with open(om, "w", encoding="utf-8") as o, open(csv_path or os.devnull, "w", encoding="utf-8") as c:
         c.write("timestamp,host,gpu,uuid,model,field,value\n")
         current = None
-        for field, host, gpu in series(hosts):
+        for field, host, gpu in series(hosts, gpus):
             if field != current:
                 o.write(f"# TYPE {field} gauge\n")
                 current = field
             uuid = f"GPU-{hosts.index(host):04d}{gpu:04d}-0000-0000-0000-000000000000"
             labels = f'gpu="{gpu}",UUID="{uuid}",device="nvidia{gpu}",modelName="{MODEL}",Hostname="{host}"'
-            for k in range(DAY_POINTS):
+            for k in range(DAY_POINTS * days):
                 t = DAY_START + k * STEP_S
-                v = _value(field, host, gpu, k)
+                v = _value(field, host, gpu, k % DAY_POINTS)
                 o.write(f"{field}{{{labels}}} {v:g} {t}\n")
-                c.write(f"{t},{host},{gpu},{uuid},{MODEL},{field},{v!r}\n")  # 95.0, not 95: a float column
+                if csv:
+                    c.write(f"{t},{host},{gpu},{uuid},{MODEL},{field},{v!r}\n")  # 95.0, not 95: a float column
         o.write("# EOF\n")
-    return om, csv
+    return om, csv_path
 
 
 def free_port() -> int:

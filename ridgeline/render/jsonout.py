@@ -196,14 +196,15 @@ def gpu_section(result) -> dict[str, Any]:
     }
 
 
-def telemetry_section(windows) -> dict[str, Any]:
-    """``{"windows": [...], "fleet": {"by_gpu": [...], "by_host": [...]}}`` (fleet ranked by waste)."""
+def telemetry_section(windows, *, records: bool = True) -> dict[str, Any]:
+    """``{"windows": [...], "fleet": {"by_gpu": [...], "by_host": [...]}}`` (fleet ranked by waste;
+    ``records=False``: windows left empty, for :func:`render_json` to write them)."""
     from ridgeline.analyzer.telemetry import fleet_summary
 
     gpu_keys = list(FLEET_KEYS)
     host_keys = [k for k in FLEET_KEYS if k not in ("gpu", "gpu_instance")]
     return {
-        "windows": _records(windows),
+        "windows": _records(windows) if records else [],
         "fleet": {
             "by_gpu": _records(fleet_summary(windows, by="gpu"), gpu_keys),
             "by_host": _records(fleet_summary(windows, by="host"), host_keys),
@@ -308,19 +309,52 @@ def _records_json(df, columns) -> str:
     return df.write_json()
 
 
+_WINDOWS_MARK = "__ridgeline_windows_records__"
+
+
+def _windows_json(windows) -> list[str]:
+    """The WINDOW records as the pieces of a JSON array, one record per line, written by polars
+    (NaN/inf -> null; datetimes in ISO 8601 as :func:`clean` writes them): no Python object per
+    window, so rendering a long pull's telemetry takes a few times its text, not ~10x it."""
+    if not windows.height:
+        return ["[]"]
+    lines = windows.write_ndjson()
+    body = lines.rstrip("\n").replace("\n", ",\n")  # JSON strings hold no raw newline
+    del lines
+    return ["[\n", body, "\n]"]
+
+
 def render_json(result, *, indent: int | None = 2) -> str:
     """The document as text. The per-launch records are serialized by polars (one compact
-    line per document) because Python-level conversion dominates on 100k+ launches."""
+    line per document) and the telemetry windows too (one line per window) because
+    Python-level conversion dominates on 100k+ launches and windows; the text is joined once."""
     kernels = result.kernels
-    if kernels is None or kernels.height == 0:
+    windows = getattr(result, "windows", None)
+    has_windows = windows is not None and windows.height > 0
+    if (kernels is None or kernels.height == 0) and not has_windows:
         return json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
     result_wo = dataclasses.replace(result, kernels=None)
+    if has_windows:
+        result_wo = dataclasses.replace(result_wo, windows=windows.head(0))
     doc = to_document(result_wo)
     doc["accounting"] = clean(_accounting(result))  # counted from the launches, which result_wo leaves out
     doc["time_by_bound"] = clean(time_by_bound(result))  # likewise
-    doc["kernels"] = _KERNELS_MARK
-    text = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
-    return text.replace(json.dumps(_KERNELS_MARK), _records_json(kernels, KERNEL_KEYS), 1) + "\n"
+    marks = []
+    if kernels is not None and kernels.height:
+        doc["kernels"] = _KERNELS_MARK
+        marks.append(_KERNELS_MARK)
+    if has_windows:
+        doc["telemetry"] = telemetry_section(windows, records=False)
+        doc["telemetry"]["windows"] = _WINDOWS_MARK
+        marks.append(_WINDOWS_MARK)
+    rest = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
+    parts: list[str] = []
+    for mark in sorted(marks, key=lambda m: rest.index(json.dumps(m))):  # in document order
+        head, rest = rest.split(json.dumps(mark), 1)
+        parts.append(head)
+        parts.extend([_records_json(kernels, KERNEL_KEYS)] if mark == _KERNELS_MARK else _windows_json(windows))
+    parts += [rest, "\n"]
+    return "".join(parts)
 
 
 def _key_table(keys: dict[str, str]) -> str:

@@ -18,6 +18,10 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
   request stays far below the server's 50 M samples per query;
 * requests run ``concurrency`` at a time; a timeout, a connection error, HTTP 429 or 5xx is
   retried ``retries`` times with exponential backoff (``Retry-After`` honoured, capped);
+* each answer is converted as it arrives, its repeated samples dropped, and written to a
+  temporary per-host Parquet folder (:mod:`ridgeline.sources.spill`), then dropped: at most
+  ``concurrency + 1`` answers are alive at once, so the pull's memory does not grow with its
+  length; the reduction then reads one host at a time, as it reads a ``--save`` store;
 * a chunk that still fails is listed by name (field, hosts, span) in ``skipped``: its samples
   are absent, so its windows have those fields missing (null), never 0. ``strict=True`` makes
   it an error instead.
@@ -50,6 +54,7 @@ MAX_POINTS = 11_000  # Prometheus' limit of points per series in one query_range
 HOSTS_PER_QUERY = 32  # Hostname values per request once a fleet is split by host
 HOST_LABEL = "Hostname"  # dcgm-exporter's host label (the 1.x exporter's 'hostname' is not split on)
 RETRY_AFTER_MAX_S = 30.0
+QUEUED = 1  # requests submitted beyond --concurrency, so a worker starts the next one while an answer converts
 
 
 class PrometheusError(RidgelineError):
@@ -96,14 +101,48 @@ class Chunk:
 
 @dataclasses.dataclass
 class Pull:
-    """What :func:`pull` returns."""
+    """What :func:`pull` returns. The samples are on disk (:class:`ridgeline.sources.spill.Spill`),
+    one lazy scan per host: :meth:`source` is what the reduction reads, :meth:`save` writes the
+    store host by host; :attr:`frame` collects them all in memory (for small pulls and tests).
+    :meth:`close` removes the temporary files (also done when the object is collected)."""
 
-    frame: Any  # polars DataFrame, TELEMETRY long table (source = the server's URL)
+    spill: Any  # ridgeline.sources.spill.Spill
     info: InputInfo
     skipped: list[Skipped]
     notes: list[str]
     failed: list[tuple[Chunk, str]]  # chunks that failed after retries, with the reason
     chunks: int  # requests planned (query_range)
+
+    @property
+    def rows(self) -> int:
+        """Samples kept (after repeats were dropped)."""
+        return self.spill.total
+
+    @property
+    def frame(self):
+        """Every sample as one in-memory TELEMETRY long table, sorted by host, GPU, time, field."""
+        from ridgeline.parsers.telemetry import finish
+        from ridgeline.sources.spill import ORDER
+
+        return finish(self.spill.scan(), source=self.info.path).collect().sort(ORDER, nulls_last=True)
+
+    def source(self):
+        """The pull as a telemetry input for :func:`ridgeline.pipeline.reduce_telemetry`'s
+        ``extra``: its long table, one lazy scan per host (hosts known without reading)."""
+        from ridgeline.parsers.telemetry import TelemetrySource, finish
+
+        return TelemetrySource(self.info.path, "telemetry-long", finish(self.spill.scan(), source=self.info.path),
+                               hosts={h: [("long", f)] for h, f in self.spill.host_frames().items()})
+
+    def save(self, folder):
+        """Write the store at ``folder`` (:func:`ridgeline.sources.store.save`), one host at a
+        time; returns the StoreReport of all hosts."""
+        from ridgeline.sources.store import save_each
+
+        return save_each((f.collect() for f in self.spill.host_frames().values()), folder)
+
+    def close(self) -> None:
+        self.spill.close()
 
 
 # ------------------------------------------------------------------------------------------
@@ -429,13 +468,13 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
          auth: Auth | None = None, concurrency: int = 4, timeout_s: float = 60.0, retries: int = 3,
          backoff_s: float = 0.5, max_points: int = MAX_POINTS, hosts_per_query: int = HOSTS_PER_QUERY,
          strict: bool = False, fields: dict[str, tuple[str, ...]] | None = None,
-         progress: Callable[[int, int], None] | None = None) -> Pull:
-    """Pull ``[start, end]`` from the server at ``url``; see the module docstring."""
-    import polars as pl
-
+         progress: Callable[[int, int], None] | None = None, spill_dir: str | None = None) -> Pull:
+    """Pull ``[start, end]`` from the server at ``url``; see the module docstring. The samples
+    are written to a temporary folder (in ``spill_dir``, default ``$TMPDIR``) as they arrive:
+    see :mod:`ridgeline.sources.spill`."""
     from ridgeline.parsers.dcgm_fields import lookup_exporter
     from ridgeline.parsers.prometheus_json import series_frame
-    from ridgeline.parsers.telemetry import empty_frame, finish
+    from ridgeline.sources.spill import Spill
 
     if end <= start:
         raise UsageError(f"--to {end.isoformat()} is not after --from {start.isoformat()}")
@@ -476,8 +515,15 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
         else:
             groups = [None]
         chunks = plan_chunks(fields, groups, start=t0, end=t1, step=step_s, max_points=max_points)
-        frames, failed, n_points, seen_fields = _run(client, chunks, matchers, step_s, concurrency, progress,
-                                                     series_frame, lookup_exporter, strict=strict, skipped=skipped)
+        spill = Spill(spill_dir)
+        try:
+            failed, n_points, seen_fields, repeats = _run(client, chunks, matchers, step_s, concurrency, progress,
+                                                          series_frame, lookup_exporter, spill, groups,
+                                                          strict=strict, skipped=skipped)
+            repeats += spill.dedupe()
+        except BaseException:
+            spill.close()
+            raise
     finally:
         client.close()
     for chunk, reason in failed:
@@ -496,39 +542,40 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     if absent and seen_fields:
         notes.append(f"{client.url}: no series for {len(absent)} of {len(fields)} fields in this range"
                      + (" and selector" if matchers else "") + ": " + ", ".join(absent))
-    if frames:
-        frame = pl.concat(frames, how="vertical")
-        before = frame.height
+    if repeats:
         # a sample seen twice (a field exported under its old and new name, or one GPU scraped by
         # two jobs) is kept once
-        frame = frame.unique(subset=["timestamp", "host", "gpu", "gpu_instance", "uuid", "field"], keep="first",
-                             maintain_order=True)
-        if frame.height < before:
-            notes.append(f"{client.url}: {before - frame.height} samples came twice (a field under two names, or "
-                         "a GPU scraped by two jobs); kept once")
-        frame = finish(frame, source=client.url).sort(["host", "gpu", "gpu_instance", "timestamp", "field"],
-                                                      nulls_last=True)
-    else:
-        frame = finish(empty_frame(), source=client.url)
-    bad = frame.filter(pl.col("value").is_null()).height
+        notes.append(f"{client.url}: {repeats} samples came twice (a field under two names, or "
+                     "a GPU scraped by two jobs); kept once")
+    bad = spill.total_nulls
     if bad:
         notes.append(f"{client.url}: {bad} points were NaN/Inf or not numbers; kept as missing (null)")
     info = InputInfo(client.url, "prometheus-api", n_points)
-    return Pull(frame=frame, info=info, skipped=skipped, notes=notes, failed=failed, chunks=len(chunks))
+    return Pull(spill=spill, info=info, skipped=skipped, notes=notes, failed=failed, chunks=len(chunks))
 
 
 def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, concurrency: int, progress,
-         series_frame, lookup_exporter, *, strict: bool = False, skipped: list | None = None):
-    """Run the chunks ``concurrency`` at a time; convert each answer as it arrives. Each series is
+         series_frame, lookup_exporter, spill, groups, *, strict: bool = False, skipped: list | None = None):
+    """Run the chunks ``concurrency`` at a time; convert each answer as it arrives, keep each of
+    its samples once and write them to ``spill`` (then drop them): memory holds the answers in
+    flight, never the pull. Returns ``(failed, points received, fields seen, repeats dropped)``.
+    Each series is
     checked as a saved answer's would be (:func:`~ridgeline.parsers.prometheus_json.check_series`):
     a series that is not ``{"metric": {...}, "values": [[t, "v"], ...]}`` is an error naming the
     request and the series (strict), else left out and listed."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+    import itertools
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    import polars as pl
 
     from ridgeline.errors import InputError
     from ridgeline.parsers.prometheus_json import check_series
+    from ridgeline.parsers.telemetry import finish
+    from ridgeline.sources.spill import SAMPLE_KEY
 
     skipped = [] if skipped is None else skipped
+    index = {id(c): i for i, c in enumerate(chunks)}
+    group_of = {g: i for i, g in enumerate(groups)}
 
     def fetch(chunk: Chunk):
         data = client.get_json("api/v1/query_range", data={
@@ -544,41 +591,66 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                                 f"got {type(result).__name__}")
         return result
 
-    frames, failed = [], []
-    n_points = 0
+    failed = []
+    n_points = repeats = 0
     seen_fields: set[str] = set()
     done = 0
+    def convert(chunk: Chunk, result: list) -> None:
+        nonlocal n_points, repeats
+        frames = []
+        for i, series in enumerate(result):
+            try:
+                labels, points = check_series(client.url, f"{chunk.label()}, series {i}", series,
+                                              strict=strict, skipped=skipped)
+            except InputError as err:  # --strict: the first malformed series ends the pull
+                text = str(err).removeprefix(f"{client.url}: ").replace(" (--lenient skips such points "
+                                                                       "and series)", "")
+                raise client._fatal(f"{text} (without --strict such series are skipped and "
+                                    "listed)") from None
+            fd = lookup_exporter(str(labels.get("__name__", "")))
+            if fd is None or not points:
+                continue
+            n_points += len(points)
+            seen_fields.add(fd.canonical)
+            frames.append(series_frame(labels, points, fd))
+        if frames:
+            frame = pl.concat(frames, how="vertical")
+            del frames
+            kept = frame.unique(subset=SAMPLE_KEY, keep="first", maintain_order=True)
+            repeats += frame.height - kept.height
+            spill.add(index[id(chunk)], group_of[chunk.hosts], finish(kept, source=client.url))
+
+    # at most concurrency + QUEUED requests submitted at once, each answer converted, written to the
+    # spill and dropped as soon as it arrives: the answers alive at any time are those few, whatever
+    # the pull's length (each at most --max-points x the series of one field and host group)
+    todo = iter(chunks)
     with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        futures = {pool.submit(fetch, c): c for c in chunks}
+        futures: dict = {}
         try:
-            for fut in as_completed(futures):
-                chunk = futures[fut]
-                try:
-                    result = fut.result()
-                except _ChunkFailed as err:
-                    failed.append((chunk, str(err)))
-                else:
-                    for i, series in enumerate(result):
-                        try:
-                            labels, points = check_series(client.url, f"{chunk.label()}, series {i}", series,
-                                                          strict=strict, skipped=skipped)
-                        except InputError as err:  # --strict: the first malformed series ends the pull
-                            text = str(err).removeprefix(f"{client.url}: ").replace(" (--lenient skips such points "
-                                                                                   "and series)", "")
-                            raise client._fatal(f"{text} (without --strict such series are skipped and "
-                                                "listed)") from None
-                        fd = lookup_exporter(str(labels.get("__name__", "")))
-                        if fd is None or not points:
-                            continue
-                        n_points += len(points)
-                        seen_fields.add(fd.canonical)
-                        frames.append(series_frame(labels, points, fd))
-                done += 1
-                if progress is not None:
-                    progress(done, len(chunks))
+            for chunk in itertools.islice(todo, concurrency + QUEUED):
+                futures[pool.submit(fetch, chunk)] = chunk
+            while futures:
+                finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    chunk = futures.pop(fut)
+                    try:
+                        result = fut.result()
+                    except _ChunkFailed as err:
+                        failed.append((chunk, str(err)))
+                    else:
+                        del fut
+                        convert(chunk, result)
+                        del result
+                    done += 1
+                    if progress is not None:
+                        progress(done, len(chunks))
+                    nxt = next(todo, None)
+                    if nxt is not None:
+                        futures[pool.submit(fetch, nxt)] = nxt
+                del finished
         except BaseException:
             for f in futures:
                 f.cancel()
             raise
     failed.sort(key=lambda cf: (cf[0].field, cf[0].hosts or (), cf[0].start))
-    return frames, failed, n_points, seen_fields
+    return failed, n_points, seen_fields, repeats

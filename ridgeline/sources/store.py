@@ -132,3 +132,17 @@ def save(long: Any, folder: str | Path) -> StoreReport:
     except OSError as err:
         raise UsageError(f"--save {folder}: cannot write the store ({err.strerror or err})") from None
     return report
+
+
+def save_each(frames, folder: str | Path) -> StoreReport:
+    """:func:`save` of each frame in turn (e.g. one host's rows at a time, so that a long pull is
+    never one frame in memory), one report for all. Frames must not share a (date, host)
+    partition with one another (each host's rows in one frame do not)."""
+    report = StoreReport()
+    for frame in frames:
+        part = save(frame, folder)
+        report.written += part.written
+        report.extended += part.extended
+        report.unchanged += part.unchanged
+        report.rows_added += part.rows_added
+    return report
