@@ -30,7 +30,13 @@ def _tables(con) -> set[str]:
     return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
+_NSYS_TABLES = ("StringIds", "EXPORT_META_DATA", "META_DATA_EXPORT", "TARGET_INFO_GPU")
+
+
 def _is_nsys_sqlite(path) -> bool:
+    """An SQLite file that is an nsys export: one of its tables (``CUPTI_ACTIVITY_KIND_*``,
+    ``StringIds``, the meta tables), or a damaged SQLite file whose schema cannot be read (the
+    reader then says it is damaged, rather than "not a format we know")."""
     import sqlite3
 
     try:
@@ -40,9 +46,13 @@ def _is_nsys_sqlite(path) -> bool:
         finally:
             con.close()
     except sqlite3.Error:
-        return False
-    return "StringIds" in names and (any(n.startswith("CUPTI_ACTIVITY_KIND_") for n in names)
-                                     or "EXPORT_META_DATA" in names or "META_DATA_EXPORT" in names)
+        return True
+    return any(n.startswith("CUPTI_ACTIVITY_KIND_") or n in _NSYS_TABLES for n in names)
+
+
+def _damaged(path, err) -> InputError:
+    return InputError(path, "expected a readable Nsight Systems sqlite export (nsys export --type sqlite); the SQLite "
+                      "file is damaged or cut short", actual=str(err).strip().splitlines()[0][:80] if str(err).strip() else type(err).__name__)
 
 
 
@@ -101,8 +111,11 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
         con = _connect(path)
         names = _tables(con)
     except sqlite3.Error as err:
-        raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
+        raise _damaged(path, err) from err
     notes: list[str] = []
+    if "StringIds" not in names and "CUPTI_ACTIVITY_KIND_KERNEL" in names:
+        raise InputError(path, "expected a StringIds table (the kernel names) in this Nsight Systems sqlite export",
+                         actual="tables " + ", ".join(sorted(names)[:6]))
     try:
         meta = "META_DATA_EXPORT" if "META_DATA_EXPORT" in names else ("EXPORT_META_DATA" if "EXPORT_META_DATA" in names else None)
         version = None
@@ -173,10 +186,14 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
                 api = check_host_calls(path, api, strict=strict, notes=notes,
                                        where=lambda r: f"CUPTI_ACTIVITY_KIND_RUNTIME row {r}")
     except sqlite3.Error as err:
-        raise InputError(path, f"expected a readable Nsight Systems sqlite export ({err})") from err
+        raise _damaged(path, err) from err
     finally:
         con.close()
     parts = [p for p in parts if p.height]
+    if parts and not any(p.get_column("kind")[0] == "kernel" for p in parts):
+        why = "has no CUPTI_ACTIVITY_KIND_KERNEL table" if "CUPTI_ACTIVITY_KIND_KERNEL" not in names else \
+            "holds no kernel rows" + (" left after the damaged ones" if skipped else "")
+        notes.append(f"{path}: the export {why}: copies and memsets only (busy time is copy engine time)")
     if parts:
         df = pl.concat(parts, how="diagonal_relaxed")
         df = _dims_and_kinds(df)

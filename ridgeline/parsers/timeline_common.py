@@ -136,6 +136,8 @@ def _dims_and_kinds(df):
         )
         return frame.join(distinct, on=cs, how="left", maintain_order="left")
 
+    if "name" not in df.columns:  # copies and sets only (no kernel table, or an empty one): a legal export
+        df = df.with_columns(pl.lit(None, dtype=pl.String).alias("name"))
     out = dims(df, "grid", "grid_size", "grid_blocks")
     out = dims(out, "block", "block_size", "block_threads")
     if "copy_kind_id" in out.columns:
