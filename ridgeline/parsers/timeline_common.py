@@ -180,19 +180,25 @@ def record_problems(df):
     cap = MAX_CAPTURE_S * 1e9
     dev = pl.col("device").cast(pl.Float64) if "device" in df.columns else pl.lit(None, dtype=pl.Float64)
     nbytes = pl.col("bytes").cast(pl.Float64) if "bytes" in df.columns else pl.lit(None, dtype=pl.Float64)
-    fmt = pl.format
+    def shown(x):  # a time as whole ns where it fits int64, else as the float it is
+        return pl.when(x.abs() < 2.0**62).then(x.round(0).cast(pl.Int64).cast(pl.String)).otherwise(x.cast(pl.String))
+
+    def fmt(text, *args):
+        return pl.format(text, *[shown(s) if a is S else shown(e) if a is E else a for a in args])
+
+    S, E = object(), object()
     why = (
         pl.when(problem.is_not_null()).then(problem)
         .when(s.is_null() | ~s.is_finite()).then(pl.lit("no start time"))
         .when(e.is_null() | ~e.is_finite()).then(pl.lit("no end time"))
         .when((s.abs() > MAX_TIME_NS) | (e.abs() > MAX_TIME_NS))
-        .then(fmt("a time past the year 2200 (start {} ns, end {} ns)", pl.col("start_ns"), pl.col("end_ns")))
-        .when(e < s).then(fmt("end before start (start {} ns, end {} ns)", pl.col("start_ns"), pl.col("end_ns")))
+        .then(fmt("a time past the year 2200 (start {} ns, end {} ns)", S, E))
+        .when(e < s).then(fmt("end before start (start {} ns, end {} ns)", S, E))
     )
     if med is not None:
         why = why.when(((s - med).abs() > cap) | ((e - med).abs() > cap)).then(
             fmt("a time more than 30 days from the rest of the capture (start {} ns, end {} ns, median start {} ns)",
-                pl.col("start_ns"), pl.col("end_ns"), pl.lit(int(med))))
+                S, E, pl.lit(int(med))))
     if "device" in df.columns:
         why = why.when(dev.is_not_null() & ((dev < 0) | (dev > MAX_DEVICE))).then(
             fmt("device {} is not a GPU index (0..{})", pl.col("device"), pl.lit(MAX_DEVICE)))
