@@ -210,6 +210,13 @@ def record_problems(df):
     return df.with_columns(why.alias("_why"))
 
 
+def _escaped(text: str) -> str:
+    """Control characters (a newline inside a quoted cell, ESC) shown escaped: one line, no terminal codes."""
+    import re
+
+    return re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", lambda m: repr(m.group())[1:-1], text)
+
+
 def check_records(path, df, *, strict: bool, where, what: str = "record"):
     """Sane records of ``df`` and the :class:`Skipped` list of the others.
 
@@ -228,7 +235,7 @@ def check_records(path, df, *, strict: bool, where, what: str = "record"):
     skipped: list[Skipped] = []
     if bad.height:
         rows = bad.get_column("_row").to_list() if "_row" in bad.columns else [None] * bad.height
-        whys = bad.get_column("_why").to_list()
+        whys = [_escaped(w) for w in bad.get_column("_why").to_list()]
         if strict:
             more = f" ({bad.height - 1} more damaged {what}(s); --lenient skips and lists them)" if bad.height > 1 \
                 else " (--lenient skips and lists it)"

@@ -100,3 +100,207 @@ def test_damaged_timeline_is_read_sanely_or_refused_in_one_line(kind, seed, dama
     for extra in ((), ("--lenient",)):
         code, err, doc = run_cli(path, "--window", "all", *extra)
         assert_sane(path, code, err, doc, devices)
+
+
+# --------------------------------------------------------------------------------------------
+# each class, with what it must say
+# --------------------------------------------------------------------------------------------
+def _kernels(doc):
+    return sum(d["kernels"] for d in doc["timeline"]["devices"])
+
+
+@pytest.mark.parametrize("damage,table,says", [
+    ("end-before-start", "CUPTI_ACTIVITY_KIND_KERNEL", "end before start"),
+    ("start-near-2^63", "CUPTI_ACTIVITY_KIND_KERNEL", "past the year 2200"),
+    ("null-start", "CUPTI_ACTIVITY_KIND_KERNEL", "start is NULL"),
+    ("text-device", "CUPTI_ACTIVITY_KIND_KERNEL", "deviceId is 'GPU-0'"),
+    ("negative-copy-bytes", "CUPTI_ACTIVITY_KIND_MEMCPY", "negative copy size"),
+])
+def test_nsys_damaged_record_strict_names_table_and_row_lenient_skips_it(damage, table, says, tmp_path):
+    seed = D.FIX / "capture-2024.sqlite"
+    path = D.damaged("sqlite", seed, damage, tmp_path)
+    code, err, _ = run_cli(path)
+    assert code == 2 and f"{path.name}: {table} row 1: " in err and says in err, err
+    _, _, clean = run_cli(seed)
+    code, err, doc = run_cli(path, "--lenient")
+    assert code in (0, 1), err
+    acc = doc["accounting"][0]
+    # the damaged record is read, not used, and listed with its table and row
+    assert (acc["read"], acc["used"], acc["skipped"]) == (clean["accounting"][0]["read"], clean["accounting"][0]["used"] - 1, 1)
+    assert [s["item"] for s in doc["skipped"]] == [f"{table} row 1"]
+    if "KERNEL" in table:
+        assert _kernels(doc) == _kernels(clean) - 1
+
+
+def test_a_start_near_2_63_no_longer_makes_a_292_year_capture(tmp_path):
+    path = D.damaged("sqlite", D.FIX / "capture-2024.sqlite", "start-near-2^63", tmp_path)
+    _, _, doc = run_cli(path, "--lenient")
+    assert max(d["capture_s"] for d in doc["timeline"]["devices"]) < 1.0  # the fixture's capture is 481 us
+
+
+@pytest.mark.parametrize("value,says", [(2**64, "18446744073709551616"), ("cuda:0", "cuda:0"), (-1, "-1")])
+def test_kineto_device_that_is_no_gpu_index_is_named_not_a_phantom_device(value, says, tmp_path):
+    seed = D.FIX / "capture.kineto.json"
+    doc = json.loads(seed.read_text())
+    first = next(i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "kernel")
+    doc["traceEvents"][first]["args"]["device"] = value
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(doc))
+    code, err, _ = run_cli(path)
+    assert code == 2 and f"traceEvents[{first}]" in err and says in err and "not a GPU index" in err, err
+    code, err, out = run_cli(path, "--lenient")
+    assert {d["device"] for d in out["timeline"]["devices"]} == {0, 1}  # no gpu:? device
+    assert out["skipped"][0]["item"] == f"traceEvents[{first}]"
+
+
+def test_copies_only_nsys_export_is_read_with_a_note(tmp_path):
+    for damage in ("kernel-table-empty", "kernel-table-dropped"):
+        path = D.damaged("sqlite", D.FIX / "capture-2024.sqlite", damage, tmp_path)
+        code, err, doc = run_cli(path)
+        assert code in (0, 1), err
+        dev = doc["timeline"]["devices"][0]
+        assert dev["kernels"] == 0 and dev["memcpys"] == 1 and dev["memsets"] == 1
+        assert any("copies and memsets only" in n for n in doc["notes"]), doc["notes"]
+
+
+def test_damaged_sqlite_says_it_is_a_damaged_sqlite_file(tmp_path):
+    for damage in ("cut-half", "cut-4k", "cut-100"):
+        path = D.damaged("sqlite", D.FIX / "capture-2024.sqlite", damage, tmp_path)
+        code, err, _ = run_cli(path)
+        assert code == 2 and "SQLite file is damaged or cut short" in err, err
+
+
+def test_deeply_nested_json_is_a_clean_error(tmp_path):
+    path = D._deep(tmp_path / "deep.json")
+    code, err, _ = run_cli(path)
+    assert code == 2 and "nested too deeply" in err, err
+
+
+# --------------------------------------------------------------------------------------------
+# resource limits: a gzip bomb is judged after a bounded amount of decompression
+# --------------------------------------------------------------------------------------------
+def test_gzip_bomb_is_refused_with_bounded_memory(tmp_path):
+    """A ~0.3 MB .json.gz that inflates to 1 GiB: refused once it inflates past 100x its size (after
+    64 MiB), in a child process whose peak memory stays far below the inflated size."""
+    import subprocess
+    import sys
+
+    bomb = D.gzip_bomb(tmp_path / "bomb.json.gz", decompressed=1 << 30)
+    assert bomb.stat().st_size < 2 << 20
+    code = (
+        "import resource, sys\n"
+        "from ridgeline.errors import InputError\n"
+        "from ridgeline.parsers.timeline import read_timeline\n"
+        "try:\n"
+        f"    read_timeline({str(bomb)!r})\n"
+        "    print('READ')\n"
+        "except InputError as err:\n"
+        "    print('ERR', err)\n"
+        "print('RSS_MB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)}, timeout=300).stdout
+    assert "ERR" in out and "decompression bomb" in out, out
+    rss = int(out.split("RSS_MB")[1].split()[0])
+    assert rss < 600, out  # the inflated trace is 1024 MiB; the reader holds at most a few 32 MiB chunks
+
+
+def test_real_gzip_traces_stay_under_the_inflation_limit():
+    import gzip
+
+    from ridgeline.parsers.kineto import MAX_GZIP_RATIO
+
+    for seed in [p for p in D.kineto_seeds() if p.suffix == ".gz"]:
+        ratio = len(gzip.decompress(seed.read_bytes())) / seed.stat().st_size
+        assert ratio < MAX_GZIP_RATIO / 3, (seed.name, ratio)
+
+
+# --------------------------------------------------------------------------------------------
+# property tests: any value in any cell of any record
+# --------------------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PROPERTY = settings(max_examples=int(__import__("os").environ.get("RIDGELINE_DAMAGE_EXAMPLES", "30")), deadline=None,
+                    derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+JUNK = [None, "x", "cuda:0", -1, 0, 1, 2**31, 2**63 - 1, -(2**63), 1e300, -1e300, 3.5, float("nan"), True, [], {}, [1, 2],
+        "1e25", "", "\u202e", 18446744073709551616]
+
+
+@PROPERTY
+@given(table=st.sampled_from(["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                              "CUPTI_ACTIVITY_KIND_RUNTIME", "TARGET_INFO_GPU", "StringIds"]),
+       column=st.sampled_from(["start", "end", "deviceId", "bytes", "streamId", "correlationId", "copyKind", "gridX",
+                               "globalPid", "id", "name", "value", "demangledName", "nameId", "globalTid"]),
+       value=st.sampled_from([v for v in JUNK if not isinstance(v, (list, dict, bool)) and not (isinstance(v, int) and abs(v) >= 2**63)]),
+       rows=st.sampled_from(["first", "last", "all"]), era=st.sampled_from(["2022", "2024"]))
+def test_any_value_in_any_nsys_cell(tmp_path, table, column, value, rows, era):
+    import shutil
+    import sqlite3
+
+    seed = D.FIX / f"capture-{era}.sqlite"
+    path = tmp_path / f"v-{table}-{column}.sqlite"
+    shutil.copyfile(seed, path)
+    where = {"first": f"WHERE rowid = (SELECT MIN(rowid) FROM {table})",
+             "last": f"WHERE rowid = (SELECT MAX(rowid) FROM {table})", "all": ""}[rows]
+    con = sqlite3.connect(path)
+    try:
+        con.execute(f"UPDATE {table} SET {column} = ? {where}", (value,))
+        con.commit()
+    except sqlite3.Error:
+        return  # no such column in this table/era
+    finally:
+        con.close()
+    for extra in ((), ("--lenient",)):
+        assert_sane(path, *run_cli(path, "--window", "all", *extra), _seed_devices(seed))
+
+
+@PROPERTY
+@given(pick=st.integers(0, 10**6), key=st.sampled_from(["ts", "dur", "args.device", "args.bytes", "args.stream", "name",
+                                                          "cat", "ph", "pid", "tid", "args.grid", "args.correlation",
+                                                          "args", "deviceProperties", "deviceProperties.id"]),
+       value=st.sampled_from(JUNK), name=st.sampled_from(["capture.kineto.json", "capture.rocm.kineto.json",
+                                                          "capture.legacy-autograd.json"]))
+def test_any_value_in_any_kineto_field(tmp_path, pick, key, value, name):
+    seed = D.FIX / name
+    doc = json.loads(seed.read_text())
+    events = doc if isinstance(doc, list) else doc["traceEvents"]
+    if key.startswith("deviceProperties"):
+        if isinstance(doc, list):
+            return
+        if key == "deviceProperties":
+            doc["deviceProperties"] = value
+        elif doc.get("deviceProperties"):
+            doc["deviceProperties"][pick % len(doc["deviceProperties"])]["id"] = value
+    else:
+        e = events[pick % len(events)]
+        if key.startswith("args."):
+            if not isinstance(e.get("args"), dict):
+                e["args"] = {}
+            e["args"][key[5:]] = value
+        else:
+            e[key] = value
+    path = tmp_path / "trace.json"
+    path.write_text(json.dumps(doc, allow_nan=True))
+    for extra in ((), ("--lenient",)):
+        assert_sane(path, *run_cli(path, "--window", "all", *extra), _seed_devices(seed))
+
+
+@PROPERTY
+@given(row=st.integers(1, 8), col=st.integers(0, 30), value=st.sampled_from([str(v) for v in JUNK] + ["-5,000", "1.5 ms", "7 parsecs",
+                                                                                                  '"', "a\nb", "(3)"]),
+       name=st.sampled_from(["capture_cuda_gpu_trace.csv", "capture_cuda_gpu_trace_gui.csv"]))
+def test_any_text_in_any_nsys_csv_cell(tmp_path, row, col, value, name):
+    import csv
+
+    seed = D.FIX / name
+    rows = list(csv.reader(io.StringIO(seed.read_text())))
+    r = rows[row % len(rows)]
+    r[col % len(r)] = value
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    path = tmp_path / "trace.csv"
+    path.write_text(buf.getvalue())
+    for extra in ((), ("--lenient",)):
+        assert_sane(path, *run_cli(path, "--window", "all", *extra), _seed_devices(seed))
