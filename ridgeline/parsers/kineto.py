@@ -204,6 +204,8 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         if not isinstance(e, dict) or e.get("ph") != "X":
             continue
         cat = e.get("cat")
+        if not isinstance(cat, str):  # a damaged category (a list, a number) is no category
+            cat = None
         if cat in _GPU_CATS:
             gpu.append((i, e))
         elif cat in _HOST_CATS:
@@ -253,7 +255,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         g = pl.DataFrame({
             "_row": [i for i, _e in gpu],
             "_problem": problems,
-            "kind": [_GPU_CATS.get(e.get("cat"), "kernel") for _i, e in gpu],
+            "kind": [_GPU_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "kernel") for _i, e in gpu],
             "device": [_int(d) if d is not None else implied_device(e) for d, (_i, e) in zip(dev_args, gpu)],
             "stream": [_int(arg(e, "stream")) for _i, e in gpu],
             "ts": [num(e.get("ts")) for _i, e in gpu], "dur": [num(e.get("dur")) for _i, e in gpu],
@@ -271,7 +273,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         h = pl.DataFrame({
             "_row": [i for i, _e in host],
             "_problem": [_event_problem(e, None) for _i, e in host],
-            "kind": [_HOST_CATS.get(e.get("cat"), "cpu_op") for _i, e in host],
+            "kind": [_HOST_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "cpu_op") for _i, e in host],
             "ts": [num(e.get("ts")) for _i, e in host], "dur": [num(e.get("dur")) for _i, e in host],
             "name": [text(e.get("name")) for _i, e in host],
             "correlation_id": [_int(arg(e, "correlation")) for _i, e in host],

@@ -81,17 +81,18 @@ def _select(con, sql: str, batch: int = 100_000):
 
 
 def _int(col: str, alias: str, tail: str = "") -> str:
-    """An integer column as SQL: NULL where the cell is not a number (text, blob), so polars gets
-    one integer type; :func:`_problem` names such cells."""
-    return f"CASE WHEN typeof({col}) IN ('integer', 'real') THEN CAST({col} AS INTEGER) {tail} END AS {alias}"
+    """An integer column as SQL: NULL where the cell is not an integer (text, blob, a real such as
+    3.5: nsys writes integers only), so polars gets one integer type; :func:`_problem` names such
+    cells where they matter (device, times, bytes)."""
+    return f"CASE WHEN typeof({col}) = 'integer' THEN {col} {tail} END AS {alias}"
 
 
 def _problem(*cols: str) -> str:
-    """SQL: null, or what is wrong with the first of ``cols`` that is not a number (NULL or text)."""
-    whens = " ".join(f"WHEN typeof({c}) NOT IN ('integer', 'real') THEN '{c.split('.')[-1]} is ' || "
+    """SQL: null, or what is wrong with the first of ``cols`` that is not an integer (NULL, text, real)."""
+    whens = " ".join(f"WHEN typeof({c}) <> 'integer' THEN '{c.split('.')[-1]} is ' || "
                      f"substr(quote({c}), 1, 40)" for c in cols if c != "bytes")
     if "bytes" in cols:  # a copy without a size is legal (NULL); text is not
-        whens += " WHEN typeof(bytes) NOT IN ('integer', 'real', 'null') THEN 'bytes is ' || substr(quote(bytes), 1, 40)"
+        whens += " WHEN typeof(bytes) NOT IN ('integer', 'null') THEN 'bytes is ' || substr(quote(bytes), 1, 40)"
     return f"CASE {whens} END AS _problem"
 
 
