@@ -304,3 +304,33 @@ def test_any_text_in_any_nsys_csv_cell(tmp_path, row, col, value, name):
     path.write_text(buf.getvalue())
     for extra in ((), ("--lenient",)):
         assert_sane(path, *run_cli(path, "--window", "all", *extra), _seed_devices(seed))
+
+
+def test_chunked_reader_names_the_same_damaged_event_as_the_whole_parse(tmp_path):
+    from ridgeline.errors import InputError
+    from ridgeline.parsers.kineto import read_kineto
+
+    doc = json.loads((D.FIX / "capture.kineto.json").read_text())
+    last = max(i for i, e in enumerate(doc["traceEvents"]) if e.get("cat") == "kernel")
+    doc["traceEvents"][last]["dur"] = -3
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(doc, indent=1))
+    whole = read_kineto(path, strict=False)
+    chunked = read_kineto(path, strict=False, stream_min_bytes=0, chunk_bytes=300)
+    assert [s.item for s in whole.skipped] == [s.item for s in chunked.skipped] == [f"traceEvents[{last}]"]
+    with pytest.raises(InputError, match=rf"traceEvents\[{last}\]: .*end before start"):
+        read_kineto(path, stream_min_bytes=0, chunk_bytes=300)
+
+
+def test_missing_nsys_column_is_named(tmp_path):
+    import shutil
+    import sqlite3
+
+    path = tmp_path / "x.sqlite"
+    shutil.copyfile(D.FIX / "capture-2024.sqlite", path)
+    con = sqlite3.connect(path)
+    con.execute("ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN deviceId")
+    con.commit()
+    con.close()
+    code, err, _ = run_cli(path)
+    assert code == 2 and "no such column: deviceId" in err and "damaged" not in err, err
