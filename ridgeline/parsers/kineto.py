@@ -46,7 +46,6 @@ from ridgeline.parsers.timeline_common import (
     check_host_calls,
     check_records,
 )
-from ridgeline.result import Skipped
 
 # ======================================================================================
 # Kineto

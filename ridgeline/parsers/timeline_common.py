@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ridgeline.parsers.guard import MAX_GPU_INDEX
 from ridgeline.result import Skipped
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -162,8 +163,8 @@ MAX_TIME_NS = 7_258_118_400 * 10**9
 MAX_CAPTURE_S = 30 * 86_400
 #: the most bytes one copy can move (1 PiB): larger is a damaged size, never a transfer
 MAX_COPY_BYTES = 1 << 50
-#: GPU indices (the same bound as the telemetry readers' ``guard.MAX_GPU_INDEX``)
-MAX_DEVICE = 4095
+#: GPU indices: the telemetry readers' bound (``guard.MAX_GPU_INDEX``)
+MAX_DEVICE = MAX_GPU_INDEX
 
 
 def record_problems(df):
@@ -248,8 +249,6 @@ def check_records(path, df, *, strict: bool, where, what: str = "record"):
 def check_host_calls(path, api, *, strict: bool, where, notes: list[str]):
     """Host calls with damaged times: an error (strict) or dropped with a note (lenient; host
     calls only place idle time, they are not counted as the input's records)."""
-    import polars as pl
-
     if api is None or not api.height:
         return api
     api, skipped = check_records(path, api, strict=strict, where=where, what="host call")
