@@ -168,9 +168,11 @@ MAX_DEVICE = MAX_GPU_INDEX
 
 
 def record_problems(df):
-    """``df`` (columns start_ns, end_ns, optional device, bytes, _problem: a reader's own finding
-    such as a device id that is not an integer) -> the same frame with ``_why``: null for a sane
-    record, else what is wrong with it. Times are compared as floats (no int64 overflow)."""
+    """``(ok, why)`` polars expressions over ``df`` (columns start_ns, end_ns, optional device,
+    bytes, _problem: a reader's own finding such as a device id that is not an integer): ``ok`` is
+    true for a sane record (cheap, evaluated on every row); ``why`` says what is wrong with a
+    damaged one (string formatting: evaluate it on the damaged rows only). Times are compared as
+    floats (no int64 overflow)."""
     import polars as pl
 
     s, e = pl.col("start_ns").cast(pl.Float64), pl.col("end_ns").cast(pl.Float64)
@@ -179,8 +181,15 @@ def record_problems(df):
         & (e.abs() <= MAX_TIME_NS) & (e >= s) & problem.is_null()
     med = df.select(s.filter(ok_time).median()).item()
     cap = MAX_CAPTURE_S * 1e9
-    dev = pl.col("device").cast(pl.Float64) if "device" in df.columns else pl.lit(None, dtype=pl.Float64)
-    nbytes = pl.col("bytes").cast(pl.Float64) if "bytes" in df.columns else pl.lit(None, dtype=pl.Float64)
+    far = ((s - med).abs() > cap) | ((e - med).abs() > cap) if med is not None else pl.lit(False)
+    ok = ok_time & ~far
+    dev = pl.col("device").cast(pl.Float64) if "device" in df.columns else None
+    nbytes = pl.col("bytes").cast(pl.Float64) if "bytes" in df.columns else None
+    if dev is not None:
+        ok = ok & (dev.is_null() | ((dev >= 0) & (dev <= MAX_DEVICE)))
+    if nbytes is not None:
+        ok = ok & (nbytes.is_null() | ((nbytes >= 0) & (nbytes <= MAX_COPY_BYTES)))
+
     def shown(x):  # a time as whole ns where it fits int64, else as the float it is
         return pl.when(x.abs() < 2.0**62).then(x.round(0).cast(pl.Int64).cast(pl.String)).otherwise(x.cast(pl.String))
 
@@ -197,18 +206,17 @@ def record_problems(df):
         .when(e < s).then(fmt("end before start (start {} ns, end {} ns)", S, E))
     )
     if med is not None:
-        why = why.when(((s - med).abs() > cap) | ((e - med).abs() > cap)).then(
+        why = why.when(far).then(
             fmt("a time more than 30 days from the rest of the capture (start {} ns, end {} ns, median start {} ns)",
                 S, E, pl.lit(int(med))))
-    if "device" in df.columns:
+    if dev is not None:
         why = why.when(dev.is_not_null() & ((dev < 0) | (dev > MAX_DEVICE))).then(
             fmt("device {} is not a GPU index (0..{})", pl.col("device"), pl.lit(MAX_DEVICE)))
-    if "bytes" in df.columns:
+    if nbytes is not None:
         why = (why.when(nbytes.is_not_null() & (nbytes < 0)).then(fmt("a negative copy size ({} bytes)", pl.col("bytes")))
                .when(nbytes.is_not_null() & (nbytes > MAX_COPY_BYTES))
                .then(fmt("a copy size over 1 PiB ({} bytes)", pl.col("bytes"))))
-    why = why.otherwise(pl.lit(None, dtype=pl.String))
-    return df.with_columns(why.alias("_why"))
+    return ok, why.otherwise(pl.lit("a damaged value"))
 
 
 def _escaped(text: str) -> str:
@@ -231,8 +239,9 @@ def check_records(path, df, *, strict: bool, where, what: str = "record"):
 
     if not df.height:
         return df.drop([c for c in ("_row", "_problem") if c in df.columns]), []
-    df = record_problems(df)
-    bad = df.filter(pl.col("_why").is_not_null())
+    ok, why = record_problems(df)
+    df = df.with_columns(ok.fill_null(False).alias("_ok"))
+    bad = df.filter(~pl.col("_ok")).with_columns(why.alias("_why"))
     skipped: list[Skipped] = []
     if bad.height:
         rows = bad.get_column("_row").to_list() if "_row" in bad.columns else [None] * bad.height
@@ -242,8 +251,8 @@ def check_records(path, df, *, strict: bool, where, what: str = "record"):
                 else " (--lenient skips and lists it)"
             raise InputError(path, f"{where(rows[0])}: expected a {what} with sane values, got {whys[0]}{more}")
         skipped = [Skipped(str(path), where(r), f"damaged {what}: {w}; skipped") for r, w in zip(rows, whys)]
-        df = df.filter(pl.col("_why").is_null())
-    return df.drop([c for c in ("_row", "_problem", "_why") if c in df.columns]), skipped
+        df = df.filter(pl.col("_ok"))
+    return df.drop([c for c in ("_row", "_problem", "_ok") if c in df.columns]), skipped
 
 
 def check_host_calls(path, api, *, strict: bool, where, notes: list[str]):
