@@ -255,7 +255,7 @@ def analyze_paths(
     if ncu_files and tel_files:
         _add_notes(result, _machine_mismatch_notes(result))
     if tl_files:
-        _analyze_timeline(result, tl_files, timeline_options=timeline_options)
+        _analyze_timeline(result, tl_files, timeline_options=timeline_options, strict=strict)
     if what_if:
         from ridgeline.analyzer.whatif import run_specs
 
@@ -450,7 +450,7 @@ def read_kernel_files(files: list[Path], *, strict: bool = True):
     return parsed, pl.concat(rules, how="vertical") if rules else None
 
 
-def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_options=None) -> None:
+def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_options=None, strict: bool = True) -> None:
     """Timeline files (nsys sqlite, nsys stats CSV, Kineto JSON) -> result.timeline.
 
     Read one file at a time; the analysis keeps per-device figures and the small tables the
@@ -463,9 +463,9 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
     for path in files:  # one file at a time: memory bounded by the largest
         from ridgeline.parsers.guard import collect_guarded
 
-        tl = collect_guarded(lambda path=path: read_timeline(path, host_calls="sync"), path,
+        tl = collect_guarded(lambda path=path: read_timeline(path, host_calls="sync", strict=strict), path,
                              "a timeline (Nsight Systems export, nsys stats CSV, PyTorch profiler trace)")
-        result.inputs.append(InputInfo(str(path), tl.kind, tl.activities.height if tl.totals is None else tl.totals.height))
+        result.inputs.append(InputInfo(str(path), tl.kind, tl.records_read))  # used + damaged records skipped
         result.skipped.extend(tl.skipped)
         _add_notes(result, tl.notes)
         parts.append(analyze_one(tl, **dict(timeline_options or {})))

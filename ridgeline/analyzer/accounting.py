@@ -5,6 +5,10 @@ Every run ends with one record per input (``AnalysisResult.accounting``, the JSO
 
 * ncu exports, in launches: ``read = used + skipped`` (skipped launches and lines with their
   reasons, from the readers' skipped list and the boundary checks);
+* timelines (nsys sqlite/CSV, Kineto), in records (GPU kernels, copies, memsets; the rows of an
+  ``nsys stats`` summary): ``read = used + skipped``, where ``read`` counts the damaged records a
+  ``--lenient`` run skipped (one ``skipped`` entry each, naming the table/event and row;
+  ``TimelineTables.records_read``);
 * telemetry, in samples of the long table: ``used`` (a number) + ``missing`` (NaN, ``[N/A]``,
   DCGM blank sentinels: kept as null, never 0) = samples taken from the file; ``skipped`` counts
   the items the reader left out (lines, series), each listed with its reason in ``skipped``.

@@ -28,7 +28,9 @@ runtime calls are ``hip*``; ``nvidia`` when they name an NVIDIA GPU or the calls
 from __future__ import annotations
 
 import gzip
+import math
 import re
+import zlib
 from pathlib import Path
 
 from ridgeline.analyzer.schema import SYNC_RE
@@ -39,9 +41,11 @@ from ridgeline.parsers.timeline_common import (
     _dims_and_kinds,
     _empty_activities,
     _finish_activities,
+    MAX_DEVICE,
     _finish_api,
+    check_host_calls,
+    check_records,
 )
-from ridgeline.result import Skipped
 
 # ======================================================================================
 # Kineto
@@ -53,14 +57,83 @@ _HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu
 
 
 def _loads(data: bytes):
+    """JSON -> Python; a document nested deeper than the parser can follow (``RecursionError``
+    from the standard library) is a ValueError like any other malformed JSON."""
     try:
         import orjson  # optional: faster when installed
-
-        return orjson.loads(data)
     except ImportError:
         import json
 
-        return json.loads(data)
+        try:
+            return json.loads(data)
+        except RecursionError as err:
+            raise ValueError("JSON nested too deeply to parse (thousands of levels of [ or {)") from err
+    return orjson.loads(data)
+
+
+# ======================================================================================
+# size limits (gzip bombs; documented in docs/timeline.md)
+# ======================================================================================
+#: the most JSON text (after decompression) one trace may hold; larger is refused, never read
+MAX_TRACE_BYTES = 16 << 30
+#: a trace the chunked reader cannot follow (the array form, an odd layout) is parsed whole up to this size
+MAX_WHOLE_PARSE_BYTES = 2 << 30
+#: a gzip-compressed trace that inflates more than this many times its size (past 64 MiB) is refused:
+#: real traces compress 10-20x, a decompression bomb about 1000x
+MAX_GZIP_RATIO = 100
+GZIP_RATIO_AFTER = 64 << 20
+
+
+class _Bounded:
+    """A file object over a trace (gzip or plain) that refuses, with an InputError naming the file,
+    to give more than :data:`MAX_TRACE_BYTES` (or ``limit``) or, for gzip, more than
+    :data:`MAX_GZIP_RATIO` times the compressed size: decompressed in bounded pieces, so a
+    bomb is judged after at most a few hundred MB, never held whole."""
+
+    def __init__(self, path, limit: int | None = None):
+        self.path = path
+        with open(path, "rb") as fh:
+            self.gz = fh.read(2) == b"\x1f\x8b"
+        self.size = _file_size(path)
+        self.fh = gzip.open(path, "rb") if self.gz else open(path, "rb")
+        self.limit = MAX_TRACE_BYTES if limit is None else limit
+        self.total = 0
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            parts = []
+            while True:
+                piece = self.read(1 << 20)
+                if not piece:
+                    return b"".join(parts)
+                parts.append(piece)
+        data = self.fh.read(n)
+        self.total += len(data)
+        self._check()
+        return data
+
+    def _check(self):
+        if self.total > self.limit:
+            what = "after decompression " if self.gz else ""
+            raise InputError(self.path, f"expected a trace of at most {self.limit >> 20} MiB of JSON {what}(the limit "
+                             "for this layout; see docs/timeline.md)", actual=f"more than {self.total >> 20} MiB")
+        if self.gz and self.total > GZIP_RATIO_AFTER and self.total > MAX_GZIP_RATIO * max(self.size, 1):
+            raise InputError(self.path, f"expected a gzip trace that inflates at most {MAX_GZIP_RATIO}x (real traces: "
+                             "10-20x); this looks like a decompression bomb",
+                             actual=f"{self.size} bytes inflating past {self.total >> 20} MiB")
+
+    def seek(self, pos: int):
+        self.fh.seek(pos)
+        self.total = pos
+
+    def close(self):
+        self.fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 STREAM_MIN_BYTES = 64 << 20  # Kineto files from this size are parsed in chunks of events
@@ -76,38 +149,79 @@ def _legacy(e) -> str | None:
 
 
 def new_stats() -> dict[str, int]:
-    """Counts kept while reading: host events, runtime/driver calls, hip* calls, legacy GPU rows."""
-    return {"host": 0, "runtime": 0, "hip": 0, "legacy": 0}
+    """Counts kept while reading: host events, runtime/driver calls, hip* calls, legacy GPU rows,
+    and the trace events seen so far (``events``: the index of the next chunk's first event)."""
+    return {"host": 0, "runtime": 0, "hip": 0, "legacy": 0, "events": 0}
 
 
-def _kineto_frames(events, host_calls: str):
-    """One batch of trace events -> (GPU frame, host frame, stats); raw columns, ts/dur in us."""
+_I64 = 1 << 63
+
+
+def _int(v):
+    """An integer that fits int64 (not a bool), else None."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and -_I64 <= v < _I64 else None
+
+
+def _num(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _event_problem(e, device_arg) -> str | None:
+    """What makes one GPU (or host) event unusable, checked before the values meet a typed column:
+    times that are not finite numbers, an ``args.device`` that is not a GPU index (``"cuda:0"``,
+    2^64, -1, true), a copy size or a grid/block that is not whole numbers in range."""
+    for key in ("ts", "dur"):
+        v = e.get(key)
+        if not _num(v):
+            return f"{key} is {str(v)[:40]!r}" if v is not None else f"no {key}"
+    if device_arg is not None and not (_int(device_arg) is not None and 0 <= device_arg <= MAX_DEVICE):
+        return f"device {str(device_arg)[:40]!r} is not a GPU index (0..{MAX_DEVICE})"
+    a = e.get("args")
+    if isinstance(a, dict):
+        b = a.get("bytes")
+        if b is not None and _int(b) is None:
+            return f"bytes is {str(b)[:40]!r}"
+        for k in ("grid", "block"):
+            v = a.get(k)
+            if v is not None and not (isinstance(v, list) and len(v) == 3
+                                      and all(_int(x) is not None and 0 <= x < (1 << 32) for x in v)):
+                return f"{k} {str(v)[:40]} is not three whole numbers"
+    return None
+
+
+def _kineto_frames(events, host_calls: str, base: int = 0):
+    """One batch of trace events -> (GPU frame, host frame, stats); raw columns, ts/dur in us.
+
+    ``base``: the index of the batch's first event in ``traceEvents`` (``_row``, the event a damaged
+    record is named by); ``_problem``: :func:`_event_problem`."""
     import polars as pl
 
     gpu_schema, host_schema = _kineto_schemas()
     gpu, host = [], []
     legacy_gpu = 0
-    for e in events:
+    for i, e in enumerate(events, base):
         if not isinstance(e, dict) or e.get("ph") != "X":
             continue
         cat = e.get("cat")
+        if not isinstance(cat, str):  # a damaged category (a list, a number) is no category
+            cat = None
         if cat in _GPU_CATS:
-            gpu.append(e)
+            gpu.append((i, e))
         elif cat in _HOST_CATS:
-            host.append(e)
+            host.append((i, e))
         else:
             old = _legacy(e)
             if old == "kernel":
-                gpu.append(e)
+                gpu.append((i, e))
                 legacy_gpu += 1
             elif old == "cpu_op":
-                host.append(e)
-    runtime = [e for e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
-    stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu,
+                host.append((i, e))
+    runtime = [e for _i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
+    stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
     if host_calls == "sync":
         sync = re.compile(SYNC_RE)
-        host = [e for e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+        host = [(i, e) for i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
                 and isinstance(e.get("name"), str) and sync.match(e["name"])]
 
     def arg(e, k):
@@ -116,43 +230,54 @@ def _kineto_frames(events, host_calls: str):
 
     def dim(e, k, i):
         v = arg(e, k)
-        return v[i] if isinstance(v, list) and len(v) > i else None
+        return _int(v[i]) if isinstance(v, list) and len(v) > i else None
 
     def pid(e):
-        return e.get("pid") if isinstance(e.get("pid"), int) else None
+        return _int(e.get("pid"))
 
-    def device(e):
-        if arg(e, "device") is not None:
-            return arg(e, "device")
-        if _legacy(e):  # legacy: tid is the device index
-            return e.get("tid") if isinstance(e.get("tid"), int) else None
-        return pid(e)  # Kineto GPU events' pid is the device index too
+    def implied_device(e):
+        """The device when args.device is absent: Kineto GPU events' pid (legacy rows: tid); a
+        value that is no GPU index (a process id) leaves it unknown."""
+        v = _int(e.get("tid")) if _legacy(e) else pid(e)
+        return v if v is not None and 0 <= v <= MAX_DEVICE else None
+
+    def num(v):
+        return float(v) if _num(v) else None
+
+    def text(v):
+        return v if isinstance(v, str) else None if v is None else str(v)
 
     g = None
     if gpu:
+        dev_args = [arg(e, "device") for _i, e in gpu]
+        problems = [_event_problem(e, d) for (_i, e), d in zip(gpu, dev_args)]
         g = pl.DataFrame({
-            "kind": [_GPU_CATS.get(e.get("cat"), "kernel") for e in gpu],
-            "device": [device(e) for e in gpu],
-            "stream": [arg(e, "stream") for e in gpu],
-            "ts": [e.get("ts") for e in gpu], "dur": [e.get("dur") for e in gpu],
-            "name": [e.get("name") for e in gpu],
-            "correlation_id": [arg(e, "correlation") for e in gpu],
-            "grid_x": [dim(e, "grid", 0) for e in gpu], "grid_y": [dim(e, "grid", 1) for e in gpu],
-            "grid_z": [dim(e, "grid", 2) for e in gpu],
-            "block_x": [dim(e, "block", 0) for e in gpu], "block_y": [dim(e, "block", 1) for e in gpu],
-            "block_z": [dim(e, "block", 2) for e in gpu],
-            "bytes": [arg(e, "bytes") for e in gpu],
-            "process_id": [pid(e) for e in gpu],
+            "_row": [i for i, _e in gpu],
+            "_problem": problems,
+            "kind": [_GPU_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "kernel") for _i, e in gpu],
+            "device": [_int(d) if d is not None else implied_device(e) for d, (_i, e) in zip(dev_args, gpu)],
+            "stream": [_int(arg(e, "stream")) for _i, e in gpu],
+            "ts": [num(e.get("ts")) for _i, e in gpu], "dur": [num(e.get("dur")) for _i, e in gpu],
+            "name": [text(e.get("name")) for _i, e in gpu],
+            "correlation_id": [_int(arg(e, "correlation")) for _i, e in gpu],
+            "grid_x": [dim(e, "grid", 0) for _i, e in gpu], "grid_y": [dim(e, "grid", 1) for _i, e in gpu],
+            "grid_z": [dim(e, "grid", 2) for _i, e in gpu],
+            "block_x": [dim(e, "block", 0) for _i, e in gpu], "block_y": [dim(e, "block", 1) for _i, e in gpu],
+            "block_z": [dim(e, "block", 2) for _i, e in gpu],
+            "bytes": [_int(arg(e, "bytes")) for _i, e in gpu],
+            "process_id": [pid(e) for _i, e in gpu],
         }, schema=gpu_schema, strict=False)
     h = None
     if host:
         h = pl.DataFrame({
-            "kind": [_HOST_CATS.get(e.get("cat"), "cpu_op") for e in host],
-            "ts": [e.get("ts") for e in host], "dur": [e.get("dur") for e in host],
-            "name": [e.get("name") for e in host],
-            "correlation_id": [arg(e, "correlation") for e in host],
-            "process_id": [pid(e) for e in host],
-            "thread_id": [e.get("tid") if isinstance(e.get("tid"), int) else None for e in host],
+            "_row": [i for i, _e in host],
+            "_problem": [_event_problem(e, None) for _i, e in host],
+            "kind": [_HOST_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "cpu_op") for _i, e in host],
+            "ts": [num(e.get("ts")) for _i, e in host], "dur": [num(e.get("dur")) for _i, e in host],
+            "name": [text(e.get("name")) for _i, e in host],
+            "correlation_id": [_int(arg(e, "correlation")) for _i, e in host],
+            "process_id": [pid(e) for _i, e in host],
+            "thread_id": [_int(e.get("tid")) for _i, e in host],
         }, schema=host_schema, strict=False)
     return g, h, stats
 
@@ -161,9 +286,9 @@ def _kineto_schemas():
     import polars as pl
 
     i, f, t = pl.Int64, pl.Float64, pl.String
-    gpu = {"kind": t, "device": i, "stream": i, "ts": f, "dur": f, "name": t, "correlation_id": i, "grid_x": i,
+    gpu = {"_row": i, "_problem": t, "kind": t, "device": i, "stream": i, "ts": f, "dur": f, "name": t, "correlation_id": i, "grid_x": i,
            "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i}
-    host = {"kind": t, "ts": f, "dur": f, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
+    host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
     return gpu, host
 
 
@@ -172,9 +297,7 @@ class _NotStreamable(Exception):
 
 
 def _open_stream(path):
-    with open(path, "rb") as fh:
-        gz = fh.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gz else open(path, "rb")
+    return _Bounded(path)
 
 
 def _kineto_stream(path, host_calls: str, chunk_bytes: int):
@@ -218,7 +341,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
             if eof:
                 break
             events, buf = _cut_events(buf)
-            g, h, n = _kineto_frames(events, host_calls)
+            g, h, n = _kineto_frames(events, host_calls, stats["events"])
             del events
             _add(stats, n)
             if g is not None:
@@ -227,7 +350,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
                 hosts.append(h)
     # the end: the remaining events, ']', then the rest of the top-level object
     tail_events, suffix = _last_events(buf)
-    g, h, n = _kineto_frames(tail_events, host_calls)
+    g, h, n = _kineto_frames(tail_events, host_calls, stats["events"])
     _add(stats, n)
     if g is not None:
         gpus.append(g)
@@ -286,6 +409,23 @@ def _last_events(buf: bytes, attempts: int = 50):
     raise _NotStreamable("no end of the traceEvents array")
 
 
+def _inflates_past(path, n: int) -> bool:
+    """A gzip trace whose JSON is ``n`` bytes or more (decompressed in bounded pieces, at most n)."""
+    try:
+        with _Bounded(path) as fh:
+            if not fh.gz:
+                return False
+            got = 0
+            while got < n:
+                piece = fh.read(min(1 << 20, n - got))
+                if not piece:
+                    return False
+                got += len(piece)
+            return True
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+        return False
+
+
 def _file_size(path) -> int:
     try:
         return Path(path).stat().st_size
@@ -294,27 +434,32 @@ def _file_size(path) -> int:
 
 
 def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM_MIN_BYTES,
-                chunk_bytes: int = STREAM_CHUNK_BYTES) -> TimelineTables:
+                chunk_bytes: int = STREAM_CHUNK_BYTES, strict: bool = True) -> TimelineTables:
     """``host_calls``: as :func:`read_nsys_sqlite` (``"sync"``: synchronizing runtime/driver calls only).
 
     Files of ``stream_min_bytes`` or more (on disk) are parsed ``chunk_bytes`` of events at a time,
     so peak memory holds one chunk's Python objects and the (small) columnar result; a layout the
-    chunked reader does not recognize falls back to parsing the whole document."""
+    chunked reader does not recognize falls back to parsing the whole document. A gzip trace is
+    decompressed in bounded pieces (:class:`_Bounded`: :data:`MAX_TRACE_BYTES`,
+    :data:`MAX_WHOLE_PARSE_BYTES`, :data:`MAX_GZIP_RATIO`) and streamed when its JSON is
+    ``stream_min_bytes`` or more. ``strict``: a damaged GPU event (times that are not numbers, a
+    negative duration, a device id that is not a GPU index, see
+    :func:`ridgeline.parsers.timeline_common.check_records`) is an error naming ``traceEvents[i]``;
+    False: it is skipped and listed."""
     import polars as pl
 
     src = str(path)
     meta = None
-    if _file_size(path) >= stream_min_bytes:
+    if _file_size(path) >= stream_min_bytes or _inflates_past(path, stream_min_bytes):
         try:
             meta, gpus, hosts, stats = _kineto_stream(path, host_calls, chunk_bytes)
-        except (_NotStreamable, ValueError, OSError, EOFError, gzip.BadGzipFile):
+        except (_NotStreamable, ValueError, OSError, EOFError, gzip.BadGzipFile, zlib.error):
             meta = None
     if meta is None:
         try:
-            raw = Path(path).read_bytes()
-            if raw.startswith(b"\x1f\x8b"):
-                raw = gzip.decompress(raw)
-        except (OSError, EOFError, gzip.BadGzipFile) as err:
+            with _Bounded(path, MAX_WHOLE_PARSE_BYTES) as fh:
+                raw = fh.read()
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
             raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt ({err})") from err
         try:
             meta = _loads(raw)
@@ -330,11 +475,15 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
                              "array of trace events)")
         g, h, stats = _kineto_frames(meta.pop("traceEvents"), host_calls)
         gpus, hosts = [x for x in (g,) if x is not None], [x for x in (h,) if x is not None]
+    if not isinstance(meta, dict):
+        raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")
     devices = {}
-    props = [d for d in meta.get("deviceProperties") or [] if isinstance(d, dict)]
-    for d in props:
-        if d.get("id") is not None:
-            devices[int(d["id"])] = d.get("name")
+    props = meta.get("deviceProperties")
+    props = [d for d in props if isinstance(d, dict)] if isinstance(props, list) else []
+    for d in props:  # an id that is no GPU index (a damaged entry) names nothing
+        i = _int(d.get("id"))
+        if i is not None and 0 <= i <= MAX_DEVICE and isinstance(d.get("name"), str):
+            devices[i] = d["name"]
     vendor = trace_vendor(props, stats)
     notes = []
     if stats["legacy"]:
@@ -342,32 +491,32 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
                      "per-operator GPU times measured with CUDA events, not individual kernels; no streams, copies "
                      "or runtime calls are recorded")
     skipped = []
+    where = lambda r: f"traceEvents[{r}]"  # noqa: E731
     if gpus:
         df = pl.concat(gpus, how="vertical_relaxed") if len(gpus) > 1 else gpus[0]
-        bad = df.filter(pl.col("ts").is_null() | pl.col("dur").is_null() | (pl.col("dur") < 0))
-        if bad.height:
-            skipped.append(Skipped(src, f"{bad.height} GPU event(s)", "no ts/dur or a negative duration; ignored"))
-            df = df.filter(pl.col("ts").is_not_null() & pl.col("dur").is_not_null() & (pl.col("dur") >= 0))
         words = pl.col("name").str.extract(r"(?i)memcpy\s+([A-Za-z]+)", 1).str.to_lowercase()
         df = df.with_columns(
-            (pl.col("ts") * 1000).round(0).cast(pl.Int64).alias("start_ns"),
-            ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
+            (pl.col("ts") * 1000).alias("start_ns"),
+            ((pl.col("ts") + pl.col("dur")) * 1000).alias("end_ns"),
             pl.when(pl.col("kind") == "memcpy").then(words.replace_strict(_COPY_WORDS, default="other", return_dtype=pl.String))
             .alias("copy_kind"),
         ).drop("ts", "dur")
+        df, skipped = check_records(path, df, strict=strict, where=where, what="GPU event")
+        df = df.with_columns(pl.col("start_ns").round(0).cast(pl.Int64), pl.col("end_ns").round(0).cast(pl.Int64))
+    if gpus and df.height:
         df = _dims_and_kinds(df)
         acts = _finish_activities(df, src, devices)
     else:
         acts = _empty_activities()
-        notes.append(f"{path}: the trace holds no GPU events (kernel, gpu_memcpy, gpu_memset): profile with "
-                     "ProfilerActivity.CUDA to see the GPU side; host-side ops are kept")
+        notes.append(f"{path}: the trace holds no " + ("usable " if skipped else "") + "GPU events (kernel, gpu_memcpy, "
+                     "gpu_memset): profile with ProfilerActivity.CUDA to see the GPU side; host-side ops are kept")
     api = None
     if hosts:
         api = pl.concat(hosts, how="vertical_relaxed") if len(hosts) > 1 else hosts[0]
-        api = api.filter(pl.col("ts").is_not_null() & pl.col("dur").is_not_null()).with_columns(
-            (pl.col("ts") * 1000).round(0).cast(pl.Int64).alias("start_ns"),
-            ((pl.col("ts") + pl.col("dur")) * 1000).round(0).cast(pl.Int64).alias("end_ns"),
-        ).drop("ts", "dur")
+        api = api.with_columns((pl.col("ts") * 1000).alias("start_ns"),
+                               ((pl.col("ts") + pl.col("dur")) * 1000).alias("end_ns")).drop("ts", "dur")
+        api = check_host_calls(path, api, strict=strict, where=where, notes=notes)
+        api = api.with_columns(pl.col("start_ns").round(0).cast(pl.Int64), pl.col("end_ns").round(0).cast(pl.Int64))
         api = _finish_api(api, src)
     host_api = None
     if stats["runtime"]:

@@ -31,9 +31,9 @@ from ridgeline.parsers.timeline_common import (
     _dims_and_kinds,
     _empty_activities,
     _finish_activities,
+    check_records,
     pytorch_capture,
 )
-from ridgeline.result import Skipped
 
 STATS_REPORTS = {
     # header set -> (report, category of the totals)
@@ -145,7 +145,11 @@ def _find(cols: list[str], prefix: str) -> str | None:
     return next((c for c in cols if c == prefix or c.startswith(prefix + " (")), None)
 
 
-def read_nsys_stats(path, report: str) -> TimelineTables:
+def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables:
+    """An nsys stats CSV -> TimelineTables. ``cuda_gpu_trace`` rows are records: a damaged one (a
+    cell that is not a time, an end before its start, a negative copy size, a Device without its
+    ``(N)`` index...) is an error naming the line (strict) or skipped and listed (lenient; see
+    :func:`ridgeline.parsers.timeline_common.check_records`)."""
     import polars as pl
 
     src = str(path)
@@ -189,8 +193,10 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
     copy_kind = pl.when(is_copy).then(words.replace_strict(_COPY_WORDS, default="other", return_dtype=pl.String))
 
     def num(c, dtype=pl.Int64):
-        return pl.col(c).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False).cast(dtype) \
-            if c in cols else pl.lit(None, dtype=dtype)
+        if c not in cols:
+            return pl.lit(None, dtype=dtype)
+        v = pl.col(c).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False)
+        return v if dtype == pl.Float64 else pl.when(v.abs() < 2.0**62).then(v).cast(dtype)  # no int64 overflow
 
     start_ns = _ns_expr(start, _header_unit(start))
     dur_ns = _ns_expr(dur, _header_unit(dur))
@@ -198,14 +204,28 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
     bytes_expr = pl.lit(None, dtype=pl.Int64)
     if byte_col:
         scale = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9}.get(_header_unit(byte_col) or "B", 1)
-        bytes_expr = (num(byte_col, pl.Float64) * scale).round(0).cast(pl.Int64)
-    out = df.select(
+        raw_bytes = num(byte_col, pl.Float64) * scale
+        bytes_expr = pl.when(raw_bytes.abs() < 2.0**62).then(raw_bytes.round(0)).cast(pl.Int64)
+    dev_index = dev_text.str.extract(r"\((\d+)\)\s*$", 1).cast(pl.Int64, strict=False)
+    given = lambda c: pl.col(c).cast(pl.String).str.strip_chars().fill_null("") != ""  # noqa: E731
+    problem = (pl.when(given(start) & start_ns.is_null()).then(pl.format("{} is {}", pl.lit(start), pl.col(start).cast(pl.String)))
+               .when(given(dur) & dur_ns.is_null()).then(pl.format("{} is {}", pl.lit(dur), pl.col(dur).cast(pl.String))))
+    problem = problem.when(~given("Name")).then(pl.lit("no Name (a row cut short?)"))
+    if "Device" in cols:
+        problem = problem.when(~given("Device")).then(pl.lit("no Device")).when(dev_index.is_null()).then(
+            pl.format("Device {} names no GPU index '(N)'", pl.col("Device").cast(pl.String)))
+    if byte_col:
+        problem = problem.when(given(byte_col) & bytes_expr.is_null()).then(
+            pl.format("{} is {}", pl.lit(byte_col), pl.col(byte_col).cast(pl.String)))
+    out = df.with_row_index("_row").select(
+        pl.col("_row").cast(pl.Int64),
+        problem.otherwise(pl.lit(None, dtype=pl.String)).alias("_problem"),
         kind.alias("kind"),
-        dev_text.str.extract(r"\((\d+)\)\s*$", 1).cast(pl.Int64, strict=False).alias("device"),
+        dev_index.alias("device"),
         dev_text.str.replace(r"\s*\(\d+\)\s*$", "").alias("device_name"),
         num("Strm").alias("stream"),
-        start_ns.round(0).cast(pl.Int64).alias("start_ns"),
-        (start_ns + dur_ns).round(0).cast(pl.Int64).alias("end_ns"),
+        start_ns.alias("start_ns"),
+        (start_ns + dur_ns).alias("end_ns"),
         name.alias("name"),
         num("CorrId").alias("correlation_id"),
         *[num(c).alias(a) for c, a in (("GrdX", "grid_x"), ("GrdY", "grid_y"), ("GrdZ", "grid_z"),
@@ -213,11 +233,11 @@ def read_nsys_stats(path, report: str) -> TimelineTables:
         copy_kind.alias("copy_kind"),
         bytes_expr.alias("bytes"),
     )
-    bad = out.filter(pl.col("start_ns").is_null() | pl.col("end_ns").is_null())
-    skipped = []
-    if bad.height:
-        skipped.append(Skipped(src, f"{bad.height} row(s)", "Start or Duration not a time; ignored"))
-        out = out.filter(pl.col("start_ns").is_not_null() & pl.col("end_ns").is_not_null())
+    # a quoted newline in a name shifts line numbers: rows are then named by their data row number
+    multiline = df.select(pl.any_horizontal(pl.col(c).cast(pl.String).str.contains("\n").any() for c in cols)).item()
+    where = (lambda r: f"data row {r + 1}") if multiline else (lambda r: f"line {first_data_line + r}")
+    out, skipped = check_records(path, out, strict=strict, where=where)
+    out = out.with_columns(pl.col("start_ns").round(0).cast(pl.Int64), pl.col("end_ns").round(0).cast(pl.Int64))
     out = _dims_and_kinds(out)
     acts = _finish_activities(out, src, {})
     return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped, vendor="nvidia",

@@ -46,6 +46,9 @@ def describe_head(path: Path) -> str | None:
             if inner:  # ridgeline reads gzip only for PyTorch traces: say what is inside
                 return f"{what} (decompress it first) starting: {inner}"
             return f"{what} (decompress it first)"
+    stripped = text.lstrip()
+    if stripped[:1] in ("[", "{") and not any(ch in line for ch in "\ufffd\x00"):
+        return _json_shape(stripped, line)
     if any(ch in line for ch in "\ufffd\x00"):
         if path.suffix.lower() == ".ncu-rep":
             return "a binary Nsight Compute report"
@@ -55,3 +58,18 @@ def describe_head(path: Path) -> str | None:
             return "an SQLite database without Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, StringIds)"
         return "binary data"
     return line
+
+
+def _json_shape(text: str, line: str) -> str:
+    """What a JSON file that no reader claims holds, from its start: timelines are objects with
+    ``traceEvents`` or arrays of event objects (``"ph"``), Prometheus answers have ``"status"``."""
+    import re
+
+    if text.startswith("["):
+        first = re.match(r"\[\s*(.)", text, re.S)
+        what = ("an empty JSON array" if first and first.group(1) == "]" else
+                "a JSON array whose first item is not a trace event object" if first and first.group(1) != "{" else
+                "a JSON array of objects without trace event keys (ph, ts, name)" if first else "a JSON array cut short")
+    else:
+        what = "a JSON object with no traceEvents list"
+    return f"{what}, starting: {line[:30]}"

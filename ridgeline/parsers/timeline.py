@@ -127,9 +127,12 @@ def nsys_export_error(path) -> InputError:
 # ======================================================================================
 # entry point
 # ======================================================================================
-def read_timeline(path, *, host_calls: str = "all") -> TimelineTables:
+def read_timeline(path, *, host_calls: str = "all", strict: bool = True) -> TimelineTables:
     """Read one timeline file, format detected from its content (``host_calls``: see
-    :func:`read_nsys_sqlite`)."""
+    :func:`read_nsys_sqlite`). ``strict``: a damaged record (an end before its start, a time past
+    2200 or 30 days from the rest, a negative copy size, a device that is not a GPU index) is an
+    error naming the file, the table or event and the row; False (``--lenient``): it is skipped and
+    listed (:func:`ridgeline.parsers.timeline_common.check_records`)."""
     if is_nsys_report(path):
         raise nsys_export_error(path)
     kind = detect_timeline_format(path)
@@ -138,7 +141,7 @@ def read_timeline(path, *, host_calls: str = "all") -> TimelineTables:
 
         raise InputError(path, expected_formats(("nsys", "kineto")))
     if kind == "nsys-sqlite":
-        return read_nsys_sqlite(path, host_calls=host_calls)
+        return read_nsys_sqlite(path, host_calls=host_calls, strict=strict)
     if kind == "kineto":
-        return read_kineto(path, host_calls=host_calls)
-    return read_nsys_stats(path, kind.split(":", 1)[1])
+        return read_kineto(path, host_calls=host_calls, strict=strict)
+    return read_nsys_stats(path, kind.split(":", 1)[1], strict=strict)
