@@ -38,7 +38,11 @@ def verdict(path: Path) -> dict:
     return {
         "exit": code,
         "gpu": gpu.get("name"),
-        "bounds": dict(collections.Counter(k.get("bound") for k in kernels)),
+        # the bound as every view shows it: the latency class split by its kind (launch/stall)
+        "bounds": dict(collections.Counter(str((k.get("latency_kind") or k.get("bound")) if k.get("bound") == "latency"
+                                           else k.get("bound")) for k in kernels)),
+        "precisions": dict(collections.Counter(str(k.get("precision")) for k in kernels)),
+        "timeline": _timeline(doc.get("timeline") or {}),
         "roofs": sorted({f"{r.get('kind')}:{r.get('precision') or r.get('level')}@{r.get('source')}"
                          for r in doc.get("roofs") or []}),
         "findings": sorted(collections.Counter(f"{f['code']}/{f['severity']}" for f in doc.get("findings") or [])
@@ -47,6 +51,20 @@ def verdict(path: Path) -> dict:
         "no_dram": sum(k.get("dram_bytes") is None for k in kernels),
         "kernels": len(kernels),
     }
+
+
+def _timeline(tl: dict) -> dict | None:
+    """What a timeline verdict rests on: devices, where host calls come from, the idle split,
+    summary rows read, and the profile join."""
+    devices = tl.get("devices") or []
+    if not devices and not tl.get("totals"):
+        return None
+    out = {"devices": len(devices), "summary_rows": len(tl.get("totals") or [])}
+    if devices:
+        out["host_api"] = sorted({str(d.get("host_api")) for d in devices})
+        out["vendor"] = sorted({str(d.get("vendor")) for d in devices})
+        out["idle_sync_s"] = round(sum(d.get("idle_sync_s") or 0 for d in devices), 6)
+    return out
 
 
 def compare(before: dict, after: dict) -> str:
