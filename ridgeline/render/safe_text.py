@@ -45,10 +45,11 @@ import re
 # C0 except what the caller keeps, DEL, C1, Arabic letter mark, zero-width and bidi marks
 # (U+200B-U+200F), line/paragraph separators and bidi embeddings/overrides (U+2028-U+202E),
 # word joiner .. invisible operators and bidi isolates (U+2060-U+206F), surrogates, BOM,
-# interlinear annotation controls.
+# interlinear annotation controls, and the invisible tag characters (U+E0000-U+E007F, which
+# can spell hidden ASCII). Visible format characters (soft hyphen, Arabic number signs) are kept.
 _UNSAFE_BODY = (
     "\\x00-\\x09\\x0b-\\x1f\\x7f-\\x9f\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e"
-    "\\u2060-\\u206f\\ud800-\\udfff\\ufeff\\ufff9-\\ufffb"
+    "\\u2060-\\u206f\\ud800-\\udfff\\ufeff\\ufff9-\\ufffb\\U000e0000-\\U000e007f"
 )
 _UNSAFE_KEEP_NL = re.compile(f"[{_UNSAFE_BODY}]")  # everything but LF
 _UNSAFE_ALL = re.compile(f"[{_UNSAFE_BODY}\\n]")  # LF too
@@ -65,7 +66,12 @@ def _escape_char(match: re.Match) -> str:
     if char in _NAMED:
         return _NAMED[char]
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
+    if code < 0x20:
+        return f"\\x{code:02x}"
+    if code > 0xFFFF:  # a tag character: as its UTF-16 pair, which JSON reads back exactly
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def has_unsafe(text: str) -> bool:
