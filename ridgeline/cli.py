@@ -240,6 +240,14 @@ def _refuse_overwriting_inputs(output, inputs, plot=None) -> None:
             raise UsageError(f"{option} {target} is one of the input files; write the output elsewhere")
 
 
+def _say(text: str) -> None:
+    """A line of a listing on stdout (``gpus``: names may come from a config file), made safe
+    like every report (ridgeline.render.safe_text.for_output; JSON stays exact)."""
+    from ridgeline.render.safe_text import for_output
+
+    click.echo(for_output(text))
+
+
 def _tell(message: str) -> None:
     """One line on stderr; a path or quoted input in it shown with its control characters escaped
     (ridgeline.render.safe_text.inline), so an error message cannot drive the terminal or a CI log."""
@@ -629,7 +637,7 @@ def gpus_cmd(name, fmt, config=None):
     if name:
         gpu, note = lookup(name)
         if fmt == "json":
-            click.echo(json.dumps(gpu.to_dict() | {"match": note}, indent=2))
+            _say(json.dumps(gpu.to_dict() | {"match": note}, indent=2))
             return
         lines = [
             f"{gpu.name}  ({note})",
@@ -649,11 +657,11 @@ def gpus_cmd(name, fmt, config=None):
         import textwrap
 
         for line in lines:
-            click.echo(textwrap.fill(line, width=80, subsequent_indent="    ") if len(line) > 80 else line)
+            _say(textwrap.fill(line, width=80, subsequent_indent="    ") if len(line) > 80 else line)
         return
     gpus = catalogue()
     if fmt == "json":
-        click.echo(json.dumps([g.to_dict() for g in gpus], indent=2))
+        _say(json.dumps([g.to_dict() for g in gpus], indent=2))
         return
     short = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tf32_tensor": "TF32tc", "fp16_tensor": "BF16tc",
              "fp8_tensor": "FP8tc", "int8_tensor": "INT8tc", "fp64_tensor": "FP64tc"}
@@ -675,16 +683,16 @@ def gpus_cmd(name, fmt, config=None):
         groups.setdefault((seg, cc, g.arch), []).append(g)
     seg_order = {"configured": 0, "datacenter": 1, "workstation": 2, "geforce": 3, "other": 4}
     width = max(15, *(len(g.name) + 2 for g in gpus))  # 19 for the bundled names: 80 columns
-    click.echo("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
-    click.echo(f"{'GPU':<{width}}{'TB/s':>5}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
+    _say("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
+    _say(f"{'GPU':<{width}}{'TB/s':>5}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
     for seg, cc, arch in sorted(groups, key=lambda k: (seg_order.get(k[0], 9), tuple(-x for x in k[1]))):
         title = "Your GPUs (config)" if seg == "configured" else titles.get(seg, "Other")
-        click.echo(f"{title}, {arch} (CC {'.'.join(map(str, cc))})")
+        _say(f"{title}, {arch} (CC {'.'.join(map(str, cc))})")
         for g in groups[(seg, cc, arch)]:
-            click.echo(f"  {g.name:<{width - 2}}{g.dram_bw_bytes_per_s / 1e12:>5.2f}"
+            _say(f"  {g.name:<{width - 2}}{g.dram_bw_bytes_per_s / 1e12:>5.2f}"
                        + "".join(f"{ridge(g.ridge(p)):>7}" for p in PRECISIONS))
-    click.echo("tc = tensor cores (BF16tc: fp16 and bf16 inputs; GeForce: FP32-accumulate rate).")
-    click.echo("Details and sources: ridgeline gpus NAME")
+    _say("tc = tensor cores (BF16tc: fp16 and bf16 inputs; GeForce: FP32-accumulate rate).")
+    _say("Details and sources: ridgeline gpus NAME")
 
 
 

@@ -224,3 +224,21 @@ def test_error_line_escapes_quoted_content(capsys, inputs):
     assert_safe(out, "stdout")
     if code == 2:
         assert err.count("\n") == 1, err
+
+
+def test_colour_on_a_terminal_adds_only_ridgelines_own_codes(capsys, inputs, monkeypatch):
+    """Colour is added after escaping: every ESC in the output starts one of ridgeline's SGR
+    codes (bold, red, yellow, cyan, reset), none comes from a name."""
+    from ridgeline.render import colour
+
+    import click.utils
+
+    monkeypatch.setattr(colour, "wanted", lambda stream: True)
+    # click strips ANSI codes when stdout is not a terminal (as under capsys): act as one
+    monkeypatch.setattr(click.utils, "should_strip_ansi", lambda stream=None, color=None: False)
+    code, out, err = run(capsys, "analyze", inputs["ncu"], "--gpu", "A100 SXM 40GB")
+    assert code in (0, 1), err
+    assert "\x1b[" in out  # coloured
+    assert not re.search(r"\x1b(?!\[(?:0|1|33|36|1;31)m)", out), "an ESC that is not a colour code"
+    assert_safe(out.replace("\x1b[", ""), "coloured table")
+    assert "\\x1b]0;pwned\\x07" in out
