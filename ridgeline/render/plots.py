@@ -92,11 +92,12 @@ _FIG_DPI = 100
 # small helpers
 # ----------------------------------------------------------------------------------------
 def plain(text: object) -> str:
-    """Text from an input, made safe for matplotlib: ``$`` would start mathtext; control
-    characters shown escaped (ridgeline.render.safe_text.inline), as in every text format."""
+    """Text from an input, made safe for matplotlib: ``$`` would start mathtext (``\\$`` is drawn
+    as ``$``); control characters shown escaped (ridgeline.render.safe_text.inline), as in every
+    text format. Outside mathtext matplotlib draws a backslash as it is, so none is doubled."""
     from ridgeline.render.safe_text import inline
 
-    return inline(text).replace("\\", "\\\\").replace("$", r"\$")
+    return inline(text).replace("$", r"\$")
 
 
 def si(value: float | None, unit: str, digits: int = 3) -> str:

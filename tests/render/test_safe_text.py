@@ -109,3 +109,23 @@ def test_markdown_cells_escape_controls_before_markup():
 
     out = md("a|b`c`<i>\x1b[31m\nd")
     assert out == "a\\|b\\`c\\`&lt;i&gt;\\\\x1b\\[31m\\\\nd"
+
+
+def test_plot_labels_draw_the_escapes_once():
+    """matplotlib draws a label's text as it is outside mathtext: the escape shows as `\\x1b`
+    (not doubled), `$` cannot start mathtext, and no control character reaches the SVG."""
+    import io
+    import re
+
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from ridgeline.render.plots import plain
+
+    fig = Figure()
+    fig.text(0.1, 0.5, plain("k\x1b]0;t\x07 costs $5 and $6"))
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+    drawn = "".join(re.findall(r"<text[^>]*>([^<]*)</text>", buf.getvalue()))
+    assert drawn == "k\\x1b]0;t\\x07 costs $5 and $6"
