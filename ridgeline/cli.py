@@ -240,8 +240,34 @@ def _refuse_overwriting_inputs(output, inputs, plot=None) -> None:
             raise UsageError(f"{option} {target} is one of the input files; write the output elsewhere")
 
 
-def _emit(text: str, output: str | None) -> None:
-    """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError."""
+def _say(text: str) -> None:
+    """A line of a listing on stdout (``gpus``: names may come from a config file), made safe
+    like every report (ridgeline.render.safe_text.for_output; JSON stays exact)."""
+    from ridgeline.render.safe_text import for_output
+
+    click.echo(for_output(text))
+
+
+def _tell(message: str) -> None:
+    """One line on stderr; a path or quoted input in it shown with its control characters escaped
+    (ridgeline.render.safe_text.inline), so an error message cannot drive the terminal or a CI log."""
+    from ridgeline.render.safe_text import for_output, inline
+
+    click.echo(for_output(inline(message)), err=True)
+
+
+def _emit(text: str, output: str | None, *, colour: bool = False, commands: bool = True) -> None:
+    """Write ``text`` to ``output`` (a path; None or '-' = stdout); an unwritable path is a UsageError.
+
+    Every report passes here: control characters from the inputs are shown escaped and GitHub
+    workflow commands neutralised (ridgeline.render.safe_text.for_output; ``commands=False`` for
+    ``--format github``, whose lines are commands on purpose), then ``colour`` adds the
+    terminal's own colour codes when stdout is a terminal."""
+    from ridgeline.render.safe_text import for_output
+
+    text = for_output(text, commands=commands)
+    if colour:
+        text = _maybe_colour(text, output)
     if output and output != "-":
         from ridgeline.atomic import write_text
         from ridgeline.errors import UsageError
@@ -508,19 +534,13 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
 
                 text = format_result(result, top=top, all_windows=all_windows,
                                      width=_terminal_width() if not output or output == "-" else 80)
-                text = _maybe_colour(text, output)
-            if output and output != "-":
-                from ridgeline.atomic import write_text
-
-                write_text(output, text)
-            else:
-                click.echo(text, nl=False)
+            _emit(text, output, colour=fmt == "table", commands=fmt != "github")
     except BrokenPipeError:  # `ridgeline analyze x | head`: main() exits quietly
         raise
     except OSError as err:  # includes polars' own FileNotFoundError / PermissionError
         raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     if output and output != "-":
-        click.echo(f"ridgeline: wrote {output}", err=True)
+        _tell(f"ridgeline: wrote {output}")
     _exit_on_findings(ctx, result.findings, fail_on)
 
 
@@ -617,7 +637,7 @@ def gpus_cmd(name, fmt, config=None):
     if name:
         gpu, note = lookup(name)
         if fmt == "json":
-            click.echo(json.dumps(gpu.to_dict() | {"match": note}, indent=2))
+            _say(json.dumps(gpu.to_dict() | {"match": note}, indent=2))
             return
         lines = [
             f"{gpu.name}  ({note})",
@@ -637,11 +657,11 @@ def gpus_cmd(name, fmt, config=None):
         import textwrap
 
         for line in lines:
-            click.echo(textwrap.fill(line, width=80, subsequent_indent="    ") if len(line) > 80 else line)
+            _say(textwrap.fill(line, width=80, subsequent_indent="    ") if len(line) > 80 else line)
         return
     gpus = catalogue()
     if fmt == "json":
-        click.echo(json.dumps([g.to_dict() for g in gpus], indent=2))
+        _say(json.dumps([g.to_dict() for g in gpus], indent=2))
         return
     short = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tf32_tensor": "TF32tc", "fp16_tensor": "BF16tc",
              "fp8_tensor": "FP8tc", "int8_tensor": "INT8tc", "fp64_tensor": "FP64tc"}
@@ -663,16 +683,16 @@ def gpus_cmd(name, fmt, config=None):
         groups.setdefault((seg, cc, g.arch), []).append(g)
     seg_order = {"configured": 0, "datacenter": 1, "workstation": 2, "geforce": 3, "other": 4}
     width = max(15, *(len(g.name) + 2 for g in gpus))  # 19 for the bundled names: 80 columns
-    click.echo("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
-    click.echo(f"{'GPU':<{width}}{'TB/s':>5}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
+    _say("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
+    _say(f"{'GPU':<{width}}{'TB/s':>5}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
     for seg, cc, arch in sorted(groups, key=lambda k: (seg_order.get(k[0], 9), tuple(-x for x in k[1]))):
         title = "Your GPUs (config)" if seg == "configured" else titles.get(seg, "Other")
-        click.echo(f"{title}, {arch} (CC {'.'.join(map(str, cc))})")
+        _say(f"{title}, {arch} (CC {'.'.join(map(str, cc))})")
         for g in groups[(seg, cc, arch)]:
-            click.echo(f"  {g.name:<{width - 2}}{g.dram_bw_bytes_per_s / 1e12:>5.2f}"
+            _say(f"  {g.name:<{width - 2}}{g.dram_bw_bytes_per_s / 1e12:>5.2f}"
                        + "".join(f"{ridge(g.ridge(p)):>7}" for p in PRECISIONS))
-    click.echo("tc = tensor cores (BF16tc: fp16 and bf16 inputs; GeForce: FP32-accumulate rate).")
-    click.echo("Details and sources: ridgeline gpus NAME")
+    _say("tc = tensor cores (BF16tc: fp16 and bf16 inputs; GeForce: FP32-accumulate rate).")
+    _say("Details and sources: ridgeline gpus NAME")
 
 
 
@@ -712,9 +732,9 @@ def _write_plot(result, path) -> None:
         fig = timeline_figure(result)  # a timeline without a profile: its busy/idle plot
         if fig is not None:
             _save_plot(fig, path)
-            click.echo(f"ridgeline: wrote {path} (timeline)", err=True)
+            _tell(f"ridgeline: wrote {path} (timeline)")
             return
-        click.echo(f"ridgeline: no kernels to draw; {path} not written", err=True)
+        _tell(f"ridgeline: no kernels to draw; {path} not written")
         return
     projection = result.what_if[0] if getattr(result, "what_if", None) else None
     compare = None
@@ -723,7 +743,7 @@ def _write_plot(result, path) -> None:
 
         compare = lookup(projection.target_gpu)[0]
     _save_plot(roofline_figure(result, what_if=projection, compare_gpu=compare), path)
-    click.echo(f"ridgeline: wrote {path}", err=True)
+    _tell(f"ridgeline: wrote {path}")
 
 
 def _save_plot(fig, path) -> None:
@@ -795,7 +815,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
                 from ridgeline.errors import InputError
 
                 raise InputError(path, "expected Nsight Compute kernels to draw; found none (telemetry only?)")
-            click.echo(f"ridgeline: {path}: no kernels to draw, left out of the plot", err=True)
+            _tell(f"ridgeline: {path}: no kernels to draw, left out of the plot")
             continue
         runs.append((labels[i] if labels else _input_label(path, files), res))
     if not runs:
@@ -804,7 +824,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
         raise InputError(", ".join(files), "expected Nsight Compute kernels to draw; found none")
     fig = roofline_figure(runs, per_launch=per_launch, top=top, compare_gpu=compare, title=title, levels=levels)
     _save_plot(fig, output)
-    click.echo(f"ridgeline: wrote {output}", err=True)
+    _tell(f"ridgeline: wrote {output}")
 
 
 @cli.command("report")
@@ -873,9 +893,9 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
 
         text = render_html(result, title=title, per_launch=per_launch, compare_gpu=compare)
         output = output or "report.html"
-    _emit(text, output)
+    _emit(text, output, commands=fmt == "markdown")  # CSS has `::before` at line starts
     if output and output != "-":
-        click.echo(f"ridgeline: wrote {output}", err=True)
+        _tell(f"ridgeline: wrote {output}")
     _exit_on_findings(ctx, result.findings, fail_on)
 
 
@@ -962,7 +982,7 @@ def demo_cmd(top, fmt, copy_to):
                     shutil.copy2(folder / name, dest / name)
             except OSError as err:
                 raise UsageError(f"cannot copy the demo inputs to {dest}: {_os_error_text(err)}") from None
-            click.echo(f"ridgeline: copied the demo inputs to {dest}", err=True)
+            _tell(f"ridgeline: copied the demo inputs to {dest}")
         result = analyze_paths([folder / name for name in DEMO_FILES], start=_parse_start(DEMO_START))
         _relabel_demo(result, folder)
         result.notes.append(
@@ -1129,7 +1149,9 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
             raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:
         if fmt == "csv":
-            text = windows.write_csv()
+            from ridgeline.render.tables import safe_cells
+
+            text = safe_cells(windows).write_csv()
         elif fmt == "json":
             from ridgeline.render.jsonout import render_json
 
@@ -1141,10 +1163,9 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
 
             text = format_telemetry_report(result, max_rows=max_rows, all_windows=all_windows, worst=worst,
                                            width=_terminal_width() if not output or output == "-" else 80)
-            text = _maybe_colour(text, output)
-        _emit(text, output)
+        _emit(text, output, colour=fmt == "table", commands=fmt != "github")
     if output and output != "-":
-        click.echo(f"ridgeline: wrote {output}", err=True)
+        _tell(f"ridgeline: wrote {output}")
     _exit_on_findings(ctx, findings, fail_on)
 
 
@@ -1223,7 +1244,7 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
         text = format_diff(cmp, top=top)
     _emit(text, output)
     if output and output != "-":
-        click.echo(f"ridgeline: wrote {output}", err=True)
+        _tell(f"ridgeline: wrote {output}")
     if cmp.regressed:
         ctx.exit(1)
 
@@ -1313,7 +1334,7 @@ def _pull_prometheus(prom: dict):
                    "their samples missing", err=True)
     if prom.get("prom_save"):
         report = pulled.save(prom["prom_save"])  # host by host: never the whole pull in memory
-        click.echo(f"ridgeline: {report.summary(prom['prom_save'])}", err=True)
+        _tell(f"ridgeline: {report.summary(prom['prom_save'])}")
     return pulled
 
 
@@ -1363,8 +1384,8 @@ def check_cmd(ctx, expect_file, profiles, write, gpu, min_share):
         _refuse_overwriting_inputs(expect_file, profiles)
         _text, result = expectations.write(expect_file, profiles, gpu=gpu, min_share=min_share)
         n = len(expectations.load(expect_file).item_names())
-        click.echo(f"ridgeline: wrote {expect_file} ({n} expectation{'s' if n != 1 else ''} from "
-                   f"{', '.join(i.path for i in result.inputs)})", err=True)
+        _tell(f"ridgeline: wrote {expect_file} ({n} expectation{'s' if n != 1 else ''} from "
+              f"{', '.join(i.path for i in result.inputs)})")
         return
     if gpu:
         from ridgeline.errors import UsageError
@@ -1373,7 +1394,7 @@ def check_cmd(ctx, expect_file, profiles, write, gpu, min_share):
     spec = expectations.load(expect_file, profiles)
     result = expectations.analyze(spec)
     outcomes = expectations.check_all(spec, result)
-    click.echo(expectations.format_report(spec, outcomes, result), nl=False)
+    _emit(expectations.format_report(spec, outcomes, result), None)
     if any(not o.passed for _name, o in outcomes):
         ctx.exit(1)
 
@@ -1383,7 +1404,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="ridgeline", standalone_mode=False)
     except RidgelineError as err:
-        click.echo(f"ridgeline: error: {err}", err=True)
+        _tell(f"ridgeline: error: {err}")
         sys.exit(err.exit_code)
     except click.exceptions.Abort:
         click.echo("ridgeline: aborted", err=True)
@@ -1394,7 +1415,7 @@ def main(argv: list[str] | None = None) -> None:
         if ctx is not None and getattr(ctx, "command_path", None):
             hint = f" (see '{ctx.command_path} --help')"
         message = " ".join(err.format_message().split())
-        click.echo(f"ridgeline: error: {message}{hint}", err=True)
+        _tell(f"ridgeline: error: {message}{hint}")
         sys.exit(2)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
@@ -1451,10 +1472,10 @@ def _report_bug(err: BaseException, argv: list[str] | None) -> None:
         import traceback
 
         traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
-    click.echo(f"ridgeline: internal error (a bug in ridgeline {__version__}): {type(err).__name__}{where}"
-               + (f": {text}" if text else "")
-               + "; please report it to the ridgeline maintainers with the command line and the input file"
-               + ("" if _debug_requested(argv) else " (rerun as `ridgeline --debug ...` or with RIDGELINE_DEBUG=1 for the traceback)"), err=True)
+    _tell(f"ridgeline: internal error (a bug in ridgeline {__version__}): {type(err).__name__}{where}"
+          + (f": {text}" if text else "")
+          + "; please report it to the ridgeline maintainers with the command line and the input file"
+          + ("" if _debug_requested(argv) else " (rerun as `ridgeline --debug ...` or with RIDGELINE_DEBUG=1 for the traceback)"))
 
 
 def _quiet_stdout() -> None:

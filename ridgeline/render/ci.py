@@ -145,13 +145,17 @@ def render_sarif(result, rule_rows, *, docs=None, version: str = "") -> str:
 
 
 def _escape_data(text: str) -> str:
-    """Workflow-command message escaping (%, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Workflow-command message escaping (%, CR, LF; other control characters shown escaped)."""
+    from ridgeline.render.safe_text import github_data
+
+    return github_data(text)
 
 
 def _escape_property(text: str) -> str:
     """Workflow-command property escaping (also ':' and ',')."""
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    from ridgeline.render.safe_text import github_property
+
+    return github_property(text)
 
 
 def render_github(result) -> str:

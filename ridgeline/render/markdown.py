@@ -2,7 +2,8 @@
 
 Same facts as the HTML page, no plots. Every string from an input goes through :func:`md`,
 which neutralises what would break a table cell or start markup: ``|``, backticks, ``<``/``>``/
-``&`` (GitHub would otherwise treat ``<script>`` as HTML) and line breaks.
+``&`` (GitHub would otherwise treat ``<script>`` as HTML), and control characters and line breaks
+(shown escaped, ``\\x1b``, ``\\n``: ridgeline.render.safe_text.inline).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ridgeline.render.html import (
     telemetry_overview,
     time_by_bound,
 )
+from ridgeline.render.safe_text import inline
 
 MAX_KERNELS = 25
 
@@ -31,7 +33,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]#~|])")
 
 def md(value: object) -> str:
     """Escape a value for a GFM table cell or a line of text."""
-    text = "" if value is None else str(value)
+    text = inline(value)
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return " ".join(text.split())

@@ -92,8 +92,12 @@ _FIG_DPI = 100
 # small helpers
 # ----------------------------------------------------------------------------------------
 def plain(text: object) -> str:
-    """Text from an input, made safe for matplotlib: ``$`` would start mathtext."""
-    return str(text).replace("\\", "\\\\").replace("$", r"\$")
+    """Text from an input, made safe for matplotlib: ``$`` would start mathtext (``\\$`` is drawn
+    as ``$``); control characters shown escaped (ridgeline.render.safe_text.inline), as in every
+    text format. Outside mathtext matplotlib draws a backslash as it is, so none is doubled."""
+    from ridgeline.render.safe_text import inline
+
+    return inline(text).replace("$", r"\$")
 
 
 def si(value: float | None, unit: str, digits: int = 3) -> str:
@@ -103,7 +107,9 @@ def si(value: float | None, unit: str, digits: int = 3) -> str:
 
 def shorten(name: str, width: int = 32) -> str:
     """A kernel label short enough to sit next to a point."""
-    name = " ".join(str(name).split())
+    from ridgeline.render.safe_text import inline
+
+    name = " ".join(inline(name).split())
     return name if len(name) <= width else name[: width - 1] + "\u2026"
 
 

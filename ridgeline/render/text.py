@@ -10,6 +10,7 @@ import re
 import textwrap
 
 from ridgeline import fmt
+from ridgeline.render.safe_text import inline
 
 WIDTH = 80
 GROUP_DETAIL_MAX = 3  # a rule with more findings lists its subjects one line each
@@ -43,7 +44,8 @@ def fmt_num(value: float | None) -> str:
 
 
 def shorten(text: str | None, width: int) -> str:
-    text = (text or "?").replace("\n", " ")
+    """``text`` in at most ``width`` characters, control characters shown escaped (safe_text)."""
+    text = inline(text or "?")
     return text if len(text) <= width else text[: width - 1] + "~"
 
 
@@ -147,7 +149,9 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
     too long for ``width`` is labelled against all the others (a list of look-alikes, such
     as the subjects of one rule's findings), not only those it collides with.
     """
-    full = list(full_names) if full_names is not None else list(names)
+    # names from inputs may hold control characters: labels are built from their escaped form
+    names = [None if n is None else inline(n) for n in names]
+    full = [None if f is None else inline(f) for f in full_names] if full_names is not None else list(names)
     labels = [shorten(n, width) for n in names]
     groups: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
@@ -202,7 +206,8 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
 
 
 def _wrap(text: str, indent: str, width: int = WIDTH) -> list[str]:
-    return textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+    """One paragraph wrapped; a newline or control character in it (from a name) shown escaped."""
+    return textwrap.wrap(inline(text), width=width, initial_indent=indent, subsequent_indent=indent + "  ",
                          break_long_words=True, break_on_hyphens=False) or [indent]
 
 
