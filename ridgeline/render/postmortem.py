@@ -105,8 +105,11 @@ def ncu_rule_lines(result, *, per_kernel: int = 2, kernels: int = 5) -> list[str
     best = (est.group_by("short_name", "rule", "rule_name", "speedup_type")
             .agg(pl.col("estimated_speedup_pct").median().alias("pct"), pl.len().alias("n"),
                  pl.col("title").drop_nulls().first())
-            .sort(["pct", "short_name"], descending=[True, False]))
-    names = best.group_by("short_name").agg(pl.col("pct").max()).sort("pct", descending=True).head(kernels)
+            .sort(["pct", "short_name", "rule", "rule_name", "speedup_type"], descending=[True, False, False, False, False],
+                  nulls_last=True))
+    # ties broken by name: group_by gives no order, and the page must not change from run to run
+    names = (best.group_by("short_name").agg(pl.col("pct").max())
+             .sort(["pct", "short_name"], descending=[True, False], nulls_last=True).head(kernels))
     from ridgeline.render.jsonout import finding_codes_by_kernel
 
     codes = finding_codes_by_kernel(result)

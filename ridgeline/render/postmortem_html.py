@@ -90,7 +90,8 @@ def ncu_rules_section(result) -> str:
     rules = getattr(result, "ncu_rules", None)
     if rules is None or not rules.height:
         return ""
-    shown = rules.sort("estimated_speedup_pct", descending=True, nulls_last=True).head(100)
+    shown = rules.sort(["estimated_speedup_pct", "id", "rule"], descending=[True, False, False], nulls_last=True,
+                       maintain_order=True).head(100)
     parts = ['<section id="ncu-rules"><h2>ncu\'s own rule results</h2>',
              '<p class="muted">Read from the .ncu-rep reports: ncu\'s advice and speedup estimates (its own model), '
              f"shown beside ridgeline's findings, not merged with them. {rules.height} result(s)"
