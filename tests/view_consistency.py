@@ -180,6 +180,15 @@ def _roof_check(view: str, doc: dict, printed: list[tuple[Printed, Printed | Non
         out.append(f"{view}: {len(printed)} compute roofs printed, JSON has {n_json}")
 
 
+def _bound_shares(text: str, *, share_first: bool) -> dict[str, Printed]:
+    """'91% memory-bound, 9% launch-bound, 0% unknown' (terminal: share first) or 'memory-bound
+    91.0%, unknown 0.0%' (Markdown) -> {bound: printed share}."""
+    bound, share = r"(memory|compute|latency|launch|stall|unknown)(?:-bound)?", rf"({_NUM}%)"
+    if share_first:
+        return {b: percent(p) for p, b in re.findall(rf"{share} {bound}", text)}
+    return {b: percent(p) for b, p in re.findall(rf"{bound} {share}", text)}
+
+
 def _bound_check(view: str, doc: dict, shares: dict[str, Printed], out: Mismatches) -> None:
     tbb = doc.get("time_by_bound") or {}
     for bound, printed in shares.items():
@@ -238,11 +247,7 @@ def _terminal(doc: dict, text: str, out: Mismatches) -> None:
     joined = " ".join(line.strip() for line in lines)
     m = re.search(r"Where the time goes: (.*?)(?: Findings| Skipped|$)", joined)
     if m:
-        shares = {b: percent(p) for p, b in re.findall(rf"({_NUM}%) (memory|compute|latency|launch|stall)-bound", m.group(1))}
-        u = re.search(rf"({_NUM}%) unknown", m.group(1))
-        if u:
-            shares["unknown"] = percent(u.group(1))
-        _bound_check(view, doc, shares, out)
+        _bound_check(view, doc, _bound_shares(m.group(1), share_first=True), out)
     _terminal_timeline(doc, lines, out)
     # findings: every "up to X (Y%)" is one finding's impact or one rule's total
     findings = doc.get("findings") or []
@@ -336,11 +341,7 @@ def _markdown(doc: dict, text: str, out: Mismatches) -> None:
         _roof_check(view, doc, printed, out)
     m = re.search(r"\*\*Where the time goes:\*\* (.+)$", text, re.M)
     if m:
-        md_shares = {b: percent(p) for b, p in re.findall(rf"(\w+)-bound ({_NUM}%)", m.group(1))}
-        u = re.search(rf"unknown ({_NUM}%)", m.group(1))
-        if u:
-            md_shares["unknown"] = percent(u.group(1))
-        _bound_check(view, doc, md_shares, out)
+        _bound_check(view, doc, _bound_shares(m.group(1), share_first=False), out)
     used: set[int] = set()
     for cells in _md_table(lines, "### Findings"):
         if len(cells) < 7:
