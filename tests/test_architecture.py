@@ -8,6 +8,8 @@ file -> parsers -> analyzer -> rules -> render, wired by pipeline and cli.
 - renderers never import parsers (they take a finished AnalysisResult);
 - sources (live servers) import nothing above the parsers' table;
 - cli.py imports no heavy module at module level (``ridgeline --help`` stays instant).
+- no module imports itself back through others: the package's import graph (every import
+  statement, deferred ones too) has no cycle; a shared name goes down a floor instead.
 """
 
 from __future__ import annotations
