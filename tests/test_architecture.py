@@ -98,9 +98,11 @@ def test_optional_http_client_is_imported_lazily():
 # wrong one is imported first). ``from P import n`` is an edge to module ``P.n`` when that is a
 # module, else to ``P`` (the module defining ``n``); ``import a.b.c`` and ``from a.b.c import x``
 # to the deepest prefix that is a module; relative imports are resolved against the importer's
-# package. A package's ``__init__`` is a node of its own and counts only where it is named (the
-# parent packages Python initialises on the way to a submodule are not edges: ridgeline's
-# ``__init__`` files import nothing). Cycles are the strongly connected components (Tarjan);
+# package; ``importlib.import_module`` calls count too (see ``_dynamic_targets``). A package's
+# ``__init__`` is a node of its own and counts only where it is named: the parent packages
+# Python initialises on the way to a submodule are not edges (a package re-exporting its
+# submodules, as ``ridgeline.synth`` does, is no circle). Cycles are the strongly connected
+# components (Tarjan);
 # for each one the message prints one concrete circle with the file and line of every edge.
 
 
@@ -112,6 +114,24 @@ def _module_names(root: Path, package: str) -> dict[str, Path]:
             parts = parts[:-1]
         names[".".join(parts)] = path
     return names
+
+
+def _calls_import_module(node: ast.Call) -> bool:
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == "import_module") or (isinstance(f, ast.Name) and f.id in ("import_module", "__import__"))
+
+
+def _dynamic_targets(arg: ast.expr, tree: ast.Module, names: dict[str, Path]) -> list[str]:
+    """What ``importlib.import_module(arg)`` may import, over-approximated: a literal name is
+    that module; an f-string starting ``"pkg.sub."`` is every module directly under ``pkg.sub``
+    (the rule engine's discovery, the telemetry reader table); any other expression is every
+    string literal of the file that names a module of the package (a lazy-export table)."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value] if arg.value in names else []
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        prefix = str(arg.values[0].value)
+        return [n for n in names if n.startswith(prefix) and "." not in n[len(prefix):]]
+    return sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in names})
 
 
 def import_graph(root: Path = PKG, package: str = "ridgeline") -> dict[str, dict[str, int]]:
@@ -127,7 +147,8 @@ def import_graph(root: Path = PKG, package: str = "ridgeline") -> dict[str, dict
     for mod, path in names.items():
         here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
         out = graph.setdefault(mod, {})
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [owner(a.name) for a in node.names]
@@ -138,6 +159,8 @@ def import_graph(root: Path = PKG, package: str = "ridgeline") -> dict[str, dict
                 else:
                     src = node.module or ""
                 targets = [f"{src}.{a.name}" if f"{src}.{a.name}" in names else owner(src) for a in node.names]
+            elif isinstance(node, ast.Call) and _calls_import_module(node) and node.args:
+                targets = _dynamic_targets(node.args[0], tree, names)
             for t in targets:
                 if t and t != mod and (t == package or t.startswith(package + ".")):
                     out.setdefault(t, node.lineno)
@@ -246,3 +269,23 @@ def test_the_cycle_check_catches_every_import_form(tmp_path):
     # and the circle goes once the shared name moves down a floor
     (pkg / "f.py").write_text("Y = 2\n")
     assert import_cycles(import_graph(pkg, "pkg")) == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]]
+
+
+def test_the_cycle_check_sees_dynamic_imports(tmp_path):
+    """A rule the engine discovers by name, or a helper a package exports lazily, still closes a
+    circle when it imports the module that loads it."""
+    pkg = tmp_path / "pkg"
+    (pkg / "rules").mkdir(parents=True)
+    for init in (pkg / "__init__.py", pkg / "rules" / "__init__.py"):
+        init.write_text("")
+    (pkg / "engine.py").write_text("import importlib\ndef load(n):\n    return importlib.import_module(f'pkg.rules.{n}')\n")
+    (pkg / "rules" / "r1.py").write_text("def check():\n    from pkg.engine import params\n")
+    (pkg / "rules" / "r2.py").write_text("X = 1\n")
+    (pkg / "lazy.py").write_text("import importlib\n_LAZY = {'a': 'pkg.helpers'}\n"
+                                 "def __getattr__(n):\n    return importlib.import_module(_LAZY[n])\n")
+    (pkg / "helpers.py").write_text("from pkg import lazy\n")
+    (pkg / "plain.py").write_text("from importlib import import_module\nM = import_module('pkg.rules.r2')\n")
+    graph = import_graph(pkg, "pkg")
+    assert set(graph["pkg.engine"]) == {"pkg.rules.r1", "pkg.rules.r2"}
+    assert graph["pkg.plain"] == {"pkg.rules.r2": 2}
+    assert import_cycles(graph) == [["pkg.engine", "pkg.rules.r1", "pkg.engine"], ["pkg.helpers", "pkg.lazy", "pkg.helpers"]]
