@@ -8,6 +8,8 @@ file -> parsers -> analyzer -> rules -> render, wired by pipeline and cli.
 - renderers never import parsers (they take a finished AnalysisResult);
 - sources (live servers) import nothing above the parsers' table;
 - cli.py imports no heavy module at module level (``ridgeline --help`` stays instant).
+- no module imports itself back through others: the package's import graph (every import
+  statement, deferred ones too) has no cycle; a shared name goes down a floor instead.
 """
 
 from __future__ import annotations
@@ -86,3 +88,204 @@ def test_optional_http_client_is_imported_lazily():
         if name.split(".")[0] in ("httpx", "requests")
     ]
     assert not bad, bad
+
+
+# ---- no import cycles inside the package -------------------------------------------------------
+#
+# Every module of ridgeline/ is a node; every import statement anywhere in a file is an edge
+# (module level, inside functions, classes, ``try`` or ``if TYPE_CHECKING`` alike: a deferred
+# import still makes the two modules depend on each other, it only hides the circle until the
+# wrong one is imported first). ``from P import n`` is an edge to module ``P.n`` when that is a
+# module, else to ``P`` (the module defining ``n``); ``import a.b.c`` and ``from a.b.c import x``
+# to the deepest prefix that is a module; relative imports are resolved against the importer's
+# package; ``importlib.import_module`` calls count too (see ``_dynamic_targets``). A package's
+# ``__init__`` is a node of its own and counts only where it is named: the parent packages
+# Python initialises on the way to a submodule are not edges (a package re-exporting its
+# submodules, as ``ridgeline.synth`` does, is no circle). Cycles are the strongly connected
+# components (Tarjan);
+# for each one the message prints one concrete circle with the file and line of every edge.
+
+
+def _module_names(root: Path, package: str) -> dict[str, Path]:
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = [package, *path.relative_to(root).with_suffix("").parts]
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names[".".join(parts)] = path
+    return names
+
+
+def _calls_import_module(node: ast.Call) -> bool:
+    f = node.func
+    return (isinstance(f, ast.Attribute) and f.attr == "import_module") or (isinstance(f, ast.Name) and f.id in ("import_module", "__import__"))
+
+
+def _dynamic_targets(arg: ast.expr, tree: ast.Module, names: dict[str, Path]) -> list[str]:
+    """What ``importlib.import_module(arg)`` may import, over-approximated: a literal name is
+    that module; an f-string starting ``"pkg.sub."`` is every module directly under ``pkg.sub``
+    (the rule engine's discovery, the telemetry reader table); any other expression is every
+    string literal of the file that names a module of the package (a lazy-export table)."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return [arg.value] if arg.value in names else []
+    if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+        prefix = str(arg.values[0].value)
+        return [n for n in names if n.startswith(prefix) and "." not in n[len(prefix):]]
+    return sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in names})
+
+
+def import_graph(root: Path = PKG, package: str = "ridgeline") -> dict[str, dict[str, int]]:
+    """module -> {imported module of the package: first line importing it}."""
+    names = _module_names(root, package)
+
+    def owner(dotted: str) -> str | None:
+        while dotted and dotted not in names:
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    graph: dict[str, dict[str, int]] = {}
+    for mod, path in names.items():
+        here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        out = graph.setdefault(mod, {})
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [owner(a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                    src = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    src = node.module or ""
+                targets = [f"{src}.{a.name}" if f"{src}.{a.name}" in names else owner(src) for a in node.names]
+            elif isinstance(node, ast.Call) and _calls_import_module(node) and node.args:
+                targets = _dynamic_targets(node.args[0], tree, names)
+            for t in targets:
+                if t and t != mod and (t == package or t.startswith(package + ".")):
+                    out.setdefault(t, node.lineno)
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One concrete circle ``[a, b, ..., a]`` per strongly connected component of two or more
+    modules (Tarjan's algorithm, iterative), sorted so the report is stable."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph.get(w, {})))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    components.append(comp)
+    cycles = []
+    for comp in components:
+        first = min(comp)
+        # breadth-first inside the component: the shortest way from ``first`` back to itself
+        prev: dict[str, str] = {}
+        frontier, found = [first], None
+        while frontier and found is None:
+            nxt = []
+            for v in frontier:
+                for w in sorted(graph[v]):
+                    if w == first:
+                        found = v
+                        break
+                    if w in comp and w not in prev:
+                        prev[w] = v
+                        nxt.append(w)
+                if found is not None:
+                    break
+            frontier = nxt
+        path = [first]
+        v = found
+        while v != first:
+            path.append(v)
+            v = prev[v]
+        cycles.append([first, *reversed(path[1:]), first])
+    return sorted(cycles)
+
+
+def _describe(cycle: list[str], graph: dict[str, dict[str, int]]) -> str:
+    return " -> ".join(f"{a} (line {graph[a][b]})" for a, b in zip(cycle, cycle[1:])) + f" -> {cycle[-1]}"
+
+
+def test_no_import_cycles_inside_the_package():
+    """Modules depend on floors below them, never on each other in a circle: shared vocabulary
+    goes down into a module both sides import."""
+    graph = import_graph()
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles:\n" + "\n".join(_describe(c, graph) for c in cycles)
+
+
+def test_the_cycle_check_catches_every_import_form(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\n")                        # module named in from-import
+    (pkg / "sub" / "b.py").write_text("def f():\n    from ..c import X\n")      # function-level, relative
+    (pkg / "c.py").write_text("import pkg.a as a\nX = 1\n")                     # plain import, aliased
+    (pkg / "d.py").write_text("from pkg.a import nothing\n")                    # into the cycle, not on it
+    (pkg / "e.py").write_text("from . import f\n")                              # a two-module circle
+    (pkg / "f.py").write_text("try:\n    from pkg.e import Y\nexcept ImportError:\n    pass\n")
+    (pkg / "g.py").write_text("import os\nfrom pkg import sub\nfrom pkg.g import z\n")  # no cycle, self-import ignored
+    graph = import_graph(pkg, "pkg")
+    assert graph["pkg.sub.b"] == {"pkg.c": 2}
+    assert graph["pkg.d"] == {"pkg.a": 1}
+    assert graph["pkg.g"] == {"pkg.sub": 2}
+    cycles = import_cycles(graph)
+    assert cycles == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"], ["pkg.e", "pkg.f", "pkg.e"]]
+    assert _describe(cycles[1], graph) == "pkg.e (line 1) -> pkg.f (line 2) -> pkg.e"
+    # and the circle goes once the shared name moves down a floor
+    (pkg / "f.py").write_text("Y = 2\n")
+    assert import_cycles(import_graph(pkg, "pkg")) == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.a"]]
+
+
+def test_the_cycle_check_sees_dynamic_imports(tmp_path):
+    """A rule the engine discovers by name, or a helper a package exports lazily, still closes a
+    circle when it imports the module that loads it."""
+    pkg = tmp_path / "pkg"
+    (pkg / "rules").mkdir(parents=True)
+    for init in (pkg / "__init__.py", pkg / "rules" / "__init__.py"):
+        init.write_text("")
+    (pkg / "engine.py").write_text("import importlib\ndef load(n):\n    return importlib.import_module(f'pkg.rules.{n}')\n")
+    (pkg / "rules" / "r1.py").write_text("def check():\n    from pkg.engine import params\n")
+    (pkg / "rules" / "r2.py").write_text("X = 1\n")
+    (pkg / "lazy.py").write_text("import importlib\n_LAZY = {'a': 'pkg.helpers'}\n"
+                                 "def __getattr__(n):\n    return importlib.import_module(_LAZY[n])\n")
+    (pkg / "helpers.py").write_text("from pkg import lazy\n")
+    (pkg / "plain.py").write_text("from importlib import import_module\nM = import_module('pkg.rules.r2')\n")
+    graph = import_graph(pkg, "pkg")
+    assert set(graph["pkg.engine"]) == {"pkg.rules.r1", "pkg.rules.r2"}
+    assert graph["pkg.plain"] == {"pkg.rules.r2": 2}
+    assert import_cycles(graph) == [["pkg.engine", "pkg.rules.r1", "pkg.engine"], ["pkg.helpers", "pkg.lazy", "pkg.helpers"]]

@@ -115,7 +115,7 @@ class GPU:
     @property
     def arch(self) -> str:
         """Architecture name from the compute capability ("Hopper"); "CC x.y" when not tabled."""
-        from ridgeline.analyzer.archrates import arch_name
+        from ridgeline.analyzer.archtable import arch_name
 
         return arch_name(self.cc) or f"CC {self.cc}"
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from ridgeline.errors import InputError
 from ridgeline.parsers import guard
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.text_chunks import odd_breaks as _odd_breaks
 from ridgeline.result import InputInfo, Skipped
 
 ENTITY_RE = re.compile(
@@ -244,20 +245,6 @@ def _read_dmon_python(path, *, opts):
         opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")
     info = InputInfo(str(path), "dcgm-dmon", rows.height)
     return out, info, skipped
-
-
-# line breaks Python's str.splitlines() honours besides \n and \r\n (then the line-by-line reader
-# runs): VT, FF, FS, GS, RS, NEL, LS, PS in UTF-8, and a carriage return not followed by \n
-_ODD_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
-
-
-def _odd_breaks(data: bytes) -> bool:
-    # single bytes first (memchr-fast); the multi-byte breaks only when their last byte occurs
-    if any(b in data for b in (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")):
-        return True
-    if any(b[-1:] in data and b in data for b in _ODD_BREAKS[5:]):
-        return True
-    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")
 
 
 def read_dmon(path, *, opts):

@@ -25,9 +25,9 @@ from pathlib import Path
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.telemetry_syntax import SAMPLE_RE
 from ridgeline.result import InputInfo, Skipped
 
-SAMPLE_RE = r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?[ \t]+([^ \t]+)(?:[ \t]+(-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$"
 DEFAULT_SCRAPE_INTERVAL_S = 30.0
 _NAME_RE = re.compile(r"^(dcgm_|DCGM_)[A-Za-z0-9_]*(\{.*\})?\s+\S+")
 
@@ -64,7 +64,7 @@ def _line_pieces(path: Path, chunk_bytes):
     not split as ``str.splitlines()`` would."""
     import polars as pl
 
-    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+    from ridgeline.parsers.text_chunks import odd_breaks as _odd_breaks
     from ridgeline.parsers.text_chunks import line_chunks
 
     for data, _last in line_chunks(path, chunk_bytes):
@@ -249,7 +249,7 @@ def _read_lines(path: Path):
     on \\n and \\r\\n; a file with other breaks, or not UTF-8, is split by Python)."""
     import polars as pl
 
-    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+    from ridgeline.parsers.text_chunks import odd_breaks as _odd_breaks
 
     with open(path, "rb") as fh:
         data = fh.read()

@@ -15,6 +15,9 @@ module does that at the one place every reader is called from:
 
 Kept apart from the readers so their internals can change (speed work) without losing the
 guarantees; the tests in ``tests/parsers/test_corpus.py`` and ``tests/parsers/test_fuzz_readers.py`` hold them.
+The spellings it checks (table column roles, exporter sample lines) come from
+:mod:`ridgeline.parsers.telemetry_syntax`, the floor below both it and the readers: the readers
+import this module, so it never imports a reader.
 """
 
 from __future__ import annotations
@@ -244,7 +247,7 @@ def find_table_gpu_cells(path, *, limit: int | None = None) -> list[Problem]:
     :func:`check_table_gpu_cells`), in file order, at most ``limit``."""
     import polars as pl
 
-    from ridgeline.parsers.telemetry_table import ALIASES
+    from ridgeline.parsers.telemetry_syntax import ALIASES
 
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         header = [h.strip() for h in fh.readline().rstrip("\r\n").split(",")]
@@ -275,7 +278,7 @@ def find_exporter_problems(path, *, limit: int | None = None, times: bool = True
     ``times``) whose own timestamp lies outside :data:`MIN_TIME`..:data:`MAX_TIME`, in file order."""
     import polars as pl
 
-    from ridgeline.parsers.dcgm_exporter import SAMPLE_RE
+    from ridgeline.parsers.telemetry_syntax import SAMPLE_RE
 
     lf = pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
                      new_columns=["line"], truncate_ragged_lines=True).with_row_index("_line", offset=1)

@@ -61,7 +61,7 @@ def _csv_pieces(path: Path, chunk_bytes):
     whole-file read."""
     import polars as pl
 
-    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+    from ridgeline.parsers.text_chunks import odd_breaks as _odd_breaks
     from ridgeline.parsers.text_chunks import line_chunks
 
     head = None
@@ -81,7 +81,7 @@ def _whole_file(path: Path):
     """The file in one piece (quotes, lone carriage returns, form feeds...)."""
     import polars as pl
 
-    from ridgeline.parsers.dcgm_dmon import _odd_breaks
+    from ridgeline.parsers.text_chunks import odd_breaks as _odd_breaks
 
     data = path.read_bytes()
     plain = not _odd_breaks(data)  # only \n / \r\n line breaks: polars reads the file as Python would

@@ -27,19 +27,8 @@ from pathlib import Path
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.telemetry_syntax import ALIASES
 from ridgeline.result import InputInfo, Skipped
-
-ALIASES = {
-    "timestamp": ("timestamp", "time", "ts"),
-    "host": ("host", "hostname", "instance", "node"),
-    "gpu": ("gpu", "gpu_index", "index"),
-    "uuid": ("uuid", "gpu_uuid"),
-    "gpu_instance": ("gpu_instance", "gpu_i_id"),
-    "model": ("model", "modelname", "model_name"),
-    "field": ("field", "__name__", "metric"),
-    "value": ("value",),
-}
-
 
 def _resolve(names: list[str]) -> dict[str, str]:
     """canonical role -> actual column name."""

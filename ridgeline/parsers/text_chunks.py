@@ -5,6 +5,10 @@ each piece straight into their compact numeric frame and concatenate those, inst
 every line of the file as a string at once (issue 14: a 210 MB dmon file peaked at 4 GB). A
 piece ends right after a ``\\n`` (so a ``\\r\\n`` pair and a UTF-8 sequence are never split),
 except the file's last piece, which ends where the file does.
+
+:func:`odd_breaks` tells the same readers when a piece holds a line break other than ``\\n`` /
+``\\r\\n`` (they then split lines as Python does); it lives here, below all of them, so no text
+reader imports another.
 """
 
 from __future__ import annotations
@@ -51,3 +55,19 @@ def _at_end(fh) -> bool:
         fh.seek(pos)
         return False
     return True
+
+
+# line breaks Python's str.splitlines() honours besides \n and \r\n (then the line-by-line reader
+# runs): VT, FF, FS, GS, RS, NEL, LS, PS in UTF-8, and a carriage return not followed by \n
+ODD_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8", b"\xe2\x80\xa9")
+
+
+def odd_breaks(data: bytes) -> bool:
+    """True when ``data`` holds a line break besides ``\\n`` / ``\\r\\n``: the readers then split
+    lines as ``str.splitlines()`` does instead of letting polars cut at ``\\n``."""
+    # single bytes first (memchr-fast); the multi-byte breaks only when their last byte occurs
+    if any(b in data for b in (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")):
+        return True
+    if any(b[-1:] in data and b in data for b in ODD_BREAKS[5:]):
+        return True
+    return b"\r" in data and data.count(b"\r") != data.count(b"\r\n")

@@ -64,10 +64,11 @@ class LongLatencyBoundLaunches(Rule):
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        from ridgeline.rules.engine import rule_params
+        from ridgeline.rules.rl112_short_latency_bound_launches import ShortLatencyBoundLaunches as RL112
 
-        # RL112's thresholds define the class (the pipeline passes them, overrides included)
-        latency = ctx.extra.get("latency_thresholds") or rule_params("RL112")
+        # RL112's thresholds define the class (the pipeline passes them, overrides included; without
+        # them RL112's defaults, read off the rule: the engine that runs this rule is not imported)
+        latency = ctx.extra.get("latency_thresholds") or {k: v for k, (v, _d) in RL112.thresholds.items()}
         max_s = latency.get("launch_bound_max_s", LAUNCH_BOUND_MAX_S)
         max_fraction = latency.get("max_roof_fraction")
         got = latency_launches(ctx, STALL, max_s=max_s)
