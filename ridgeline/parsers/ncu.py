@@ -76,6 +76,7 @@ from ridgeline.parsers.ncu_blocks import (  # noqa: F401
     HEAD_BYTES, LOCALE_SAMPLE_ROWS, NARROW_MIN_BYTES, _Block, _plan, _plan_fast, _raw_columns, _read_block, _read_fast, _size,
     detect_ncu_layout,
 )
+from ridgeline.parsers.ncu_checks import dedupe_columns
 from ridgeline.parsers.ncu_derive import _derive  # noqa: F401
 from ridgeline.parsers.ncu_frames import (  # noqa: F401
     _Ctx, _details_block, _launch_rows, _raw_block, _short_name, short_name,
@@ -220,6 +221,7 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
             read = [(blk, _read_block(path, blk, strict, skipped)) for blk in blocks]
         blocks = [blk for blk, _df in read]
         for blk, df in read:
+            df = dedupe_columns(ctx, blk, df)
             if blk.layout == "raw":
                 m, units, present = _raw_block(ctx, blk, df)
                 labels = None

@@ -24,6 +24,17 @@ exist once. Decisions:
   table (:data:`ridgeline.analyzer.schema.NCU_RULE_COLUMNS`), never turned into findings.
 * A file with the report magic that holds no range or no action (the reader loads truncated
   and corrupt files as empty reports) is an InputError: "truncated or corrupt".
+* **Completeness.** The reader loads a report cut in the middle as a smaller report (the
+  launches before the cut, sometimes half of the launch at the cut). So the file's block layout
+  is walked first (:mod:`ridgeline.parsers.ncu_rep_layout`: every block header names its
+  payload size and its number of results) and compared with what the reader returns. A file
+  whose blocks do not end at its end, or whose reader returns another number of launches than
+  its whole blocks promise, is damaged. Strict: an InputError naming the byte where the layout
+  breaks. Lenient: the launches of the whole blocks are read, a launch from the cut block is
+  left out (its data may be partial), and each launch the layout promises but the reader did not
+  give is listed in ``skipped`` ("the rest of the file is missing" when the cut hides how many).
+  A layout version the walk was not checked on is read as before, with a note that completeness
+  was not checked.
 """
 
 from __future__ import annotations
@@ -147,7 +158,43 @@ def _wanted(name: str) -> bool:
     return name in V.NEEDED_METRICS or V.is_tensor_metric(name)
 
 
-def _load(path: Path):
+def _check_layout(path: Path, launches: list, strict: bool, skipped: list[Skipped], notes: list[str]) -> list:
+    """Compare the launches read with what the file's block layout promises (module docstring)."""
+    from ridgeline.parsers.ncu_rep_layout import walk
+
+    try:
+        layout = walk(path)
+    except OSError as err:
+        raise InputError(path, f"cannot read file ({err.strerror or err})") from err
+    if not layout.known:
+        notes.append(f"{path}: report layout version {layout.version} not checked for completeness "
+                     "(ridgeline knows version 7, ncu 2023.1-2026.2); launches read as the reader gives them")
+        return launches
+    whole = layout.results
+    if layout.problem is None and len(launches) == whole:
+        return launches
+    if layout.problem is not None:
+        what = f"the file is cut or damaged: {layout.problem}"
+    else:
+        what = f"its blocks promise {whole} launch(es), the reader returned {len(launches)}"
+    if strict:
+        raise InputError(path, f"expected a whole Nsight Compute report, {what} (--lenient reads the "
+                         f"{min(whole, len(launches))} launch(es) of its whole blocks and lists the rest)")
+    kept = launches[:whole]
+    for i in range(len(kept), len(launches)):
+        skipped.append(Skipped(str(path), f"launch {i}", "in the cut block of a damaged report: its data may be "
+                               "partial; skipped"))
+    missing = max(0, whole - len(kept)) + max(0, layout.cut_results - max(0, len(launches) - len(kept)))
+    for i in range(min(missing, 10_000)):
+        skipped.append(Skipped(str(path), f"launch {len(launches) + i}", "promised by the report's layout, not "
+                               "readable (damaged report); skipped"))
+    if layout.problem is not None:
+        skipped.append(Skipped(str(path), "file", f"{what}: launches after byte {layout.end} are unknown"))
+    notes.append(f"{path}: damaged report ({what}); {len(kept)} launch(es) of whole blocks read")
+    return kept
+
+
+def _load(path: Path, strict: bool = True, skipped: list[Skipped] | None = None, notes: list[str] | None = None):
     mod = _module(path)
     try:
         report = mod.load_report(str(path))
@@ -158,6 +205,7 @@ def _load(path: Path):
         rng = report.range_by_idx(ri)
         for ai in range(rng.num_actions()):
             launches.append(_Launch(ri, rng.action_by_idx(ai)))
+    launches = _check_layout(path, launches, strict, [] if skipped is None else skipped, [] if notes is None else notes)
     if not launches:
         raise InputError(
             path,
@@ -259,7 +307,7 @@ def read_ncu_rep(paths, *, strict: bool = True, id_prefixes: list[str] | None = 
     kernels, rules, inputs, units_all = [], [], [], {}
     metrics = MetricsTables()
     for path, prefix in zip(paths, id_prefixes):
-        report, launches = _load(path)
+        report, launches = _load(path, strict, skipped, notes)
         frame = _frame(launches, every=False)
         k, units = kernels_from_raw_frame(path, frame, strict=strict, skipped=skipped, notes=notes, id_prefix=prefix)
         kernels.append(k)
