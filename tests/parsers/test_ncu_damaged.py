@@ -17,7 +17,7 @@ import pytest
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.ncu import read_ncu
-from tests import ncu_damage as D
+import ncu_damage as D
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "fixtures" / "ncu"
