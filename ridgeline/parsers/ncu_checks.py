@@ -3,7 +3,7 @@ values. Part of the ncu parser (:mod:`ridgeline.parsers.ncu` describes the whole
 :mod:`ridgeline.parsers.ncu_frames` on every block, whatever container it came from (CSV raw
 or details page, ``.ncu-rep`` through the raw-page path).
 
-Decisions (issue 21; ``docs/damaged-inputs.md`` says what each case gives):
+Decisions (issue 21; ``docs/ncu-damaged.md`` says what each case gives):
 
 * **Bad values.** ncu's counters, durations, clocks and peaks are never negative, infinite or
   NaN. A needed metric holding such a value was *collected with a bad value*; it is not an

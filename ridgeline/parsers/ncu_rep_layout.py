@@ -16,7 +16,7 @@ what this walk finds. The layout, as read from real reports of ncu 2023.1 to 202
 The walk reads only the headers (a seek over each payload). A well-formed file ends exactly at
 the end of its last block; the launches it promises are the sum of field 2. A file cut exactly
 between two blocks cannot be told from a shorter profile by its structure: that is the one
-truncation this check cannot see (``docs/damaged-inputs.md``).
+truncation this check cannot see (``docs/ncu-damaged.md``).
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ def test_cut_report_is_never_read_as_whole(tmp_path, frac):
 
 @needs_reader
 def test_cut_between_blocks_is_the_one_cut_the_layout_cannot_see(tmp_path):
-    """Documented limit (docs/damaged-inputs.md): a cut exactly at a block boundary leaves a well-formed
+    """Documented limit (docs/ncu-damaged.md): a cut exactly at a block boundary leaves a well-formed
     shorter report; the walk finds it whole and the reader agrees on its launches."""
     from ridgeline.parsers.ncu_rep import read_ncu_rep
     from ridgeline.parsers.ncu_rep_layout import _header_fields, walk
