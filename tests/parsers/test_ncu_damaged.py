@@ -92,15 +92,16 @@ def test_bad_value_never_becomes_collect_advice(tmp_path, src, metric, which, va
 
 
 def assert_sane(result) -> None:
-    """No negative or non-finite figure in the per-launch table (intensity, fractions, times...)."""
+    """No negative figure in the per-launch table (intensity, fractions, times, bytes, FLOPs...) and
+    a finite total GPU time. ``+inf`` is allowed: the analyzer writes an intensity of FLOPs over 0
+    bytes as inf (real undamaged samples hold L1 intensities of inf: TMA GEMMs move no L1 bytes)."""
     import polars as pl
 
     k = result.kernels
     if k is None or k.height == 0:
         return
     num = [c for c, t in k.schema.items() if t.is_numeric()]
-    flags = k.select([(pl.col(c).lt(0) | (pl.col(c).is_infinite() if k.schema[c].is_float() else pl.lit(False)))
-                      .any().alias(c) for c in num]).row(0, named=True)
+    flags = k.select([pl.col(c).lt(0).any().alias(c) for c in num]).row(0, named=True)
     assert not any(flags.values()), [c for c, f in flags.items() if f]
     assert result.total_gpu_time_s is None or (math.isfinite(result.total_gpu_time_s) and result.total_gpu_time_s >= 0)
 
