@@ -107,3 +107,15 @@ def dup_column(data: bytes, name: str, conflict: bool = False) -> tuple[bytes, i
                 r.append("")
             r.append(v + "_other" if conflict and k in launch_rows(rows) else v)
     return join(pre, rows), j + 1, len(rows[0])
+
+
+def dup_metric_row(data: bytes, metric: str, value: str | None = None) -> tuple[bytes, int, int, str]:
+    """Details page: the first row of ``metric`` printed again right after itself (``value``: with
+    that value) -> (bytes, line of the row, line of the copy, launch ID)."""
+    pre, rows = split(data)
+    (i, j), *_ = metric_cells(rows, metric)
+    copy = list(rows[i])
+    if value is not None:
+        copy[j] = value
+    rows.insert(i + 1, copy)
+    return join(pre, rows), physical_line(pre, i), physical_line(pre, i + 1), rows[i][0]

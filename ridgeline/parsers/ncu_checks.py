@@ -19,6 +19,8 @@ Decisions (issue 21; ``docs/ncu-damaged.md`` says what each case gives):
   in one header block. Identical rows (details page: identical runs of rows): kept once, each
   later copy listed in ``skipped``. Different values: strict, an InputError naming both lines;
   lenient, the first copy is kept and each later one listed as a conflicting duplicate.
+* **One metric twice in one launch** (details page, same section and name): one value is read
+  once; different values are an error naming both lines (lenient: the launch skipped, listed).
 """
 
 from __future__ import annotations
@@ -206,3 +208,34 @@ def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str])
         ctx.skipped.append(Skipped(str(ctx.path), f"line {blk.line_of(row)}",
                                    f"{label}: collected with a bad value ({'; '.join(items)}); launch skipped"))
     return pl.DataFrame([list(k) for k in found], schema={x: frame.schema[x] for x in key}, orient="row")
+
+
+def conflicting_metric_rows(ctx, blk, num, key: list[str]):
+    """Details page: one launch printing one metric (same section, same name) twice with different
+    values. Strict: an error naming both lines; lenient: the launch's keys (to be left out), listed.
+    ``num``: the needed metric rows (``__row``, key, ``__label``, ``Metric Value``, and ``Section
+    Name`` where the page has it)."""
+    import polars as pl
+
+    if num.height < 2:
+        return None
+    group = [*key, *(["Section Name"] if "Section Name" in num.columns else []), "__label"]
+    dup = num.filter(pl.len().over(group) > 1)
+    if dup.height == 0:
+        return None
+    conflicts = (dup.group_by(group, maintain_order=True)
+                 .agg(pl.col("Metric Value").n_unique().alias("__n"), pl.col("__row").min().alias("__a"),
+                      pl.col("__row").max().alias("__b"), pl.col("Metric Value").first().alias("__va"),
+                      pl.col("Metric Value").last().alias("__vb"))
+                 .filter(pl.col("__n") > 1))
+    if conflicts.height == 0:
+        return None
+    rows = list(conflicts.iter_rows(named=True))
+    for r in rows:
+        where = f"lines {blk.line_of(r['__a'])} and {blk.line_of(r['__b'])}"
+        text = (f"{_launch_label(r, key)} prints metric {r['__label']!r} twice with different values "
+                f"({r['__va']!r} vs {r['__vb']!r}, {where})")
+        if ctx.strict:
+            raise InputError(ctx.path, f"expected one value per metric and launch: {text}", line=blk.line_of(r["__b"]))
+        ctx.skipped.append(Skipped(str(ctx.path), f"line {blk.line_of(r['__b'])}", f"{text}; launch skipped"))
+    return conflicts.select(key).unique(maintain_order=True)

@@ -223,7 +223,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     names = pl.col("Metric Name")
     wanted = list(V.NEEDED_METRICS | _LABELS)
     sub = df.filter(names.is_in(wanted) | names.str.contains(V.TENSOR_METRIC_PATTERN)).select(
-        *key, "__row", "Metric Name", "Metric Unit", "Metric Value"
+        *key, "__row", *(["Section Name"] if "Section Name" in df.columns else []), "Metric Name", "Metric Unit", "Metric Value"
     )
     # unit -> factor, base (a handful of distinct spellings)
     unit_col = pl.col("Metric Unit").fill_null("")
@@ -269,6 +269,9 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     else:
         parsed = fast_number_expr(value)
     bad = C.bad_value_rows(ctx, blk, num, [("Metric Value", "Metric Value")], key)
+    twice = C.conflicting_metric_rows(ctx, blk, num, key)
+    if twice is not None:
+        bad = twice if bad is None else pl.concat([bad, twice.cast(bad.schema)]).unique(maintain_order=True)
     if bad is not None:  # lenient: launches with a bad value are left out (listed in skipped)
         num = num.join(bad, on=key, how="anti", nulls_equal=True)
         string_rows = string_rows.join(bad, on=key, how="anti", nulls_equal=True)

@@ -244,3 +244,26 @@ def test_cli_bad_value_is_one_line_exit_2(tmp_path, capsys):
         main(["analyze", str(path)])
     err = capsys.readouterr().err.strip().splitlines()
     assert exc.value.code == 2 and len(err) == 1 and f":{line}:" in err[0] and "dram__bytes.sum" in err[0]
+
+
+# --------------------------------------------------------------------------------------
+# one metric printed twice for one launch (details page)
+# --------------------------------------------------------------------------------------
+def test_metric_printed_twice_with_one_value_is_read_once(tmp_path):
+    good = read_ncu(DETAILS)
+    data, _a, _b, _lid = D.dup_metric_row(DETAILS.read_bytes(), "dram__bytes_read.sum")
+    res = read_ncu(write(tmp_path, data))
+    assert res.kernels.drop("source").equals(good.kernels.drop("source"))
+
+
+def test_metric_printed_twice_with_other_values(tmp_path):
+    good = read_ncu(DETAILS)
+    data, a, b, lid = D.dup_metric_row(DETAILS.read_bytes(), "dram__bytes_read.sum", "1")
+    path = write(tmp_path, data)
+    with pytest.raises(InputError) as exc:
+        read_ncu(path)
+    assert f"{path}:{b}:" in str(exc.value) and f"lines {a} and {b}" in str(exc.value)
+    assert "dram__bytes_read.sum" in str(exc.value)
+    res = read_ncu(path, strict=False)
+    assert res.kernels.height == good.kernels.height - 1 and lid not in res.kernels.get_column("id").to_list()
+    assert any(s.item == f"line {b}" and "twice with different values" in s.reason for s in res.skipped)
