@@ -31,16 +31,29 @@ from ridgeline.result import Skipped
 DUP_SUFFIX = "_duplicated_"
 
 
-def bad_value_expr(col):
-    """Polars expression: True where a cell is a number that no ncu counter can hold (negative,
-    infinite, NaN). Blank and ``n/a`` cells are not bad values (they are not measured)."""
+def _float(col):
     import polars as pl
 
     s = col.str.strip_chars()
     s = pl.when(s.str.contains(r"^[+-]?[0-9]{1,3}(,[0-9]{3})+(\.[0-9]+)?$")).then(
         s.str.replace_all(",", "", literal=True)).otherwise(s)
-    v = s.cast(pl.Float64, strict=False)
-    return (v.is_nan() | v.is_infinite() | (v < 0)).fill_null(False)
+    return s.cast(pl.Float64, strict=False)
+
+
+def bad_value_expr(col, replay_failed=None):
+    """Polars expression: True where a cell is a number that no ncu counter can hold (negative,
+    infinite, NaN). Blank and ``n/a`` cells are not bad values (they are not measured), and NaN
+    is not one where ``replay_failed`` (an expression) is true: a launch whose every counter is
+    NaN or n/a is ncu's failed replay, listed as such by ``ncu_derive._skip_failed_replays``."""
+    v = _float(col)
+    nan = v.is_nan() if replay_failed is None else (v.is_nan() & ~replay_failed)
+    return (nan | v.is_infinite() | (v < 0)).fill_null(False)
+
+
+def nan_or_missing(col):
+    """Polars expression: the cell is NaN, ``n/a``, blank or not a number (no measurement)."""
+    v = _float(col)
+    return v.is_null() | v.is_nan()
 
 
 def _why(value: str | None) -> str:
@@ -178,25 +191,31 @@ def dedupe_details_launches(ctx, blk, df):
 # --------------------------------------------------------------------------------------
 # bad values
 # --------------------------------------------------------------------------------------
-def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str]):
+def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str], replay_failed=None):
     """Cells of ``cols`` ((frame column, metric label)) holding bad values.
 
     Strict: raise on the first. Lenient: list each launch once in ``skipped`` and return the
     frame of its key values (to be left out); None when nothing is bad. ``frame`` carries
     ``__row`` and, on the details page, ``__label`` (the metric name as printed).
+    ``replay_failed``: expression true on the rows of launches whose every counter is NaN or
+    n/a (their NaN is ncu's mark of a failed replay, not a bad value).
     """
     import polars as pl
 
     if not cols or frame.height == 0:
         return None
-    flags = frame.select([bad_value_expr(pl.col(c)).any().alias(f"b{i}") for i, (c, _l) in enumerate(cols)]).row(0)
+    if replay_failed is not None:  # once per row, not once per column (pages have 1,000s of columns)
+        frame = frame.with_columns(replay_failed.alias("__replay_failed"))
+        replay_failed = pl.col("__replay_failed")
+    flags = frame.select([bad_value_expr(pl.col(c), replay_failed).any().alias(f"b{i}")
+                          for i, (c, _l) in enumerate(cols)]).row(0)
     hits = [(c, label) for (c, label), f in zip(cols, flags) if f]
     if not hits:
         return None
     extra = ["__label"] if "__label" in frame.columns else []
     found: dict[tuple, list] = {}
     for c, label in hits:
-        bad = frame.filter(bad_value_expr(pl.col(c))).select("__row", *key, c, *extra)
+        bad = frame.filter(bad_value_expr(pl.col(c), replay_failed)).select("__row", *key, c, *extra)
         for r in bad.iter_rows(named=True):
             metric = r["__label"] if extra else label
             if ctx.strict:
