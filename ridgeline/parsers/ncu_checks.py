@@ -204,6 +204,15 @@ def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str],
 
     if not cols or frame.height == 0:
         return None
+    # cheap pass first (the native cast; a leading minus for grouped negatives such as -1,234): only
+    # columns it flags get the full test, which is per-column expression work on 2,000-column pages
+    names = [c for c, _l in cols]
+    v = pl.col(names).cast(pl.Float64, strict=False)
+    cheap = frame.select(((v < 0) | v.is_nan() | v.is_infinite()).fill_null(False).any()
+                         | pl.col(names).str.strip_chars().str.starts_with("-").fill_null(False).any()).row(0)
+    cols = [cl for cl, hit in zip(cols, cheap) if hit]
+    if not cols:
+        return None
     if replay_failed is not None:  # once per row, not once per column (pages have 1,000s of columns)
         frame = frame.with_columns(replay_failed.alias("__replay_failed"))
         replay_failed = pl.col("__replay_failed")
