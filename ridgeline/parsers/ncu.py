@@ -24,9 +24,13 @@ locale is always refused ("re-export with LC_ALL=C").
 
 Decisions (documented here, tested in ``tests/parsers/test_ncu_*.py``):
 
-* A launch whose duration is zero or negative stays in the table with ``duration_s`` null and
+* A launch whose duration is zero stays in the table with ``duration_s`` null and
   ``duration_s_source`` starting ``"rejected (non-positive duration): "`` plus the counters,
-  so the classifier marks it unknown; nothing is dropped.
+  so the classifier marks it unknown; nothing is dropped. A *negative* (or infinite, NaN)
+  value of any counter the recipes read is a bad value, not a measurement
+  (:mod:`ridgeline.parsers.ncu_checks`): strict, an error naming file, line and metric;
+  lenient, the launch skipped and listed. Repeated header names and repeated launches are
+  resolved there too (``docs/ncu-damaged.md``).
 * ``id`` is the ncu ``ID``; with several header blocks in one file it becomes
   ``"<block>/<ID>"`` for blocks after the first; with several files every id gets
   ``"<file index>:"`` in front (file index 0-based, in the order given).
@@ -57,6 +61,7 @@ Decisions (documented here, tested in ``tests/parsers/test_ncu_*.py``):
   counts.
 
 The work is split by job: :mod:`ridgeline.parsers.ncu_blocks` (text -> header blocks),
+:mod:`ridgeline.parsers.ncu_checks` (bad values, repeated columns and launches),
 :mod:`ridgeline.parsers.ncu_frames` (blocks -> raw/details metric frames, cell checks, short
 names) and :mod:`ridgeline.parsers.ncu_derive` (metric frames -> KERNEL columns from the recipes);
 this module is the entry point (:func:`read_ncu`, :func:`kernels_from_raw_frame`) and keeps the
@@ -76,6 +81,7 @@ from ridgeline.parsers.ncu_blocks import (  # noqa: F401
     HEAD_BYTES, LOCALE_SAMPLE_ROWS, NARROW_MIN_BYTES, _Block, _plan, _plan_fast, _raw_columns, _read_block, _read_fast, _size,
     detect_ncu_layout,
 )
+from ridgeline.parsers.ncu_checks import dedupe_columns
 from ridgeline.parsers.ncu_derive import _derive  # noqa: F401
 from ridgeline.parsers.ncu_frames import (  # noqa: F401
     _Ctx, _details_block, _launch_rows, _raw_block, _short_name, short_name,
@@ -220,6 +226,7 @@ def read_ncu(paths, *, strict: bool = True) -> NcuResult:
             read = [(blk, _read_block(path, blk, strict, skipped)) for blk in blocks]
         blocks = [blk for blk, _df in read]
         for blk, df in read:
+            df = dedupe_columns(ctx, blk, df)
             if blk.layout == "raw":
                 m, units, present = _raw_block(ctx, blk, df)
                 labels = None

@@ -14,6 +14,7 @@ from ridgeline.parsers import ncu_metrics as V
 from ridgeline.result import Skipped
 from ridgeline.units import parse_unit, scale_expr
 from ridgeline.parsers import ncu_blocks as B
+from ridgeline.parsers import ncu_checks as C
 from ridgeline.parsers.ncu_blocks import _Block, _has_id  # noqa: F401
 
 
@@ -162,7 +163,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     if every.height and every["ID"][0] in (None, ""):
         first = every.row(0)
         units = {c: (v or "") for c, v in zip(every.columns, first) if c != "__row"}
-    df = _launch_rows(df)
+    df = C.dedupe_raw_launches(ctx, blk, _launch_rows(df))
     every = _launch_rows(every) if blk.head is not None else df
     cols = set(df.columns)
     wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
@@ -174,6 +175,12 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
     slow = {c for c, f in zip(numeric, slow_flags) if f}
     _bad_cells(ctx, blk, df, [(c, c) for c in numeric if c in slow])
+    key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
+    counters = [c for c in numeric if "__" in c and "." in c]  # what ncu_derive's failed-replay test reads
+    replay_failed = pl.all_horizontal([C.nan_or_missing(pl.col(c)) for c in counters]) if counters else None
+    bad = C.bad_value_rows(ctx, blk, df, [(c, c) for c in numeric], key, replay_failed)
+    if bad is not None:  # lenient: launches with a bad value are left out (listed in skipped)
+        df = df.join(bad, on=key, how="anti", nulls_equal=True)
     if not units and numeric:
         ctx.notes.append(f"{ctx.path}: raw page without a units row: assumed ncu base units (--print-units base)")
     exprs = []
@@ -202,7 +209,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
 
     key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
-    df = _launch_rows(df)
+    df = C.dedupe_details_launches(ctx, blk, _launch_rows(df))
     ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
     first_rows = df.filter(pl.col("ID").ne_missing(pl.col("ID").shift(1)) | (pl.int_range(pl.len()) == 0))
     launches = first_rows.select(ident).unique(subset=key, keep="first", maintain_order=True)
@@ -218,7 +225,7 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
     names = pl.col("Metric Name")
     wanted = list(V.NEEDED_METRICS | _LABELS)
     sub = df.filter(names.is_in(wanted) | names.str.contains(V.TENSOR_METRIC_PATTERN)).select(
-        *key, "__row", "Metric Name", "Metric Unit", "Metric Value"
+        *key, "__row", *(["Section Name"] if "Section Name" in df.columns else []), "Metric Name", "Metric Unit", "Metric Value"
     )
     # unit -> factor, base (a handful of distinct spellings)
     unit_col = pl.col("Metric Unit").fill_null("")
@@ -263,6 +270,15 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
         parsed = number_expr(value)
     else:
         parsed = fast_number_expr(value)
+    replay_failed = C.nan_or_missing(pl.col("Metric Value")).all().over(key)
+    bad = C.bad_value_rows(ctx, blk, num, [("Metric Value", "Metric Value")], key, replay_failed)
+    twice = C.conflicting_metric_rows(ctx, blk, num, key)
+    if twice is not None:
+        bad = twice if bad is None else pl.concat([bad, twice.cast(bad.schema)]).unique(maintain_order=True)
+    if bad is not None:  # lenient: launches with a bad value are left out (listed in skipped)
+        num = num.join(bad, on=key, how="anti", nulls_equal=True)
+        string_rows = string_rows.join(bad, on=key, how="anti", nulls_equal=True)
+        launches = launches.join(bad, on=key, how="anti", nulls_equal=True)
     num = num.with_columns((parsed * pl.col("__mul") / pl.col("__div")).alias("__v"))
     # section labels used in this block: named next to the counter in *_source columns
     labels_used = dict(

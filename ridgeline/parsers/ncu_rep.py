@@ -24,6 +24,22 @@ exist once. Decisions:
   table (:data:`ridgeline.analyzer.schema.NCU_RULE_COLUMNS`), never turned into findings.
 * A file with the report magic that holds no range or no action (the reader loads truncated
   and corrupt files as empty reports) is an InputError: "truncated or corrupt".
+* **Completeness.** The reader loads a report cut in the middle as a smaller report (the
+  launches before the cut, sometimes half of the launch at the cut). So the file's block layout
+  is walked first (:mod:`ridgeline.parsers.ncu_rep_layout`: every block header names its
+  payload size and its number of results) and compared with what the reader returns. A file
+  whose blocks do not end at its end, or whose reader returns another number of launches than
+  its whole blocks promise, is damaged. Strict: an InputError naming the byte where the layout
+  breaks. Lenient: the launches of the whole blocks are read, a launch from the cut block (or
+  after the break) is left out (its data may be partial), and each launch the layout promises but the reader did not
+  give is listed in ``skipped`` ("the rest of the file is missing" when the cut hides how many).
+  A layout version the walk was not checked on is read as before, with a note that completeness
+  was not checked.
+* **Damaged launch data.** The reader parses a launch when it is fetched; data it cannot parse
+  (a flipped byte) is logged on file descriptor 2 and the launch comes back without metrics,
+  which would read as "ncu could not measure this launch". That log is captured per launch
+  (:class:`_ReaderMessages`, so it never reaches the terminal either): strict, an InputError
+  naming the launch and what the reader could not parse; lenient, the launch skipped and listed.
 """
 
 from __future__ import annotations
@@ -74,6 +90,59 @@ def _module(path):
 class _Launch:
     range_index: int
     action: Any
+    index: int = 0  # position in the report (the launch's ID)
+    damage: str | None = None  # what the reader said when it could not parse this launch's data
+
+
+class _ReaderMessages:
+    """Capture what NVIDIA's reader writes to file descriptor 2 (its C++ log) while it parses.
+
+    The reader parses a launch's data when the action is first fetched; a damaged one is logged
+    (``Can't parse message of type "NV.Profiler.Messages.ProfileResult" because it is missing
+    required fields: ...``) and returned without its metrics. The log is taken per action, so the
+    damaged launch is named, and never reaches the terminal (a one-line error stays one line).
+    """
+
+    def __enter__(self):
+        import os
+        import sys
+        import tempfile
+
+        self._tmp = tempfile.TemporaryFile()
+        self._pos = 0
+        try:
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - a closed or odd stderr: capture anyway
+            pass
+        self._saved = os.dup(2)
+        os.dup2(self._tmp.fileno(), 2)
+        return self
+
+    def take(self) -> str:
+        """What was written since the last call, without the logger's own preamble."""
+        self._tmp.seek(self._pos)
+        data = self._tmp.read()
+        self._pos += len(data)
+        lines = [ln for ln in data.decode("utf-8", errors="replace").splitlines()
+                 if ln.strip() and not ln.startswith("WARNING: All log messages before absl")]
+        return "\n".join(lines)
+
+    def __exit__(self, *exc):
+        import os
+
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        self._tmp.close()
+        return False
+
+
+def _damage(text: str) -> str | None:
+    """The reader's complaint about unparsable data, shortened; None when it said nothing such."""
+    for ln in text.splitlines():
+        if "Can't parse message" in ln or "can't parse" in ln.lower():
+            tail = ln.split("because", 1)[-1].strip() if "because" in ln else ln.split("]", 1)[-1].strip()
+            return tail[:160]
+    return None
 
 
 def _value(metric) -> str | None:
@@ -147,17 +216,79 @@ def _wanted(name: str) -> bool:
     return name in V.NEEDED_METRICS or V.is_tensor_metric(name)
 
 
-def _load(path: Path):
-    mod = _module(path)
+def _check_layout(path: Path, launches: list, strict: bool, skipped: list[Skipped], notes: list[str],
+                  damaged: int = 0) -> list:
+    """Compare the launches read with what the file's block layout promises (module docstring)."""
+    from ridgeline.parsers.ncu_rep_layout import walk
+
     try:
-        report = mod.load_report(str(path))
-    except Exception as err:  # noqa: BLE001 - the reader's own exception types are not public
-        raise InputError(path, f"expected a readable Nsight Compute report ({str(err).strip()[:100]})") from err
+        layout = walk(path)
+    except OSError as err:
+        raise InputError(path, f"cannot read file ({err.strerror or err})") from err
+    if not layout.known:
+        notes.append(f"{path}: report layout version {layout.version} not checked for completeness "
+                     "(ridgeline knows version 7, ncu 2023.1-2026.2); launches read as the reader gives them")
+        return launches
+    whole = layout.results - damaged  # launches skipped as damaged are already listed
+    if layout.problem is None and len(launches) == whole:
+        return launches
+    if layout.problem is not None:
+        what = f"the file is cut or damaged ({layout.problem})"
+    else:
+        what = f"its blocks promise {whole} launch(es), the reader returned {len(launches)}"
+    if strict:
+        raise InputError(path, f"expected a whole Nsight Compute report; truncated or corrupt: {what} (--lenient reads the "
+                         f"{min(whole, len(launches))} launch(es) of its whole blocks and lists the rest)")
+    kept = launches[:whole]
+    for la in launches[len(kept):]:
+        skipped.append(Skipped(str(path), f"launch {la.index}", "after the point where the damaged report's layout breaks: "
+                               "its data may be partial and cannot be checked; skipped"))
+    missing = max(0, whole - len(kept)) + max(0, layout.cut_results - max(0, len(launches) - len(kept)))
+    for i in range(min(missing, 10_000)):
+        skipped.append(Skipped(str(path), f"launch {len(launches) + damaged + i}", "promised by the report's layout, not "
+                               "readable (damaged report); skipped"))
+    if layout.problem is not None:
+        skipped.append(Skipped(str(path), "file", f"{what}: launches after byte {layout.end} are unknown"))
+    notes.append(f"{path}: damaged report ({what}); {len(kept)} launch(es) of whole blocks read")
+    return kept
+
+
+def _load(path: Path, strict: bool = True, skipped: list[Skipped] | None = None, notes: list[str] | None = None):
+    mod = _module(path)
+    skipped = [] if skipped is None else skipped
+    notes = [] if notes is None else notes
     launches = []
-    for ri in range(report.num_ranges()):
-        rng = report.range_by_idx(ri)
-        for ai in range(rng.num_actions()):
-            launches.append(_Launch(ri, rng.action_by_idx(ai)))
+    with _ReaderMessages() as log:
+        try:
+            report = mod.load_report(str(path))
+        except Exception as err:  # noqa: BLE001 - the reader's own exception types are not public
+            raise InputError(path, f"expected a readable Nsight Compute report ({str(err).strip()[:100]})") from err
+        said = log.take()
+        if _damage(said):
+            if strict:
+                raise InputError(path, f"expected a whole Nsight Compute report; truncated or corrupt: the reader "
+                                 f"could not parse it ({_damage(said)})")
+            skipped.append(Skipped(str(path), "file", f"damaged report: the reader could not parse part of it "
+                                   f"({_damage(said)})"))
+        elif said:
+            notes.append(f"{path}: NVIDIA's reader said: {said[:200]}")
+        for ri in range(report.num_ranges()):
+            rng = report.range_by_idx(ri)
+            for ai in range(rng.num_actions()):
+                action = rng.action_by_idx(ai)
+                launches.append(_Launch(ri, action, len(launches), _damage(log.take())))
+    for launch in launches:
+        if launch.damage is None:
+            continue
+        if strict:
+            raise InputError(path, f"expected a whole Nsight Compute report; truncated or corrupt: launch "
+                             f"{launch.index} (range {launch.range_index}) is damaged, the reader could not "
+                             f"parse its data ({launch.damage}); --lenient skips it")
+        skipped.append(Skipped(str(path), f"launch {launch.index}", f"damaged in the report (the reader could "
+                               f"not parse its data: {launch.damage}); skipped"))
+    damaged = sum(1 for la in launches if la.damage)
+    launches = [la for la in launches if la.damage is None]
+    launches = _check_layout(path, launches, strict, skipped, notes, damaged=damaged)
     if not launches:
         raise InputError(
             path,
@@ -173,9 +304,9 @@ def _frame(launches, *, every: bool):
 
     rows: list[dict[str, str | None]] = []
     units: dict[str, str] = {}
-    for i, launch in enumerate(launches):
+    for launch in launches:
         a = launch.action
-        row = _identity(i, a)
+        row = _identity(launch.index, a)
         if every:
             row["range"] = str(launch.range_index)
             row["nvtx"] = _nvtx(a)
@@ -211,7 +342,8 @@ def _rules(path: Path, launches, kernels, id_prefix: str):
                                                  kernels.get_column("id").to_list(),
                                                  kernels.get_column("short_name").to_list())}
     out: list[dict[str, Any]] = []
-    for li, launch in enumerate(launches):
+    for launch in launches:
+        li = launch.index
         if li not in by_launch:
             continue
         kid, short = by_launch[li]
@@ -259,7 +391,7 @@ def read_ncu_rep(paths, *, strict: bool = True, id_prefixes: list[str] | None = 
     kernels, rules, inputs, units_all = [], [], [], {}
     metrics = MetricsTables()
     for path, prefix in zip(paths, id_prefixes):
-        report, launches = _load(path)
+        report, launches = _load(path, strict, skipped, notes)
         frame = _frame(launches, every=False)
         k, units = kernels_from_raw_frame(path, frame, strict=strict, skipped=skipped, notes=notes, id_prefix=prefix)
         kernels.append(k)
