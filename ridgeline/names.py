@@ -279,6 +279,17 @@ def match_names(left, right) -> NameMatch:
     amb_r: dict[str, list[str]] = {}
     free_l, free_r = set(left), set(right)
 
+    def settle(ls: list[str], rs: list[str], label: str) -> None:
+        """One name on each side: a pair; more on either side: every one ambiguous, none guessed."""
+        if len(ls) == 1 and len(rs) == 1:
+            pairs[ls[0]] = rs[0]
+            how[ls[0]] = label
+        else:
+            amb_l.update({n: list(rs) for n in ls})
+            amb_r.update({n: list(ls) for n in rs})
+        free_l.difference_update(ls)
+        free_r.difference_update(rs)
+
     def step(label, key_l, key_r):
         gl: dict = {}
         gr: dict = {}
@@ -294,18 +305,7 @@ def match_names(left, right) -> NameMatch:
             rs = gr.get(k)
             if not rs:
                 continue
-            if len(ls) == 1 and len(rs) == 1:
-                pairs[ls[0]] = rs[0]
-                how[ls[0]] = label
-                free_l.discard(ls[0])
-                free_r.discard(rs[0])
-            else:
-                for n in ls:
-                    amb_l[n] = list(rs)
-                    free_l.discard(n)
-                for n in rs:
-                    amb_r[n] = list(ls)
-                    free_r.discard(n)
+            settle(ls, rs, label)
 
     step("exact", _exact_key, _exact_key)
 
@@ -328,18 +328,7 @@ def match_names(left, right) -> NameMatch:
             rs = funcs_r.get(f)
             if not rs or not (any(n in bare_l for n in ls) or any(n in bare_r for n in rs)):
                 continue  # both sides know their template arguments and they differ: not the same
-            if len(ls) == 1 and len(rs) == 1:
-                pairs[ls[0]] = rs[0]
-                how[ls[0]] = "function"
-                free_l.discard(ls[0])
-                free_r.discard(rs[0])
-            else:
-                for n in ls:
-                    amb_l[n] = list(rs)
-                    free_l.discard(n)
-                for n in rs:
-                    amb_r[n] = list(ls)
-                    free_r.discard(n)
+            settle(ls, rs, "function")
     return NameMatch(pairs, how, amb_l, amb_r, sorted(free_l), sorted(free_r))
 
 

@@ -135,18 +135,24 @@ def dedupe_raw_launches(ctx, blk, df):
     tagged = df.with_columns(repeat.alias("__rep"), later.alias("__later"), first_row.alias("__first"))
     dups = tagged.filter(pl.col("__later"))
     for r in dups.iter_rows(named=True):
-        first_line, line = blk.line_of(r["__first"]), blk.line_of(r["__row"])
-        if r["__rep"]:
-            ctx.skipped.append(Skipped(str(ctx.path), f"line {line}",
-                                       f"{_launch_label(r, key)} repeated (identical to line {first_line}); counted once"))
-            continue
-        if ctx.strict:
-            raise InputError(ctx.path, f"expected each launch once, {_launch_label(r, key)} appears again with "
-                             f"different values (first at line {first_line})", line=line)
-        ctx.skipped.append(Skipped(str(ctx.path), f"line {line}",
-                                   f"{_launch_label(r, key)} appears again with different values (first at line "
-                                   f"{first_line}); the first kept, this row skipped"))
+        _repeat_seen(ctx, _launch_label(r, key), blk.line_of(r["__first"]), blk.line_of(r["__row"]),
+                     identical=r["__rep"], first="line", rows="this row")
     return df.filter(~pl.col("__row").is_in(dups.get_column("__row").implode()))
+
+
+def _repeat_seen(ctx, label: str, first_line, line, *, identical: bool, first: str, rows: str) -> None:
+    """A launch met again at ``line`` (first at ``first_line``): an identical copy is counted once and
+    listed; one with other values is an error (strict) or listed with the first kept."""
+    if identical:
+        ctx.skipped.append(Skipped(str(ctx.path), f"line {line}",
+                                   f"{label} repeated (identical to {first} {first_line}); counted once"))
+        return
+    if ctx.strict:
+        raise InputError(ctx.path, f"expected each launch once, {label} appears again with "
+                         f"different values (first at line {first_line})", line=line)
+    ctx.skipped.append(Skipped(str(ctx.path), f"line {line}",
+                               f"{label} appears again with different values (first at line "
+                               f"{first_line}); the first kept, {rows} skipped"))
 
 
 def dedupe_details_launches(ctx, blk, df):
@@ -174,17 +180,8 @@ def dedupe_details_launches(ctx, blk, df):
     )
     later = sig.filter(pl.col("__run") != pl.col("__first_run"))
     for r in later.iter_rows(named=True):
-        first_line, line = blk.line_of(r["__first_start"]), blk.line_of(r["__start"])
-        if r["__sig"] == r["__first_sig"]:
-            ctx.skipped.append(Skipped(str(ctx.path), f"line {line}",
-                                       f"{_launch_label(r, key)} repeated (identical to the rows from line {first_line}); counted once"))
-            continue
-        if ctx.strict:
-            raise InputError(ctx.path, f"expected each launch once, {_launch_label(r, key)} appears again with "
-                             f"different values (first at line {first_line})", line=line)
-        ctx.skipped.append(Skipped(str(ctx.path), f"line {line}",
-                                   f"{_launch_label(r, key)} appears again with different values (first at line "
-                                   f"{first_line}); the first kept, these rows skipped"))
+        _repeat_seen(ctx, _launch_label(r, key), blk.line_of(r["__first_start"]), blk.line_of(r["__start"]),
+                     identical=r["__sig"] == r["__first_sig"], first="the rows from line", rows="these rows")
     return tagged.filter(~pl.col("__run").is_in(later.get_column("__run").implode())).drop("__run")
 
 
