@@ -158,3 +158,17 @@ def test_real_a100_mig_scrape_reads_xid_for_the_gpu_and_its_instance():
     xid = df.filter(pl.col("field") == "xid_last_code")
     assert xid.height == 2 and xid.get_column("value").to_list() == [0.0, 0.0]
     assert xid.get_column("gpu_instance").null_count() == 1  # the whole GPU and the 1g.5gb instance
+
+
+def test_telemetry_table_health_block_lists_events_and_says_nothing_without_series():
+    from telemetry_cases import gpu_series
+
+    from ridgeline.render.telemetry import health_lines
+
+    _lf, _i, _s, w = reduce_telemetry([FIX / "exporter-health.prom"], window="all")
+    text = "\n".join(health_lines(w))
+    assert "2 of 3 GPU(s) report XID/ECC/remap/link series; nothing is known" in text.replace("\n  ", " ")
+    assert "host:hnode gpu:0  XID 79 from 01-05 10:00:30; DBE +2; SBE +2; PCIe replay" in text
+    assert "host:hnode gpu:1  PCIe replay +4; 1 counter reset(s)" in text
+    assert "gpu:2" not in text and "healthy" not in text
+    assert health_lines(reduce_windows(gpu_series(n=5, gpu_util_ratio=0.5), window="all")) == []
