@@ -3,7 +3,7 @@
 Called from the per-partition reduction (:func:`ridgeline.analyzer.telemetry._window_query`),
 so it runs wherever the reduction runs (local threads or Dask) and gives the same rows. The
 input rows are one per GPU and timestamp, sorted by (GPU, time); the health fields
-(:data:`ridgeline.parsers.dcgm_fields.HEALTH_FIELDS`) are columns of it like any other field.
+(:data:`ridgeline.analyzer.schema.HEALTH_FIELDS`) are columns of it like any other field.
 
 How each window column is reached (only for fields the input carries; a GPU whose input has
 no health series gets nulls and ``health_fields`` 0: nothing is said about its health, never
@@ -31,7 +31,7 @@ The rule RL208 (``gpu-health-events``) turns these into findings.
 
 from __future__ import annotations
 
-from ridgeline.parsers.dcgm_fields import HEALTH_FIELDS
+from ridgeline.analyzer.schema import HEALTH_FIELDS
 
 COUNTERS = (
     "ecc_sbe_volatile_count", "ecc_dbe_volatile_count", "ecc_sbe_aggregate_count", "ecc_dbe_aggregate_count",

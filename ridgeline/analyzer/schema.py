@@ -342,6 +342,8 @@ TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
     "nvlink_replay_error_count": ("count", "NVLink replays, all links (cumulative)"),
     "pcie_replay_count": ("count", "PCIe replays (cumulative)"),
 }
+# health fields (reduced by ridgeline.analyzer.health): an XID code, 0/1 flags, cumulative counters
+HEALTH_FIELDS: tuple[str, ...] = tuple(k for k, (unit, _d) in TELEMETRY_FIELDS.items() if unit in ("code", "flag", "count"))
 
 # --------------------------------------------------------------------------------------
 # WINDOW table: one row per host/gpu/gpu_instance/window, ridgeline.analyzer.telemetry.reduce_windows

@@ -124,7 +124,7 @@ PROF_FIELDS = (
     "tensor_hmma_active_ratio", "tensor_imma_active_ratio", "tensor_dfma_active_ratio",
 )
 def _health_fields() -> tuple[str, ...]:
-    from ridgeline.parsers.dcgm_fields import HEALTH_FIELDS
+    from ridgeline.analyzer.schema import HEALTH_FIELDS
 
     return HEALTH_FIELDS
 

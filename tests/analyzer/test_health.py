@@ -48,6 +48,9 @@ def test_health_fields_have_dcgm_ids_names_aliases_and_dmon_short_names():
         assert f in TELEMETRY_FIELDS
         assert dcgm_fields.name_map()[f] == (f, 1.0)
     assert len(dcgm_fields.HEALTH_FIELDS) == 13
+    from ridgeline.analyzer.schema import HEALTH_FIELDS
+
+    assert set(HEALTH_FIELDS) == set(dcgm_fields.HEALTH_FIELDS)  # the parsers' table and the schema agree
 
 
 def _by_gpu(w):
