@@ -327,7 +327,23 @@ TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
     "fb_used_bytes": ("byte", "device memory in use"),
     "fb_free_bytes": ("byte", "device memory free"),
     "fb_total_bytes": ("byte", "device memory total"),
+    # health (ridgeline.analyzer.health): an XID code, 0/1 flags and cumulative counters
+    "xid_last_code": ("code", "DCGM XID_ERRORS: code of the last XID error seen, 0 = none"),
+    "ecc_sbe_volatile_count": ("count", "single-bit ECC errors since the driver loaded (cumulative)"),
+    "ecc_dbe_volatile_count": ("count", "double-bit ECC errors since the driver loaded (cumulative)"),
+    "ecc_sbe_aggregate_count": ("count", "single-bit ECC errors over the GPU's life (cumulative)"),
+    "ecc_dbe_aggregate_count": ("count", "double-bit ECC errors over the GPU's life (cumulative)"),
+    "row_remap_pending_flag": ("flag", "1 = a row remap is pending (GPU reset needed)"),
+    "row_remap_failure_flag": ("flag", "1 = a row remap failed"),
+    "remapped_rows_correctable_count": ("count", "rows remapped for correctable errors (cumulative)"),
+    "remapped_rows_uncorrectable_count": ("count", "rows remapped for uncorrectable errors (cumulative)"),
+    "nvlink_crc_flit_error_count": ("count", "NVLink flit CRC errors, all links (cumulative)"),
+    "nvlink_crc_data_error_count": ("count", "NVLink data CRC errors, all links (cumulative)"),
+    "nvlink_replay_error_count": ("count", "NVLink replays, all links (cumulative)"),
+    "pcie_replay_count": ("count", "PCIe replays (cumulative)"),
 }
+# health fields (reduced by ridgeline.analyzer.health): an XID code, 0/1 flags, cumulative counters
+HEALTH_FIELDS: tuple[str, ...] = tuple(k for k, (unit, _d) in TELEMETRY_FIELDS.items() if unit in ("code", "flag", "count"))
 
 # --------------------------------------------------------------------------------------
 # WINDOW table: one row per host/gpu/gpu_instance/window, ridgeline.analyzer.telemetry.reduce_windows
@@ -395,6 +411,23 @@ WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
     "ratio_as_percent": ("bool", "GPU-Util looked like a ratio fed as percent"),
     "stalled_fields": ("str", "profiling fields constant and non-zero over >= 30 samples"),
     "excluded": ("str", "why the window is unfit for performance rules, or null"),
+    # health (ridgeline.analyzer.health); null where the input carries no such series
+    "health_fields": ("i64", "distinct health fields (XID, ECC, row remap, NVLink/PCIe error counters) reported in the window; 0/null: nothing known about health"),
+    "xid_codes": ("str", "new XID codes in the window (value non-zero and changed from the GPU's previous one), comma list in order of first sight"),
+    "xid_first_seen": ("datetime_us_utc", "time the first new XID of the window was reported"),
+    "xid_at_start_code": ("i64", "non-zero XID code already held at the GPU's first sample (may predate the capture)"),
+    "ecc_sbe_increase_count": ("f64", "single-bit ECC errors added in the window (larger of volatile and aggregate counter increases)"),
+    "ecc_dbe_increase_count": ("f64", "double-bit ECC errors added in the window (larger of volatile and aggregate counter increases)"),
+    "ecc_dbe_first_seen": ("datetime_us_utc", "first sample in the window whose double-bit ECC count rose"),
+    "remapped_rows_correctable_increase_count": ("f64", "rows remapped for correctable errors added in the window"),
+    "remapped_rows_uncorrectable_increase_count": ("f64", "rows remapped for uncorrectable errors added in the window"),
+    "row_remap_pending": ("bool", "a row remap was pending in the window (GPU reset needed)"),
+    "row_remap_failure": ("bool", "a row remap failure was reported in the window"),
+    "row_remap_first_seen": ("datetime_us_utc", "first sample in the window with a pending or failed row remap"),
+    "nvlink_crc_increase_count": ("f64", "NVLink flit + data CRC errors added in the window"),
+    "nvlink_replay_increase_count": ("f64", "NVLink replays added in the window"),
+    "pcie_replay_increase_count": ("f64", "PCIe replays added in the window"),
+    "counter_resets": ("i64", "health counters that went down in the window (driver reload / exporter restart); the increase counts the new value from zero"),
 }
 
 _DTYPES = {

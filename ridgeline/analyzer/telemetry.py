@@ -123,7 +123,14 @@ PROF_FIELDS = (
     "dram_active_ratio", "fp64_active_ratio", "fp32_active_ratio", "fp16_active_ratio",
     "tensor_hmma_active_ratio", "tensor_imma_active_ratio", "tensor_dfma_active_ratio",
 )
-USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS)))
+def _health_fields() -> tuple[str, ...]:
+    from ridgeline.analyzer.schema import HEALTH_FIELDS
+
+    return HEALTH_FIELDS
+
+
+# health fields last: ridgeline.analyzer.health reduces them (XID codes, counter increases)
+USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS, *_health_fields())))
 KEYS = ("host", "gpu", "gpu_instance")
 WIDE_IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")  # a wide frame's non-field columns
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
@@ -427,6 +434,11 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
         "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
     }
     lf = lf.with_columns([e.cast(pl.Float64).alias(f"_st_{k}") for k, e in states.items()])
+    from ridgeline.analyzer import health
+
+    health_rows = health.row_columns(has)
+    if health_rows:
+        lf = lf.with_columns(health_rows)
 
     # rows are sorted by (GPU, time), so each (GPU, window) is one contiguous block: grouping on
     # the block number, flagged sorted, lets polars aggregate slices instead of gathered rows
@@ -484,7 +496,8 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     # had nothing clamped, and one whose raw maximum is not stays at or above it after clamping
     for i, f in enumerate(prof_present):
         aggs += [pl.col(f).count().alias(f"_n{i}"), pl.col(f).min().alias(f"_lo{i}"), pl.col(f).max().alias(f"_hi{i}")]
-    out = lf.group_by("_seg").agg(aggs).drop("_seg")
+    aggs += health.window_aggs(has)
+    out = health.finish(lf.group_by("_seg").agg(aggs).drop("_seg"))
     out = out.join(interval, on="_gid", how="left")
     if window_s is None:
         out = out.with_columns(pl.col("_t0").alias("window_start"))

@@ -9,8 +9,15 @@ Sources (facts, see DCGM-FORMATS notes): DCGM 4.6 ``dcgm_fields.h`` ids and expo
 the old names too), dcgm-exporter 1.x (gpu-monitoring-tools) lower-case names, ``dcgmi dmon``
 short names, ``nvidia-smi --query-gpu`` properties and ``nvidia-smi dmon`` columns.
 
-A DCGM field whose id is known but which ridgeline does not analyze (XID errors, energy,
-remapped rows, ...) maps to nothing: parsers list such series in ``skipped`` by name.
+Health fields (XID, ECC, row remapping, NVLink CRC/replay, PCIe replay; ids, 4.6 names and
+dmon short names from DCGM's ``dcgmlib/dcgm_fields.h`` and ``dcgmlib/src/dcgm_fields.cpp``):
+``xid_last_code`` is the code of the last XID seen (0 = none), ``*_flag`` fields are 0/1, and the
+``*_count`` fields are cumulative counters (volatile ECC counts reset on driver reload, aggregate
+ones persist; the reduction turns them into increases per window, see
+:mod:`ridgeline.analyzer.health`). ``raw_unit`` "count" / "code" / "flag": scale 1.
+
+A DCGM field whose id is known but which ridgeline does not analyze (energy, retired pages,
+...) maps to nothing: parsers list such series in ``skipped`` by name.
 """
 
 from __future__ import annotations
@@ -80,12 +87,36 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef(1013, "DCGM_FI_PROF_PIPE_TENSOR_IMMA_ACTIVE", "tensor_imma_active_ratio", 1.0, "ratio", "TIMMA"),
     FieldDef(1014, "DCGM_FI_PROF_PIPE_TENSOR_HMMA_ACTIVE", "tensor_hmma_active_ratio", 1.0, "ratio", "THMMA"),
     FieldDef(1015, "DCGM_FI_PROF_PIPE_TENSOR_DFMA_ACTIVE", "tensor_dfma_active_ratio", 1.0, "ratio", "TDFMA"),
+    # health (aliases: the DCGM 4.6 names; the old ones stay defined as macros)
+    FieldDef(230, "DCGM_FI_DEV_XID_ERRORS", "xid_last_code", 1.0, "code", "XIDER",
+             ("DCGM_FI_DEV_XID_ERROR", "dcgm_xid_errors")),
+    FieldDef(202, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "pcie_replay_count", 1.0, "count", "RPCTR",
+             ("DCGM_FI_DEV_PCIE_REPLAY_TOTAL", "dcgm_pcie_replay_counter")),
+    FieldDef(310, "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "ecc_sbe_volatile_count", 1.0, "count", "ESVTL"),
+    FieldDef(311, "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "ecc_dbe_volatile_count", 1.0, "count", "EDVTL"),
+    FieldDef(312, "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "ecc_sbe_aggregate_count", 1.0, "count", "ESATL"),
+    FieldDef(313, "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "ecc_dbe_aggregate_count", 1.0, "count", "EDATL"),
+    FieldDef(393, "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "remapped_rows_uncorrectable_count", 1.0, "count",
+             "URMPS", ("DCGM_FI_DEV_ROW_REMAP_UNCORRECTABLE_TOTAL",)),
+    FieldDef(394, "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "remapped_rows_correctable_count", 1.0, "count",
+             "CRMPS", ("DCGM_FI_DEV_ROW_REMAP_CORRECTABLE_TOTAL",)),
+    FieldDef(395, "DCGM_FI_DEV_ROW_REMAP_FAILURE", "row_remap_failure_flag", 1.0, "flag", "RRF",
+             ("DCGM_FI_DEV_ROW_REMAP_FAILED",)),
+    FieldDef(396, "DCGM_FI_DEV_ROW_REMAP_PENDING", "row_remap_pending_flag", 1.0, "flag", "RRP"),
+    FieldDef(409, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", "nvlink_crc_flit_error_count", 1.0, "count",
+             "NFELT", ("DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_TOTAL",)),
+    FieldDef(419, "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", "nvlink_crc_data_error_count", 1.0, "count",
+             "NDELT", ("DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_TOTAL",)),
+    FieldDef(429, "DCGM_FI_DEV_NVLINK_REPLAY_ERROR_COUNT_TOTAL", "nvlink_replay_error_count", 1.0, "count",
+             "NRELT", ("DCGM_FI_DEV_NVLINK_REPLAY_ERROR_TOTAL",)),
 )
 
 # canonical fields whose values must lie in 0..1
 RATIO_FIELDS: frozenset[str] = frozenset(f.canonical for f in FIELDS if f.raw_unit in ("ratio", "%"))
 # DCGM profiling (DCP) fields: absent on vGPU, consumer GPUs, pre-Volta, no DCP module
 PROFILING_FIELDS: frozenset[str] = frozenset(f.canonical for f in FIELDS if 1001 <= f.field_id <= 1015)
+# health fields (XID code, 0/1 flags, cumulative error counters)
+HEALTH_FIELDS: tuple[str, ...] = tuple(f.canonical for f in FIELDS if f.raw_unit in ("code", "flag", "count"))
 
 
 def blank_to_null(value):

@@ -200,6 +200,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     if excluded_seen and any(ln.endswith(" x") for ln in lines):
         lines.append("x = excluded from performance rules (see RL205)")
     lines += _wrap(LEGEND)
+    lines += health_lines(w)
 
     fleet = fleet_summary(w)
     wasted = float(fleet.get_column("wasted_gpu_h").sum() or 0.0)
@@ -221,6 +222,59 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
             lines.append(f"  host {r['rank']:>3}. {shorten(r['host'] or '?', 30)}: {r['wasted_gpu_h']:.2f} GPU-h over "
                          f"{r['gpus']} GPU(s)")
     return "\n".join(lines) + "\n"
+
+
+def health_lines(windows) -> list[str]:
+    """The GPU-health block: one line per GPU with a health event or counter growth (the
+    columns of :mod:`ridgeline.analyzer.health`), and how many other GPUs reported health series
+    without any. Nothing when no GPU reported a health series (health is then unknown, not good)."""
+    import polars as pl
+
+    if "health_fields" not in windows.columns:
+        return []
+    w = windows.filter(pl.col("health_fields").fill_null(0) > 0)
+    if not w.height:
+        return []
+    c = pl.col
+    g = w.group_by("host", "gpu", "gpu_instance").agg(
+        c("xid_codes").drop_nulls().str.join(","), c("xid_first_seen").min(), c("xid_at_start_code").drop_nulls().first(),
+        *[c(x).sum() for x in ("ecc_dbe_increase_count", "ecc_sbe_increase_count", "remapped_rows_uncorrectable_increase_count",
+                               "nvlink_crc_increase_count", "nvlink_replay_increase_count", "pcie_replay_increase_count",
+                               "counter_resets")],
+        c("row_remap_pending").any(), c("row_remap_failure").any(),
+    ).sort("host", "gpu", "gpu_instance", nulls_last=True)
+    out, quiet = [], 0
+    for r in g.iter_rows(named=True):
+        parts = []
+        if r["xid_codes"]:
+            t = r["xid_first_seen"]
+            parts.append(f"XID {r['xid_codes']}" + (f" from {t:%m-%d %H:%M:%S}" if t is not None else ""))
+        elif r["xid_at_start_code"]:
+            parts.append(f"XID {r['xid_at_start_code']} at start")
+        for col, label in (("ecc_dbe_increase_count", "DBE"), ("ecc_sbe_increase_count", "SBE"),
+                           ("remapped_rows_uncorrectable_increase_count", "rows remapped"),
+                           ("nvlink_crc_increase_count", "NVLink CRC"), ("nvlink_replay_increase_count", "NVLink replay"),
+                           ("pcie_replay_increase_count", "PCIe replay")):
+            if r[col]:
+                parts.append(f"{label} +{r[col]:.0f}")
+        if r["row_remap_failure"]:
+            parts.append("row remap FAILED")
+        if r["row_remap_pending"]:
+            parts.append("row remap pending")
+        if not parts:
+            quiet += 1
+            continue
+        if r["counter_resets"]:
+            parts.append(f"{r['counter_resets']} counter reset(s)")
+        label = f"host:{shorten(r['host'] or '?', 24)} gpu:{_gpu_label(r)}"
+        out += _wrap(f"{label}  " + "; ".join(parts), "    ")
+    gpus = windows.select("host", "gpu", "gpu_instance").unique().height
+    head = (f"GPU health ({g.height} of {gpus} GPU(s) report XID/ECC/remap/link series; "
+            "nothing is known about the others)" if g.height < gpus
+            else f"GPU health ({g.height} GPU(s) report XID/ECC/remap/link series)")
+    tail = ([f"{quiet} GPU(s) reported these series with no new XID, ECC, remap or link error during the capture"]
+            if quiet else [])
+    return ["", *_wrap(head), *out, *[ln for t in tail for ln in _wrap(t)]]
 
 
 def format_findings(findings) -> str:

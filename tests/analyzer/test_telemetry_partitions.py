@@ -209,8 +209,11 @@ def test_local_and_dask_give_the_same_windows(wide_store):
     pytest.importorskip("distributed", reason="dask.distributed not installed (pip install 'ridgeline[dask]')")
     from distributed import Client, LocalCluster
 
-    paths = [str(wide_store), str(FIX / "telemetry" / "dmon-v24-mig.txt"), str(FIX / "telemetry" / "exporter-3-scrapes.prom")]
+    paths = [str(wide_store), str(FIX / "telemetry" / "dmon-v24-mig.txt"), str(FIX / "telemetry" / "exporter-3-scrapes.prom"),
+             str(FIX / "telemetry" / "exporter-health.prom"), str(FIX / "telemetry" / "dmon-health.txt")]
     _lf, _inputs, _skipped, local = reduce_telemetry(paths, window="1m")
+    # the health columns (analyzer/health.py) are part of the compared rows: XID 79 in both fixtures
+    assert local.get_column("xid_codes").to_list().count("79") == 2
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         _lf, _inputs, _skipped, remote = reduce_telemetry(paths, window="1m", engine="dask", scheduler=client)

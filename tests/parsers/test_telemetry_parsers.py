@@ -61,7 +61,8 @@ def test_vocabulary_aliases():
     assert lookup_exporter("DCGM_FI_DEV_BOARD_POWER_WATTS").canonical == "power_w"  # 4.6 renamed
     assert lookup_exporter("DCGM_FI_DEV_FB_USED").scale == MIB
     assert lookup_dmon("GPUTL").scale == 0.01
-    assert lookup_exporter("DCGM_FI_DEV_XID_ERRORS") is None
+    assert lookup_exporter("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION") is None  # known to DCGM, not analyzed
+    assert lookup_exporter("DCGM_FI_DEV_XID_ERRORS").canonical == "xid_last_code"  # health (analyzer/health.py)
 
 
 def test_dmon_v24_mig_entities_ticks_and_half_second_interval():

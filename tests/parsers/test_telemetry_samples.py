@@ -118,7 +118,9 @@ def test_datadog_exporter_scrape_t4_uuids_and_a10g_line():
     assert {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"} <= unlabeled
     # nothing is silently dropped: metrics ridgeline does not analyze are listed by name
     names = {s.item.split()[1] for s in skipped}
-    assert {"DCGM_FI_DEV_XID_ERRORS", "DCGM_FI_DEV_FB_USED_PERCENT", "DCGM_FI_DEV_PSTATE"} <= names
+    assert {"DCGM_FI_DEV_FB_USED_PERCENT", "DCGM_FI_DEV_PSTATE"} <= names
+    # health series are read (ridgeline.analyzer.health), not listed as unanalyzed
+    assert values(t4, field="xid_last_code") == [0.0] and values(t4, field="pcie_replay_count") == [0.0]
     assert all(s.reason == "metric ridgeline does not analyze" or "not attributable to a GPU" in s.reason
                for s in skipped)
     n_lines = sum(1 for ln in p.read_text().splitlines() if ln.strip() and not ln.startswith("#"))

@@ -127,9 +127,12 @@ def test_chunk_plan_really_splits(prom):
     start, end = parse_time(FROM), parse_time(TO)
     one = pull(prom.url, start=start, end=end, step_s=ps.STEP_S)
     many = pull(prom.url, start=start, end=end, step_s=ps.STEP_S, max_points=500, hosts_per_query=1)
-    assert one.chunks == 24  # one request per field
+    from ridgeline.parsers.dcgm_fields import FIELDS
+
+    n_fields = len(FIELDS)  # 24 activity/clock/memory fields + 13 health fields (XID, ECC, remap, links)
+    assert one.chunks == n_fields  # one request per field
     # 2880 points in spans of 500 -> 6 spans; 3 hosts in groups of 1 + the no-Hostname group
-    assert many.chunks == 24 * 6 * 4
+    assert many.chunks == n_fields * 6 * 4
     assert many.frame.sort(many.frame.columns).equals(one.frame.sort(one.frame.columns))
     assert many.frame.get_column("timestamp").min() == start and many.frame.get_column("timestamp").max() == end
     assert end - start == dt.timedelta(seconds=ps.STEP_S * (ps.DAY_POINTS - 1))
