@@ -51,9 +51,11 @@ def _config(config):
 def cli(debug: bool = False) -> None:
     """Which wall is your GPU workload hitting, and what to do about it.
 
-    ridgeline reads Nsight Compute CSV exports (raw or details page) and DCGM /
-    nvidia-smi telemetry, places every kernel on the roofline of the GPU it ran on,
-    and turns that into findings you can act on.
+    ridgeline reads Nsight Compute exports (CSV raw or details page, .ncu-rep
+    reports), Nsight Systems exports (sqlite, nsys stats CSVs), PyTorch profiler
+    traces and DCGM / nvidia-smi telemetry (files or a live Prometheus), places
+    every kernel on the roofline of the GPU it ran on, and turns that into
+    findings you can act on.
 
     \b
     Start here:
