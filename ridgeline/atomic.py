@@ -57,10 +57,11 @@ def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -
             fh.write(text)
 
 
-def write_parquet(df, path: str | os.PathLike) -> None:
-    """Write a polars frame as Parquet to ``path`` atomically. polars reports a failed write (a full
-    disk, an I/O error) as ``ComputeError`` rather than ``OSError``; it is raised here as the
-    ``OSError`` it is, so callers turn it into one line as they do for text."""
+def write_parquet(df, path: str | os.PathLike, **options) -> None:
+    """Write a polars frame as Parquet to ``path`` atomically (``options``: ``DataFrame.write_parquet``'s).
+    polars reports a failed write (a full disk, an I/O error) as ``ComputeError`` rather than
+    ``OSError``; it is raised here as the ``OSError`` it is, so callers turn it into one line as they
+    do for text."""
     import errno
     import re
 
@@ -68,7 +69,7 @@ def write_parquet(df, path: str | os.PathLike) -> None:
 
     with atomic_path(path, keep_suffix=False) as tmp:
         try:
-            df.write_parquet(tmp)
+            df.write_parquet(tmp, **options)
         except pl.exceptions.ComputeError as err:  # our own frame: a failed write is the file system's
             text = str(err)
             m = re.search(r"os error (\d+)", text)

@@ -357,14 +357,6 @@ def check_telemetry_frame(frame, path, *, opts: Any = None):
     return frame
 
 
-_KEY = ("host", "gpu", "gpu_instance", "uuid", "timestamp")
-
-
-def _value_columns(frame) -> list[str]:
-    """The field columns of a wide frame (numeric, not identity)."""
-    return [c for c, t in frame.schema.items() if t.is_numeric() and c not in _KEY and c != "lineno"]
-
-
 def _check_duplicates(frame, path, strict: bool, opts):
     """One sample per (host, GPU, instance, UUID, time[, field]). A repeat with the same value is
     kept once and listed (so the accounting counts it as skipped, not used); a repeat with another
@@ -372,7 +364,10 @@ def _check_duplicates(frame, path, strict: bool, opts):
     the first is kept and the others listed."""
     import polars as pl
 
-    key = [c for c in _KEY if c in frame.columns]
+    from ridgeline.parsers.telemetry_common import IDENTITY
+
+    # one sample = one GPU (host, index, instance, UUID) at one time; the model is an attribute
+    key = [c for c in IDENTITY if c != "model" and c in frame.columns]
     if "timestamp" not in key or frame.height < 2:
         return frame
     long = "field" in frame.columns and "value" in frame.columns
@@ -380,11 +375,17 @@ def _check_duplicates(frame, path, strict: bool, opts):
         key.append("field")
         values = ["value"]
     else:
-        values = _value_columns(frame)
-    dup = frame.select(pl.struct(key).is_duplicated()).to_series()
-    if not dup.any():
+        values = [c for c in frame.columns if c not in IDENTITY]  # a wide frame's fields (wide_to_long_rows)
+    # a 64-bit hash per row finds the candidates (8 bytes a row; hashing the key struct whole for
+    # is_duplicated held ~45 MB more on a 60 MB dmon file); the exact check runs on those rows only
+    maybe = frame.select(key).hash_rows().is_duplicated()
+    if not maybe.any():
         return frame
-    rows = frame.with_row_index("_row").filter(dup)
+    cand = frame.with_row_index("_row").filter(maybe)
+    dup = cand.select(pl.struct(key).is_duplicated()).to_series()
+    if not dup.any():
+        return frame  # hash collisions only
+    rows = cand.filter(dup)
     groups = rows.group_by(key, maintain_order=True).agg(
         pl.len().alias("_n"), *[pl.col(v).n_unique().alias(f"_u_{v}") for v in values],
         *[pl.col(v).first().alias(f"_f_{v}") for v in values], *[pl.col(v).last().alias(f"_l_{v}") for v in values])
@@ -406,7 +407,8 @@ def _check_duplicates(frame, path, strict: bool, opts):
     if same and opts is not None:  # (opts None: a check whose frame is not kept)
         opts.lenient_skipped.append(Skipped(str(path), f"{same} repeated sample(s)",
                                             "the same time, GPU and field as an earlier sample, same value; kept once"))
-    return frame.filter(frame.select(pl.struct(key).is_first_distinct()).to_series())
+    later = rows.filter(~rows.select(pl.struct(key).is_first_distinct()).to_series()).get_column("_row")
+    return frame.with_row_index("_row").filter(~pl.col("_row").is_in(later.implode())).drop("_row")
 
 
 def _note_models(frame, path, opts) -> None:

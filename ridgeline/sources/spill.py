@@ -60,10 +60,11 @@ class Spill:
         return self._dirs[host]
 
     def _write(self, frame, target: Path) -> None:
+        from ridgeline.atomic import write_parquet
         from ridgeline.errors import UsageError
 
         try:
-            frame.write_parquet(target, compression="zstd", statistics=False)
+            write_parquet(frame, target, compression="zstd", statistics=False)  # full disk: OSError
         except OSError as err:
             raise UsageError(f"cannot keep the pulled samples in {self.path} ({err.strerror or err}); "
                              "set TMPDIR to a folder with more room") from None

@@ -93,7 +93,7 @@ def save(long: Any, folder: str | Path) -> StoreReport:
     """Write ``long`` (TELEMETRY rows) into the store at ``folder``; see the module docstring."""
     import polars as pl
 
-    from ridgeline.atomic import atomic_path
+    from ridgeline.atomic import write_parquet
     from ridgeline.errors import UsageError
 
     folder = Path(folder)
@@ -127,8 +127,7 @@ def save(long: Any, folder: str | Path) -> StoreReport:
                 report.written.append(str(rel))
                 report.rows_added += rows.height
             target.parent.mkdir(parents=True, exist_ok=True)
-            with atomic_path(target, keep_suffix=False) as tmp:
-                rows.write_parquet(tmp)
+            write_parquet(rows, target)  # atomic; a full disk is an OSError, not polars' ComputeError
     except OSError as err:
         raise UsageError(f"--save {folder}: cannot write the store ({err.strerror or err})") from None
     return report

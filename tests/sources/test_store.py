@@ -84,3 +84,16 @@ def test_a_failed_write_leaves_no_partition(tmp_path, monkeypatch):
     with pytest.raises(UsageError, match="No space left"):
         save(_long(), tmp_path / "store")
     assert not [p for p in (tmp_path / "store").rglob("*") if p.is_file()]
+
+
+def test_a_full_disk_as_polars_reports_it_is_one_line(tmp_path, monkeypatch):
+    # polars raises ComputeError, not OSError, when the disk fills during a Parquet write
+    def full(self, *a, **k):
+        raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full)
+    from ridgeline.errors import UsageError
+
+    with pytest.raises(UsageError, match="No space left"):
+        save(_long(), tmp_path / "store")
+    assert not [p for p in (tmp_path / "store").rglob("*") if p.is_file()]
