@@ -543,6 +543,9 @@ def roofline_figure(
 
     # ---- kernels
     multi = len(labelled) > 1
+    # the march: the same kernel across inputs, one series each (labelled once, at its last point)
+    series = march_series(points, limit=min(max(top, 1), MARCH_MAX)) if multi and not per_launch else []
+    in_series = {(i, id(p)) for chain in series for i, p in chain}
     to_label = []
     unplotted: dict[str, int] = {}
     input_handles = []
@@ -606,6 +609,8 @@ def roofline_figure(
         for rank, p in enumerate(drawable):
             if len(seen_text) >= per_input_top:
                 break
+            if (i, id(p)) in in_series:  # a marching kernel is labelled once, by its series
+                continue
             text = cut.get(str(p["short"]), label_text(p["short"]))
             if text not in seen_text:  # one label per kernel (per-launch points share their kernel's)
                 seen_text.add(text)
@@ -645,23 +650,21 @@ def roofline_figure(
                 (ln,) = ax.plot([min(xs_l), max(xs_l)], [p["y"], p["y"]], color="#AAAAAA", linewidth=0.8, zorder=3)
                 ln.set_gid("level-link")
 
-    if multi:
-        # the march toward the ridge: the same kernel name joined across inputs, in input order,
-        # for the names with the most GPU time that appear in more than one input
-        weight: dict[str, float] = {}
-        for pts in points:
-            for p in pts:
-                if p["x"] and p["y"]:
-                    weight[p["name"]] = weight.get(p["name"], 0.0) + p["share"]
-        for rank, name in enumerate(sorted(weight, key=lambda n: -weight[n])[:3]):
-            chain = [next((p for p in pts if p["name"] == name and p["x"] and p["y"]), None) for pts in points]
-            chain = [c for c in chain if c is not None]
-            if len(chain) > 1:
-                (ln,) = ax.plot(
-                    [c["x"] for c in chain], [c["y"] for c in chain], color="#777777", linewidth=1.0,
-                    linestyle=":", zorder=3,
-                )
-                ln.set_gid(f"march:{rank}")
+    march_handles = []
+    if series:
+        tags = distinct_tags([l for l, _ in labelled])
+        _draw_march(ax, series, tags)
+        from ridgeline.render.text import distinct_labels
+
+        shorts = [str(chain[-1][1]["short"]) for chain in series]
+        full = [str(chain[-1][1].get("name") or chain[-1][1]["short"]) for chain in series]
+        names = distinct_labels(shorts, 30, full) if len(set(shorten(x, 30) for x in shorts)) < len(shorts) else [
+            shorten(x, 30) for x in shorts]
+        for rank, (chain, text) in enumerate(zip(series, names)):  # the kernel's name once, at its march's end
+            i, last = chain[-1]
+            to_label.insert(rank, (i, -1 - rank, dict(last, label=text, untagged=True)))
+        march_handles.append(Line2D([], [], color=MARCH_COLOR, linewidth=1.3, marker=">", markersize=5,
+                                    label="same kernel across inputs, in input order"))
 
     # ---- legends: roofs (with sources), bounds, inputs
     bound_handles = [
@@ -689,7 +692,7 @@ def roofline_figure(
             title_fontsize=9, ncols=2, frameon=False,
         )
     leg2 = ax.legend(
-        handles=bound_handles + input_handles + level_handles + notes,
+        handles=bound_handles + input_handles + march_handles + level_handles + notes,
         loc="lower right", fontsize=8.5, framealpha=0.92,
         title="Kernels" + (" (marker = input)" if multi else ""), title_fontsize=9,
     )
@@ -709,6 +712,107 @@ def roofline_figure(
 
     _place_labels(fig, ax, to_label, scatters, multi=multi, labels=[l for l, _ in labelled])
     return fig
+
+
+MARCH_COLOR = "#444444"
+MARCH_MAX = 4  # marches drawn at most (the heaviest kernels): more reads as a tangle
+
+
+def march_key(name: str) -> tuple[str, str | None]:
+    """What makes two inputs' kernels "the same kernel" on a march: the function and its
+    template arguments in one spelling (:func:`ridgeline.names.join_key`), so a batch sweep whose
+    tools spell the arguments differently still joins; parameters and grid sizes do not count."""
+    from ridgeline.names import join_key
+
+    return join_key(str(name))
+
+
+def march_series(points: Sequence[Sequence[dict[str, Any]]], *, limit: int) -> list[list[tuple[int, dict]]]:
+    """The kernels that appear (drawn) in more than one input, heaviest first (summed share of GPU
+    time), at most ``limit``: each a list of ``(input index, point)`` in input order.
+
+    A kernel joins on its exact name first; a name with no exact partner joins on
+    :func:`march_key` when that key is held by one kernel only in each input (two instantiations
+    that normalise alike stay apart rather than being joined at random).
+    """
+    keyed: list[dict[Any, dict]] = []
+    for pts in points:
+        by_key: dict[Any, dict] = {}
+        loose: dict[Any, list[dict]] = {}
+        for p in pts:
+            if not (p.get("x") and p.get("y")) or p.get("name") is None:
+                continue
+            by_key.setdefault(("name", str(p["name"])), p)
+            loose.setdefault(("key", march_key(p["name"])), []).append(p)
+        for k, group in loose.items():
+            if len(group) == 1:
+                by_key.setdefault(k, group[0])
+        keyed.append(by_key)
+    names_everywhere: dict[Any, int] = {}
+    for by_key in keyed:
+        for k in by_key:
+            if k[0] == "name":
+                names_everywhere[k] = names_everywhere.get(k, 0) + 1
+    chains: dict[Any, list[tuple[int, dict]]] = {}
+    used: list[set[int]] = [set() for _ in keyed]
+    # exact names first, then the loose key for points not yet in a chain
+    for kind in ("name", "key"):
+        for i, by_key in enumerate(keyed):
+            for k, p in by_key.items():
+                if k[0] != kind or id(p) in used[i]:
+                    continue
+                if kind == "key":
+                    # a point whose exact name marches already is not joined again
+                    if names_everywhere.get(("name", str(p["name"])), 0) > 1:
+                        continue
+                chain = chains.setdefault(k, [])
+                chain.append((i, p))
+        for k in [k for k in chains if k[0] == kind]:
+            if len(chains[k]) < 2:
+                del chains[k]
+                continue
+            for i, p in chains[k]:
+                used[i].add(id(p))
+    ordered = sorted(chains.values(), key=lambda c: -sum(float(p.get("share") or 0.0) for _i, p in c))
+    return [sorted(c, key=lambda ip: ip[0]) for c in ordered[:max(0, limit)]]
+
+
+def _draw_march(ax, series, tags: Sequence[str]) -> None:
+    """Each series as a line with an arrowhead per step (input order); every point tagged with what
+    tells its input apart (``b1``, ``b8``...), once per place, so the march reads without the legend."""
+    for rank, chain in enumerate(series):
+        xs = [p["x"] for _i, p in chain]
+        ys = [p["y"] for _i, p in chain]
+        (ln,) = ax.plot(xs, ys, color=MARCH_COLOR, linewidth=1.3, alpha=0.85, zorder=4)
+        ln.set_gid(f"march:{rank}")
+        for k, ((x0, y0), (x1, y1)) in enumerate(zip(zip(xs, ys), zip(xs[1:], ys[1:]))):
+            # the head sits just short of the next point, where it reads as "toward"
+            xm = math.exp(math.log(x0) + 0.82 * (math.log(x1) - math.log(x0)))
+            ym = math.exp(math.log(y0) + 0.82 * (math.log(y1) - math.log(y0)))
+            arrow = ax.annotate("", xy=(xm, ym), xytext=(x0, y0),
+                                arrowprops={"arrowstyle": "-|>", "color": MARCH_COLOR, "lw": 1.3,
+                                            "mutation_scale": 13, "shrinkA": 0, "shrinkB": 0},
+                                zorder=4, annotation_clip=False)
+            arrow.set_gid(f"march-step:{rank}:{k}")
+    # tags: points of different series at one place share one tag ("b1, b32, b256": attention does not move)
+    spots: list[list] = []  # [cx, cy, {input index: tag}, point]
+    for _rank, chain in enumerate(series):
+        for i, p in chain:
+            cx, cy = ax.transData.transform((p["x"], p["y"]))
+            tag = tags[i] if i < len(tags) else str(i)
+            spot = next((s for s in spots if abs(s[0] - cx) < 12 and abs(s[1] - cy) < 12), None)
+            if spot is None:
+                spots.append([cx, cy, {i: tag}, p])
+            else:
+                spot[2].setdefault(i, tag)
+                if float(p.get("share") or 0) > float(spot[3].get("share") or 0):
+                    spot[3] = p
+    for n, (_cx, _cy, by_input, p) in enumerate(spots):
+        text = ", ".join(by_input[i] for i in sorted(by_input))
+        t = ax.annotate(plain(text), (p["x"], p["y"]), xytext=(0, -4 - math.sqrt(point_area(p["share"])) / 2),
+                        textcoords="offset points", ha="center", va="top", fontsize=7.5,
+                        color="#222222", zorder=6, annotation_clip=False)
+        t.set_gid(f"march-tag:{n}")
 
 
 def distinct_tags(labels: Sequence[str]) -> list[str]:
@@ -829,7 +933,8 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
     placed = []
     tags = distinct_tags(labels) if multi else []
     for idx, rank, p in items:
-        text = label_text(p.get("label") or p["short"], tags[idx] if multi else None)
+        text = (p["label"] if p.get("untagged") else
+                label_text(p.get("label") or p["short"], tags[idx] if multi else None))
         cx, cy = ax.transData.transform((p["x"], p["y"]))
         own = math.sqrt(point_area(p["share"])) / 2  # clear the marker itself (in points)
         best = None

@@ -530,3 +530,56 @@ def test_latency_points_are_coloured_and_named_by_their_kind():
     fig = plots.roofline_figure(stalled)
     (lat,) = _by_gid(fig, "kernels:0:latency")
     assert {tuple(c) for c in lat.get_facecolors()} == {to_rgba(plots.BOUND_COLORS["stall"], 0.75)}
+
+
+# ---- the march (issue 24 item 1): the same kernel across inputs is one connected series
+def _texts(fig, prefix):
+    return [t for t in fig.axes[0].texts if (t.get_gid() or "").startswith(prefix)]
+
+
+def test_march_joins_one_kernel_across_three_inputs_with_arrows_in_input_order():
+    runs = [(f"decode-b{b}-h100", make_result(b, with_telemetry=False)) for b in (1, 8, 64)]
+    fig = plots.roofline_figure(runs)
+    march = _line(fig, "march:0")
+    xs = list(march.get_xdata())
+    assert len(xs) == 3 and xs == sorted(xs)  # one point per input, left to right as the batch grows
+    steps = [a for a in fig.axes[0].texts if (a.get_gid() or "").startswith("march-step:0:")]
+    assert len(steps) == 2  # an arrowhead per step between consecutive inputs
+    for a in steps:  # each arrow points the way the inputs were given (toward higher intensity here)
+        (x0, _), (x1, _) = a.xyann, a.xy
+        assert x1 > x0
+    tags = " ".join(t.get_text() for t in _texts(fig, "march-tag:"))
+    for tag in ("b1", "b8", "b64"):  # points labelled by what differs between the inputs
+        assert tag in tags.replace(",", " ").split()
+
+
+def test_a_marching_kernel_is_labelled_once_without_an_input_tag():
+    runs = [(f"batch {b}", make_result(b, with_telemetry=False)) for b in (1, 8, 32)]
+    series = plots.march_series([plots.kernel_points(r) for _l, r in runs], limit=plots.MARCH_MAX)
+    assert series, "the synthetic sweep has kernels common to every input"
+    fig = plots.roofline_figure(runs)
+    labels = [t.get_text() for t in _texts(fig, "label:")]
+    for chain in series:
+        short = str(chain[-1][1]["short"])
+        hits = [t for t in labels if t.startswith(plots.shorten(short, 30)[:12])]
+        assert len(hits) <= 1, (short, hits)
+        assert all("[" not in t for t in hits)
+
+
+def test_march_series_joins_differently_spelled_arguments_but_not_lookalikes():
+    def pt(name, x, share=0.3):
+        return {"name": name, "short": name.split("<")[0], "x": x, "y": x * 1e12, "share": share, "bound": "memory"}
+
+    a = [pt("ns::gemv<(int)128, float>(float*)", 1.0), pt("other<1>(int)", 0.5, 0.1), pt("other<2>(int)", 0.6, 0.1)]
+    b = [pt("ns::gemv<128, float>(float*, int)", 8.0), pt("other<1>(long)", 0.7, 0.1), pt("other<2>(long)", 0.8, 0.1)]
+    series = plots.march_series([a, b], limit=10)
+    by_first = {chain[0][1]["name"]: [p["name"] for _i, p in chain] for chain in series}
+    # the same function and template arguments in another spelling: one kernel
+    assert by_first["ns::gemv<(int)128, float>(float*)"] == ["ns::gemv<(int)128, float>(float*)",
+                                                             "ns::gemv<128, float>(float*, int)"]
+    # instantiations keep their own identity: other<1> never joins other<2>
+    for names in by_first.values():
+        assert not ({"other<1>(int)", "other<1>(long)"} & set(names) and {"other<2>(int)", "other<2>(long)"} & set(names))
+    assert by_first["other<1>(int)"] == ["other<1>(int)", "other<1>(long)"]
+    # order: heaviest first
+    assert series[0][0][1]["name"].startswith("ns::gemv")
