@@ -126,11 +126,35 @@ def telemetry_overview(result) -> dict[str, Any] | None:
     }
 
 
+def _input_name(path: str) -> str:
+    """An input as a title names it: a file inside a hive-partitioned store (``store/host=a/
+    date=x/part-0.parquet``) is named by its store folder, not by ``part-0.parquet``."""
+    p = Path(path)
+    parents = [q for q in p.parents if q.name]
+    hive = [q for q in parents if "=" in q.name]
+    if hive:
+        top = hive[-1].parent
+        return (top.name or str(top)) + "/"
+    return p.name
+
+
 def describe_inputs(result) -> str:
-    names = [Path(i.path).name for i in result.inputs or []]
+    names = list(dict.fromkeys(_input_name(i.path) for i in result.inputs or []))
     if not names:
         return "no inputs"
     return names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more"
+
+
+def gpu_title(result) -> str:
+    """The GPU a page is about: the profile's GPU, else the telemetry's models, else how many GPUs."""
+    if result.gpu_name:
+        return result.gpu_name
+    tel = telemetry_overview(result)
+    if tel and tel["models"]:
+        return ", ".join(tel["models"])
+    if tel and tel["gpus"]:
+        return f"{tel['gpus']} GPU{'s' if tel['gpus'] != 1 else ''} (model not recorded)"
+    return "unknown GPU"
 
 
 # ----------------------------------------------------------------------------------------
@@ -269,7 +293,7 @@ def _num_cell(value, text: str | None = None) -> str:
 def _summary_section(result) -> str:
     parts = ['<section id="summary"><h2>Summary</h2><div class="cards">']
     tel = telemetry_overview(result)
-    gpu = result.gpu_name or (", ".join(tel["models"]) if tel and tel["models"] else "unknown GPU")
+    gpu = gpu_title(result)
     cards = [("GPU", gpu, result.gpu_match and f"chosen from {result.gpu_match}")]
     if result.kernels is not None:
         cards.append(("GPU time profiled", fmt_seconds(result.total_gpu_time_s), None))
@@ -479,7 +503,7 @@ def render_html(
     compare_gpu=None,
 ) -> str:
     """The report page as one HTML string (UTF-8, self-contained)."""
-    gpu = result.gpu_name or "unknown GPU"
+    gpu = gpu_title(result)
     if title is None:
         title = f"ridgeline report \u2014 {gpu} \u2014 {describe_inputs(result)}"
     plot_html = ""

@@ -1128,8 +1128,8 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
             s = _downsample(s.group_by("timestamp").agg(pl.col("value").mean()).sort("timestamp"), max_points)
             (ln,) = ax.plot(
                 s["timestamp"].to_list(), (s["value"] * 100).to_list(), color=color, linestyle=style,
-                linewidth=1.4, label=label,
-            )
+                linewidth=1.4, label=label, marker="o" if s.height <= 3 else None, markersize=4,
+            )  # a series of a sample or three is drawn as points: a line through one point is invisible
             ln.set_gid(f"telemetry:{k}:{field}")
             handles.setdefault(label, ln)
         shade: dict[tuple, list] = {}
@@ -1158,15 +1158,10 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
             ax.set_ylabel("% of time", fontsize=10)
     for k in range(n, nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
+    t0, t1 = tel.select(pl.col("timestamp").min().alias("a"), pl.col("timestamp").max().alias("b")).row(0)
+    xlabel = _time_axis(axes, t0, t1)
     for ax in axes[-1]:
-        ax.set_xlabel("time (UTC)", fontsize=10)
-    import matplotlib.dates as mdates
-
-    for row in axes:
-        for ax in row:
-            loc = mdates.AutoDateLocator(maxticks=6)
-            ax.xaxis.set_major_locator(loc)
-            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+        ax.set_xlabel(xlabel, fontsize=10)
     if handles:
         fig.legend(
             handles=list(handles.values()), labels=list(handles.keys()), loc="outside lower center",
@@ -1182,6 +1177,54 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
             title += f" ({n} of {len(groups)} GPUs, flagged first)"
     fig.suptitle(plain(title), fontsize=13, x=0.01, ha="left")
     return fig
+
+
+SHORT_SPAN_S = 600.0  # up to this span a time axis counts seconds from the start
+
+
+def _time_axis(axes, t0, t1) -> str:
+    """Tick the panels' time axes so the ticks say what they are, and return the axis label.
+
+    Spans up to :data:`SHORT_SPAN_S` tick in seconds from the first sample (``+5 s``), where
+    clock times would be ``:05, :10`` that read like hours; inputs without absolute time (their
+    clock starts at the epoch: ``--start`` was not given) tick in elapsed time and say
+    "relative time", never a 1970 date; the rest use concise UTC dates.
+    """
+    import matplotlib.dates as mdates
+    import matplotlib.ticker as mticker
+
+    relative = t0 is not None and getattr(t0, "year", 2000) <= 1970
+    span = (t1 - t0).total_seconds() if t0 is not None and t1 is not None else 0.0
+    if t0 is not None and (relative or span <= SHORT_SPAN_S):
+        origin = mdates.date2num(t0)
+        unit, scale = ("s", 1.0) if span <= SHORT_SPAN_S else (("min", 60.0) if span <= 6 * 3600 else ("h", 3600.0))
+
+        def fmt(x, _pos):
+            v = (x - origin) * 86400.0 / scale
+            return f"{v:+.0f} {unit}" if abs(v) >= 1 or v == 0 else f"{v:+.1f} {unit}"
+
+        # ticks at round numbers of the unit from the first sample (a locator in days would not be)
+        length = span / scale
+        if length <= 0:  # one sample time: one tick
+            ticks = [origin]
+        raw = max(length, 1e-9) / 5
+        mag = 10 ** math.floor(math.log10(raw))
+        step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+        if length > 0:
+            ticks = [origin + k * step * scale / 86400.0 for k in range(int(length // step) + 1)]
+        for row in axes:
+            for ax in row:
+                ax.xaxis.set_major_locator(mticker.FixedLocator(ticks))
+                ax.xaxis.set_major_formatter(mticker.FuncFormatter(fmt))
+        if relative:
+            return f"elapsed {unit} (relative time: no clock in the input; see --start)"
+        return f"{unit} since {t0:%Y-%m-%d %H:%M:%S} UTC"
+    for row in axes:
+        for ax in row:
+            loc = mdates.AutoDateLocator(maxticks=6)
+            ax.xaxis.set_major_locator(loc)
+            ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(loc))
+    return "time (UTC)"
 
 
 # ----------------------------------------------------------------------------------------

@@ -53,7 +53,15 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
                      f"sync {si(d['idle_sync_s']) if d.get('host_api') else 'n/a'}, other {si(d['idle_other_s'])})", fontsize=9, loc="left")
         ax.tick_params(labelsize=8)
     axes[-1].set_xlabel(f"time since the device's first activity ({unit})")
-    axes[0].legend(loc="upper right", fontsize=8, ncol=3, frameon=False)
+    # below the panels, never over the data (a busy GPU fills a panel's top right corner)
+    handles, labels = axes[0].get_legend_handles_labels()
+    for ax in axes[1:]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    leg = fig.legend(handles, labels, loc="outside lower center", fontsize=8, ncols=len(labels), frameon=False)
+    leg.set_gid("legend:timeline")
     if len(tl.devices) > max_panels:
         fig.suptitle(f"first {max_panels} of {len(tl.devices)} devices", fontsize=9)
     elif title:
