@@ -14,6 +14,7 @@ from ridgeline.analyzer.latency import VIEW_LABELS, view_bound
 from ridgeline.render.html import (
     BOUND_ORDER,
     describe_inputs,
+    gpu_title,
     fmt_num,
     fmt_pct,
     fmt_seconds,
@@ -47,9 +48,54 @@ def _table(header: list[str], rows: list[list[str]], align: list[str] | None = N
     return out
 
 
+EVIDENCE_SHOWN = 4  # evidence items per finding in the folded details (all are in the JSON)
+
+
+def _source_kind(source: object) -> str:
+    """``measured: dram__bytes.sum + ...`` -> ``measured``: the kind of a figure, not its recipe."""
+    text = str(source or "")
+    return text.split(":", 1)[0].strip() or text
+
+
+def _evidence_text(items) -> str:
+    return "; ".join(
+        f"{md(e.metric)} {md(fmt_num(e.value) if isinstance(e.value, float) else e.value)} {md(e.unit)}"
+        f" ({md(_source_kind(e.source))})"
+        for e in items
+    )
+
+
+def _remedy_lines(findings) -> list[str]:
+    """Findings that share a rule and a remedy say the remedy once; the evidence they share (the
+    same ridge, the same peaks) is said once too, and each finding shows what is its own."""
+    groups: dict[tuple[str, str], list[tuple[int, object]]] = {}
+    for i, f in enumerate(findings, 1):
+        groups.setdefault((f.code, f.remedy), []).append((i, f))
+    out = []
+    for (code, remedy), members in groups.items():
+        nums = ", ".join(f"#{i}" for i, _f in members)
+        out.append(f"- **{md(code)}** ({nums}): {md(remedy)}")
+
+        def key(e):
+            return (e.metric, repr(e.value), e.unit)
+
+        common = set.intersection(*[{key(e) for e in f.evidence} for _i, f in members]) if len(members) > 1 else set()
+        if common:
+            first = [e for e in members[0][1].evidence if key(e) in common]
+            out.append(f"  - all: {_evidence_text(first[:EVIDENCE_SHOWN])}")
+        for i, f in members:
+            own = [e for e in f.evidence if key(e) not in common]
+            if not own:
+                continue
+            more = len(own) - EVIDENCE_SHOWN
+            out.append(f"  - #{i} {md(f.subject)}: {_evidence_text(own[:EVIDENCE_SHOWN])}"
+                       + (f"; {more} more in the JSON" if more > 0 else ""))
+    return out
+
+
 def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS) -> str:
     tel = telemetry_overview(result)
-    gpu = result.gpu_name or (", ".join(tel["models"]) if tel and tel["models"] else "unknown GPU")
+    gpu = gpu_title(result)
     title = title or f"ridgeline report \u2014 {gpu} \u2014 {describe_inputs(result)}"
     lines = [f"## {md(title)}", ""]
     gpu_line = f"**GPU:** {md(gpu)}"
@@ -100,26 +146,20 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
             impact = fmt_seconds(f.impact_s) if f.impact_s is not None else "\u2014"
             if f.impact_share is not None:
                 impact += f" ({fmt_pct(f.impact_share)})"
-            evidence = "; ".join(
-                f"{md(e.metric)} = {md(fmt_num(e.value) if isinstance(e.value, float) else e.value)} {md(e.unit)} ({md(e.source)})"
-                for e in f.evidence
-            )
             rows.append(
-                [
-                    str(i),
-                    md(f.severity),
-                    f"{md(f.code)} {md(f.name)}",
-                    md(f.subject),
-                    md(f.message) + "<br>**Do:** " + md(f.remedy) + (f"<br>_evidence:_ {evidence}" if evidence else ""),
-                    impact,
-                    md(f.confidence),
-                ]
+                [str(i), md(f.severity), f"{md(f.code)} {md(f.name)}", md(f.subject), md(f.message), impact,
+                 md(f.confidence)]
             )
         lines += _table(
             ["#", "Severity", "Rule", "Subject", "Finding", "Impact", "Confidence"],
             rows,
             ["r", "l", "l", "l", "l", "r", "l"],
         )
+        # what to do and the evidence, folded: a pull request shows one line per finding; every
+        # figure's full recipe (the counters summed) is in the JSON and the HTML report
+        lines += ["", "<details><summary>What to do, and the evidence</summary>", ""]
+        lines += _remedy_lines(findings)
+        lines += ["", "</details>"]
     else:
         lines.append("No rule fired.")
     lines.append("")
@@ -151,7 +191,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
     from ridgeline.render.whatif import markdown_lines
 
     lines += markdown_lines(result, md=md)
-    lines += ["### Inputs", ""]
+    lines += ["<details><summary>Inputs and skipped rows</summary>", "", "### Inputs", ""]
     if result.inputs:
         lines += _table(
             ["File", "Read as", "Rows"],
@@ -175,7 +215,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         )
     else:
         lines.append("Nothing was skipped.")
-    lines.append("")
+    lines += ["", "</details>", ""]
     return "\n".join(lines)
 
 

@@ -301,3 +301,24 @@ def test_top_finding_is_called_out(page, result):
     assert top.code == "RL101"
     assert '<p class="verdict"><b>Top finding:</b> <code>RL101</code>' in page
     assert "**Top finding:** RL101" in render_markdown(result)
+
+
+def test_markdown_summary_fits_a_pull_request(decode_b1):
+    """One table line per finding; remedies and evidence folded in <details>, shared evidence said
+    once, no counter recipes (those are in the JSON); the whole page stays small."""
+    from ridgeline.pipeline import analyze_paths
+
+    res = analyze_paths([decode_b1])
+    text = render_markdown(res)
+    findings = res.findings
+    assert findings
+    head, _, folded = text.partition("<details><summary>What to do, and the evidence</summary>")
+    assert folded, "remedies and evidence are folded"
+    table = [ln for ln in head.split("### Findings", 1)[1].splitlines() if ln.startswith("| ") and ln[2:3].isdigit()]
+    assert len(table) == len(findings)
+    assert all(len(ln) < 600 for ln in table)
+    assert "**Do:**" not in head and "_evidence:_" not in head
+    assert "__" not in text.replace("\\_\\_", "")  # no raw ncu metric recipe (sm__..., dram__...)
+    for f in findings:  # every remedy still reaches the reader, once per rule and remedy
+        assert folded.count(md(f.remedy)) == 1
+    assert len(text.encode()) < 1200 * len(findings) + 6000
