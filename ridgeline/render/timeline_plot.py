@@ -19,7 +19,7 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
     """A matplotlib Figure, or None when the result has no timeline with GPU activity."""
     import polars as pl
 
-    from ridgeline.render.plots import _new_figure
+    from ridgeline.render.plot_style import _new_figure
     from ridgeline.render.text import fmt_seconds as si
 
     tl = getattr(result, "timeline", None)
