@@ -58,6 +58,48 @@ WEIGHT_BYTES = {
 TENSOR_EQUIVALENT = {"fp32": "tf32_tensor", "fp16": "fp16_tensor", "fp64": "fp64_tensor"}
 
 
+#: thresholds most kernel rules share (``thresholds = {..., "min_time_share": K.MIN_TIME_SHARE}``)
+MIN_TIME_SHARE = (0.01, "ignore kernel groups holding less than this share of total GPU time")
+MIN_MEAN_DURATION_S = (10e-6, "ignore groups whose mean launch is shorter than this (seconds); see RL106")
+
+
+def significant(p: dict[str, Any]):
+    """A kernel group worth a finding: its share of GPU time reaches ``min_time_share`` (unknown
+    share counts) and, where the rule has ``min_mean_duration_s``, its mean launch is that long
+    (shorter ones are RL106's: launch overhead, not the kernel, is the wall)."""
+    import polars as pl
+
+    expr = pl.col("time_share").fill_null(1.0) >= p["min_time_share"]
+    if "min_mean_duration_s" in p:
+        expr = expr & (pl.col("mean_duration_s") >= p["min_mean_duration_s"])
+    return expr
+
+
+def left_of_ridge(fraction: float = 1.0):
+    """Measured intensity below ``fraction`` x the group's ridge point (memory side of the roofline)."""
+    import polars as pl
+
+    c = pl.col
+    return c("intensity_dram").is_not_null() & (c("ridge_flop_per_byte") > 0) & (
+        c("intensity_dram") < c("ridge_flop_per_byte") * fraction)
+
+
+def right_of_ridge():
+    """Measured intensity at or above the group's ridge point (compute side of the roofline)."""
+    import polars as pl
+
+    c = pl.col
+    return c("intensity_dram").is_not_null() & (c("ridge_flop_per_byte") > 0) & (
+        c("intensity_dram") >= c("ridge_flop_per_byte"))
+
+
+def family_groups(ctx: Context, family: str):
+    """:func:`kernel_groups` of one kernel family (``gemm``, ``attention``...), or None."""
+    import polars as pl
+
+    return kernel_groups(ctx, rows=pl.col("family") == family)
+
+
 def precision_label(precision: str | None) -> str:
     return PRECISION_LABELS.get(precision or "", precision or "unknown precision")
 

@@ -69,22 +69,20 @@ class DecodeGemmMemoryBound(Rule):
     family = "kernel"
     thresholds = {
         "max_ridge_fraction": (0.25, "fires when the group's DRAM intensity is below this fraction of the ridge point"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+        "min_time_share": K.MIN_TIME_SHARE,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        groups = K.kernel_groups(ctx, rows=pl.col("family") == "gemm")
+        groups = K.family_groups(ctx, "gemm")
         if groups is None:
             return []
         p = self.params
         hits = groups.filter(
-            pl.col("intensity_dram").is_not_null()
+            K.left_of_ridge(p["max_ridge_fraction"])
             & (pl.col("tensor_measured_launches") > 0)  # without tensor counters intensity is understated: RL905
-            & (pl.col("ridge_flop_per_byte") > 0)
-            & (pl.col("intensity_dram") < pl.col("ridge_flop_per_byte") * p["max_ridge_fraction"])
-            & (pl.col("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         shape_tokens, shape_from = _tokens_from_launch_shapes(ctx)

@@ -45,8 +45,8 @@ class BelowBandwidthRoof(Rule):
     family = "kernel"
     thresholds = {
         "min_bandwidth_fraction": (0.6, "fires when achieved DRAM bandwidth is below this fraction of the bandwidth roof"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
-        "min_mean_duration_s": (10e-6, "ignore groups whose mean launch is shorter than this (seconds); see RL106"),
+        "min_time_share": K.MIN_TIME_SHARE,
+        "min_mean_duration_s": K.MIN_MEAN_DURATION_S,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -65,8 +65,7 @@ class BelowBandwidthRoof(Rule):
             & ((c("intensity_dram") == 0) | ((c("ridge_flop_per_byte") > 0) & (c("intensity_dram") < c("ridge_flop_per_byte"))))
             & (c("peak_bw_bytes_per_s") > 0)
             & (c("bw_fraction") < p["min_bandwidth_fraction"])
-            & (c("mean_duration_s") >= p["min_mean_duration_s"])
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         out = []

@@ -53,7 +53,7 @@ class ComputeBoundOnCudaCores(Rule):
     family = "kernel"
     thresholds = {
         "min_cuda_core_share": (0.9, "fires when at least this share of the group's FLOPs ran on CUDA cores"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+        "min_time_share": K.MIN_TIME_SHARE,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -71,7 +71,7 @@ class ComputeBoundOnCudaCores(Rule):
             & (c("intensity_dram") >= c("ridge_flop_per_byte"))
             & c("precision").is_in(list(K.TENSOR_EQUIVALENT))
             & (c("cuda_share") >= p["min_cuda_core_share"])
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         out = []

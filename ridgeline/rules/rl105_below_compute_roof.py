@@ -47,8 +47,8 @@ class BelowComputeRoof(Rule):
     family = "kernel"
     thresholds = {
         "min_roof_fraction": (0.5, "fires when the group reaches less than this fraction of its compute roof"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
-        "min_mean_duration_s": (10e-6, "ignore groups whose mean launch is shorter than this (seconds); see RL106"),
+        "min_time_share": K.MIN_TIME_SHARE,
+        "min_mean_duration_s": K.MIN_MEAN_DURATION_S,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -60,12 +60,9 @@ class BelowComputeRoof(Rule):
         p = self.params
         c = pl.col
         hits = groups.filter(
-            c("intensity_dram").is_not_null()
-            & (c("ridge_flop_per_byte") > 0)
-            & (c("intensity_dram") >= c("ridge_flop_per_byte"))
+            K.right_of_ridge()
             & (c("roof_fraction") < p["min_roof_fraction"])
-            & (c("mean_duration_s") >= p["min_mean_duration_s"])
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         out = []

@@ -49,7 +49,7 @@ class L2BandwidthBound(Rule):
     thresholds = {
         "max_roof_fraction": (0.7, "fires only when the group reaches less than this fraction of its roof"),
         "l2_bandwidth_multiple": (3.0, "assumed L2 bandwidth as a multiple of DRAM bandwidth when no L2 roof was recorded"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+        "min_time_share": K.MIN_TIME_SHARE,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -69,7 +69,7 @@ class L2BandwidthBound(Rule):
             & (c("peak_flops_per_s") > 0)
             & (c("intensity_dram") >= c("ridge_flop_per_byte"))
             & (c("roof_fraction") < p["max_roof_fraction"])
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         out = []

@@ -49,24 +49,22 @@ class GemmOnCudaCores(Rule):
     family = "kernel"
     thresholds = {
         "min_cuda_core_share": (0.9, "fires when at least this share of the group's FLOPs ran on CUDA cores"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+        "min_time_share": K.MIN_TIME_SHARE,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        groups = K.kernel_groups(ctx, rows=pl.col("family") == "gemm")
+        groups = K.family_groups(ctx, "gemm")
         if groups is None:
             return []
         p = self.params
         c = pl.col
         hits = groups.with_columns(cuda_share=K.cuda_core_share()).filter(
-            c("intensity_dram").is_not_null()
-            & (c("ridge_flop_per_byte") > 0)
-            & (c("intensity_dram") < c("ridge_flop_per_byte"))
+            K.left_of_ridge()
             & c("precision").is_in(["fp32", "fp16"])
             & (c("cuda_share") >= p["min_cuda_core_share"])
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         out = []

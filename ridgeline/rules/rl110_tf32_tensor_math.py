@@ -44,7 +44,7 @@ class Tf32TensorMath(Rule):
     family = "kernel"
     thresholds = {
         "min_roof_gain": (1.5, "fires when the bf16/fp16 tensor peak is at least this multiple of the tf32 peak"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
+        "min_time_share": K.MIN_TIME_SHARE,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -59,7 +59,7 @@ class Tf32TensorMath(Rule):
             c("intensity_dram").is_not_null()
             & (c("ridge_flop_per_byte") > 0)
             & (c("intensity_dram") >= c("ridge_flop_per_byte"))
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         out = []

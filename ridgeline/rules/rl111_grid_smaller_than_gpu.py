@@ -50,8 +50,8 @@ class GridSmallerThanGpu(Rule):
     thresholds = {
         "max_sm_fraction": (1.0, "fires when the median grid has fewer blocks than this fraction of the SM count"),
         "max_roof_fraction": (0.5, "fires only when the group reaches less than this fraction of its roof"),
-        "min_time_share": (0.01, "ignore kernel groups holding less than this share of total GPU time"),
-        "min_mean_duration_s": (10e-6, "ignore groups whose mean launch is shorter than this (seconds); see RL106"),
+        "min_time_share": K.MIN_TIME_SHARE,
+        "min_mean_duration_s": K.MIN_MEAN_DURATION_S,
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -70,8 +70,7 @@ class GridSmallerThanGpu(Rule):
         cand = groups.filter(
             c("grid_blocks").is_not_null()
             & (c("roof_fraction") < p["max_roof_fraction"])
-            & (c("mean_duration_s") >= p["min_mean_duration_s"])
-            & (c("time_share").fill_null(1.0) >= p["min_time_share"])
+            & K.significant(p)
         )
         total = K.total_gpu_time(ctx)
         from ridgeline.analyzer.workload import llm_evidence

@@ -59,15 +59,12 @@ class BusyGpuIdleTensorCores(Rule):
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        w = T.windows(ctx)
-        if w is None:
-            return []
         p = self.params
         c = pl.col
-        w = T.usable(w).filter(
-            c("tensor_active_mean_ratio").is_not_null() & c("gr_engine_active_mean_ratio").is_not_null()
-            & (c("samples") >= p["min_samples"])
-        )
+        w = T.measured_windows(ctx, "tensor_active_mean_ratio", "gr_engine_active_mean_ratio",
+                               where=c("samples") >= p["min_samples"])
+        if w is None:
+            return []
         # the memory-bound part is RL202's (bandwidth is the wall): only the rest counts here
         mb_s = pl.min_horizontal(c("memory_bound_s").fill_null(0.0), c("busy_tensor_idle_s").fill_null(0.0))
         mb_sh = pl.min_horizontal(c("memory_bound_share").fill_null(0.0), c("busy_tensor_idle_share").fill_null(0.0))

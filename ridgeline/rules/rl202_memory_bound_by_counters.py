@@ -51,15 +51,12 @@ class MemoryBoundByCounters(Rule):
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        w = T.windows(ctx)
-        if w is None:
-            return []
         p = self.params
         c = pl.col
-        w = T.usable(w).filter(
-            c("dram_active_mean_ratio").is_not_null() & c("tensor_active_mean_ratio").is_not_null()
-            & (c("samples") >= p["min_samples"])
-        )
+        w = T.measured_windows(ctx, "dram_active_mean_ratio", "tensor_active_mean_ratio",
+                               where=c("samples") >= p["min_samples"])
+        if w is None:
+            return []
         sp = T.spans(w, (c("memory_bound_share") >= p["min_share"]) | (c("memory_bound_s") >= p["min_sustained_s"]))
         if sp is None or sp.height == 0:
             return []

@@ -50,17 +50,17 @@ class TensorThroughputSag(Rule):
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        w = T.windows(ctx)
-        if w is None:
-            return []
         p = self.params
         c = pl.col
         keys = list(T.KEYS)
-        w = T.usable(w).filter(
-            c("gpu_util_mean_ratio").is_not_null() & c("tensor_active_mean_ratio").is_not_null()
-            & (c("span_s") > 0)  # a window without a span weighs nothing (null: not measured)
-            & (c("gpu_util_mean_ratio") >= p["min_util"])
-        ).with_columns(
+        w = T.measured_windows(
+            ctx, "gpu_util_mean_ratio", "tensor_active_mean_ratio",
+            where=(c("span_s") > 0)  # a window without a span weighs nothing (null: not measured)
+            & (c("gpu_util_mean_ratio") >= p["min_util"]),
+        )
+        if w is None:
+            return []
+        w = w.with_columns(
             (c("tensor_active_mean_ratio") / c("gpu_util_mean_ratio")).alias("eff"),
             c("window_start").dt.date().alias("day"),
         )

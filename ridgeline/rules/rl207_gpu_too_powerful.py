@@ -58,16 +58,13 @@ class GpuTooPowerful(Rule):
         from ridgeline.analyzer.gpus import try_lookup
         from ridgeline.analyzer.whatif import BUSY_CAP, smaller_gpus_holding
 
-        w = T.windows(ctx)
-        if w is None:
-            return []
         p = self.params
         c = pl.col
         util = pl.coalesce(c("gpu_util_mean_ratio"), c("gr_engine_active_mean_ratio"))
-        w = T.usable(w).filter(
-            (util >= p["min_busy"]) & c("tensor_active_mean_ratio").is_not_null()
-            & c("dram_active_mean_ratio").is_not_null() & c("model").is_not_null()
-        )
+        w = T.measured_windows(ctx, "tensor_active_mean_ratio", "dram_active_mean_ratio", "model",
+                               where=util >= p["min_busy"])
+        if w is None:
+            return []
         if not w.height:
             return []
 

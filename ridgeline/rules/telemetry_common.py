@@ -30,6 +30,20 @@ def usable(w):
     return w.filter(pl.col("excluded").is_null())
 
 
+def measured_windows(ctx, *columns: str, where=None):
+    """Windows fit for performance rules (:func:`usable`) in which every one of ``columns`` was
+    measured (not null) and ``where`` (a polars expression) holds; None without telemetry."""
+    import polars as pl
+
+    w = windows(ctx)
+    if w is None:
+        return None
+    cond = pl.all_horizontal([pl.col(x).is_not_null() for x in columns]) if columns else pl.lit(True)
+    if where is not None:
+        cond = cond & where
+    return usable(w).filter(cond)
+
+
 def spans(w, flag):
     """Merge consecutive flagged windows of each GPU into spans.
 
