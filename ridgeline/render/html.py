@@ -487,6 +487,12 @@ def _postmortem_sections(result) -> str:
     return utilization_section(result) + timeline_section(result) + ncu_rules_section(result)
 
 
+def _fleet_sections(result) -> str:
+    from ridgeline.render.fleet_html import fleet_sections
+
+    return fleet_sections(result)
+
+
 def _what_if_section(result, plots: bool = True) -> str:
     from ridgeline.render.whatif import html_section
 
@@ -517,6 +523,7 @@ def render_html(
     body = "".join(
         [
             _summary_section(result),
+            _fleet_sections(result),
             _findings_section(result),
             _postmortem_sections(result),
             plot_html,
