@@ -251,7 +251,9 @@ def test_cli_report_html_end_to_end(decode_b1, tmp_path):
     assert len(expected.findings) > 0
     assert p.rows["findings-table"] == len(expected.findings)
     assert p.rows["kernel-table"] == expected.summary.height
-    assert len([t for t, _a in p.tags if t == "svg"]) == 2  # roofline + telemetry (the folder has a dmon file)
+    plots = [t for t, a in p.tags if t == "svg" and dict(a).get("class") not in ("heatmap", "spark")]
+    assert len(plots) == 2  # roofline + telemetry (the folder has a dmon file)
+    assert [t for t, a in p.tags if t == "svg" and dict(a).get("class") == "heatmap"]  # and the fleet heatmap
     assert [r[1] for r in p.cells["inputs-table"]] == [i.kind for i in expected.inputs]
     urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
     assert urls <= {"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}
