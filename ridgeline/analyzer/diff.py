@@ -217,7 +217,10 @@ def kernel_groups(doc: dict) -> tuple[dict[tuple, dict[str, Any]], float | None]
             g["bound"] = max(sorted(g["_bound"]), key=lambda b: g["_bound"][b]) if g["_bound"] else "unknown"
             g["roof_fraction"] = g["_rf"] / g["_rf_t"] if g["_rf_t"] > 0 else None
             g["bound_time_s"] = dict(g["_bound"])
-            for k in ("flops", "dram_bytes", "_fd", "_bound", "_rf", "_rf_t"):
+            g["roof_time_s"] = g["_rf_t"]
+            if not g["_fd"]:
+                g["flops"] = g["dram_bytes"] = None
+            for k in ("_fd", "_bound", "_rf", "_rf_t"):
                 g.pop(k)
         g["share"] = g["time_s"] / total if total else None
     return groups, total
@@ -229,15 +232,27 @@ def _grew(before: float, after: float, rel: float, abs_s: float) -> bool:
 
 
 def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
+    from ridgeline.analyzer.diff_identity import match_by_identity
+
     gb, tb = kernel_groups(base)
     gn, tn = kernel_groups(new)
     rows = []
+    pairs: list[tuple] = []  # (key, base group, new group, how matched, base shapes, new shapes)
+    identity = match_by_identity(gb, tb, gn, tn)
+    merged_b = {k for _, _, kb, _, _, _ in identity for k in kb}
+    merged_n = {k for _, _, _, kn, _, _ in identity for k in kn}
     for key in list(gb) + [k for k in gn if k not in gb]:
-        b, n = gb.get(key), gn.get(key)
+        if key in merged_b or key in merged_n:
+            continue
+        pairs.append((key, gb.get(key), gn.get(key), None, None, None))
+    for how, label, kb, kn, b, n in identity:
+        pairs.append(((label, None, None), b, n, how, [_shape_text(k) for k in kb], [_shape_text(k) for k in kn]))
+    for key, b, n, how, shapes_b, shapes_n in pairs:
         status = "vanished" if n is None else "appeared" if b is None else "both"
         bt, nt = (b or {}).get("time_s"), (n or {}).get("time_s")
         row = {
             "kernel": key[0], "grid": key[1], "block": key[2], "status": status,
+            "matched_by": how, "shapes_base": shapes_b, "shapes_new": shapes_n,
             "launches_base": (b or {}).get("launches"), "launches_new": (n or {}).get("launches"),
             "time_base_s": bt, "time_new_s": nt,
             "time_delta_s": (nt or 0.0) - (bt or 0.0),
@@ -258,7 +273,8 @@ def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
     cmp.totals = {"time_base_s": tb, "time_new_s": tn, "regression": False,
                   "kernels_base": len(gb), "kernels_new": len(gn),
                   "appeared": sum(r["status"] == "appeared" for r in rows),
-                  "vanished": sum(r["status"] == "vanished" for r in rows)}
+                  "vanished": sum(r["status"] == "vanished" for r in rows),
+                  "matched_by_identity": sum(r["matched_by"] is not None for r in rows)}
     if tb is not None and tn is not None and _grew(tb, tn, th["total_time_rel"], th["total_time_abs_s"]):
         cmp.totals["regression"] = True
         cmp.regressions.append(f"total GPU time {_us(tb)} -> {_us(tn)} (+{(tn - tb) / tb:.0%})")
@@ -283,7 +299,14 @@ def _headline(gb, tb, gn, tn) -> list[dict[str, Any]]:
 
 def _kernel_label(row) -> str:
     shape = f" grid {row['grid']} block {row['block']}" if row.get("grid") or row.get("block") else ""
+    if row.get("matched_by"):
+        shape = f" ({row['matched_by']} changed: {len(row['shapes_base'])} -> {len(row['shapes_new'])} groups)"
     return f"{row['kernel']}{shape}"
+
+
+def _shape_text(key: tuple) -> dict[str, Any]:
+    """A group key as {kernel, grid, block} (what identity-matched rows list)."""
+    return {"kernel": key[0], "grid": key[1], "block": key[2]}
 
 
 def _us(seconds: float | None) -> str:

@@ -62,6 +62,19 @@ def _shape(grid, block) -> str:
     return " " + shorten(f"{_dims(grid) if grid else '?'}/{_dims(block) if block else '?'}", 16)
 
 
+def _identity_note(totals: dict) -> str:
+    n = totals.get("matched_by_identity") or 0
+    return f", {n} matched by kernel identity" if n else ""
+
+
+def _shapes(keys: list[dict]) -> str:
+    """Launch shapes of identity-matched groups: '8/1024' (grid/block), or 'N groups'."""
+    if len(keys) == 1:
+        k = keys[0]
+        return _shape(k["grid"], k["block"]).strip() or str(k["kernel"])
+    return f"{len(keys)} groups"
+
+
 def _verdict(cmp) -> list[str]:
     head = (f"ridgeline diff ({cmp.kind}): {cmp.base} -> {cmp.new}"
             + (f" (schema {cmp.schema_versions[0]} -> {cmp.schema_versions[1]})"
@@ -113,7 +126,7 @@ def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
         t = cmp.totals
         out += [""] + _wrapped(f"Total GPU time: {_arrow(fmt_seconds(t['time_base_s']), fmt_seconds(t['time_new_s']))}; "
                                f"kernel groups {t['kernels_base']} -> {t['kernels_new']} ({t['appeared']} appeared, "
-                               f"{t['vanished']} vanished)", width)
+                               f"{t['vanished']} vanished{_identity_note(t)})", width)
         out += ["", "Share of GPU time by bound", f"  {'bound':<10}{'base':>8}{'new':>8}"]
         out += [f"  {h['bound']:<10}{fmt_pct(h['share_base'], 1):>8}{fmt_pct(h['share_new'], 1):>8}" for h in cmp.headline]
         rows = _kernel_rows(cmp, top)
@@ -134,6 +147,9 @@ def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
                     if r["bound_base"] != r["bound_new"]:
                         detail += f", bound {r['bound_base']} -> {r['bound_new']}"
                     out.append(shorten(detail, width))
+                    if r.get("matched_by"):
+                        out.append(shorten(f"    same kernel, {r['matched_by']} changed: "
+                                           f"{_shapes(r['shapes_base'])} -> {_shapes(r['shapes_new'])}", width))
     if cmp.fleet is not None:
         f = cmp.fleet
         out += [""] + _wrapped(f"Fleet: wasted {_arrow(_hours(f['wasted_gpu_h_base']), _hours(f['wasted_gpu_h_new']))} "
@@ -184,7 +200,8 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
     if cmp.totals is not None:
         t = cmp.totals
         out += [f"Total GPU time: {md(_arrow(fmt_seconds(t['time_base_s']), fmt_seconds(t['time_new_s']), ' → '))}; kernel "
-                f"groups {t['kernels_base']} → {t['kernels_new']} ({t['appeared']} appeared, {t['vanished']} vanished).", ""]
+                f"groups {t['kernels_base']} → {t['kernels_new']} ({t['appeared']} appeared, {t['vanished']} vanished"
+                f"{_identity_note(t)}).", ""]
         out += _table(["bound", "base", "new"], [[md(h["bound"]), fmt_pct(h["share_base"], 1), fmt_pct(h["share_new"], 1)]
                                                  for h in cmp.headline], ["l", "r", "r"]) + [""]
         rows = _kernel_rows(cmp, top)
@@ -192,7 +209,10 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
             out += ["### Kernels that changed", ""]
             out += _table(["", "kernel", "grid", "block", "time base", "time new", "change", "share", "intensity FLOP/B",
                            "bound", "roof"],
-                          [[md(_mark(r).strip()), md(r["kernel"]), md(r["grid"]), md(r["block"]), fmt_seconds(r["time_base_s"]),
+                          [[md(_mark(r).strip()), md(r["kernel"]),
+                            md(f"{r['matched_by']} changed" if r.get("matched_by") else r["grid"]),
+                            md(f"{_shapes(r['shapes_base'])} → {_shapes(r['shapes_new'])}" if r.get("matched_by") else r["block"]),
+                            fmt_seconds(r["time_base_s"]),
                             fmt_seconds(r["time_new_s"]), md(_rel(r)),
                             _md_change(r, fmt_pct(r["share_base"], 1), fmt_pct(r["share_new"], 1)),
                             _md_change(r, fmt_num(r["intensity_base"]), fmt_num(r["intensity_new"])),

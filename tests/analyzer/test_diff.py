@@ -78,17 +78,52 @@ def test_growth_below_the_absolute_threshold_is_noise(analyze_doc):
 
 
 def test_kernels_matched_by_launch_shape_appear_and_vanish(analyze_doc):
+    """A group whose grid changed is the same kernel (matched by identity, not appeared + vanished);
+    a kernel no identity step pairs (another function) vanished, its replacement appeared."""
     new = copy.deepcopy(analyze_doc)
     first = new["kernels"][0]
-    shape = first["grid_size"]
-    for r in new["kernels"]:
-        if r["short_name"] == first["short_name"] and r["grid_size"] == shape:
-            r["grid_size"] = "(999, 1, 1)"
+    name, shape = first["short_name"], first["grid_size"]
+    moved = [r for r in new["kernels"] if r["short_name"] == name and r["grid_size"] == shape]
+    for r in moved:
+        r["grid_size"] = "(999, 1, 1)"
+    cmp = compare(analyze_doc, new)
+    row = next(r for r in cmp.kernels if r["kernel"] == name and r["matched_by"])
+    assert row["status"] == "both" and row["matched_by"] == "launch shape"
+    assert row["shapes_base"] == [{"kernel": name, "grid": shape, "block": first["block_size"]}]
+    assert row["shapes_new"][0]["grid"] == "(999, 1, 1)" and row["time_delta_s"] == pytest.approx(0.0, abs=1e-12)
+    assert cmp.totals["appeared"] == 0 and cmp.totals["vanished"] == 0 and cmp.totals["matched_by_identity"] == 1
+    for r in moved:  # another function entirely: nothing to match it with
+        r["short_name"] = r["kernel_name"] = "brand_new_kernel"
     cmp = compare(analyze_doc, new)
     status = {(r["kernel"], r["grid"]): r["status"] for r in cmp.kernels}
-    assert status[(first["short_name"], shape)] == "vanished"
-    assert status[(first["short_name"], "(999, 1, 1)")] == "appeared"
+    assert status[(name, shape)] == "vanished"
+    assert status[("brand_new_kernel", "(999, 1, 1)")] == "appeared"
     assert cmp.totals["appeared"] == 1 and cmp.totals["vanished"] == 1
+
+
+def test_batch_change_matches_kernels_by_identity():
+    """decode batch 8 -> 32 on the same H100: grids follow the batch, so nearly every (name, grid,
+    block) group changes. Matched by kernel identity (names.join_key, then function name), each
+    kernel of batch 8 that also runs at batch 32 is one row; only kernels batch 32 does not run
+    (per its ncu capture) vanish."""
+    b8 = _json("analyze", str(SCEN / "decode-b8-h100" / "profile.ncu-raw.csv"))
+    b32 = _json("analyze", str(SCEN / "decode-b32-h100" / "profile.ncu-details.csv"))
+    from ridgeline.names import function_name
+
+    funcs = lambda doc: {function_name(r["kernel_name"]) for r in doc["kernels"]}  # noqa: E731
+    only_b8, only_b32 = funcs(b8) - funcs(b32), funcs(b32) - funcs(b8)
+    cmp = compare(b8, b32)
+    assert cmp.totals["vanished"] == len([r for r in cmp.kernels if function_name(r["kernel"]) in only_b8])
+    assert cmp.totals["appeared"] == len([r for r in cmp.kernels if function_name(r["kernel"]) in only_b32])
+    shared = [r for r in cmp.kernels if r["status"] == "both"]
+    assert {function_name(r["kernel"]) for r in shared} == funcs(b8) & funcs(b32)
+    assert cmp.totals["matched_by_identity"] >= 5  # flash, norms, rotary, KV cache, act: grids follow the batch
+    # times are summed, never lost: the rows add up to each run's GPU time
+    assert sum(r["time_base_s"] or 0 for r in cmp.kernels) == pytest.approx(cmp.totals["time_base_s"])
+    assert sum(r["time_new_s"] or 0 for r in cmp.kernels) == pytest.approx(cmp.totals["time_new_s"])
+    from ridgeline.render.diff import format_diff
+
+    assert "same kernel, launch shape changed" in format_diff(cmp)
 
 
 def test_bound_values_are_open_strings(analyze_doc):
