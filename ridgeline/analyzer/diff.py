@@ -112,6 +112,7 @@ class Comparison:
     hosts: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     fleet: dict[str, Any] | None = None
     regressions: list[str] = dataclasses.field(default_factory=list)
+    notices: list[str] = dataclasses.field(default_factory=list)  # named, not regressions: missing hosts, GPU model changes
 
     @property
     def regressed(self) -> bool:
@@ -164,6 +165,9 @@ def compare(base: dict, new: dict, *, base_label: str = "BASE", new_label: str =
     cmp = Comparison(kind=kb, base=base_label, new=new_label, schema_versions=(vb, vn), thresholds=th)
     if kb == "analyze":
         _compare_kernels(cmp, base, new, th)
+        gpu_b, gpu_n = ((d.get("gpu") or {}).get("name") for d in (base, new))
+        if gpu_b and gpu_n and gpu_b != gpu_n:
+            cmp.notices.append(f"GPU model changed: {gpu_b} -> {gpu_n} (kernel times compare two GPUs)")
     if base.get("telemetry") and new.get("telemetry"):
         _compare_telemetry(cmp, base["telemetry"], new["telemetry"], th)
     _compare_findings(cmp, base.get("findings") or [], new.get("findings") or [], th)
@@ -345,21 +349,39 @@ def _fleet_rows(section: dict, which: str) -> dict[tuple, dict]:
     return {tuple(r.get(k) for k in keys): r for r in rows}
 
 
-def _pair_rows(b_rows: dict, n_rows: dict, b_cov: dict, n_cov: dict, keys: tuple[str, ...]) -> list[dict]:
+def _models(windows: list[dict], keys: tuple[str, ...]) -> dict[tuple, str]:
+    """Per group: the GPU model its windows name most (ties: the first in name order)."""
+    count: dict[tuple, dict[str, int]] = {}
+    for w in windows:
+        if w.get("model"):
+            c = count.setdefault(tuple(w.get(k) for k in keys), {})
+            c[str(w["model"])] = c.get(str(w["model"]), 0) + 1
+    return {k: max(sorted(c), key=lambda m: c[m]) for k, c in count.items()}
+
+
+def _pair_rows(b_rows: dict, n_rows: dict, b_cov: dict, n_cov: dict, keys: tuple[str, ...],
+               b_model: dict | None = None, n_model: dict | None = None) -> list[dict]:
+    """Rows of both runs by key. A row only the base has is ``missing`` (its waste is not compared:
+    a host that sent nothing tonight neither improved nor regressed), one only the new run has is
+    ``appeared``; ``wasted_delta_h`` is None for both."""
     out = []
     for key in list(b_rows) + [k for k in n_rows if k not in b_rows]:
         b, n = b_rows.get(key), n_rows.get(key)
         row: dict[str, Any] = dict(zip(keys, key))
-        row["status"] = "vanished" if n is None else "appeared" if b is None else "both"
+        row["status"] = "missing" if n is None else "appeared" if b is None else "both"
         for k in WASTE_KEYS:
             row[f"{k}_base"] = _num((b or {}).get(k))
             row[f"{k}_new"] = _num((n or {}).get(k))
         row["coverage_base"] = b_cov.get(key)
         row["coverage_new"] = n_cov.get(key)
-        row["wasted_delta_h"] = (row["wasted_gpu_h_new"] or 0.0) - (row["wasted_gpu_h_base"] or 0.0)
+        if b_model is not None and n_model is not None:
+            row["model_base"], row["model_new"] = b_model.get(key), n_model.get(key)
+        row["wasted_delta_h"] = (row["wasted_gpu_h_new"] or 0.0) - (row["wasted_gpu_h_base"] or 0.0) \
+            if row["status"] == "both" else None
         row["regression"] = False
         out.append(row)
-    out.sort(key=lambda r: (-r["wasted_delta_h"], *(str(r[k]) for k in keys)))
+    order = {"both": 0, "missing": 1, "appeared": 2}
+    out.sort(key=lambda r: (order[r["status"]], -(r["wasted_delta_h"] or 0.0), *(str(r[k]) for k in keys)))
     return out
 
 
@@ -371,11 +393,26 @@ def _totals(rows: dict) -> dict[str, float | None]:
     return out
 
 
+def _who(row: dict) -> str:
+    parts = [str(row.get("host"))]
+    if row.get("gpu") is not None:
+        parts.append(f"gpu {row['gpu']}")
+    if row.get("gpu_instance") is not None:
+        parts.append(f"instance {row['gpu_instance']}")
+    return " ".join(parts)
+
+
 def _compare_telemetry(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
+    """Per GPU and host; the fleet totals over the hosts both runs have (a missing host is named,
+    not counted: its absence would move the totals without any GPU changing)."""
     gpu_keys = ("host", "gpu", "gpu_instance")
     bw, nw = base.get("windows") or [], new.get("windows") or []
     cmp.gpus = _pair_rows(_fleet_rows(base, "by_gpu"), _fleet_rows(new, "by_gpu"), _coverage(bw, gpu_keys),
-                          _coverage(nw, gpu_keys), gpu_keys)
+                          _coverage(nw, gpu_keys), gpu_keys, _models(bw, gpu_keys), _models(nw, gpu_keys))
+    for row in cmp.gpus:
+        if row["status"] == "both" and row.get("model_base") and row.get("model_new") \
+                and row["model_base"] != row["model_new"]:
+            cmp.notices.append(f"{_who(row)}: GPU model changed: {row['model_base']} -> {row['model_new']}")
     bh, nh = _fleet_rows(base, "by_host"), _fleet_rows(new, "by_host")
     cmp.hosts = _pair_rows(bh, nh, _coverage(bw, ("host",)), _coverage(nw, ("host",)), ("host",))
     for row in cmp.hosts:
@@ -384,15 +421,27 @@ def _compare_telemetry(cmp: Comparison, base: dict, new: dict, th: dict) -> None
             row["regression"] = True
             cmp.regressions.append(f"host {row['host']}: wasted share {sb:.0%} -> {sn:.0%} of its GPU-hours "
                                    f"(+{(sn - sb) * 100:.0f} points > {th['host_waste_share'] * 100:g})")
-    tb, tn = _totals(bh), _totals(nh)
-    cov_b = _coverage(bw, ()).get((), None)
-    cov_n = _coverage(nw, ()).get((), None)
+    common = [k for k in bh if k in nh]
+    missing = [k[0] for k in bh if k not in nh]
+    appeared = [k[0] for k in nh if k not in bh]
+    if missing:
+        cmp.notices.append(f"{len(missing)} host(s) missing from {cmp.new}: {', '.join(map(str, missing))} "
+                           "(not compared; the totals cover the hosts both runs have)")
+    if appeared:
+        cmp.notices.append(f"{len(appeared)} host(s) new in {cmp.new}: {', '.join(map(str, appeared))} "
+                           "(not compared; the totals cover the hosts both runs have)")
+    tb, tn = _totals({k: bh[k] for k in common}), _totals({k: nh[k] for k in common})
+    hosts_b = {k[0] for k in common}
+    cov_b = _coverage([w for w in bw if w.get("host") in hosts_b], ()).get((), None)
+    cov_n = _coverage([w for w in nw if w.get("host") in hosts_b], ()).get((), None)
     fleet = {f"{k}_base": v for k, v in tb.items()} | {f"{k}_new": v for k, v in tn.items()}
-    fleet |= {"coverage_base": cov_b, "coverage_new": cov_n, "regression": False}
+    fleet |= {"coverage_base": cov_b, "coverage_new": cov_n, "regression": False, "hosts_compared": len(common),
+              "hosts_missing": missing, "hosts_appeared": appeared}
     sb, sn = tb["wasted_share"], tn["wasted_share"]
     if sb is not None and sn is not None and sn - sb > th["fleet_waste_share"]:
         fleet["regression"] = True
-        cmp.regressions.append(f"fleet: wasted {tb['wasted_gpu_h']:.1f} -> {tn['wasted_gpu_h']:.1f} GPU-h, "
+        scope = f" ({len(common)} hosts in both)" if missing or appeared else ""
+        cmp.regressions.append(f"fleet{scope}: wasted {tb['wasted_gpu_h']:.1f} -> {tn['wasted_gpu_h']:.1f} GPU-h, "
                                f"{sb:.0%} -> {sn:.0%} of observed GPU-hours (+{(sn - sb) * 100:.0f} points > "
                                f"{th['fleet_waste_share'] * 100:g})")
     cmp.fleet = fleet
