@@ -15,9 +15,16 @@ What is compared
   document from before that split, ``unknown``; any other string is compared as it is)
   and roof fraction (time-weighted); groups that appeared or vanished; the total GPU time; the
   headline (share of GPU time per bound) before and after.
+* **kernel identity**: groups only one run has are matched by kernel identity
+  (:mod:`ridgeline.analyzer.diff_identity`: same kernel with another launch shape, then same
+  function with other template arguments), so a batch change is one row per kernel, not every
+  kernel vanished and appeared.
 * **telemetry** (documents with a ``telemetry`` section): per GPU and per host, wasted GPU-hours,
   busy-with-idle-tensor and idle-while-allocated GPU-hours, observed GPU-hours, wasted share and
-  coverage (seconds covered / window seconds); the fleet totals.
+  coverage (seconds covered / window seconds); the fleet totals over the hosts both runs have. A
+  host or GPU only the base has is ``missing`` (named in ``notices``, its waste not compared: its
+  absence is no change of any GPU), one only the new run has ``appeared``; a GPU whose model
+  differs between the runs is named in ``notices``.
 * **findings** (both kinds), matched by rule code and subject: new, resolved, changed severity.
 
 A document with both kernels and telemetry gets both comparisons; two documents must be of the
@@ -35,7 +42,12 @@ total_time_abs_s           50e-6     ... and by more than this many seconds
 new_finding_severity       warning   a finding at or above this severity is new, or rose to it
 fleet_waste_share          0.05      fleet waste grew by more than this share of observed GPU-hours
 host_waste_share           0.10      a host's waste grew by more than this share of its GPU-hours
+trend_k                    3         several baselines: band = median +/- max(k x 1.4826 x MAD, floor)
+trend_min_baselines        3         several baselines: nights a subject needs for a band
+trend_window               14        several baselines: only the latest this many count
 =========================  ========  =================================================================
+
+Several baselines (``diff NIGHT... TONIGHT``) are compared by :mod:`ridgeline.analyzer.trend`.
 
 Changes below the thresholds are shown but are not regressions (noise). A kernel group that
 appeared or vanished is shown; the time it adds counts through ``total_time_*``.
@@ -60,6 +72,9 @@ DIFF_THRESHOLDS: dict[str, Any] = {
     "new_finding_severity": "warning",
     "fleet_waste_share": 0.05,
     "host_waste_share": 0.10,
+    "trend_k": 3.0,
+    "trend_min_baselines": 3,
+    "trend_window": 14,
 }
 THRESHOLD_DOCS: dict[str, str] = {
     "kernel_time_rel": "a kernel group's GPU time grew by more than this fraction (and kernel_time_abs_s)",
@@ -69,6 +84,9 @@ THRESHOLD_DOCS: dict[str, str] = {
     "new_finding_severity": "a finding at or above this severity (info, warning, critical) is new or rose to it",
     "fleet_waste_share": "fleet wasted GPU-hours grew by more than this share of observed GPU-hours",
     "host_waste_share": "a host's wasted GPU-hours grew by more than this share of its observed GPU-hours",
+    "trend_k": "several baselines: the band is median +/- max(k x 1.4826 x MAD, the pairwise threshold)",
+    "trend_min_baselines": "several baselines: nights a subject needs for a band (fewer: pairwise with the latest)",
+    "trend_window": "several baselines: only the latest this many count",
 }
 
 
@@ -91,6 +109,10 @@ def thresholds(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise UsageError(f"diff.{key}: expected a number >= 0, got {value!r}")
             value = float(value)
+            if key in ("trend_min_baselines", "trend_window"):
+                if value < 1 or value != int(value):
+                    raise UsageError(f"diff.{key}: expected a whole number >= 1, got {value!r}")
+                value = int(value)
         out[key] = value
     return out
 
