@@ -253,3 +253,61 @@ def test_latency_kinds_are_compared_as_the_views_show_them(analyze_doc):
     for r in old["kernels"]:
         r.pop("latency_kind", None)
     assert "latency" in {h["bound"] for h in compare(old, analyze_doc).headline}
+
+
+# ------------------------------------------------------------------------------------------
+# pairwise telemetry on generated nights (tests/nights.py: synth scrapes read by ridgeline)
+# ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def two_nights(tmp_path_factory) -> dict:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import nights as N
+
+    root = tmp_path_factory.mktemp("pair")
+    wasteful = dict(N.CALM, node01=["idle_allocated", "training"])
+    return {
+        "base": N.night(root / "base", 0, wasteful),
+        # node02..04 (no waste) sent nothing: the fleet's share would rise from 1/8 to 1/2
+        "missing": N.night(root / "missing", 1, {"node01": wasteful["node01"]}),
+        "one_gpu": N.night(root / "one", 1, dict(wasteful, node03=["training", "idle_allocated"])),
+    }
+
+
+def test_missing_hosts_are_named_not_a_regression(two_nights):
+    cmp = compare(two_nights["base"], two_nights["missing"], new_label="tonight")
+    assert not cmp.regressed, cmp.regressions
+    hosts = {r["host"]: r for r in cmp.hosts}
+    assert {h for h, r in hosts.items() if r["status"] == "missing"} == {"node02", "node03", "node04"}
+    assert all(r["wasted_delta_h"] is None and not r["regression"] for r in hosts.values() if r["status"] == "missing")
+    f = cmp.fleet
+    assert f["hosts_compared"] == 1 and f["hosts_missing"] == ["node02", "node03", "node04"]
+    assert f["wasted_share_base"] == pytest.approx(f["wasted_share_new"]) == pytest.approx(0.5)  # node01 alone
+    assert any("3 host(s) missing from tonight" in n for n in cmp.notices)
+    from ridgeline.render.diff import format_diff, render_diff_markdown
+
+    text = format_diff(cmp)
+    assert "No regression" in text and "(the 1 hosts in both runs)" in text and "node02 (missing)" in text
+    assert "missing" in render_diff_markdown(cmp)
+    # the old comparison of all hosts would have called this a regression (1/8 -> 1/2 of GPU-hours)
+    all_b = sum(h["wasted_gpu_h"] for h in two_nights["base"]["telemetry"]["fleet"]["by_host"]) / sum(
+        h["span_h"] for h in two_nights["base"]["telemetry"]["fleet"]["by_host"])
+    assert all_b == pytest.approx(1 / 8) and 0.5 - all_b > DIFF_THRESHOLDS["fleet_waste_share"]
+
+
+def test_gpu_table_lists_only_gpus_that_changed(two_nights):
+    from ridgeline.render.diff import changed_rows, format_diff, render_diff_markdown
+
+    cmp = compare(two_nights["base"], two_nights["one_gpu"])
+    changed = changed_rows(cmp.gpus)
+    assert [(r["host"], r["gpu"]) for r in changed] == [("node03", 1)]  # the one GPU that turned idle
+    text = format_diff(cmp)
+    gpu_part = text[text.index("GPUs that changed"):text.index("Findings")]
+    assert "node03 gpu1" in gpu_part and "7 unchanged not shown" in gpu_part
+    assert not any(f"node0{h} gpu" in gpu_part for h in (1, 2, 4))
+    md_part = render_diff_markdown(cmp)
+    md_part = md_part[md_part.index("### GPUs"):]
+    assert md_part.count("| node0") == 1
+    same = compare(two_nights["base"], two_nights["base"])
+    assert changed_rows(same.gpus) == [] and "GPUs: no change" in format_diff(same)
