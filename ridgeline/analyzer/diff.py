@@ -166,6 +166,13 @@ def document_kind(doc: Any, label: str) -> str:
     raise InputError(label, "expected kernels or telemetry in the document; it holds neither")
 
 
+def gpu_name(doc: dict) -> str | None:
+    """The document's ``gpu.name`` when it is a non-empty string."""
+    gpu = doc.get("gpu")
+    name = gpu.get("name") if isinstance(gpu, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
 def _major(version: Any, label: str) -> int:
     try:
         return int(str(version).split(".")[0])
@@ -187,7 +194,7 @@ def compare(base: dict, new: dict, *, base_label: str = "BASE", new_label: str =
     cmp = Comparison(kind=kb, base=base_label, new=new_label, schema_versions=(vb, vn), thresholds=th)
     if kb == "analyze":
         _compare_kernels(cmp, base, new, th)
-        gpu_b, gpu_n = ((d.get("gpu") or {}).get("name") for d in (base, new))
+        gpu_b, gpu_n = gpu_name(base), gpu_name(new)
         if gpu_b and gpu_n and gpu_b != gpu_n:
             cmp.notices.append(f"GPU model changed: {gpu_b} -> {gpu_n} (kernel times compare two GPUs)")
     if base.get("telemetry") and new.get("telemetry"):

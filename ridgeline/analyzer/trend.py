@@ -49,7 +49,7 @@ import datetime as _dt
 import statistics
 from typing import Any, Mapping
 
-from ridgeline.analyzer.diff import _major, _num, _who, document_kind, kernel_groups, thresholds
+from ridgeline.analyzer.diff import _major, _num, _who, document_kind, gpu_name, kernel_groups, thresholds
 from ridgeline.errors import InputError
 
 MAD_TO_SIGMA = 1.4826  # MAD of a normal distribution x 1.4826 = its standard deviation
@@ -244,8 +244,8 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
         figs = [kernel_figures(n.doc) for n in nights]
         now = kernel_figures(tonight.doc)
         models, models_now = [{} for _ in nights], {}
-        names = {(n.doc.get("gpu") or {}).get("name") for n in nights} - {None}
-        gpu_now = (tonight.doc.get("gpu") or {}).get("name")
+        names = {gpu_name(n.doc) for n in nights} - {None}
+        gpu_now = gpu_name(tonight.doc)
         if gpu_now and names - {gpu_now}:
             out.notices.append(f"GPU model: tonight {gpu_now}, baselines {', '.join(sorted(names))} "
                                "(kernel times compare different GPUs)")
