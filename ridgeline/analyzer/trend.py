@@ -115,6 +115,10 @@ def order_nights(nights: list[Night]) -> str:
     return "as given"
 
 
+def _later(a: str, b: str) -> bool:
+    return _dt.datetime.fromisoformat(a) > _dt.datetime.fromisoformat(b)
+
+
 def _check_same_kind(nights: list[Night], tonight: Night) -> str:
     kind = document_kind(tonight.doc, tonight.label)
     major = _major(tonight.doc.get("schema_version"), tonight.label)
@@ -230,9 +234,9 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
                 baselines=[{"label": n.label, "time": n.time} for n in nights])
     if dropped > 0:
         out.notices.append(f"{dropped} older baseline(s) outside trend_window = {window} not used")
-    if tonight.time and any(n.time and n.time >= tonight.time for n in nights):
-        later = [n.label for n in nights if n.time and n.time >= tonight.time]
-        out.notices.append(f"{len(later)} baseline(s) start at or after tonight ({', '.join(later[:3])}"
+    if tonight.time and any(n.time and _later(n.time, tonight.time) for n in nights):
+        later = [n.label for n in nights if n.time and _later(n.time, tonight.time)]
+        out.notices.append(f"{len(later)} baseline(s) start after tonight ({', '.join(later[:3])}"
                            f"{', ...' if len(later) > 3 else ''}): is {tonight.label} the latest document?")
     if kind == "telemetry":
         hosts = {str(h.get("host")) for h in (((tonight.doc.get("telemetry") or {}).get("fleet") or {}).get("by_host") or [])}

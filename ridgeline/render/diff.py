@@ -219,7 +219,11 @@ def _waste_table(rows, keys, title, top, width) -> list[str]:
         tag = STATUS_TAG.get(r["status"], "")
         if r.get("model_base") and r.get("model_new") and r["model_base"] != r["model_new"]:
             tag += " (model)"
-        out.append(f"{'!' if r['regression'] else ' '} {shorten(_who(r, keys) + tag, 20):<20}{wasted:>16}{share:>12}"
+        label = _who(r, keys) + tag
+        if len(label) > 20:  # a long host name gets its own line, never cut (two hosts must not look alike)
+            out += _wrapped(f"{'!' if r['regression'] else ' '} {label}", width)
+            label = ""
+        out.append(f"{'!' if r['regression'] else ' '} {label:<20}{wasted:>16}{share:>12}"
                    f"{bti:>14}{ai:>12}{fmt_pct(r['coverage_new'] if r['status'] == 'both' or r['status'] == 'appeared' else r['coverage_base']):>6}")
     return out
 

@@ -79,7 +79,12 @@ def format_trend(tr, *, top: int = 15, width: int = WIDTH) -> str:
                                     subsequent_indent="  ")
         out.append(f"  {'':<30}{'nights':>6}{'median':>8}{'band':>14}{'tonight':>8} status")
         for r in rows:
-            out.append(f"{MARK.get(r['status'], ' ')} {shorten(r['subject'], 30):<30}{r['nights']:>6}"
+            subject = r["subject"]
+            if len(subject) > 30:  # its own line, never cut (two hosts must not look alike)
+                out += textwrap.wrap(f"{MARK.get(r['status'], ' ')} {subject}", width=width, subsequent_indent="    ",
+                                     break_long_words=True, break_on_hyphens=False)
+                subject = ""
+            out.append(f"{MARK.get(r['status'], ' ') if subject else ' '} {subject:<30}{r['nights']:>6}"
                        f"{fmt_value(scope, r['median']):>8}{_band(r):>14}{fmt_value(scope, r['tonight']):>8} "
                        f"{shorten(r['status'], width - 69)}")
     return "\n".join(out) + "\n"

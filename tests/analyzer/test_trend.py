@@ -250,3 +250,59 @@ def test_docs_show_the_trend_and_cron():
     for key in ("trend_k", "trend_min_baselines", "trend_window", "1.4826"):
         assert key in text
     assert os.path.exists(ROOT / "ridgeline" / "analyzer" / "trend.py")
+
+
+# ------------------------------------------------------------------------------------------
+# real DCGM samples (../shared/samples/dcgm; skipped when absent)
+# ------------------------------------------------------------------------------------------
+from ridge_inputs import SAMPLES  # noqa: E402
+
+DCGM = sorted(p for p in (SAMPLES / "dcgm").glob("*") if p.is_file() and p.name != "MANIFEST.md") \
+    if (SAMPLES / "dcgm").is_dir() else []
+needs_samples = pytest.mark.skipif(not DCGM, reason="../shared/samples is absent")
+
+
+def _telemetry(*paths) -> dict | None:
+    res = CliRunner().invoke(cli, ["telemetry", *map(str, paths), "--interval", "1s", "--start",
+                                   "2026-01-05T00:00:00Z", "--format", "json"])
+    return json.loads(res.stdout) if res.exit_code in (0, 1) else None
+
+
+@needs_samples
+@pytest.mark.parametrize("path", DCGM, ids=[p.name[:40] for p in DCGM])
+def test_dcgm_real_sample_against_itself_changes_nothing(path):
+    """Any real file: compared with itself (a pair, or three nights of it) nothing changes, nothing
+    regresses, and every subject with enough nights is within its band."""
+    doc = _telemetry(path)
+    if doc is None or not doc.get("telemetry"):
+        pytest.skip("not telemetry ridgeline reads")
+    from ridgeline.render.diff import changed_rows
+
+    cmp = compare(doc, doc)
+    assert not cmp.regressed and changed_rows(cmp.gpus) == [] and changed_rows(cmp.hosts) == [] and not cmp.notices
+    tr = trend([Night(f"n{i}", doc) for i in range(3)], Night("tonight", doc))
+    assert not tr.regressed and {r["status"] for r in tr.rows} <= {"within", "no data"}
+
+
+@needs_samples
+def test_dcgm_real_host_missing_tonight(tmp_path):
+    """Two real dmon captures as two hosts last night, one of them tonight: the other is missing,
+    named, never a regression; the host both nights have is unchanged."""
+    x8 = SAMPLES / "dcgm" / "llm-action-h800x8-dcgmi-dmon-nvlink.txt"
+    x4 = SAMPLES / "dcgm" / "llm-action-h800x4-dcgmi-dmon-nvlink.txt"
+    if not (x8.is_file() and x4.is_file()):
+        pytest.skip("the llm-action dmon captures are absent")
+    for folder, files in (("base", (x8, x4)), ("new", (x8,))):
+        (tmp_path / folder).mkdir()
+        for f in files:
+            shutil.copy(f, tmp_path / folder / f.name)
+    base, new = _telemetry(tmp_path / "base"), _telemetry(tmp_path / "new")
+    cmp = compare(base, new, new_label="tonight")
+    assert not cmp.regressed and cmp.fleet["hosts_missing"] == [x4.stem] and cmp.fleet["hosts_compared"] == 1
+    assert {r["host"] for r in cmp.hosts if r["status"] == "missing"} == {x4.stem}
+    from ridgeline.render.diff import changed_rows
+
+    assert all(r["status"] == "missing" for r in changed_rows(cmp.gpus))
+    tr = trend([Night(f"n{i}", base) for i in range(3)], Night("tonight", new))
+    assert not tr.regressed
+    assert {r["subject"] for r in tr.rows if r["status"] == "missing" and r["scope"] == "host"} == {x4.stem}
