@@ -3,8 +3,9 @@ comparison that fits (a trend, or the pairwise diff when there are too few night
 
 Arguments: ``NIGHT... TONIGHT`` (files), or folders of nightly documents (their ``*.json`` files,
 not recursive), or both: ``diff nights/ tonight.json``. The last argument is tonight; when it is
-a folder, tonight is its latest document (``diff nights/``). A baseline that is tonight's file
-(``nights/`` holding ``tonight.json``) is not used twice.
+a folder, tonight is its latest document (``diff nights/``). A folder's file that is tonight's
+(``nights/`` holding ``tonight.json``) is not its own baseline; files named as arguments are
+used as given.
 
 * one baseline: the pairwise diff (:func:`ridgeline.analyzer.diff.compare`), as two files give;
 * fewer than ``trend_min_baselines``: the pairwise diff against the latest baseline, saying so;
@@ -47,11 +48,11 @@ def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
     from ridgeline.analyzer.trend import Night, order_nights
 
     notices: list[str] = []
-    files: list[str] = []
+    files: list[tuple[str, bool]] = []  # (path, found in a folder)
     ignored = 0
     for p in paths[:-1]:
         found, other = _expand(p)
-        files += found
+        files += [(f, f != p) for f in found]
         ignored += other
     last, other = _expand(paths[-1])
     ignored += other
@@ -65,7 +66,7 @@ def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
     if len(lasts) > 1:  # a folder last: its latest document is tonight
         order_nights(lasts)
     tonight = lasts[-1]
-    baselines = [load(p) for p in files if not _same(p, tonight.label)] + lasts[:-1]
+    baselines = [load(p) for p, in_folder in files if not (in_folder and _same(p, tonight.label))] + lasts[:-1]
     if ignored:
         notices.append(f"{ignored} file(s) in the folder(s) not named *.json were not read")
     if not baselines:
