@@ -1207,6 +1207,7 @@ def diff_cmd(ctx, documents, fmt, output, config, diff_thresholds, top):
     \b
     Examples:
       ridgeline diff last-night.json tonight.json
+      ridgeline diff nights/ tonight.json     # against the band of the nights
       ridgeline diff old.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
       ridgeline diff old.json new.json --threshold kernel_time_rel=0.2
 

@@ -311,3 +311,17 @@ def test_gpu_table_lists_only_gpus_that_changed(two_nights):
     assert md_part.count("| node0") == 1
     same = compare(two_nights["base"], two_nights["base"])
     assert changed_rows(same.gpus) == [] and "GPUs: no change" in format_diff(same)
+
+
+def test_gpu_model_change_of_profiles_is_named(analyze_doc):
+    """The same decode step on H100 and on H200: the diff names the change of GPU (kernel times
+    compare two GPUs), and is silent when both runs name the same one."""
+    h200 = _json("analyze", str(SCEN / "decode-b8-h200" / "profile.ncu-raw.csv"))
+    assert analyze_doc["gpu"]["name"] != h200["gpu"]["name"]
+    cmp = compare(analyze_doc, h200)
+    assert cmp.notices == [f"GPU model changed: {analyze_doc['gpu']['name']} -> {h200['gpu']['name']} "
+                           "(kernel times compare two GPUs)"]
+    from ridgeline.render.diff import format_diff, render_diff_markdown
+
+    assert "GPU model changed" in format_diff(cmp) and "GPU model changed" in render_diff_markdown(cmp)
+    assert compare(analyze_doc, analyze_doc).notices == []
