@@ -431,6 +431,19 @@ def _who(row: dict) -> str:
     return " ".join(parts)
 
 
+def model_notices(changes: list[tuple[str, str, str]], *, most: int = 4) -> list[str]:
+    """``(subject, model before, model now)`` as one line per change of model, naming at most
+    ``most`` subjects (a fleet refreshed to a new GPU is one line, not one per GPU)."""
+    by: dict[tuple[str, str], list[str]] = {}
+    for who, old, new in changes:
+        by.setdefault((old, new), []).append(who)
+    out = []
+    for (old, new), subjects in by.items():
+        named = ", ".join(subjects[:most]) + (f" and {len(subjects) - most} more" if len(subjects) > most else "")
+        out.append(f"GPU model changed on {len(subjects)} GPU(s) ({named}): {old} -> {new}")
+    return out
+
+
 def _compare_telemetry(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
     """Per GPU and host; the fleet totals over the hosts both runs have (a missing host is named,
     not counted: its absence would move the totals without any GPU changing)."""
@@ -438,10 +451,9 @@ def _compare_telemetry(cmp: Comparison, base: dict, new: dict, th: dict) -> None
     bw, nw = base.get("windows") or [], new.get("windows") or []
     cmp.gpus = _pair_rows(_fleet_rows(base, "by_gpu"), _fleet_rows(new, "by_gpu"), _coverage(bw, gpu_keys),
                           _coverage(nw, gpu_keys), gpu_keys, _models(bw, gpu_keys), _models(nw, gpu_keys))
-    for row in cmp.gpus:
-        if row["status"] == "both" and row.get("model_base") and row.get("model_new") \
-                and row["model_base"] != row["model_new"]:
-            cmp.notices.append(f"{_who(row)}: GPU model changed: {row['model_base']} -> {row['model_new']}")
+    cmp.notices += model_notices([(_who(r), r["model_base"], r["model_new"]) for r in cmp.gpus
+                                  if r["status"] == "both" and r.get("model_base") and r.get("model_new")
+                                  and r["model_base"] != r["model_new"]])
     bh, nh = _fleet_rows(base, "by_host"), _fleet_rows(new, "by_host")
     cmp.hosts = _pair_rows(bh, nh, _coverage(bw, ("host",)), _coverage(nw, ("host",)), ("host",))
     for row in cmp.hosts:

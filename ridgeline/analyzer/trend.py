@@ -49,7 +49,8 @@ import datetime as _dt
 import statistics
 from typing import Any, Mapping
 
-from ridgeline.analyzer.diff import _major, _num, _who, document_kind, gpu_name, kernel_groups, thresholds
+from ridgeline.analyzer.diff import (_major, _num, _who, document_kind, gpu_name, kernel_groups, model_notices,
+                                     thresholds)
 from ridgeline.errors import InputError
 
 MAD_TO_SIGMA = 1.4826  # MAD of a normal distribution x 1.4826 = its standard deviation
@@ -253,6 +254,8 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
         if gpu_now and names - {gpu_now}:
             out.notices.append(f"GPU model: tonight {gpu_now}, baselines {', '.join(sorted(names))} "
                                "(kernel times compare different GPUs)")
+    gpu_keys = {_who(dict(zip(("host", "gpu", "gpu_instance"), key))): key for key in models_now}
+    changes: list[tuple[str, str, str]] = []
     k, need = th["trend_k"], max(1, int(th["trend_min_baselines"]))
     subjects = list(now) + [s for f in figs for s in f if s not in now]
     seen: set = set()
@@ -261,10 +264,10 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
             continue
         seen.add(subject)
         scope, name = subject
-        values, used = [], []
+        values = []
         model_now, gkey = None, None
         if scope == "gpu":
-            gkey = next((key for key in models_now if _who(dict(zip(("host", "gpu", "gpu_instance"), key))) == name), None)
+            gkey = gpu_keys.get(name)
             model_now = models_now.get(gkey) if gkey is not None else None
         other_models = set()
         for i, (n, f) in enumerate(zip(nights, figs)):
@@ -277,15 +280,13 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
                     other_models.add(m)
                     continue
             values.append(v)
-            used.append(n.label)
         row: dict[str, Any] = {"scope": scope, "subject": name, "figure": FIGURE[scope], "nights": len(values),
                                "values": values, "tonight": now.get(subject), "median": None, "sigma": None,
                                "low": None, "high": None, "status": None, "regression": False}
         if other_models:
             row["model"] = model_now
             row["models_before"] = sorted(other_models)
-            out.notices.append(f"{name}: GPU model changed: {', '.join(sorted(other_models))} -> {model_now} "
-                               f"(band from the {len(values)} night(s) on {model_now})")
+            changes.append((name, ", ".join(sorted(other_models)), model_now))
         present_any = any(subject in f for f in figs)
         if len(values) >= need:
             b = band(values, k, _floor(scope, statistics.median(values), th))
@@ -306,6 +307,7 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
     rank = {"regression": 0, "missing": 1, "better": 2, "new": 3, "too few nights": 4, "no data": 5, "within": 6}
     out.rows.sort(key=lambda r: (SCOPE_ORDER[r["scope"]], rank[r["status"]],
                                  -((r["tonight"] or 0.0) - (r["median"] or 0.0)), r["subject"]))
+    out.notices += [f"{line} (their bands use only the nights on the new model)" for line in model_notices(changes)]
     out.regressions = [_message(r, k) for r in out.rows if r["regression"]]
     missing = [r["subject"] for r in out.rows if r["status"] == "missing" and r["scope"] == "host"]
     if missing:

@@ -148,16 +148,21 @@ def test_gpu_model_change_is_named(fleet_nights):
     res = run(fleet_nights / "nights", fleet_nights / "model.json", "--format", "json")
     doc = json.loads(res.stdout)
     changed = [n for n in doc["notices"] if "GPU model changed" in n]
-    assert len(changed) == 2 and all(n.startswith("node02 gpu") and "A100" in n for n in changed)
+    assert len(changed) == 1 and "on 2 GPU(s) (node02 gpu 0, node02 gpu 1)" in changed[0] and "A100" in changed[0]
     rows = {r["subject"]: r for r in doc["rows"] if r["scope"] == "gpu"}
     assert rows["node02 gpu 0"]["status"] == "too few nights" and rows["node02 gpu 0"]["nights"] == 0
     assert rows["node01 gpu 0"]["status"] == "within"
     # pairwise: the same change named
     base = json.loads((fleet_nights / "nights" / "2026-01-05.json").read_text())
     cmp = compare(base, json.loads((fleet_nights / "model.json").read_text()))
-    assert sum("GPU model changed" in n for n in cmp.notices) == 2
+    assert [n for n in cmp.notices if "GPU model changed" in n] == [
+        f"GPU model changed on 2 GPU(s) (node02 gpu 0, node02 gpu 1): {row_model(base)} -> {row_model(json.loads((fleet_nights / 'model.json').read_text()))}"]
     row = next(r for r in cmp.gpus if r["host"] == "node02" and r["gpu"] == 0)
     assert "H100" in row["model_base"] and "A100" in row["model_new"]
+
+
+def row_model(doc: dict) -> str:
+    return next(w["model"] for w in doc["telemetry"]["windows"] if w["host"] == "node02")
 
 
 def test_folder_only_order_and_fallbacks(fleet_nights, tmp_path):
