@@ -200,6 +200,7 @@ def compare(base: dict, new: dict, *, base_label: str = "BASE", new_label: str =
     if base.get("telemetry") and new.get("telemetry"):
         _compare_telemetry(cmp, base["telemetry"], new["telemetry"], th)
     _compare_findings(cmp, base.get("findings") or [], new.get("findings") or [], th)
+    _set_aside_missing_hosts(cmp)
     return cmp
 
 
@@ -525,3 +526,19 @@ def _compare_findings(cmp: Comparison, base: list[dict], new: list[dict], th: di
         if key not in inn:
             resolved.append(brief(f, regression=False))
     cmp.findings = {"new": added, "resolved": resolved, "changed": changed}
+
+
+def _set_aside_missing_hosts(cmp: Comparison) -> None:
+    """A finding on a host missing from the new run was not resolved: nothing was heard from the
+    host. Such findings move from ``resolved`` to ``missing`` (subjects ``host:NAME ...``)."""
+    hosts = set(map(str, (cmp.fleet or {}).get("hosts_missing") or []))
+    if not hosts or not cmp.findings:
+        return
+
+    def on_missing(f: dict) -> bool:
+        subject = str(f.get("subject") or "")
+        return subject.startswith("host:") and subject[5:].split(" ", 1)[0] in hosts
+
+    resolved = cmp.findings.get("resolved", [])
+    cmp.findings["missing"] = [f for f in resolved if on_missing(f)]
+    cmp.findings["resolved"] = [f for f in resolved if not on_missing(f)]

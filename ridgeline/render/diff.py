@@ -65,7 +65,8 @@ def _shape(grid, block) -> str:
 def _scope(fleet: dict) -> str:
     """' (the 3 hosts in both runs)' when a host is missing or new, else ''."""
     if fleet.get("hosts_missing") or fleet.get("hosts_appeared"):
-        return f" (the {fleet.get('hosts_compared')} hosts in both runs)"
+        n = fleet.get("hosts_compared")
+        return f" (the {n} host{'' if n == 1 else 's'} in both runs)"
     return ""
 
 
@@ -111,8 +112,10 @@ def _kernel_rows(cmp, top: int) -> list[dict]:
 def _finding_lines(cmp, width: int) -> list[str]:
     f = cmp.findings or {}
     new, resolved, changed = f.get("new", []), f.get("resolved", []), f.get("changed", [])
-    lines = [f"Findings: {len(new)} new, {len(resolved)} resolved, {len(changed)} changed severity"]
-    for tag, items in (("new", new), ("resolved", resolved), ("changed", changed)):
+    missing = f.get("missing", [])
+    lines = [f"Findings: {len(new)} new, {len(resolved)} resolved, {len(changed)} changed severity"
+             + (f", {len(missing)} on missing hosts" if missing else "")]
+    for tag, items in (("new", new), ("resolved", resolved), ("changed", changed), ("missing", missing)):
         for x in items:
             sev = _arrow(x.get("severity_base") or x["severity"], x["severity"]) if tag == "changed" else x["severity"]
             mark = "!" if x.get("regression") else " "
@@ -293,7 +296,7 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
                           ["l", "l", "r", "r", "r", "r", "r"]) + [""]
     f = cmp.findings or {}
     items = [("new", x) for x in f.get("new", [])] + [("resolved", x) for x in f.get("resolved", [])] + [
-        ("changed", x) for x in f.get("changed", [])]
+        ("changed", x) for x in f.get("changed", [])] + [("host missing", x) for x in f.get("missing", [])]
     out += ["### Findings", ""]
     if items:
         out += _table(["", "change", "code", "severity", "subject", "message"],

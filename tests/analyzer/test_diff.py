@@ -266,10 +266,10 @@ def two_nights(tmp_path_factory) -> dict:
     import nights as N
 
     root = tmp_path_factory.mktemp("pair")
-    wasteful = dict(N.CALM, node01=["idle_allocated", "training"])
+    wasteful = dict(N.CALM, node01=["idle_allocated", "training"], node02=["busy_tensor_idle", "training"])
     return {
         "base": N.night(root / "base", 0, wasteful),
-        # node02..04 (no waste) sent nothing: the fleet's share would rise from 1/8 to 1/2
+        # node02..04 (1 GPU of 6 wasted) sent nothing: the fleet's share would rise from 2/8 to 1/2
         "missing": N.night(root / "missing", 1, {"node01": wasteful["node01"]}),
         "one_gpu": N.night(root / "one", 1, dict(wasteful, node03=["training", "idle_allocated"])),
     }
@@ -285,15 +285,20 @@ def test_missing_hosts_are_named_not_a_regression(two_nights):
     assert f["hosts_compared"] == 1 and f["hosts_missing"] == ["node02", "node03", "node04"]
     assert f["wasted_share_base"] == pytest.approx(f["wasted_share_new"]) == pytest.approx(0.5)  # node01 alone
     assert any("3 host(s) missing from tonight" in n for n in cmp.notices)
+    # findings on the missing hosts were not resolved: nothing was heard from those hosts
+    assert all(not f["subject"].startswith(("host:node02 ", "host:node03 ", "host:node04 "))
+               for f in cmp.findings["resolved"])
+    assert cmp.findings["missing"] and all(f["subject"].split()[0] in ("host:node02", "host:node03", "host:node04")
+                                           for f in cmp.findings["missing"])
     from ridgeline.render.diff import format_diff, render_diff_markdown
 
     text = format_diff(cmp)
-    assert "No regression" in text and "(the 1 hosts in both runs)" in text and "node02 (missing)" in text
+    assert "No regression" in text and "(the 1 host in both runs)" in text and "node02 (missing)" in text
     assert "missing" in render_diff_markdown(cmp)
-    # the old comparison of all hosts would have called this a regression (1/8 -> 1/2 of GPU-hours)
+    # the old comparison of all hosts would have called this a regression (2/8 -> 1/2 of GPU-hours)
     all_b = sum(h["wasted_gpu_h"] for h in two_nights["base"]["telemetry"]["fleet"]["by_host"]) / sum(
         h["span_h"] for h in two_nights["base"]["telemetry"]["fleet"]["by_host"])
-    assert all_b == pytest.approx(1 / 8) and 0.5 - all_b > DIFF_THRESHOLDS["fleet_waste_share"]
+    assert all_b == pytest.approx(2 / 8) and 0.5 - all_b > DIFF_THRESHOLDS["fleet_waste_share"]
 
 
 def test_gpu_table_lists_only_gpus_that_changed(two_nights):
