@@ -27,6 +27,9 @@ deviation for normal noise (``sigma``). The band is ``m +/- max(k * sigma, floor
   ``kernel_time_abs_s`` for kernels, ``total_time_*`` for the total), so quiet baselines (MAD 0:
   the same value every night) do not turn every wiggle into a regression.
 
+A finding tonight whose (code, subject) none of the nights had is listed, and is a regression at
+or above ``new_finding_severity``, as in the pairwise diff.
+
 Tonight above the band (more waste, more time) is a **regression** (exit 1, naming the subject
 and figure); below it is **better**; inside is **within**. A subject with fewer than
 ``trend_min_baselines`` values (default 3) gets no band ("too few nights", shown, not judged);
@@ -71,6 +74,7 @@ class Trend:
     order: str  # how the baselines were ordered
     thresholds: dict[str, Any]
     rows: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    findings: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # new tonight: in none of the nights
     regressions: list[str] = dataclasses.field(default_factory=list)
     notices: list[str] = dataclasses.field(default_factory=list)
 
@@ -309,6 +313,7 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
                                  -((r["tonight"] or 0.0) - (r["median"] or 0.0)), r["subject"]))
     out.notices += [f"{line} (their bands use only the nights on the new model)" for line in model_notices(changes)]
     out.regressions = [_message(r, k) for r in out.rows if r["regression"]]
+    _new_findings(out, nights, tonight, th)
     missing = [r["subject"] for r in out.rows if r["status"] == "missing" and r["scope"] == "host"]
     if missing:
         out.notices.append(f"{len(missing)} host(s) missing tonight: {', '.join(missing)} (not judged; the fleet "
@@ -333,3 +338,29 @@ def _message(row: dict, k: float) -> str:
     return (f"{who}:{figure} {fmt_value(scope, row['tonight'])} tonight, above the band "
             f"{fmt_value(scope, max(row['low'], 0.0))}-{fmt_value(scope, row['high'])} "
             f"(median {fmt_value(scope, row['median'])} of {row['nights']} nights, k={k:g})")
+
+
+def _new_findings(out: Trend, nights: list[Night], tonight: Night, th: dict) -> None:
+    """Findings tonight whose (code, subject) none of the nights had; at or above
+    ``new_finding_severity`` they are regressions, as in the pairwise diff."""
+    from ridgeline.analyzer.diff import SEVERITY_RANK
+
+    def keys(doc):
+        return {(f.get("code"), str(f.get("subject"))) for f in doc.get("findings") or [] if isinstance(f, dict)}
+
+    seen = set().union(*(keys(n.doc) for n in nights)) if nights else set()
+    limit = SEVERITY_RANK[th["new_finding_severity"]]
+    done = set()
+    for f in tonight.doc.get("findings") or []:
+        if not isinstance(f, dict):
+            continue
+        key = (f.get("code"), str(f.get("subject")))
+        if key in seen or key in done:
+            continue
+        done.add(key)
+        reg = SEVERITY_RANK.get(f.get("severity"), -1) >= limit
+        out.findings.append({"code": f.get("code"), "subject": f.get("subject"), "severity": f.get("severity"),
+                             "message": f.get("message"), "regression": reg})
+        if reg:
+            out.regressions.append(f"new {f.get('severity')} finding {f.get('code')} on {f.get('subject')} "
+                                   f"(in none of the {len(nights)} nights)")

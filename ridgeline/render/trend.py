@@ -53,9 +53,10 @@ def format_trend(tr, *, top: int = 15, width: int = WIDTH) -> str:
     head = f"ridgeline diff ({tr.kind}, trend): {tr.tonight} against {_span(tr)}"
     out = textwrap.wrap(head, width=width, subsequent_indent="  ", break_long_words=True, break_on_hyphens=False)
     if tr.regressions:
-        out += [f"REGRESSION: {len(tr.regressions)} figure(s) above their band"] + _items(tr.regressions, width)
+        out += [f"REGRESSION: {len(tr.regressions)} figure(s) above their band or new finding(s)"] \
+            + _items(tr.regressions, width)
     else:
-        out.append("No regression: every figure within or below its band.")
+        out.append("No regression: every figure within or below its band, no new finding past the threshold.")
     if tr.notices:
         out += ["Note:"] + _items(tr.notices, width)
     out += textwrap.wrap(_rule(tr), width=width, subsequent_indent="  ")
@@ -87,16 +88,20 @@ def format_trend(tr, *, top: int = 15, width: int = WIDTH) -> str:
             out.append(f"{MARK.get(r['status'], ' ') if subject else ' '} {subject:<30}{r['nights']:>6}"
                        f"{fmt_value(scope, r['median']):>8}{_band(r):>14}{fmt_value(scope, r['tonight']):>8} "
                        f"{shorten(r['status'], width - 69)}")
+    if tr.findings:
+        out += ["", f"Findings new tonight (in none of the nights): {len(tr.findings)}"]
+        for f in tr.findings[:top]:
+            out.append(shorten(f"{'!' if f['regression'] else ' '} {f['code']} {f['severity']:<8} {f['subject']}", width))
     return "\n".join(out) + "\n"
 
 
 def render_trend_markdown(tr, *, top: int = 25) -> str:
     out = [f"## ridgeline diff ({md(tr.kind)}, trend): `{md(tr.tonight)}` against {md(_span(tr))}", ""]
     if tr.regressions:
-        out += [f"**Regression**: {len(tr.regressions)} figure(s) above their band", ""]
+        out += [f"**Regression**: {len(tr.regressions)} figure(s) above their band or new finding(s)", ""]
         out += [f"- {md(r)}" for r in tr.regressions] + [""]
     else:
-        out += ["**No regression**: every figure within or below its band.", ""]
+        out += ["**No regression**: every figure within or below its band, no new finding past the threshold.", ""]
     if tr.notices:
         out += ["Note:", ""] + [f"- {md(r)}" for r in tr.notices] + [""]
     out += [md(_rule(tr)), ""]
@@ -116,6 +121,11 @@ def render_trend_markdown(tr, *, top: int = 25) -> str:
                       [[MARK.get(r["status"], ""), md(r["subject"]), md(r["figure"]), str(r["nights"]),
                         fmt_value(scope, r["median"]), md(_band(r)), fmt_value(scope, r["tonight"]), md(r["status"])]
                        for r in rows], ["l", "l", "l", "r", "r", "r", "r", "l"]) + [""]
+    if tr.findings:
+        out += ["### Findings new tonight (in none of the nights)", ""]
+        out += _table(["", "code", "severity", "subject", "message"],
+                      [["!" if f["regression"] else "", md(f["code"]), md(f["severity"]), md(f["subject"]),
+                        md(f["message"])] for f in tr.findings[:top]], ["l", "l", "l", "l", "l"]) + [""]
     return "\n".join(out) + "\n"
 
 

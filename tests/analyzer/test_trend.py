@@ -105,6 +105,21 @@ def test_too_few_nights_and_window():
     assert any("3 older baseline(s)" in n for n in tr.notices)
 
 
+def test_findings_new_tonight_are_those_no_night_had():
+    def doc(*findings):
+        d = _doc({"h1": (1.0, 10.0)})
+        d["findings"] = [{"code": c, "subject": subj, "severity": sev, "message": "m"} for c, subj, sev in findings]
+        return d
+
+    old = ("RL201", "host:h1 gpu:0", "warning")
+    nights = [Night("n0", doc(old)), Night("n1", doc()), Night("n2", doc())]
+    tonight = Night("tonight", doc(old, ("RL201", "host:h1 gpu:1", "warning"), ("RL207", "host:h1 gpu:1", "info")))
+    tr = trend(nights, tonight)
+    assert [(f["code"], f["regression"]) for f in tr.findings] == [("RL201", True), ("RL207", False)]
+    assert tr.regressions == ["new warning finding RL201 on host:h1 gpu:1 (in none of the 3 nights)"]
+    assert not trend(nights, tonight, overrides={"new_finding_severity": "critical"}).regressed
+
+
 def test_groups_list_gets_a_band():
     def doc(w):
         return _doc({"h1": (1.0, 10.0)}, groups=[{"key": {"pod": "train-0"}, "gpus": 4, "gpu_hours": 8.0,
@@ -130,8 +145,11 @@ def test_one_host_regressing_is_named(fleet_nights):
     # one GPU of 8 idle: the fleet's share rises 12.5 points (> 5), node03's 50 (> 10)
     assert flagged == {("fleet", "fleet"), ("host", "node03"), ("gpu", "node03 gpu 0")}
     assert all(r["status"] == "within" for r in doc["rows"] if r["subject"] in ("node01", "node02", "node04"))
+    # findings new tonight (in none of the five nights) are all about the GPU that changed
+    assert all(f["subject"].startswith("host:node03 gpu:0") for f in doc["findings"])
     calm = run(fleet_nights / "nights", fleet_nights / "calm.json")
     assert calm.exit_code == 0 and "No regression" in calm.stdout
+    assert json.loads(run(fleet_nights / "nights", fleet_nights / "calm.json", "--format", "json").stdout)["findings"] == []
 
 
 def test_missing_host_is_named_never_judged(fleet_nights):
