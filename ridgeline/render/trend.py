@@ -28,7 +28,8 @@ def _items(lines: list[str], width: int) -> list[str]:
 def _span(tr) -> str:
     times = [b["time"][:10] for b in tr.baselines if b.get("time")]
     dates = f", {times[0]} .. {times[-1]}" if times else ""
-    return f"{len(tr.baselines)} nights (ordered by {tr.order}{dates})"
+    how = "ordered by document time" if tr.order == "document time" else "in the order given"
+    return f"{len(tr.baselines)} nights ({how}{dates})"
 
 
 def _band(row: dict) -> str:
