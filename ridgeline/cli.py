@@ -1172,8 +1172,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
 
 
 @cli.command("diff")
-@click.argument("base", type=click.Path())
-@click.argument("new", type=click.Path())
+@click.argument("documents", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text for the terminal, markdown for a job summary or PR comment, json for tools.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
@@ -1185,8 +1184,12 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True,
               help="Kernels, hosts and GPUs shown per table.")
 @click.pass_context
-def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
-    """Compare two ridgeline JSON documents: what changed, and is it a regression?
+def diff_cmd(ctx, documents, fmt, output, config, diff_thresholds, top):
+    """Compare ridgeline JSON documents: what changed, and is it a regression?
+
+    BASE NEW: the pair below. NIGHT... TONIGHT, or a folder of nightly documents
+    (`diff nights/ tonight.json`): tonight against the band the nights draw (median and
+    MAD, trend_k / trend_min_baselines / trend_window; see docs/nightly.md).
 
     BASE and NEW are two `analyze --format json` documents (kernels matched by name and
     launch shape: time, share, intensity, bound, roof fraction) or two `telemetry --format
@@ -1204,6 +1207,7 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
     \b
     Examples:
       ridgeline diff last-night.json tonight.json
+      ridgeline diff nights/ tonight.json     # against the band of the nights
       ridgeline diff old.json new.json --format markdown >> "$GITHUB_STEP_SUMMARY"
       ridgeline diff old.json new.json --threshold kernel_time_rel=0.2
 
@@ -1215,7 +1219,7 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
     from ridgeline.errors import UsageError
     from ridgeline.rules.engine import load_config
 
-    _refuse_overwriting_inputs(output, (base, new))
+    _refuse_overwriting_inputs(output, documents)
     cfg = load_config(_config(config))
     table = cfg.get("diff", {})
     if not isinstance(table, dict):
@@ -1226,6 +1230,19 @@ def diff_cmd(ctx, base, new, fmt, output, config, diff_thresholds, top):
         if not sep or not name.strip():
             raise UsageError(f"--threshold {item!r}: expected NAME=VALUE, e.g. kernel_time_rel=0.2")
         overrides[name.strip()] = value.strip()
+    import os
+
+    if len(documents) != 2 or any(p != "-" and os.path.isdir(p) for p in documents):
+        from ridgeline.nightly import diff_many
+
+        if len(documents) < 2 and not (documents and os.path.isdir(documents[0])):
+            raise UsageError("diff: expected BASE NEW, NIGHT... TONIGHT or a folder of nightly documents")
+        text, regressed = diff_many(documents, _read_json_document, overrides, fmt=fmt, top=top)
+        _emit(text, output)
+        if output and output != "-":
+            _tell(f"ridgeline: wrote {output}")
+        ctx.exit(1 if regressed else 0)
+    base, new = documents
     docs = [_read_json_document(p) for p in (base, new)]
     from ridgeline.analyzer.docshape import check_document
 

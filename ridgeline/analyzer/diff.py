@@ -15,9 +15,16 @@ What is compared
   document from before that split, ``unknown``; any other string is compared as it is)
   and roof fraction (time-weighted); groups that appeared or vanished; the total GPU time; the
   headline (share of GPU time per bound) before and after.
+* **kernel identity**: groups only one run has are matched by kernel identity
+  (:mod:`ridgeline.analyzer.diff_identity`: same kernel with another launch shape, then same
+  function with other template arguments), so a batch change is one row per kernel, not every
+  kernel vanished and appeared.
 * **telemetry** (documents with a ``telemetry`` section): per GPU and per host, wasted GPU-hours,
   busy-with-idle-tensor and idle-while-allocated GPU-hours, observed GPU-hours, wasted share and
-  coverage (seconds covered / window seconds); the fleet totals.
+  coverage (seconds covered / window seconds); the fleet totals over the hosts both runs have. A
+  host or GPU only the base has is ``missing`` (named in ``notices``, its waste not compared: its
+  absence is no change of any GPU), one only the new run has ``appeared``; a GPU whose model
+  differs between the runs is named in ``notices``.
 * **findings** (both kinds), matched by rule code and subject: new, resolved, changed severity.
 
 A document with both kernels and telemetry gets both comparisons; two documents must be of the
@@ -35,7 +42,12 @@ total_time_abs_s           50e-6     ... and by more than this many seconds
 new_finding_severity       warning   a finding at or above this severity is new, or rose to it
 fleet_waste_share          0.05      fleet waste grew by more than this share of observed GPU-hours
 host_waste_share           0.10      a host's waste grew by more than this share of its GPU-hours
+trend_k                    3         several baselines: band = median +/- max(k x 1.4826 x MAD, floor)
+trend_min_baselines        3         several baselines: nights a subject needs for a band
+trend_window               14        several baselines: only the latest this many count
 =========================  ========  =================================================================
+
+Several baselines (``diff NIGHT... TONIGHT``) are compared by :mod:`ridgeline.analyzer.trend`.
 
 Changes below the thresholds are shown but are not regressions (noise). A kernel group that
 appeared or vanished is shown; the time it adds counts through ``total_time_*``.
@@ -60,6 +72,9 @@ DIFF_THRESHOLDS: dict[str, Any] = {
     "new_finding_severity": "warning",
     "fleet_waste_share": 0.05,
     "host_waste_share": 0.10,
+    "trend_k": 3.0,
+    "trend_min_baselines": 3,
+    "trend_window": 14,
 }
 THRESHOLD_DOCS: dict[str, str] = {
     "kernel_time_rel": "a kernel group's GPU time grew by more than this fraction (and kernel_time_abs_s)",
@@ -69,6 +84,9 @@ THRESHOLD_DOCS: dict[str, str] = {
     "new_finding_severity": "a finding at or above this severity (info, warning, critical) is new or rose to it",
     "fleet_waste_share": "fleet wasted GPU-hours grew by more than this share of observed GPU-hours",
     "host_waste_share": "a host's wasted GPU-hours grew by more than this share of its observed GPU-hours",
+    "trend_k": "several baselines: the band is median +/- max(k x 1.4826 x MAD, the pairwise threshold)",
+    "trend_min_baselines": "several baselines: nights a subject needs for a band (fewer: pairwise with the latest)",
+    "trend_window": "several baselines: only the latest this many count",
 }
 
 
@@ -91,6 +109,10 @@ def thresholds(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                 raise UsageError(f"diff.{key}: expected a number >= 0, got {value!r}")
             value = float(value)
+            if key in ("trend_min_baselines", "trend_window"):
+                if value < 1 or value != int(value):
+                    raise UsageError(f"diff.{key}: expected a whole number >= 1, got {value!r}")
+                value = int(value)
         out[key] = value
     return out
 
@@ -112,6 +134,7 @@ class Comparison:
     hosts: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     fleet: dict[str, Any] | None = None
     regressions: list[str] = dataclasses.field(default_factory=list)
+    notices: list[str] = dataclasses.field(default_factory=list)  # named, not regressions: missing hosts, GPU model changes
 
     @property
     def regressed(self) -> bool:
@@ -143,6 +166,13 @@ def document_kind(doc: Any, label: str) -> str:
     raise InputError(label, "expected kernels or telemetry in the document; it holds neither")
 
 
+def gpu_name(doc: dict) -> str | None:
+    """The document's ``gpu.name`` when it is a non-empty string."""
+    gpu = doc.get("gpu")
+    name = gpu.get("name") if isinstance(gpu, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
 def _major(version: Any, label: str) -> int:
     try:
         return int(str(version).split(".")[0])
@@ -164,9 +194,13 @@ def compare(base: dict, new: dict, *, base_label: str = "BASE", new_label: str =
     cmp = Comparison(kind=kb, base=base_label, new=new_label, schema_versions=(vb, vn), thresholds=th)
     if kb == "analyze":
         _compare_kernels(cmp, base, new, th)
+        gpu_b, gpu_n = gpu_name(base), gpu_name(new)
+        if gpu_b and gpu_n and gpu_b != gpu_n:
+            cmp.notices.append(f"GPU model changed: {gpu_b} -> {gpu_n} (kernel times compare two GPUs)")
     if base.get("telemetry") and new.get("telemetry"):
         _compare_telemetry(cmp, base["telemetry"], new["telemetry"], th)
     _compare_findings(cmp, base.get("findings") or [], new.get("findings") or [], th)
+    _set_aside_missing_hosts(cmp)
     return cmp
 
 
@@ -217,7 +251,10 @@ def kernel_groups(doc: dict) -> tuple[dict[tuple, dict[str, Any]], float | None]
             g["bound"] = max(sorted(g["_bound"]), key=lambda b: g["_bound"][b]) if g["_bound"] else "unknown"
             g["roof_fraction"] = g["_rf"] / g["_rf_t"] if g["_rf_t"] > 0 else None
             g["bound_time_s"] = dict(g["_bound"])
-            for k in ("flops", "dram_bytes", "_fd", "_bound", "_rf", "_rf_t"):
+            g["roof_time_s"] = g["_rf_t"]
+            if not g["_fd"]:
+                g["flops"] = g["dram_bytes"] = None
+            for k in ("_fd", "_bound", "_rf", "_rf_t"):
                 g.pop(k)
         g["share"] = g["time_s"] / total if total else None
     return groups, total
@@ -229,15 +266,27 @@ def _grew(before: float, after: float, rel: float, abs_s: float) -> bool:
 
 
 def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
+    from ridgeline.analyzer.diff_identity import match_by_identity
+
     gb, tb = kernel_groups(base)
     gn, tn = kernel_groups(new)
     rows = []
+    pairs: list[tuple] = []  # (key, base group, new group, how matched, base shapes, new shapes)
+    identity = match_by_identity(gb, tb, gn, tn)
+    merged_b = {k for _, _, kb, _, _, _ in identity for k in kb}
+    merged_n = {k for _, _, _, kn, _, _ in identity for k in kn}
     for key in list(gb) + [k for k in gn if k not in gb]:
-        b, n = gb.get(key), gn.get(key)
+        if key in merged_b or key in merged_n:
+            continue
+        pairs.append((key, gb.get(key), gn.get(key), None, None, None))
+    for how, label, kb, kn, b, n in identity:
+        pairs.append(((label, None, None), b, n, how, [_shape_text(k) for k in kb], [_shape_text(k) for k in kn]))
+    for key, b, n, how, shapes_b, shapes_n in pairs:
         status = "vanished" if n is None else "appeared" if b is None else "both"
         bt, nt = (b or {}).get("time_s"), (n or {}).get("time_s")
         row = {
             "kernel": key[0], "grid": key[1], "block": key[2], "status": status,
+            "matched_by": how, "shapes_base": shapes_b, "shapes_new": shapes_n,
             "launches_base": (b or {}).get("launches"), "launches_new": (n or {}).get("launches"),
             "time_base_s": bt, "time_new_s": nt,
             "time_delta_s": (nt or 0.0) - (bt or 0.0),
@@ -258,7 +307,8 @@ def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
     cmp.totals = {"time_base_s": tb, "time_new_s": tn, "regression": False,
                   "kernels_base": len(gb), "kernels_new": len(gn),
                   "appeared": sum(r["status"] == "appeared" for r in rows),
-                  "vanished": sum(r["status"] == "vanished" for r in rows)}
+                  "vanished": sum(r["status"] == "vanished" for r in rows),
+                  "matched_by_identity": sum(r["matched_by"] is not None for r in rows)}
     if tb is not None and tn is not None and _grew(tb, tn, th["total_time_rel"], th["total_time_abs_s"]):
         cmp.totals["regression"] = True
         cmp.regressions.append(f"total GPU time {_us(tb)} -> {_us(tn)} (+{(tn - tb) / tb:.0%})")
@@ -283,7 +333,14 @@ def _headline(gb, tb, gn, tn) -> list[dict[str, Any]]:
 
 def _kernel_label(row) -> str:
     shape = f" grid {row['grid']} block {row['block']}" if row.get("grid") or row.get("block") else ""
+    if row.get("matched_by"):
+        shape = f" ({row['matched_by']} changed: {len(row['shapes_base'])} -> {len(row['shapes_new'])} groups)"
     return f"{row['kernel']}{shape}"
+
+
+def _shape_text(key: tuple) -> dict[str, Any]:
+    """A group key as {kernel, grid, block} (what identity-matched rows list)."""
+    return {"kernel": key[0], "grid": key[1], "block": key[2]}
 
 
 def _us(seconds: float | None) -> str:
@@ -322,21 +379,39 @@ def _fleet_rows(section: dict, which: str) -> dict[tuple, dict]:
     return {tuple(r.get(k) for k in keys): r for r in rows}
 
 
-def _pair_rows(b_rows: dict, n_rows: dict, b_cov: dict, n_cov: dict, keys: tuple[str, ...]) -> list[dict]:
+def _models(windows: list[dict], keys: tuple[str, ...]) -> dict[tuple, str]:
+    """Per group: the GPU model its windows name most (ties: the first in name order)."""
+    count: dict[tuple, dict[str, int]] = {}
+    for w in windows:
+        if w.get("model"):
+            c = count.setdefault(tuple(w.get(k) for k in keys), {})
+            c[str(w["model"])] = c.get(str(w["model"]), 0) + 1
+    return {k: max(sorted(c), key=lambda m: c[m]) for k, c in count.items()}
+
+
+def _pair_rows(b_rows: dict, n_rows: dict, b_cov: dict, n_cov: dict, keys: tuple[str, ...],
+               b_model: dict | None = None, n_model: dict | None = None) -> list[dict]:
+    """Rows of both runs by key. A row only the base has is ``missing`` (its waste is not compared:
+    a host that sent nothing tonight neither improved nor regressed), one only the new run has is
+    ``appeared``; ``wasted_delta_h`` is None for both."""
     out = []
     for key in list(b_rows) + [k for k in n_rows if k not in b_rows]:
         b, n = b_rows.get(key), n_rows.get(key)
         row: dict[str, Any] = dict(zip(keys, key))
-        row["status"] = "vanished" if n is None else "appeared" if b is None else "both"
+        row["status"] = "missing" if n is None else "appeared" if b is None else "both"
         for k in WASTE_KEYS:
             row[f"{k}_base"] = _num((b or {}).get(k))
             row[f"{k}_new"] = _num((n or {}).get(k))
         row["coverage_base"] = b_cov.get(key)
         row["coverage_new"] = n_cov.get(key)
-        row["wasted_delta_h"] = (row["wasted_gpu_h_new"] or 0.0) - (row["wasted_gpu_h_base"] or 0.0)
+        if b_model is not None and n_model is not None:
+            row["model_base"], row["model_new"] = b_model.get(key), n_model.get(key)
+        row["wasted_delta_h"] = (row["wasted_gpu_h_new"] or 0.0) - (row["wasted_gpu_h_base"] or 0.0) \
+            if row["status"] == "both" else None
         row["regression"] = False
         out.append(row)
-    out.sort(key=lambda r: (-r["wasted_delta_h"], *(str(r[k]) for k in keys)))
+    order = {"both": 0, "missing": 1, "appeared": 2}
+    out.sort(key=lambda r: (order[r["status"]], -(r["wasted_delta_h"] or 0.0), *(str(r[k]) for k in keys)))
     return out
 
 
@@ -348,11 +423,38 @@ def _totals(rows: dict) -> dict[str, float | None]:
     return out
 
 
+def _who(row: dict) -> str:
+    parts = [str(row.get("host"))]
+    if row.get("gpu") is not None:
+        parts.append(f"gpu {row['gpu']}")
+    if row.get("gpu_instance") is not None:
+        parts.append(f"instance {row['gpu_instance']}")
+    return " ".join(parts)
+
+
+def model_notices(changes: list[tuple[str, str, str]], *, most: int = 4) -> list[str]:
+    """``(subject, model before, model now)`` as one line per change of model, naming at most
+    ``most`` subjects (a fleet refreshed to a new GPU is one line, not one per GPU)."""
+    by: dict[tuple[str, str], list[str]] = {}
+    for who, old, new in changes:
+        by.setdefault((old, new), []).append(who)
+    out = []
+    for (old, new), subjects in by.items():
+        named = ", ".join(subjects[:most]) + (f" and {len(subjects) - most} more" if len(subjects) > most else "")
+        out.append(f"GPU model changed on {len(subjects)} GPU(s) ({named}): {old} -> {new}")
+    return out
+
+
 def _compare_telemetry(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
+    """Per GPU and host; the fleet totals over the hosts both runs have (a missing host is named,
+    not counted: its absence would move the totals without any GPU changing)."""
     gpu_keys = ("host", "gpu", "gpu_instance")
     bw, nw = base.get("windows") or [], new.get("windows") or []
     cmp.gpus = _pair_rows(_fleet_rows(base, "by_gpu"), _fleet_rows(new, "by_gpu"), _coverage(bw, gpu_keys),
-                          _coverage(nw, gpu_keys), gpu_keys)
+                          _coverage(nw, gpu_keys), gpu_keys, _models(bw, gpu_keys), _models(nw, gpu_keys))
+    cmp.notices += model_notices([(_who(r), r["model_base"], r["model_new"]) for r in cmp.gpus
+                                  if r["status"] == "both" and r.get("model_base") and r.get("model_new")
+                                  and r["model_base"] != r["model_new"]])
     bh, nh = _fleet_rows(base, "by_host"), _fleet_rows(new, "by_host")
     cmp.hosts = _pair_rows(bh, nh, _coverage(bw, ("host",)), _coverage(nw, ("host",)), ("host",))
     for row in cmp.hosts:
@@ -361,15 +463,27 @@ def _compare_telemetry(cmp: Comparison, base: dict, new: dict, th: dict) -> None
             row["regression"] = True
             cmp.regressions.append(f"host {row['host']}: wasted share {sb:.0%} -> {sn:.0%} of its GPU-hours "
                                    f"(+{(sn - sb) * 100:.0f} points > {th['host_waste_share'] * 100:g})")
-    tb, tn = _totals(bh), _totals(nh)
-    cov_b = _coverage(bw, ()).get((), None)
-    cov_n = _coverage(nw, ()).get((), None)
+    common = [k for k in bh if k in nh]
+    missing = [k[0] for k in bh if k not in nh]
+    appeared = [k[0] for k in nh if k not in bh]
+    if missing:
+        cmp.notices.append(f"{len(missing)} host(s) missing from {cmp.new}: {', '.join(map(str, missing))} "
+                           "(not compared; the totals cover the hosts both runs have)")
+    if appeared:
+        cmp.notices.append(f"{len(appeared)} host(s) new in {cmp.new}: {', '.join(map(str, appeared))} "
+                           "(not compared; the totals cover the hosts both runs have)")
+    tb, tn = _totals({k: bh[k] for k in common}), _totals({k: nh[k] for k in common})
+    hosts_b = {k[0] for k in common}
+    cov_b = _coverage([w for w in bw if w.get("host") in hosts_b], ()).get((), None)
+    cov_n = _coverage([w for w in nw if w.get("host") in hosts_b], ()).get((), None)
     fleet = {f"{k}_base": v for k, v in tb.items()} | {f"{k}_new": v for k, v in tn.items()}
-    fleet |= {"coverage_base": cov_b, "coverage_new": cov_n, "regression": False}
+    fleet |= {"coverage_base": cov_b, "coverage_new": cov_n, "regression": False, "hosts_compared": len(common),
+              "hosts_missing": missing, "hosts_appeared": appeared}
     sb, sn = tb["wasted_share"], tn["wasted_share"]
     if sb is not None and sn is not None and sn - sb > th["fleet_waste_share"]:
         fleet["regression"] = True
-        cmp.regressions.append(f"fleet: wasted {tb['wasted_gpu_h']:.1f} -> {tn['wasted_gpu_h']:.1f} GPU-h, "
+        scope = f" ({len(common)} hosts in both)" if missing or appeared else ""
+        cmp.regressions.append(f"fleet{scope}: wasted {tb['wasted_gpu_h']:.1f} -> {tn['wasted_gpu_h']:.1f} GPU-h, "
                                f"{sb:.0%} -> {sn:.0%} of observed GPU-hours (+{(sn - sb) * 100:.0f} points > "
                                f"{th['fleet_waste_share'] * 100:g})")
     cmp.fleet = fleet
@@ -412,3 +526,19 @@ def _compare_findings(cmp: Comparison, base: list[dict], new: list[dict], th: di
         if key not in inn:
             resolved.append(brief(f, regression=False))
     cmp.findings = {"new": added, "resolved": resolved, "changed": changed}
+
+
+def _set_aside_missing_hosts(cmp: Comparison) -> None:
+    """A finding on a host missing from the new run was not resolved: nothing was heard from the
+    host. Such findings move from ``resolved`` to ``missing`` (subjects ``host:NAME ...``)."""
+    hosts = set(map(str, (cmp.fleet or {}).get("hosts_missing") or []))
+    if not hosts or not cmp.findings:
+        return
+
+    def on_missing(f: dict) -> bool:
+        subject = str(f.get("subject") or "")
+        return subject.startswith("host:") and subject[5:].split(" ", 1)[0] in hosts
+
+    resolved = cmp.findings.get("resolved", [])
+    cmp.findings["missing"] = [f for f in resolved if on_missing(f)]
+    cmp.findings["resolved"] = [f for f in resolved if not on_missing(f)]

@@ -25,7 +25,7 @@ def _md_change(row: dict, base: str, new: str) -> str:
     """Markdown cell: the value that exists for appeared/vanished rows, else base → new."""
     if row.get("status") == "appeared":
         return md(new)
-    if row.get("status") == "vanished":
+    if row.get("status") in ("vanished", "missing"):
         return md(base)
     return md(_arrow(base, new, " → "))
 
@@ -62,19 +62,44 @@ def _shape(grid, block) -> str:
     return " " + shorten(f"{_dims(grid) if grid else '?'}/{_dims(block) if block else '?'}", 16)
 
 
+def _scope(fleet: dict) -> str:
+    """' (the 3 hosts in both runs)' when a host is missing or new, else ''."""
+    if fleet.get("hosts_missing") or fleet.get("hosts_appeared"):
+        n = fleet.get("hosts_compared")
+        return f" (the {n} host{'' if n == 1 else 's'} in both runs)"
+    return ""
+
+
+def _identity_note(totals: dict) -> str:
+    n = totals.get("matched_by_identity") or 0
+    return f", {n} matched by kernel identity" if n else ""
+
+
+def _shapes(keys: list[dict]) -> str:
+    """Launch shapes of identity-matched groups: '8/1024' (grid/block), or 'N groups'."""
+    if len(keys) == 1:
+        k = keys[0]
+        return _shape(k["grid"], k["block"]).strip() or str(k["kernel"])
+    return f"{len(keys)} groups"
+
+
 def _verdict(cmp) -> list[str]:
     head = (f"ridgeline diff ({cmp.kind}): {cmp.base} -> {cmp.new}"
             + (f" (schema {cmp.schema_versions[0]} -> {cmp.schema_versions[1]})"
                if cmp.schema_versions[0] != cmp.schema_versions[1] else ""))
-    if not cmp.regressions:
-        return [head, "No regression past the thresholds."]
     import textwrap
 
-    out = [head, f"REGRESSION: {len(cmp.regressions)} change(s) past the thresholds"]
-    for r in cmp.regressions:
-        out += textwrap.wrap(r, width=WIDTH, initial_indent="  - ", subsequent_indent="    ",
-                             break_long_words=True, break_on_hyphens=False)
-    return out
+    def items(lines):
+        out = []
+        for r in lines:
+            out += textwrap.wrap(r, width=WIDTH, initial_indent="  - ", subsequent_indent="    ",
+                                 break_long_words=True, break_on_hyphens=False)
+        return out
+
+    notices = (["Note:"] + items(cmp.notices)) if getattr(cmp, "notices", None) else []
+    if not cmp.regressions:
+        return [head, "No regression past the thresholds."] + notices
+    return [head, f"REGRESSION: {len(cmp.regressions)} change(s) past the thresholds"] + items(cmp.regressions) + notices
 
 
 def _kernel_rows(cmp, top: int) -> list[dict]:
@@ -87,8 +112,10 @@ def _kernel_rows(cmp, top: int) -> list[dict]:
 def _finding_lines(cmp, width: int) -> list[str]:
     f = cmp.findings or {}
     new, resolved, changed = f.get("new", []), f.get("resolved", []), f.get("changed", [])
-    lines = [f"Findings: {len(new)} new, {len(resolved)} resolved, {len(changed)} changed severity"]
-    for tag, items in (("new", new), ("resolved", resolved), ("changed", changed)):
+    missing = f.get("missing", [])
+    lines = [f"Findings: {len(new)} new, {len(resolved)} resolved, {len(changed)} changed severity"
+             + (f", {len(missing)} on missing hosts" if missing else "")]
+    for tag, items in (("new", new), ("resolved", resolved), ("changed", changed), ("missing", missing)):
         for x in items:
             sev = _arrow(x.get("severity_base") or x["severity"], x["severity"]) if tag == "changed" else x["severity"]
             mark = "!" if x.get("regression") else " "
@@ -113,7 +140,7 @@ def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
         t = cmp.totals
         out += [""] + _wrapped(f"Total GPU time: {_arrow(fmt_seconds(t['time_base_s']), fmt_seconds(t['time_new_s']))}; "
                                f"kernel groups {t['kernels_base']} -> {t['kernels_new']} ({t['appeared']} appeared, "
-                               f"{t['vanished']} vanished)", width)
+                               f"{t['vanished']} vanished{_identity_note(t)})", width)
         out += ["", "Share of GPU time by bound", f"  {'bound':<10}{'base':>8}{'new':>8}"]
         out += [f"  {h['bound']:<10}{fmt_pct(h['share_base'], 1):>8}{fmt_pct(h['share_new'], 1):>8}" for h in cmp.headline]
         rows = _kernel_rows(cmp, top)
@@ -134,9 +161,12 @@ def format_diff(cmp, *, top: int = 15, width: int = WIDTH) -> str:
                     if r["bound_base"] != r["bound_new"]:
                         detail += f", bound {r['bound_base']} -> {r['bound_new']}"
                     out.append(shorten(detail, width))
+                    if r.get("matched_by"):
+                        out.append(shorten(f"    same kernel, {r['matched_by']} changed: "
+                                           f"{_shapes(r['shapes_base'])} -> {_shapes(r['shapes_new'])}", width))
     if cmp.fleet is not None:
         f = cmp.fleet
-        out += [""] + _wrapped(f"Fleet: wasted {_arrow(_hours(f['wasted_gpu_h_base']), _hours(f['wasted_gpu_h_new']))} "
+        out += [""] + _wrapped(f"Fleet{_scope(f)}: wasted {_arrow(_hours(f['wasted_gpu_h_base']), _hours(f['wasted_gpu_h_new']))} "
                                f"GPU-h of {_arrow(_hours(f['span_h_base']), _hours(f['span_h_new']))} GPU-h observed "
                                f"({_arrow(fmt_pct(f['wasted_share_base']), fmt_pct(f['wasted_share_new']))}); "
                                f"coverage {_arrow(fmt_pct(f['coverage_base']), fmt_pct(f['coverage_new']))}", width)
@@ -155,21 +185,49 @@ def _who(row, keys) -> str:
     return " ".join(parts)
 
 
+def _round_diff(a, b, scale: float) -> bool:
+    """a and b differ once shown (``scale``: the displayed resolution)."""
+    if a is None or b is None:
+        return (a is None) != (b is None)
+    return round(a / scale) != round(b / scale)
+
+
+def changed_rows(rows: list[dict]) -> list[dict]:
+    """Host/GPU rows worth a line: missing or appeared, a regression, another GPU model, or a
+    change visible at the shown precision (0.01 GPU-h of waste, 1 point of coverage or share)."""
+    return [r for r in rows if r["status"] != "both" or r["regression"]
+            or (r.get("model_base") or r.get("model_new")) and r.get("model_base") != r.get("model_new")
+            or _round_diff(r["wasted_gpu_h_base"], r["wasted_gpu_h_new"], 0.01)
+            or _round_diff(r["coverage_base"], r["coverage_new"], 0.01)
+            or _round_diff(r["wasted_share_base"], r["wasted_share_new"], 0.01)]
+
+
+STATUS_TAG = {"appeared": " (new)", "missing": " (missing)", "vanished": " (gone)"}
+
+
 def _waste_table(rows, keys, title, top, width) -> list[str]:
-    changed = [r for r in rows if r["status"] != "both" or abs(r["wasted_delta_h"]) > 1e-9
-               or r["coverage_base"] != r["coverage_new"]][:top]
+    every = changed_rows(rows)
+    changed = every[:top]
     if not changed:
-        return ["", f"{title}: no change in wasted GPU-hours or coverage"]
-    out = ["", f"{title} by change of wasted GPU-hours (top {len(changed)}; ! regression)",
+        return ["", f"{title}: no change in wasted GPU-hours or coverage ({len(rows)} compared)"]
+    rest = len(rows) - len(every)
+    out = ["", f"{title} that changed (top {len(changed)} of {len(every)}; ! regression"
+           + (f"; {rest} unchanged not shown)" if rest else ")"),
            f"  {'':<20}{'wasted GPU-h':>16}{'share':>12}{'busy-idle-tc':>14}{'alloc-idle':>12}{'cov':>6}"]
     for r in changed:
         wasted = f"{_hours(r['wasted_gpu_h_base'])}>{_hours(r['wasted_gpu_h_new'])}"
         share = f"{fmt_pct(r['wasted_share_base'])}>{fmt_pct(r['wasted_share_new'])}"
         bti = f"{_hours(r['busy_tensor_idle_h_base'])}>{_hours(r['busy_tensor_idle_h_new'])}"
         ai = f"{_hours(r['allocated_idle_h_base'])}>{_hours(r['allocated_idle_h_new'])}"
-        tag = {"appeared": " (new)", "vanished": " (gone)"}.get(r["status"], "")
-        out.append(f"{'!' if r['regression'] else ' '} {shorten(_who(r, keys) + tag, 20):<20}{wasted:>16}{share:>12}"
-                   f"{bti:>14}{ai:>12}{fmt_pct(r['coverage_new'] if r['status'] != 'vanished' else r['coverage_base']):>6}")
+        tag = STATUS_TAG.get(r["status"], "")
+        if r.get("model_base") and r.get("model_new") and r["model_base"] != r["model_new"]:
+            tag += " (model)"
+        label = _who(r, keys) + tag
+        if len(label) > 20:  # a long host name gets its own line, never cut (two hosts must not look alike)
+            out += _wrapped(f"{'!' if r['regression'] else ' '} {label}", width)
+            label = ""
+        out.append(f"{'!' if r['regression'] else ' '} {label:<20}{wasted:>16}{share:>12}"
+                   f"{bti:>14}{ai:>12}{fmt_pct(r['coverage_new'] if r['status'] == 'both' or r['status'] == 'appeared' else r['coverage_base']):>6}")
     return out
 
 
@@ -181,10 +239,13 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
     out += [f"- {md(r.replace(' -> ', ' → '))}" for r in cmp.regressions]
     if cmp.regressions:
         out.append("")
+    if cmp.notices:
+        out += ["Note:", ""] + [f"- {md(r.replace(' -> ', ' → '))}" for r in cmp.notices] + [""]
     if cmp.totals is not None:
         t = cmp.totals
         out += [f"Total GPU time: {md(_arrow(fmt_seconds(t['time_base_s']), fmt_seconds(t['time_new_s']), ' → '))}; kernel "
-                f"groups {t['kernels_base']} → {t['kernels_new']} ({t['appeared']} appeared, {t['vanished']} vanished).", ""]
+                f"groups {t['kernels_base']} → {t['kernels_new']} ({t['appeared']} appeared, {t['vanished']} vanished"
+                f"{_identity_note(t)}).", ""]
         out += _table(["bound", "base", "new"], [[md(h["bound"]), fmt_pct(h["share_base"], 1), fmt_pct(h["share_new"], 1)]
                                                  for h in cmp.headline], ["l", "r", "r"]) + [""]
         rows = _kernel_rows(cmp, top)
@@ -192,7 +253,10 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
             out += ["### Kernels that changed", ""]
             out += _table(["", "kernel", "grid", "block", "time base", "time new", "change", "share", "intensity FLOP/B",
                            "bound", "roof"],
-                          [[md(_mark(r).strip()), md(r["kernel"]), md(r["grid"]), md(r["block"]), fmt_seconds(r["time_base_s"]),
+                          [[md(_mark(r).strip()), md(r["kernel"]),
+                            md(f"{r['matched_by']} changed" if r.get("matched_by") else r["grid"]),
+                            md(f"{_shapes(r['shapes_base'])} → {_shapes(r['shapes_new'])}" if r.get("matched_by") else r["block"]),
+                            fmt_seconds(r["time_base_s"]),
                             fmt_seconds(r["time_new_s"]), md(_rel(r)),
                             _md_change(r, fmt_pct(r["share_base"], 1), fmt_pct(r["share_new"], 1)),
                             _md_change(r, fmt_num(r["intensity_base"]), fmt_num(r["intensity_new"])),
@@ -201,7 +265,7 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
                           ["l", "l", "l", "l", "r", "r", "r", "r", "r", "l", "r"]) + [""]
     if cmp.fleet is not None:
         f = cmp.fleet
-        out += ["### Fleet", ""]
+        out += [f"### Fleet{md(_scope(f))}", ""]
         out += _table(["", "base", "new"], [
             ["wasted GPU-h", _hours(f["wasted_gpu_h_base"]), _hours(f["wasted_gpu_h_new"])],
             ["observed GPU-h", _hours(f["span_h_base"]), _hours(f["span_h_new"])],
@@ -210,15 +274,20 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
             ["idle while allocated, GPU-h", _hours(f["allocated_idle_h_base"]), _hours(f["allocated_idle_h_new"])],
             ["coverage", fmt_pct(f["coverage_base"]), fmt_pct(f["coverage_new"])],
         ], ["l", "r", "r"]) + [""]
-        for title, rows, keys in (("Hosts", cmp.hosts, ("host",)), ("GPUs", cmp.gpus, ("host", "gpu", "gpu_instance"))):
-            rows = rows[:top]
+        for title, every, keys in (("Hosts", cmp.hosts, ("host",)), ("GPUs", cmp.gpus, ("host", "gpu", "gpu_instance"))):
+            changed = changed_rows(every)
+            rows = changed[:top]
             if not rows:
+                out += [f"{title}: no change in wasted GPU-hours or coverage ({len(every)} compared).", ""]
                 continue
-            out += [f"### {title} by change of wasted GPU-hours", ""]
+            rest = len(every) - len(changed)
+            out += [f"### {title} that changed" + (f" ({rest} unchanged not shown)" if rest else ""), ""]
             out += _table(["", title[:-1].lower(), "wasted GPU-h", "wasted share", "busy idle-tensor GPU-h",
                            "idle allocated GPU-h", "coverage"],
-                          [["!" if r["regression"] else {"appeared": "+", "vanished": "-"}.get(r["status"], ""),
-                            md(_who(r, keys)),
+                          [["!" if r["regression"] else {"appeared": "+", "vanished": "-", "missing": "-"}.get(r["status"], ""),
+                            md(_who(r, keys) + STATUS_TAG.get(r["status"], "")
+                               + (f" (model {r['model_base']} → {r['model_new']})" if r.get("model_base") and r.get("model_new")
+                                  and r["model_base"] != r["model_new"] else "")),
                             _md_change(r, _hours(r["wasted_gpu_h_base"]), _hours(r["wasted_gpu_h_new"])),
                             _md_change(r, fmt_pct(r["wasted_share_base"]), fmt_pct(r["wasted_share_new"])),
                             _md_change(r, _hours(r["busy_tensor_idle_h_base"]), _hours(r["busy_tensor_idle_h_new"])),
@@ -227,7 +296,7 @@ def render_diff_markdown(cmp, *, top: int = 25) -> str:
                           ["l", "l", "r", "r", "r", "r", "r"]) + [""]
     f = cmp.findings or {}
     items = [("new", x) for x in f.get("new", [])] + [("resolved", x) for x in f.get("resolved", [])] + [
-        ("changed", x) for x in f.get("changed", [])]
+        ("changed", x) for x in f.get("changed", [])] + [("host missing", x) for x in f.get("missing", [])]
     out += ["### Findings", ""]
     if items:
         out += _table(["", "change", "code", "severity", "subject", "message"],

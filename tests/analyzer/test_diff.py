@@ -78,17 +78,52 @@ def test_growth_below_the_absolute_threshold_is_noise(analyze_doc):
 
 
 def test_kernels_matched_by_launch_shape_appear_and_vanish(analyze_doc):
+    """A group whose grid changed is the same kernel (matched by identity, not appeared + vanished);
+    a kernel no identity step pairs (another function) vanished, its replacement appeared."""
     new = copy.deepcopy(analyze_doc)
     first = new["kernels"][0]
-    shape = first["grid_size"]
-    for r in new["kernels"]:
-        if r["short_name"] == first["short_name"] and r["grid_size"] == shape:
-            r["grid_size"] = "(999, 1, 1)"
+    name, shape = first["short_name"], first["grid_size"]
+    moved = [r for r in new["kernels"] if r["short_name"] == name and r["grid_size"] == shape]
+    for r in moved:
+        r["grid_size"] = "(999, 1, 1)"
+    cmp = compare(analyze_doc, new)
+    row = next(r for r in cmp.kernels if r["kernel"] == name and r["matched_by"])
+    assert row["status"] == "both" and row["matched_by"] == "launch shape"
+    assert row["shapes_base"] == [{"kernel": name, "grid": shape, "block": first["block_size"]}]
+    assert row["shapes_new"][0]["grid"] == "(999, 1, 1)" and row["time_delta_s"] == pytest.approx(0.0, abs=1e-12)
+    assert cmp.totals["appeared"] == 0 and cmp.totals["vanished"] == 0 and cmp.totals["matched_by_identity"] == 1
+    for r in moved:  # another function entirely: nothing to match it with
+        r["short_name"] = r["kernel_name"] = "brand_new_kernel"
     cmp = compare(analyze_doc, new)
     status = {(r["kernel"], r["grid"]): r["status"] for r in cmp.kernels}
-    assert status[(first["short_name"], shape)] == "vanished"
-    assert status[(first["short_name"], "(999, 1, 1)")] == "appeared"
+    assert status[(name, shape)] == "vanished"
+    assert status[("brand_new_kernel", "(999, 1, 1)")] == "appeared"
     assert cmp.totals["appeared"] == 1 and cmp.totals["vanished"] == 1
+
+
+def test_batch_change_matches_kernels_by_identity():
+    """decode batch 8 -> 32 on the same H100: grids follow the batch, so nearly every (name, grid,
+    block) group changes. Matched by kernel identity (names.join_key, then function name), each
+    kernel of batch 8 that also runs at batch 32 is one row; only kernels batch 32 does not run
+    (per its ncu capture) vanish."""
+    b8 = _json("analyze", str(SCEN / "decode-b8-h100" / "profile.ncu-raw.csv"))
+    b32 = _json("analyze", str(SCEN / "decode-b32-h100" / "profile.ncu-details.csv"))
+    from ridgeline.names import function_name
+
+    funcs = lambda doc: {function_name(r["kernel_name"]) for r in doc["kernels"]}  # noqa: E731
+    only_b8, only_b32 = funcs(b8) - funcs(b32), funcs(b32) - funcs(b8)
+    cmp = compare(b8, b32)
+    assert cmp.totals["vanished"] == len([r for r in cmp.kernels if function_name(r["kernel"]) in only_b8])
+    assert cmp.totals["appeared"] == len([r for r in cmp.kernels if function_name(r["kernel"]) in only_b32])
+    shared = [r for r in cmp.kernels if r["status"] == "both"]
+    assert {function_name(r["kernel"]) for r in shared} == funcs(b8) & funcs(b32)
+    assert cmp.totals["matched_by_identity"] >= 5  # flash, norms, rotary, KV cache, act: grids follow the batch
+    # times are summed, never lost: the rows add up to each run's GPU time
+    assert sum(r["time_base_s"] or 0 for r in cmp.kernels) == pytest.approx(cmp.totals["time_base_s"])
+    assert sum(r["time_new_s"] or 0 for r in cmp.kernels) == pytest.approx(cmp.totals["time_new_s"])
+    from ridgeline.render.diff import format_diff
+
+    assert "same kernel, launch shape changed" in format_diff(cmp)
 
 
 def test_bound_values_are_open_strings(analyze_doc):
@@ -218,3 +253,80 @@ def test_latency_kinds_are_compared_as_the_views_show_them(analyze_doc):
     for r in old["kernels"]:
         r.pop("latency_kind", None)
     assert "latency" in {h["bound"] for h in compare(old, analyze_doc).headline}
+
+
+# ------------------------------------------------------------------------------------------
+# pairwise telemetry on generated nights (tests/nights.py: synth scrapes read by ridgeline)
+# ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def two_nights(tmp_path_factory) -> dict:
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import nights as N
+
+    root = tmp_path_factory.mktemp("pair")
+    wasteful = dict(N.CALM, node01=["idle_allocated", "training"], node02=["busy_tensor_idle", "training"])
+    return {
+        "base": N.night(root / "base", 0, wasteful),
+        # node02..04 (1 GPU of 6 wasted) sent nothing: the fleet's share would rise from 2/8 to 1/2
+        "missing": N.night(root / "missing", 1, {"node01": wasteful["node01"]}),
+        "one_gpu": N.night(root / "one", 1, dict(wasteful, node03=["training", "idle_allocated"])),
+    }
+
+
+def test_missing_hosts_are_named_not_a_regression(two_nights):
+    cmp = compare(two_nights["base"], two_nights["missing"], new_label="tonight")
+    assert not cmp.regressed, cmp.regressions
+    hosts = {r["host"]: r for r in cmp.hosts}
+    assert {h for h, r in hosts.items() if r["status"] == "missing"} == {"node02", "node03", "node04"}
+    assert all(r["wasted_delta_h"] is None and not r["regression"] for r in hosts.values() if r["status"] == "missing")
+    f = cmp.fleet
+    assert f["hosts_compared"] == 1 and f["hosts_missing"] == ["node02", "node03", "node04"]
+    assert f["wasted_share_base"] == pytest.approx(f["wasted_share_new"]) == pytest.approx(0.5)  # node01 alone
+    assert any("3 host(s) missing from tonight" in n for n in cmp.notices)
+    # findings on the missing hosts were not resolved: nothing was heard from those hosts
+    assert all(not f["subject"].startswith(("host:node02 ", "host:node03 ", "host:node04 "))
+               for f in cmp.findings["resolved"])
+    assert cmp.findings["missing"] and all(f["subject"].split()[0] in ("host:node02", "host:node03", "host:node04")
+                                           for f in cmp.findings["missing"])
+    from ridgeline.render.diff import format_diff, render_diff_markdown
+
+    text = format_diff(cmp)
+    assert "No regression" in text and "(the 1 host in both runs)" in text and "node02 (missing)" in text
+    assert "missing" in render_diff_markdown(cmp)
+    # the old comparison of all hosts would have called this a regression (2/8 -> 1/2 of GPU-hours)
+    all_b = sum(h["wasted_gpu_h"] for h in two_nights["base"]["telemetry"]["fleet"]["by_host"]) / sum(
+        h["span_h"] for h in two_nights["base"]["telemetry"]["fleet"]["by_host"])
+    assert all_b == pytest.approx(2 / 8) and 0.5 - all_b > DIFF_THRESHOLDS["fleet_waste_share"]
+
+
+def test_gpu_table_lists_only_gpus_that_changed(two_nights):
+    from ridgeline.render.diff import changed_rows, format_diff, render_diff_markdown
+
+    cmp = compare(two_nights["base"], two_nights["one_gpu"])
+    changed = changed_rows(cmp.gpus)
+    assert [(r["host"], r["gpu"]) for r in changed] == [("node03", 1)]  # the one GPU that turned idle
+    text = format_diff(cmp)
+    gpu_part = text[text.index("GPUs that changed"):text.index("Findings")]
+    assert "node03 gpu1" in gpu_part and "7 unchanged not shown" in gpu_part
+    assert not any(f"node0{h} gpu" in gpu_part for h in (1, 2, 4))
+    md_part = render_diff_markdown(cmp)
+    md_part = md_part[md_part.index("### GPUs"):]
+    assert md_part.count("| node0") == 1
+    same = compare(two_nights["base"], two_nights["base"])
+    assert changed_rows(same.gpus) == [] and "GPUs: no change" in format_diff(same)
+
+
+def test_gpu_model_change_of_profiles_is_named(analyze_doc):
+    """The same decode step on H100 and on H200: the diff names the change of GPU (kernel times
+    compare two GPUs), and is silent when both runs name the same one."""
+    h200 = _json("analyze", str(SCEN / "decode-b8-h200" / "profile.ncu-raw.csv"))
+    assert analyze_doc["gpu"]["name"] != h200["gpu"]["name"]
+    cmp = compare(analyze_doc, h200)
+    assert cmp.notices == [f"GPU model changed: {analyze_doc['gpu']['name']} -> {h200['gpu']['name']} "
+                           "(kernel times compare two GPUs)"]
+    from ridgeline.render.diff import format_diff, render_diff_markdown
+
+    assert "GPU model changed" in format_diff(cmp) and "GPU model changed" in render_diff_markdown(cmp)
+    assert compare(analyze_doc, analyze_doc).notices == []

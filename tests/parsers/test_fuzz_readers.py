@@ -180,7 +180,8 @@ JUNK = st.sampled_from([None, "x", -1, 1e308, [], {}, [1], True, "NaN", {"a": 1}
 @given(kind=st.sampled_from(["analyze", "telemetry"]), picks=st.lists(st.tuples(st.integers(0, 10 ** 6), JUNK),
                                                                        min_size=1, max_size=3))
 def test_diff_reads_any_json_shape(diff_documents, kind, picks):
-    """ridgeline diff on a document with values replaced at random places: exit 0/1/2, one line on 2."""
+    """ridgeline diff (a pair, and a trend over three baselines) on a document with values replaced at
+    random places: exit 0/1/2, one line on 2."""
     import contextlib
     import copy
     import io
@@ -206,7 +207,8 @@ def test_diff_reads_any_json_shape(diff_documents, kind, picks):
         base, new = Path(tmp) / "base.json", Path(tmp) / "new.json"
         base.write_text(json.dumps(diff_documents[kind]))
         new.write_text(json.dumps(doc))
-        for args in ([base, new], [new, base, "--format", "markdown"]):
+        for args in ([base, new], [new, base, "--format", "markdown"],  # pairwise
+                     [base, base, base, new], [new, base, base, base, "--format", "json"]):  # trend (3 baselines)
             err = io.StringIO()
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                 with pytest.raises(SystemExit) as exc:

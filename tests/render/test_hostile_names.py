@@ -204,6 +204,20 @@ def test_diff_of_hostile_documents(capsys, inputs, fmt):
     assert_safe(err, "stderr")
 
 
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_diff_trend_of_hostile_documents(capsys, inputs, fmt):
+    """Several nights of telemetry from a host with a hostile name: the trend escapes it too."""
+    path = inputs["tmp"] / "night.json"
+    code, _out, err = run(capsys, "telemetry", inputs["prom"], "--format", "json", "-o", path)
+    assert code in (0, 1), err
+    code, out, err = run(capsys, "diff", path, path, path, path, "--format", fmt)
+    assert code in (0, 1), err
+    assert_safe(out, f"diff (trend) --format {fmt}")
+    assert_safe(err, "stderr")
+    if fmt == "json":
+        assert json.loads(out)["mode"] == "trend"
+
+
 def test_error_line_escapes_a_hostile_file_name(capsys, inputs):
     bad = inputs["tmp"] / "missing\x1b]0;pwn\x07\n::error::x\u202e.csv"
     code, out, err = run(capsys, "analyze", bad)

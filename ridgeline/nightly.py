@@ -1,0 +1,116 @@
+"""``ridgeline diff`` with several documents: which are the baselines, which is tonight, and the
+comparison that fits (a trend, or the pairwise diff when there are too few nights).
+
+Arguments: ``NIGHT... TONIGHT`` (files), or folders of nightly documents (their ``*.json`` files,
+not recursive), or both: ``diff nights/ tonight.json``. The last argument is tonight; when it is
+a folder, tonight is its latest document (``diff nights/``). A folder's file that is tonight's
+(``nights/`` holding ``tonight.json``) is not its own baseline; files named as arguments are
+used as given.
+
+* one baseline: the pairwise diff (:func:`ridgeline.analyzer.diff.compare`), as two files give;
+* fewer than ``trend_min_baselines``: the pairwise diff against the latest baseline, saying so;
+* otherwise the trend (:func:`ridgeline.analyzer.trend.trend`).
+
+"Latest" is by the document's time (its first telemetry window) when every document has one,
+else by argument order, a folder's files in name order.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ridgeline.errors import InputError
+
+
+def _expand(path: str) -> tuple[list[str], int]:
+    """A folder's ``*.json`` files in name order (and how many other files it holds), or the path."""
+    if path != "-" and os.path.isdir(path):
+        entries = sorted(p for p in Path(path).iterdir() if p.is_file())
+        docs = [str(p) for p in entries if p.suffix.lower() == ".json"]
+        if not docs:
+            raise InputError(path, "expected nightly ridgeline JSON documents (*.json) in the folder, found none")
+        return docs, len(entries) - len(docs)
+    return [path], 0
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return a != "-" and b != "-" and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
+    """(baselines, tonight, notices): :class:`ridgeline.analyzer.trend.Night` objects, oldest first."""
+    from ridgeline.analyzer.docshape import check_document
+    from ridgeline.analyzer.trend import Night, order_nights
+
+    notices: list[str] = []
+    files: list[tuple[str, bool]] = []  # (path, found in a folder)
+    ignored = 0
+    for p in paths[:-1]:
+        found, other = _expand(p)
+        files += [(f, f != p) for f in found]
+        ignored += other
+    last, other = _expand(paths[-1])
+    ignored += other
+
+    def load(p: str) -> Night:
+        doc = read(p)
+        check_document(doc, p)
+        return Night(p, doc)
+
+    lasts = [load(p) for p in last]
+    if len(lasts) > 1:  # a folder last: its latest document is tonight
+        order_nights(lasts)
+    tonight = lasts[-1]
+    baselines = [load(p) for p, in_folder in files if not (in_folder and _same(p, tonight.label))] + lasts[:-1]
+    if ignored:
+        notices.append(f"{ignored} file(s) in the folder(s) not named *.json were not read")
+    if not baselines:
+        raise InputError(tonight.label, "expected at least one baseline document before tonight's "
+                         "(ridgeline diff NIGHT... TONIGHT, or a folder of nightly JSON documents)")
+    return baselines, tonight, notices
+
+
+def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) -> tuple[str, bool]:
+    """The rendered comparison and whether it regressed."""
+    from ridgeline.analyzer.diff import compare, thresholds
+    from ridgeline.analyzer.trend import order_nights, trend
+
+    baselines, tonight, notices = collect(paths, read)
+    order = order_nights(baselines)
+    need = thresholds(overrides)["trend_min_baselines"]
+    if len(baselines) < max(need, 2):
+        latest = baselines[-1]
+        cmp = compare(latest.doc, tonight.doc, base_label=latest.label, new_label=tonight.label, overrides=overrides)
+        if len(baselines) > 1:
+            notices.append(f"{len(baselines)} baselines, fewer than trend_min_baselines = {need}: compared with the "
+                           f"latest ({latest.label}, by {order}) only")
+        cmp.notices[:0] = notices
+        if fmt == "json":
+            from ridgeline.render.diff import render_diff_json
+
+            return render_diff_json(cmp), cmp.regressed
+        if fmt == "markdown":
+            from ridgeline.render.diff import render_diff_markdown
+
+            return render_diff_markdown(cmp, top=top), cmp.regressed
+        from ridgeline.render.diff import format_diff
+
+        return format_diff(cmp, top=top), cmp.regressed
+    tr = trend(baselines, tonight, overrides=overrides, order=order)
+    tr.notices[:0] = notices
+    if fmt == "json":
+        from ridgeline.render.trend import render_trend_json
+
+        return render_trend_json(tr), tr.regressed
+    if fmt == "markdown":
+        from ridgeline.render.trend import render_trend_markdown
+
+        return render_trend_markdown(tr, top=top), tr.regressed
+    from ridgeline.render.trend import format_trend
+
+    return format_trend(tr, top=top), tr.regressed
