@@ -63,7 +63,7 @@ def comm_mask(names):
     comm = [n for n in distinct if is_comm_name(n)]
     if not comm:
         return np.zeros(names.len(), dtype=bool)
-    return names.is_in(pl.Series(comm, dtype=pl.String)).fill_null(False).to_numpy()
+    return names.is_in(comm).fill_null(False).to_numpy()
 
 
 def overlap_len(as_, ae, bs, be) -> int:
