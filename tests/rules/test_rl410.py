@@ -1,25 +1,35 @@
-"""RL410 exposed-communication: a firing and a quiet case, numbers computed by hand."""
+"""RL410 exposed-communication on hand-built per-device rows (the analysis that fills them is
+tested in tests/analyzer/test_comm.py): a firing and a quiet case, numbers computed by hand."""
 
 from __future__ import annotations
 
-from rule_cases import launch, run  # tests/rule_cases.py (tests/conftest.py puts tests/ on sys.path)
+import polars as pl
 
+from ridgeline.analyzer.schema import TIMELINE_DEVICE_COLUMNS, polars_schema
+from ridgeline.analyzer.timeline import TimelineAnalysis
+from ridgeline.rules.base import Context
 from ridgeline.rules.engine import get_rule
 
 
+def ctx(**row) -> Context:
+    base = {"source": "trace.json", "device": 0, "capture_s": 1.0, "kernel_busy_s": 0.8, "busy_s": 0.8}
+    devices = pl.DataFrame([{**base, **row}], schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
+    return Context(timeline=TimelineAnalysis(devices=devices, kernel_shares=None, bins=None))
+
+
 def test_rl410_exposed_communication_fires():
-    rows = [
-        # TODO: launches that meet the condition, e.g.
-        # launch("kernel_name", duration_s=1e-3, flops=8e9, dram_bytes=1e9),
-    ]
-    (f,) = run(get_rule("RL410"), rows)
-    assert f.code == "RL410"
-    assert f.message == "TODO: the exact message, numbers computed by hand"
+    (f,) = get_rule("RL410")().check(ctx(comm_kernels=10, comm_busy_s=0.4, comm_exposed_s=0.3, compute_busy_s=0.5,
+                                       comm_overlap_share=0.25, rank=3))
+    assert f.subject == "gpu:0"
+    # 0.3 s of a 1 s capture = 30%; communication 0.4 of 0.8 s kernel time = 50%
+    assert f.message == ("rank 3: communication exposed 30% of the 1 s capture (>= 10%): 300 ms of 400 ms "
+                         "communication (10 NCCL/collective kernels) ran with no compute kernel beside it "
+                         "(overlap 25%); communication is 50% of kernel time")
+    assert f.impact_s == 0.3 and f.impact_share == 0.3
 
 
 def test_rl410_exposed_communication_quiet():
-    rows = [
-        # TODO: launches just on the other side of each threshold
-    ]
-    assert rows, "write the quiet case"
-    assert run(get_rule("RL410"), rows) == []
+    rule = get_rule("RL410")()
+    assert rule.check(ctx(comm_kernels=10, comm_busy_s=0.4, comm_exposed_s=0.099, comm_overlap_share=0.75)) == []
+    assert rule.check(ctx(comm_kernels=0, comm_busy_s=0.0, comm_exposed_s=0.0)) == []
+    assert rule.check(ctx()) == []  # rows without the communication columns filled (older documents)
