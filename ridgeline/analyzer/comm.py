@@ -32,7 +32,8 @@ every rank joins), so on a job with a straggler the fast ranks show long exposed
 and the straggler short: :mod:`ridgeline.analyzer.ranks` reads exactly that.
 
 Cost: the names are classified once per distinct name (cached), intervals are merged with numpy
-(:func:`ridgeline.analyzer.timeline.merge_intervals`); no Python per launch.
+(:func:`ridgeline.analyzer.timeline.merge_intervals`, passed in: this module sits below the timeline
+analysis and imports nothing of it); no Python per launch.
 """
 
 from __future__ import annotations
@@ -66,11 +67,10 @@ def comm_mask(names):
     return names.is_in(comm).fill_null(False).to_numpy()
 
 
-def overlap_len(as_, ae, bs, be) -> int:
-    """Length of the intersection of two unions of disjoint sorted intervals."""
+def overlap_len(as_, ae, bs, be, coverage) -> int:
+    """Length of the intersection of two unions of disjoint sorted intervals (``coverage``:
+    :func:`ridgeline.analyzer.timeline.coverage`)."""
     import numpy as np
-
-    from ridgeline.analyzer.timeline import coverage
 
     if as_.size == 0 or bs.size == 0:
         return 0
@@ -78,20 +78,20 @@ def overlap_len(as_, ae, bs, be) -> int:
     return int(np.asarray(covered).sum())
 
 
-def device_figures(names, starts, ends, is_kernel) -> dict:
+def device_figures(names, starts, ends, is_kernel, merge_intervals, coverage) -> dict:
     """The COMM_COLUMNS of one device: ``names`` the activities' full names (polars Series),
-    ``starts``/``ends`` int64 ns arrays, ``is_kernel`` a bool array (kernels among the activities)."""
-    from ridgeline.analyzer.timeline import _union_len, merge_intervals
-
+    ``starts``/``ends`` int64 ns arrays, ``is_kernel`` a bool array (kernels among the activities).
+    The interval helpers are the timeline's own (:func:`ridgeline.analyzer.timeline.merge_intervals`
+    and ``coverage``), passed in by that module, which calls this one."""
     is_comm = comm_mask(names) & is_kernel
     is_compute = is_kernel & ~is_comm
     cs, ce = merge_intervals(starts[is_comm], ends[is_comm])
     ks, ke = merge_intervals(starts[is_compute], ends[is_compute])
-    comm = _union_len(cs, ce)
-    exposed = comm - overlap_len(cs, ce, ks, ke)
+    comm = int((ce - cs).sum()) if cs.size else 0
+    exposed = comm - overlap_len(cs, ce, ks, ke, coverage)
     return {
         "comm_kernels": int(is_comm.sum()),
-        "compute_busy_s": _union_len(ks, ke) / 1e9,
+        "compute_busy_s": (int((ke - ks).sum()) if ks.size else 0) / 1e9,
         "comm_busy_s": comm / 1e9,
         "comm_exposed_s": exposed / 1e9,
         "comm_overlap_share": (1.0 - exposed / comm) if comm else None,

@@ -227,7 +227,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
         "median_gap_before_short_s": float(np.median(short_gaps)) / 1e9 if short_gaps.size else None,
         "median_kernel_s": float(np.median(kd)) / 1e9 if k.height else None,
-        **device_figures(acts.get_column("name"), s_all, e_all, is_k),
+        **device_figures(acts.get_column("name"), s_all, e_all, is_k, merge_intervals, coverage),
     }, (bs, be, ks, ke, cs, ce)
 
 

@@ -71,10 +71,11 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
     return lines
 
 
-def markdown_lines(tl) -> list[str]:
-    """The same tables for ``ridgeline report --format markdown``."""
+def markdown_lines(tl, _table, md) -> list[str]:
+    """The same tables for ``ridgeline report --format markdown`` (``_table`` and ``md``: the
+    Markdown renderer's table and escaping helpers, passed in by that module, which calls this one)."""
     from ridgeline.analyzer.ranks import rank_table
-    from ridgeline.render.markdown import _table, fmt_pct, fmt_seconds, md
+    from ridgeline.render.htmltext import fmt_pct, fmt_seconds
 
     devices = getattr(tl, "devices", None)
     table = rank_table(devices)

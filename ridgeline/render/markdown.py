@@ -209,5 +209,5 @@ def _timeline_markdown(result) -> list[str]:
     lines.append("")
     from ridgeline.render.comm import markdown_lines
 
-    lines += markdown_lines(tl)
+    lines += markdown_lines(tl, _table, md)
     return lines
