@@ -16,7 +16,10 @@ class ExposedCommunication(Rule):
     communication kernel — NCCL/RCCL collective or send/recv, custom all-reduce, multimem
     all-reduce — runs while no compute kernel runs on the same device) is at least
     ``min_exposed_share`` of the device's capture. The message gives the communication time,
-    the share hidden behind compute and the share of kernel time communication takes.
+    the share hidden behind compute and the share of kernel time communication takes. The
+    subject is the device's communication (``gpu:0 communication``): exposed communication is
+    busy time, disjoint from the idle time RL401/RL403 count, so its saving is its own and is
+    not folded into theirs (the engine shares one saving among findings on one subject).
 
     Why it matters
     --------------
@@ -35,7 +38,7 @@ class ExposedCommunication(Rule):
 
     Example
     -------
-    ``gpu:0``: ``communication exposed 51% of the 14.6 ms capture (>= 10%): 7.4 ms of 8.0 ms
+    ``gpu:0 communication``: ``communication exposed 51% of the 14.6 ms capture (>= 10%): 7.4 ms of 8.0 ms
     communication (80 NCCL/collective kernels) ran with no compute kernel beside it (overlap
     8%); communication is 57% of kernel time``.
     """
@@ -63,7 +66,7 @@ class ExposedCommunication(Rule):
             of_kernel = f"; communication is {K.fmt_pct(comm / kernel)} of kernel time" if kernel else ""
             rank = f"rank {r['rank']}: " if r.get("rank") is not None else ""
             out.append(self.finding(
-                subject=T.subject(ctx, r),
+                subject=f"{T.subject(ctx, r)} communication",
                 message=(f"{rank}communication exposed {got} of the {K.fmt_s(r['capture_s'])} capture (>= {limit}): "
                          f"{K.fmt_s(exposed)} of {K.fmt_s(comm)} communication ({r.get('comm_kernels') or 0} "
                          f"NCCL/collective kernels) ran with no compute kernel beside it (overlap "

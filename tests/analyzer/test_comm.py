@@ -271,3 +271,13 @@ def test_real_nsys_exports_against_their_kernel_table(path):
         busy, exposed = _truth([(n, s, e) for dev, n, s, e in rows if dev == row["device"]])
         assert row["comm_busy_s"] == pytest.approx(busy / 1e9, rel=1e-9, abs=1e-12)
         assert row["comm_exposed_s"] == pytest.approx(exposed / 1e9, rel=1e-9, abs=1e-12)
+
+
+def test_exposed_communication_keeps_its_own_saving_beside_idle(tmp_path):
+    """Exposed communication is busy time and idle is not: RL410's impact is not counted under RL401."""
+    ev = [C.kernel(C.GEMM, 0, 2_000), C.kernel(C.NCCL, 2_000, 3_000, 20), C.kernel(C.GEMM, 20_000, 1_000)]
+    r = analyze_paths([C.write(tmp_path / "both.json", C.trace(ev))])
+    (idle,) = _codes(r, "RL401")
+    (comm,) = _codes(r, "RL410")
+    assert idle.impact_s == pytest.approx(15 * MS) and comm.impact_s == pytest.approx(3 * MS)
+    assert idle.impact_share + comm.impact_share <= 1

@@ -20,7 +20,7 @@ def ctx(**row) -> Context:
 def test_rl410_exposed_communication_fires():
     (f,) = get_rule("RL410")().check(ctx(comm_kernels=10, comm_busy_s=0.4, comm_exposed_s=0.3, compute_busy_s=0.5,
                                        comm_overlap_share=0.25, rank=3))
-    assert f.subject == "gpu:0"
+    assert f.subject == "gpu:0 communication"
     # 0.3 s of a 1 s capture = 30%; communication 0.4 of 0.8 s kernel time = 50%
     assert f.message == ("rank 3: communication exposed 30% of the 1 s capture (>= 10%): 300 ms of 400 ms "
                          "communication (10 NCCL/collective kernels) ran with no compute kernel beside it "
