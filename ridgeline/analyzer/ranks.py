@@ -3,15 +3,18 @@
 Where a device's rank comes from (column ``rank_from`` beside ``rank``)
 -----------------------------------------------------------------------
 1. ``trace``: the file records it (PyTorch profiler traces: ``distributedInfo.rank`` and
-   ``world_size``, written by Kineto when torch.distributed is initialised).
+   ``world_size``, written by Kineto when torch.distributed is initialised); ``environment``:
+   an Nsight Systems export records the profiled process's environment, where the launcher put
+   the rank (``RANK``, ``OMPI_COMM_WORLD_RANK``, ``PMI_RANK``, ``SLURM_PROCID``...:
+   :mod:`ridgeline.parsers.rank_env`).
 2. ``file name``: several timeline files, none recording a rank, each with one device, and each
    name carrying a distinct rank number (``rank3``, ``rank_3``, ``rank-3``, ``.r3.``, ``_r3_``).
 3. ``file order``: as 2 where the names do not tell: the files sorted by path are ranks 0..n-1
    (a guess, and the column says so).
 
 A file holding several devices without a recorded rank gets no rank (one process may drive
-several GPUs; numbering them would be invented). Nsight Systems exports record no rank field
-ridgeline reads, so per-rank nsys exports take 2 or 3.
+several GPUs; numbering them would be invented). Per-rank nsys exports without a rank in the
+environment take 2 or 3.
 
 The per-rank table (:func:`rank_table`)
 ---------------------------------------
@@ -80,13 +83,14 @@ def fill_ranks(devices):
 
 
 def ranked(devices):
-    """The devices that carry a rank, by rank (empty frame when fewer than two)."""
+    """The devices that carry a rank, by rank; None unless at least two distinct ranks (one process
+    driving four GPUs is rank 0 four times, not a job of four ranks)."""
     import polars as pl
 
     if devices is None or not devices.height or "rank" not in devices.columns:
         return None
     d = devices.filter(pl.col("rank").is_not_null() & (pl.col("capture_s") > 0))
-    return d.sort("rank", "source", "device") if d.height >= 2 else None
+    return d.sort("rank", "source", "device") if d.get_column("rank").n_unique() >= 2 else None
 
 
 def rank_table(devices):

@@ -278,7 +278,7 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "comm_exposed_s": ("f64", "part of comm_busy_s with no compute kernel running on the device, s (<= comm_busy_s)"),
     "comm_overlap_share": ("f64", "1 - comm_exposed_s / comm_busy_s: communication hidden behind compute; null without communication"),
     "rank": ("i64", "distributed rank of the process that drove the device; null when unknown"),
-    "rank_from": ("str", "where rank comes from: 'trace' (Kineto distributedInfo.rank), 'file name' or 'file order' (several per-rank files)"),
+    "rank_from": ("str", "where rank comes from: 'trace' (Kineto distributedInfo.rank), 'environment' (nsys: the profiled process's RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID...), 'file name' or 'file order' (several per-rank files)"),
     "world_size": ("i64", "ranks in the job as the file records it (Kineto distributedInfo.world_size); null when not recorded"),
 }
 

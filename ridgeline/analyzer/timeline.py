@@ -276,7 +276,8 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
                                       sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
                                       getattr(tl, "framework", None))
             rank = getattr(tl, "rank", None)
-            row.update(rank=rank, rank_from="trace" if rank is not None else None, world_size=getattr(tl, "world_size", None))
+            row.update(rank=rank, rank_from=getattr(tl, "rank_from", None) if rank is not None else None,
+                       world_size=getattr(tl, "world_size", None))
             rows.append(row)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \

@@ -526,7 +526,8 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
                           host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor, framework="pytorch",
                           rank=rank if rank is not None and rank >= 0 else None,
-                          world_size=world if world is not None and world > 0 else None)
+                          world_size=world if world is not None and world > 0 else None,
+                          rank_from="trace" if rank is not None and rank >= 0 else None)
 
 
 _AMD_NAME = re.compile(r"(?i)\b(AMD|Radeon|Instinct|MI[0-9]{2,3}[A-Z]*)\b|gfx[0-9]")

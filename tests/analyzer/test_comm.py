@@ -281,3 +281,54 @@ def test_exposed_communication_keeps_its_own_saving_beside_idle(tmp_path):
     (comm,) = _codes(r, "RL410")
     assert idle.impact_s == pytest.approx(15 * MS) and comm.impact_s == pytest.approx(3 * MS)
     assert idle.impact_share + comm.impact_share <= 1
+
+
+# ------------------------------------------------------------------ ranks from an nsys export's environment
+@pytest.mark.parametrize("env,system_env,rank,world,var", [
+    ({"RANK": "2", "WORLD_SIZE": "4", "SLURM_PROCID": "0"}, None, 2, 4, "RANK"),  # torchrun's before srun's
+    ({"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4"}, None, 3, 4, "OMPI_COMM_WORLD_RANK"),
+    ({}, "HOME=/root;PMI_RANK=1;PMI_SIZE=2", 1, 2, "PMI_RANK"),  # older exports: nsys's own environment
+    ({"HOME": "/root"}, None, None, None, None),
+    ({"RANK": "abc"}, None, None, None, None),
+])
+def test_nsys_rank_from_the_environment(tmp_path, env, system_env, rank, world, var):
+    from ridgeline.parsers.timeline import read_timeline
+
+    path = C.nsys_rank_export(tmp_path / "r.sqlite", [C.kernel(C.GEMM, 0, 10)], env, system_env=system_env)
+    t = read_timeline(path)
+    assert (t.rank, t.world_size) == (rank, world)
+    assert t.rank_from == ("environment" if var else None)
+    assert any(f"({var})" in n for n in t.notes) is bool(var)
+
+
+def test_per_rank_nsys_exports_are_one_job(tmp_path):
+    folder = tmp_path / "job"
+    folder.mkdir()
+    compute = [1000, 1000, 3000, 1000]
+    for r in (3, 1, 0, 2):  # names say nothing; the environment does
+        C.nsys_rank_export(folder / f"node{'abcd'[3 - r]}.sqlite", C.rank_events(compute, 500, 4, 200, r),
+                           {"RANK": str(r), "WORLD_SIZE": "4"})
+    res = analyze_paths([folder])
+    d = res.timeline.devices
+    assert set(d.get_column("rank_from")) == {"environment"} and sorted(d.get_column("rank")) == [0, 1, 2, 3]
+    (f,) = _codes(res, "RL411")
+    assert f.subject.startswith("rank 2 (")
+    assert {e.metric: e.value for e in f.evidence}["compute_busy_s"] == pytest.approx(12 * MS)
+
+
+def test_real_nsys_ranks_from_the_environment():
+    from ridgeline.parsers.timeline import read_timeline
+
+    saxpy = SHARED / "nsys" / "pipit-a100-nsys2022.2.1-saxpy-mpi.sqlite"
+    clover = SHARED / "nsys" / "pipit-a100x4-nsys2024.5.1-cloverleaf.sqlite"
+    if not saxpy.is_file() or not clover.is_file():
+        pytest.skip("../shared/samples/nsys is absent")
+    # the MPI SAXPY run under srun: PMI_RANK=0, PMI_SIZE=2 in nsys's environment (2022 export)
+    t = read_timeline(saxpy)
+    assert (t.rank, t.world_size, t.rank_from) == (0, 2, "environment")
+    # CloverLeaf, one process driving 4 GPUs: rank 0 of 1 on every device, which is no job of ranks
+    r = analyze_paths([clover])
+    assert set(r.timeline.devices.get_column("rank")) == {0}
+    from ridgeline.analyzer.ranks import rank_table
+
+    assert rank_table(r.timeline.devices) is None
