@@ -34,7 +34,10 @@ class ExposedCommunication(Rule):
     ``gradient_as_bucket_view``), FSDP ``forward_prefetch``/``backward_prefetch``, async tensor
     parallelism (compute-communication overlap in torch.compile / TransformerEngine); send
     fewer, larger collectives (gradient accumulation with ``no_sync``, bucketed all-gathers);
-    if one rank is late (RL411), fix that rank first.
+    if one rank is late (RL411), fix that rank first. Programs that are not PyTorch (``framework``
+    null: MPI/NCCL codes) get the same levers in their terms: collectives on their own stream
+    overlapping independent work, chunked so each exchange hides behind the next chunk's compute,
+    and fused small messages.
 
     Example
     -------
@@ -71,9 +74,13 @@ class ExposedCommunication(Rule):
                          f"{K.fmt_s(exposed)} of {K.fmt_s(comm)} communication ({r.get('comm_kernels') or 0} "
                          f"NCCL/collective kernels) ran with no compute kernel beside it (overlap "
                          f"{K.fmt_pct(overlap)}){of_kernel}"),
-                remedy=("Overlap communication with compute: DDP bucketing with overlap in backward (bucket_cap_mb), "
-                        "FSDP forward/backward prefetch, async tensor parallelism; send fewer, larger collectives "
-                        "(gradient accumulation with no_sync); if one rank is late (RL411), fix that rank first."),
+                remedy=(("Overlap communication with compute: DDP bucketing with overlap in backward (bucket_cap_mb), "
+                         "FSDP forward/backward prefetch, async tensor parallelism; send fewer, larger collectives "
+                         "(gradient accumulation with no_sync)" if r.get("framework") == "pytorch" else
+                         "Overlap communication with compute: issue collectives on their own stream while independent "
+                         "work runs (split the computation so each chunk's exchange hides behind the next chunk); "
+                         "send fewer, larger collectives (fuse small messages)")
+                        + "; if one rank is late (RL411), fix that rank first."),
                 evidence=(
                     Evidence("comm_busy_s", comm, "s", "measured"),
                     Evidence("comm_exposed_s", exposed, "s", "derived"),

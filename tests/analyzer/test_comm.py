@@ -332,3 +332,20 @@ def test_real_nsys_ranks_from_the_environment():
     from ridgeline.analyzer.ranks import rank_table
 
     assert rank_table(r.timeline.devices) is None
+
+
+@pytest.mark.parametrize("info,rank,world", [
+    ({"rank": 5, "world_size": 8}, 5, 8),
+    ({"rank": "5", "world_size": 8}, None, 8),  # a rank that is not an integer names none
+    ({"rank": -1, "world_size": 0}, None, None),
+    ({"rank": True}, None, None),
+    ("nccl", None, None),  # not an object
+])
+def test_odd_distributed_info_names_no_rank(tmp_path, info, rank, world):
+    from ridgeline.parsers.timeline import read_timeline
+
+    doc = C.trace([C.kernel(C.GEMM, 0, 10)])
+    doc["distributedInfo"] = info
+    t = read_timeline(C.write(tmp_path / "t.json", doc))
+    assert (t.rank, t.world_size) == (rank, world)
+    assert t.rank_from == ("trace" if rank is not None else None)

@@ -33,3 +33,12 @@ def test_rl410_exposed_communication_quiet():
     assert rule.check(ctx(comm_kernels=10, comm_busy_s=0.4, comm_exposed_s=0.099, comm_overlap_share=0.75)) == []
     assert rule.check(ctx(comm_kernels=0, comm_busy_s=0.0, comm_exposed_s=0.0)) == []
     assert rule.check(ctx()) == []  # rows without the communication columns filled (older documents)
+
+
+def test_rl410_remedy_in_the_programs_terms():
+    rule = get_rule("RL410")()
+    row = dict(comm_kernels=4, comm_busy_s=0.4, comm_exposed_s=0.3)
+    (torch,) = rule.check(ctx(framework="pytorch", **row))
+    (other,) = rule.check(ctx(**row))
+    assert "bucket_cap_mb" in torch.remedy and "FSDP" in torch.remedy
+    assert "bucket_cap_mb" not in other.remedy and "own stream" in other.remedy
