@@ -349,3 +349,23 @@ def test_odd_distributed_info_names_no_rank(tmp_path, info, rank, world):
     t = read_timeline(C.write(tmp_path / "t.json", doc))
     assert (t.rank, t.world_size) == (rank, world)
     assert t.rank_from == ("trace" if rank is not None else None)
+
+
+def test_views_show_communication_per_device(tmp_path, capsys):
+    from ridgeline.cli import main
+
+    path = _overlap_trace(tmp_path)
+    with pytest.raises(SystemExit):
+        main(["analyze", path])
+    out = capsys.readouterr().out.splitlines()
+    i = out.index("Communication per device (docs/timeline.md)")
+    # 3 kernels, 12 ms of communication, 5 ms exposed, 7/12 = 58% hidden, 12 of 19 ms kernel time = 63%
+    assert out[i + 2].split() == ["gpu:0", "3", "12", "ms", "5", "ms", "58%", "63%"]
+    with pytest.raises(SystemExit):
+        main(["report", path, "--format", "markdown"])
+    md = capsys.readouterr().out
+    assert "| gpu:0 | 3 | 12 ms | 5 ms | 58.3% |" in md.replace("overlap.json ", "")
+    html = tmp_path / "r.html"
+    with pytest.raises(SystemExit):
+        main(["report", path, "-o", str(html)])
+    assert 'id="communication"' in html.read_text()
