@@ -275,3 +275,19 @@ def test_the_page_is_the_same_on_every_run(path):
     _doc(path)
     runs = {_ridgeline("analyze", path)[1] for _ in range(4)}
     assert len(runs) == 1, "the table view differs between runs of the same input"
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_communication_never_exceeds_the_busy_time(path):
+    """Per timeline device: exposed communication <= communication <= kernel busy <= busy, the
+    overlap share in [0, 1], and impacts of timeline findings within what they are a share of."""
+    doc = _doc(path)
+    for d in (doc.get("timeline") or {}).get("devices") or []:
+        eps = 1e-12
+        assert 0 <= d["comm_exposed_s"] <= d["comm_busy_s"] + eps <= d["kernel_busy_s"] + 2 * eps <= d["busy_s"] + 3 * eps, d
+        assert d["compute_busy_s"] <= d["kernel_busy_s"] + eps
+        share = d["comm_overlap_share"]
+        assert (share is None) == (d["comm_busy_s"] == 0) and (share is None or 0 <= share <= 1)
+    for f in doc.get("findings") or []:
+        if f.get("subject_kind") == "timeline" and f.get("impact_share") is not None:
+            assert 0 <= f["impact_share"] <= 1 + 1e-9, f

@@ -40,7 +40,7 @@ import dataclasses
 import functools
 import re
 
-FAMILY_TABLE_VERSION = "2"
+FAMILY_TABLE_VERSION = "3"
 
 LABEL_MAX = 48
 
@@ -62,7 +62,7 @@ FAMILIES: dict[str, str] = {
     "fill": "writes generated values without reading inputs: fill, arange, random initialisation",
     "index": "index/gather/scatter/embedding/indexSelect",
     "scan_sort": "scans, sorts, selections, top-k (CUB DeviceScan/RadixSort/Select, ATen sort)",
-    "communication": "collectives: NCCL, custom all-reduce (vLLM/SGLang cross_device_reduce, TensorRT-LLM)",
+    "communication": "collectives and point-to-point: NCCL/RCCL (SendRecv included), custom all-reduce (vLLM/SGLang cross_device_reduce, PyTorch symmetric-memory multimem/one-shot/two-shot, TensorRT-LLM), custom all-gather/reduce-scatter/all-to-all, MSCCL, DeepEP dispatch/combine; timed apart from compute (docs/timeline.md)",
     "quantize": "quantization and dequantization kernels (fp8/int8/fp4 casts with scales)",
     "sampling": "token sampling: FlashInfer sampling, top-k/top-p, multinomial, penalties",
     "other": "none of the above (the table has no row for it)",
@@ -143,6 +143,7 @@ FAMILY_TABLE: tuple[FamilyRow, ...] = (
     # ---- communication
     R("nccl", r"nccl(?:Dev)?Kernel_(?P<op>\w+?)(?:\(|<|$)", "communication", "NCCL", "NCCL {op}"),
     R("custom-allreduce", r"cross_device_reduce|(?<!sm)all_?reduce", "communication", None, None),
+    R("collective", r"(?<![a-z])(?:all_?gather|reduce_?scatter|all_?to_?allv?)(?![a-z])|mscclKernel_|deep_ep::inter(?:node)?|deep_ep::intranode::", "communication", None, None),
     # ---- attention_aux (before attention: these names contain attention words)
     R("flashmla-combine", r"flash_fwd(?:_splitkv)?_mla_combine_kernel|get_mla_metadata_kernel", "attention_aux", "FlashMLA", "FlashMLA {base}"),
     R("fa2-combine", r"flash_fwd_splitkv_combine_kernel", "attention_aux", "FlashAttention-2", "FlashAttention-2 split-KV combine"),

@@ -271,6 +271,15 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "median_short_kernel_s": ("f64", "their median duration"),
     "median_gap_before_short_s": ("f64", "median gap before each short kernel (start - latest earlier kernel end, >= 0)"),
     "median_kernel_s": ("f64", "median kernel duration"),
+    # communication (ridgeline.analyzer.comm) and ranks (ridgeline.analyzer.ranks)
+    "comm_kernels": ("i64", "communication kernel launches (NCCL/RCCL, custom all-reduce, multimem; the family table's communication rows)"),
+    "compute_busy_s": ("f64", "union of the other (compute) kernels' intervals, s"),
+    "comm_busy_s": ("f64", "union of communication kernel intervals, s"),
+    "comm_exposed_s": ("f64", "part of comm_busy_s with no compute kernel running on the device, s (<= comm_busy_s)"),
+    "comm_overlap_share": ("f64", "1 - comm_exposed_s / comm_busy_s: communication hidden behind compute; null without communication"),
+    "rank": ("i64", "distributed rank of the process that drove the device; null when unknown"),
+    "rank_from": ("str", "where rank comes from: 'trace' (Kineto distributedInfo.rank), 'environment' (nsys: the profiled process's RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID...), 'file name' or 'file order' (several per-rank files)"),
+    "world_size": ("i64", "ranks in the job as the file records it (Kineto distributedInfo.world_size); null when not recorded"),
 }
 
 KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {

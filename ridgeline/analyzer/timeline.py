@@ -148,6 +148,8 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     import numpy as np
     import polars as pl
 
+    from ridgeline.analyzer.comm import device_figures
+
     launch_gap_ns = opts["launch_gap_s"] * 1e9
     short_ns = opts["short_kernel_s"] * 1e9
     s_all = acts.get_column("start_ns").to_numpy()
@@ -225,6 +227,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
         "median_gap_before_short_s": float(np.median(short_gaps)) / 1e9 if short_gaps.size else None,
         "median_kernel_s": float(np.median(kd)) / 1e9 if k.height else None,
+        **device_figures(acts.get_column("name"), s_all, e_all, is_k, merge_intervals, coverage),
     }, (bs, be, ks, ke, cs, ce)
 
 
@@ -272,6 +275,9 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
                                       sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
                                       getattr(tl, "framework", None))
+            rank = getattr(tl, "rank", None)
+            row.update(rank=rank, rank_from=getattr(tl, "rank_from", None) if rank is not None else None,
+                       world_size=getattr(tl, "world_size", None))
             rows.append(row)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \
@@ -338,8 +344,10 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     else:
         k = pl.DataFrame(schema=polars_schema(KERNEL_SHARE_COLUMNS))
     tot = pl.concat(totals, how="vertical") if totals else None
+    from ridgeline.analyzer.ranks import fill_ranks
+
     out = TimelineAnalysis(
-        devices=devices,
+        devices=fill_ranks(devices),
         totals_labels=totals_labels(tot),
         kernel_shares=k,
         bins=bins,

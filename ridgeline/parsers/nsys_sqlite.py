@@ -190,10 +190,16 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
                     api = api.filter(pl.col("name").cast(pl.String).str.contains(SYNC_RE))
                 api = check_host_calls(path, api, strict=strict, notes=notes,
                                        where=lambda r: f"CUPTI_ACTIVITY_KIND_RUNTIME row {r}")
+        from ridgeline.parsers.rank_env import nsys_rank
+
+        rank, world, rank_var = nsys_rank(con, names)
     except sqlite3.Error as err:
         raise _damaged(path, err) from err
     finally:
         con.close()
+    if rank_var:
+        notes.append(f"{path}: rank {rank}" + (f" of {world}" if world else "") + f" from the profiled process's "
+                     f"environment ({rank_var})")
     parts = [p for p in parts if p.height]
     if parts and not any(p.get_column("kind")[0] == "kernel" for p in parts):
         why = "has no CUPTI_ACTIVITY_KIND_KERNEL table" if "CUPTI_ACTIVITY_KIND_KERNEL" not in names else \
@@ -211,4 +217,5 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
     return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,
                           devices=devices, notes=notes, skipped=skipped, host_calls_total=host_total,
                           host_api="nsys CUPTI_ACTIVITY_KIND_RUNTIME" if "CUPTI_ACTIVITY_KIND_RUNTIME" in names else None,
-                          vendor="nvidia", framework=pytorch_capture(acts))
+                          vendor="nvidia", framework=pytorch_capture(acts), rank=rank, world_size=world,
+                          rank_from="environment" if rank_var else None)

@@ -44,6 +44,9 @@ class TimelineTables:
     host_api: str | None = None
     vendor: str | None = None  # GPU vendor: "nvidia", "amd" or None (not recorded)
     framework: str | None = None  # "pytorch" when the capture is a PyTorch program (see pytorch_capture), else None
+    rank: int | None = None  # distributed rank the file records (Kineto distributedInfo.rank), else None
+    world_size: int | None = None  # ranks in the job as the file records it, else None
+    rank_from: str | None = None  # "trace" (Kineto distributedInfo) or "environment" (nsys: the process's env)
 
     @property
     def records_read(self) -> int:

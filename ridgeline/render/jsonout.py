@@ -71,6 +71,9 @@ TIMELINE_KEYS: dict[str, str] = {
     "paired by ridgeline.names.match_names (docs/names.md): equal up to spelling ('exact'), same function and "
     "template arguments with namespaces aside ('key'), or same function where one side is bare ('function'); "
     "names with several candidates are 'ambiguous' and not joined",
+    "ranks": "per-rank table when at least two devices carry a rank (one job: ridgeline.analyzer.ranks), by rank: "
+    "rank, source, device, rank_from, capture_s, compute_busy_s, comm_busy_s, comm_exposed_s, idle_s, "
+    "compute_vs_median (compute_busy_s / the ranks' median); empty list otherwise",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -216,6 +219,9 @@ def timeline_section(tl) -> dict[str, Any] | None:
     """The ``timeline`` object (see TIMELINE_KEYS), or None without a timeline input."""
     if tl is None:
         return None
+    from ridgeline.analyzer.ranks import rank_table
+
+    ranks = rank_table(tl.devices)
     join = None
     if tl.join is not None:
         matched = _records(tl.join)
@@ -226,6 +232,7 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "options": dict(tl.options),
         "devices": _records(tl.devices),
         "kernels": _records(tl.kernel_shares),
+        "ranks": _records(ranks) if ranks is not None else [],
         "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
                    for r in _records(tl.totals)] if tl.totals is not None else [],
         "join": join,

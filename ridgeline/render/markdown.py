@@ -247,4 +247,7 @@ def _timeline_markdown(result) -> list[str]:
     lines += _table(["File", "Device", "Capture", "Busy", "Kernels", "Idle", "Launch", "Sync", "Other"], rows,
                     ["l", "l", "r", "r", "r", "r", "r", "r", "r"])
     lines.append("")
+    from ridgeline.render.comm import markdown_lines
+
+    lines += markdown_lines(tl, _table, md)
     return lines

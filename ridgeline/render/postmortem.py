@@ -57,6 +57,9 @@ def timeline_lines(result) -> list[str]:
         vendors = {v for v in d.get_column("vendor").to_list() if v} if "vendor" in d.columns else set()
         if vendors:
             lines.append("GPU vendor: " + ", ".join(sorted(VENDOR_NAMES.get(v, v) for v in vendors)))
+        from ridgeline.render.comm import terminal_lines
+
+        lines += terminal_lines(tl, WIDTH)
     k = tl.kernel_shares
     if k is not None and k.height:
         top = k.head(5).to_dicts()

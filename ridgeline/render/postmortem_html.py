@@ -46,6 +46,9 @@ def timeline_section(result) -> str:
         vendors = sorted({v for v in d.get_column("vendor").to_list() if v}) if "vendor" in d.columns else []
         parts.append(f"<p>{esc(host_calls_legend(d))}" + (f"; GPU vendor: {esc(', '.join(vendors))}" if vendors else "")
                      + "</p>")
+        from ridgeline.render.comm import html_section
+
+        parts.append(html_section(tl))
     k = tl.kernel_shares
     if k is not None and k.height:
         parts.append("<h3>Kernels by timeline time</h3>")

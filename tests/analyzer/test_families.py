@@ -44,6 +44,10 @@ CASES = [
     # ---- communication
     ("nccl", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "communication", "NCCL", "NCCL AllReduce_Sum_bf16_RING_LL"),
     ("custom-allreduce", "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData *, vllm::RankSignals, vllm::Signal *, __nv_bfloat16 *, int, int)", "communication", "vLLM", "vLLM cross_device_reduce_1stage"),
+    ("nccl", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "communication", "NCCL", "NCCL SendRecv_RING_SIMPLE_Sum_int8_t"),  # sample (NCCL <= 2.18 / RCCL spelling)
+    ("custom-allreduce", "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, unsigned int**, unsigned long, unsigned long)", "communication", None, "multimem_all_reduce"),  # sample (vLLM on B200)
+    ("collective", "void c10d::symmetric_memory::multimem_all_gather_kernel<16>(char*, char*, unsigned long, unsigned int**, unsigned long, unsigned long)", "communication", None, "multimem_all_gather<16>"),  # synthetic
+    ("collective", "mscclKernel_Sum_bf16_LL(ncclDevComm*, mscclAlgo*, mscclWork*)", "communication", None, "mscclKernel_Sum_bf16_LL"),  # synthetic
     # ---- attention_aux
     ("flashmla-combine", "void flash_fwd_splitkv_mla_combine_kernel<cutlass::bfloat16_t, 512, 64>(Flash_fwd_mla_params)", "attention_aux", "FlashMLA", "FlashMLA flash_fwd_splitkv_mla_combine"),
     ("fa2-combine", "void flash_fwd_splitkv_combine_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t>>, 4, 1, true>(Flash_fwd_params)", "attention_aux", FA2, "FlashAttention-2 split-KV combine"),

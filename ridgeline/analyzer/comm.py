@@ -1,0 +1,98 @@
+"""Communication on a timeline: collective kernels timed apart from compute, per device.
+
+Which kernels are communication
+-------------------------------
+One table decides: :data:`ridgeline.analyzer.families.FAMILY_TABLE`, whose ``communication``
+rows recognise a kernel by its full name (``docs/kernel-families.md`` lists them):
+
+* NCCL and RCCL collectives and point-to-point kernels: ``ncclKernel_*`` (NCCL <= 2.18, RCCL),
+  ``ncclDevKernel_*`` (NCCL 2.19+), SendRecv included;
+* custom all-reduce: vLLM/SGLang ``cross_device_reduce_*``, PyTorch symmetric-memory
+  ``multimem_all_reduce`` / ``one_shot_all_reduce`` / ``two_shot_all_reduce``, TensorRT-LLM
+  ``allreduce_*`` kernels; and other custom collectives named all-gather, reduce-scatter or
+  all-to-all.
+
+A kernel that is not communication is *compute* here (copies and memsets are neither: they are
+timed by the copy figures of :mod:`ridgeline.analyzer.timeline`).
+
+Figures per device (columns of TIMELINE_DEVICE_COLUMNS)
+-------------------------------------------------------
+* ``comm_kernels``: communication kernel launches.
+* ``comm_busy_s``: length of the union of the communication kernel intervals (two collectives
+  on two streams at once count once).
+* ``compute_busy_s``: length of the union of the other kernels' intervals.
+* ``comm_exposed_s``: the part of ``comm_busy_s`` during which no compute kernel ran on the same
+  device: communication that the step waits for. ``comm_busy_s - comm_exposed_s`` is the
+  communication hidden behind compute.
+* ``comm_overlap_share``: ``1 - comm_exposed_s / comm_busy_s`` (null without communication).
+
+Hence ``comm_exposed_s <= comm_busy_s <= kernel_busy_s <= busy_s``. A collective kernel's
+duration includes the time it waits for the slowest peer to arrive (NCCL kernels spin until
+every rank joins), so on a job with a straggler the fast ranks show long exposed communication
+and the straggler short: :mod:`ridgeline.analyzer.ranks` reads exactly that.
+
+Cost: the names are classified once per distinct name (cached), intervals are merged with numpy
+(:func:`ridgeline.analyzer.timeline.merge_intervals`, passed in: this module sits below the timeline
+analysis and imports nothing of it); no Python per launch.
+"""
+
+from __future__ import annotations
+
+#: the FAMILY_TABLE family whose kernels are communication
+COMM_FAMILY = "communication"
+
+#: device-row columns this module fills (TIMELINE_DEVICE_COLUMNS documents them)
+COMM_COLUMNS = ("comm_kernels", "compute_busy_s", "comm_busy_s", "comm_exposed_s", "comm_overlap_share")
+
+
+def is_comm_name(name: str | None) -> bool:
+    """True when the full kernel name is a communication kernel (the family table's verdict)."""
+    from ridgeline.analyzer.families import classify_name
+
+    return bool(name) and classify_name(name).family == COMM_FAMILY
+
+
+def comm_mask(names):
+    """numpy bool array: which of ``names`` (a polars Series of full kernel names) are communication.
+    Each distinct name is classified once."""
+    import numpy as np
+    import polars as pl
+
+    if names.len() == 0:
+        return np.zeros(0, dtype=bool)
+    distinct = [n for n in names.unique().to_list() if n is not None]
+    comm = [n for n in distinct if is_comm_name(n)]
+    if not comm:
+        return np.zeros(names.len(), dtype=bool)
+    return names.is_in(comm).fill_null(False).to_numpy()
+
+
+def overlap_len(as_, ae, bs, be, coverage) -> int:
+    """Length of the intersection of two unions of disjoint sorted intervals (``coverage``:
+    :func:`ridgeline.analyzer.timeline.coverage`)."""
+    import numpy as np
+
+    if as_.size == 0 or bs.size == 0:
+        return 0
+    covered = coverage(bs, be, ae) - coverage(bs, be, as_)
+    return int(np.asarray(covered).sum())
+
+
+def device_figures(names, starts, ends, is_kernel, merge_intervals, coverage) -> dict:
+    """The COMM_COLUMNS of one device: ``names`` the activities' full names (polars Series),
+    ``starts``/``ends`` int64 ns arrays, ``is_kernel`` a bool array (kernels among the activities).
+    The interval helpers are the timeline's own (:func:`ridgeline.analyzer.timeline.merge_intervals`
+    and ``coverage``), passed in by that module, which calls this one."""
+    is_comm = comm_mask(names) & is_kernel
+    is_compute = is_kernel & ~is_comm
+    cs, ce = merge_intervals(starts[is_comm], ends[is_comm])
+    ks, ke = merge_intervals(starts[is_compute], ends[is_compute])
+    comm = int((ce - cs).sum()) if cs.size else 0
+    exposed = comm - overlap_len(cs, ce, ks, ke, coverage)
+    return {
+        "comm_kernels": int(is_comm.sum()),
+        "compute_busy_s": (int((ke - ks).sum()) if ks.size else 0) / 1e9,
+        "comm_busy_s": comm / 1e9,
+        "comm_exposed_s": exposed / 1e9,
+        "comm_overlap_share": (1.0 - exposed / comm) if comm else None,
+    }
