@@ -864,11 +864,9 @@ def _reduce_part(part, *, window_s, th, warmup_s, check=None):
     the caller (the analyzer knows no reader); it raises to refuse the input."""
     import polars as pl
 
-    if len(part) == 1 and part[0][0] == "sliced":  # one host's rows in time slices: bounded by one slice
-        from ridgeline.analyzer.telemetry_slices import reduce_sliced
-
-        return reduce_sliced(part[0][1], part[0][2] if len(part[0]) > 2 else None, window_s=window_s, th=th,
-                             warmup_s=warmup_s, check=check)
+    if len(part) == 1 and part[0][0] == "sliced":  # one host's rows in time slices (analyzer.telemetry_slices)
+        return part[0][1].reduce(part[0][2] if len(part[0]) > 2 else None, window_s=window_s, th=th,
+                                 warmup_s=warmup_s, check=check)
     items = [(it[0], it[1].collect() if isinstance(it[1], pl.LazyFrame) else it[1], it[2] if len(it) > 2 else None)
              for it in part]
     found: list = []

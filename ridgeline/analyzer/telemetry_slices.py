@@ -52,6 +52,11 @@ class TimeSlices:
     slices: list
     max_rows_read: int = 0
 
+    def reduce(self, source, **kw):
+        """What :func:`ridgeline.analyzer.telemetry._reduce_part` calls for this item (it does not
+        import this module, which imports it): :func:`reduce_sliced`."""
+        return reduce_sliced(self, source, **kw)
+
 
 def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=None):
     """:func:`ridgeline.analyzer.telemetry._reduce_part` of a TimeSlices item: ``(window rows or
