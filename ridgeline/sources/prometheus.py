@@ -28,7 +28,9 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
   ``--save`` writes one (host, day) at a time, so the pull's memory does not grow with its length;
 * a chunk that still fails is listed by name (field, hosts, span) in ``skipped``: its samples
   are absent, so its windows have those fields missing (null), never 0. ``strict=True`` makes
-  it an error instead.
+  it an error instead. ``skipped`` lists the first 20 items of each kind (failed requests,
+  malformed points or series, by reason) and one "N more like this" entry with the count of
+  the rest (:mod:`ridgeline.skiplog`), so its size does not grow with the pull's length.
 
 Errors that make the whole pull pointless are one :class:`PrometheusError` line (exit 2): a
 server that cannot be reached, HTTP 401/403, a query the server rejects (a bad ``--match``), an
@@ -509,8 +511,10 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     t0 = (start.timestamp() // step_s) * step_s
     t1 = end.timestamp()
     client = _Client(url, auth or Auth(), timeout_s=timeout_s, retries=retries, backoff_s=backoff_s)
+    from ridgeline.skiplog import CappedSkipped
+
     notes: list[str] = []
-    skipped: list[Skipped] = []
+    skipped = CappedSkipped()  # a few of each kind, the rest counted: never one entry per sample
     try:
         try:  # one cheap request first: reachable, authorized, speaks the Prometheus API
             client.get_json("api/v1/query", params={"query": "1", "time": f"{t1:.3f}"})
@@ -573,7 +577,7 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     if bad:
         notes.append(f"{client.url}: {bad} points were NaN/Inf or not numbers; kept as missing (null)")
     info = InputInfo(client.url, "prometheus-api", n_points)
-    return Pull(spill=spill, info=info, skipped=skipped, notes=notes, failed=failed, chunks=len(chunks))
+    return Pull(spill=spill, info=info, skipped=skipped.items(), notes=notes, failed=failed, chunks=len(chunks))
 
 
 def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, concurrency: int, progress,
