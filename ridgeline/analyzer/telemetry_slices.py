@@ -118,7 +118,8 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
         if not wide.height:
             return None
         if cutoff is not None:
-            wide = wide.join(cutoff, on="_gid", how="left").filter(pl.col("timestamp") >= pl.col("_cut")).drop("_cut")
+            wide = (wide.join(cutoff, on="_gid", how="left", maintain_order="left")
+                    .filter(pl.col("timestamp") >= pl.col("_cut")).drop("_cut"))
         return wide if wide.height else None
 
     # pass 2: per-GPU first/last time, gap histogram (exact median), fields with a value

@@ -18,7 +18,9 @@ Samples seen twice are kept once, as before: within a chunk (a field under two n
 scraped by two jobs) when the chunk is added, and across chunks by :meth:`Spill.dedupe`, which
 re-reads only the (host, slice) parts whose rows came from more than one group of hosts (chunks
 of one field cover disjoint time spans and disjoint host groups, so no other pair of chunks can
-share a sample, and a repeated sample has the same timestamp, hence the same slice). The folder is a private temporary directory (``tempfile``, under ``$TMPDIR`` unless
+share a sample, and a repeated sample has the same timestamp, hence the same slice).
+
+The folder is a private temporary directory (``tempfile``, under ``$TMPDIR`` unless
 ``folder`` says where), removed by :meth:`Spill.close` or when the object is collected. It needs
 about as much disk as the samples take in Parquet (tens of bytes per sample at most).
 """
