@@ -123,7 +123,7 @@ def main() -> None:
             work = tmp / f"d{days}"
             t = time.perf_counter()
             om, _ = ps.write_fixture_day(work / "fixture", hosts, days=days, gpus=args.gpus, csv=False)
-            ps.load_blocks(om, work / "data")
+            ps.load_blocks(om, work / "data", timeout_s=max(300, 120 * days))  # promtool: ~2-hour blocks
             om.unlink()
             samples = sum(1 for _ in ps.series(hosts, args.gpus)) * ps.DAY_POINTS * days
             print(f"{days} day(s): {len(hosts)} hosts x {args.gpus} GPUs, {samples:,} samples, "
