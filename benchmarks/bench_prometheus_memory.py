@@ -108,6 +108,9 @@ def main() -> None:
     ap.add_argument("--stages", action="store_true",
                     help="also print the peak and held RSS after each stage (pull, reduce, JSON) in one process")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
+    ap.add_argument("--window", default=None,
+                    help="every run's --window (default ridgeline's, 5m): a longer window has fewer windows, "
+                         "which separates what grows with the windows from what grows with the samples")
     args = ap.parse_args()
 
     import prometheus_server as ps
@@ -123,7 +126,7 @@ def main() -> None:
             work = tmp / f"d{days}"
             t = time.perf_counter()
             om, _ = ps.write_fixture_day(work / "fixture", hosts, days=days, gpus=args.gpus, csv=False)
-            ps.load_blocks(om, work / "data")
+            ps.load_blocks(om, work / "data", timeout_s=max(300, 120 * days))  # promtool: ~2-hour blocks
             om.unlink()
             samples = sum(1 for _ in ps.series(hosts, args.gpus)) * ps.DAY_POINTS * days
             print(f"{days} day(s): {len(hosts)} hosts x {args.gpus} GPUs, {samples:,} samples, "
@@ -135,6 +138,8 @@ def main() -> None:
                         "--step", "30s", "--format", "json", "-q"]
                 if args.max_points:
                     pull += ["--max-points", str(args.max_points)]
+                if args.window:
+                    pull += ["--window", args.window]
                 res, out = {}, {}
                 if args.stages:
                     for label, root in codes:
@@ -151,7 +156,8 @@ def main() -> None:
             for label, root in codes:
                 out[f"{label} store"] = work / f"{label}-store.json"
                 res[f"{label} store"] = run(["telemetry", str(work / f"store-{label}"), "--format", "json", "-q",
-                                             "-o", str(out[f"{label} store"])], root)
+                                             "-o", str(out[f"{label} store"])]
+                                            + (["--window", args.window] if args.window else []), root)
             docs = {k: json.loads(p.read_text(encoding="utf-8")) for k, p in out.items()}
             base = docs[f"{codes[-1][0]} store"]
             for k, doc in docs.items():

@@ -55,9 +55,13 @@ class Skipped:
     source: str
     item: str  # "launch 12 (kernel foo)", "line 40", "series DCGM_FI_... gpu=3"
     reason: str
+    count: int = 1  # items this entry stands for: N for "N more like this" (ridgeline.skiplog)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        if d["count"] == 1:  # the usual entry: {source, item, reason} as before
+            del d["count"]
+        return d
 
 
 @dataclasses.dataclass

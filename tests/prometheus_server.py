@@ -110,11 +110,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def load_blocks(om: Path, data_dir: Path) -> None:
-    """``promtool tsdb create-blocks-from openmetrics`` into ``data_dir``."""
+def load_blocks(om: Path, data_dir: Path, *, timeout_s: float = 300) -> None:
+    """``promtool tsdb create-blocks-from openmetrics`` into ``data_dir`` (a benchmark's many days
+    may need a longer ``timeout_s``: promtool writes one 2-hour block at a time)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     subprocess.run([shutil.which("promtool"), "tsdb", "create-blocks-from", "openmetrics", str(om), str(data_dir)],
-                   check=True, capture_output=True, timeout=300)
+                   check=True, capture_output=True, timeout=timeout_s)
 
 
 class PrometheusServer:

@@ -54,20 +54,23 @@ def accounting(result) -> list[dict[str, Any]]:
     out = []
     for info in result.inputs:
         items = [s for s in skipped_by_source.get(str(info.path), []) if s.item != "file"]
-        reasons = Counter(_reason_key(s.reason) for s in items)
+        reasons: Counter = Counter()
+        for s in items:  # an entry may stand for several ("N more like this": ridgeline.skiplog)
+            reasons[_reason_key(s.reason)] += getattr(s, "count", 1)
+        n_items = sum(getattr(s, "count", 1) for s in items)
         rec: dict[str, Any] = {"path": info.path, "kind": info.kind}
         if info.kind.startswith("ncu"):
             used = used_launches.get(str(info.path), 0)
-            rec.update(unit="launches", read=used + len(items), used=used, missing=0, skipped=len(items))
+            rec.update(unit="launches", read=used + n_items, used=used, missing=0, skipped=n_items)
             rec["balanced"] = True
         elif str(info.path) in timeline_used:
             used = timeline_used[str(info.path)]
-            rec.update(unit="records", read=info.rows, used=used, missing=0, skipped=len(items))
-            rec["balanced"] = info.rows == used + len(items)
+            rec.update(unit="records", read=info.rows, used=used, missing=0, skipped=n_items)
+            rec["balanced"] = info.rows == used + n_items
         else:
             n, nulls = samples.get(str(info.path), (None, None))
             rec.update(unit="samples", read=n, used=None if n is None else n - nulls, missing=nulls,
-                       skipped=len(items))
+                       skipped=n_items)
             rec["balanced"] = n is not None
         rec["skipped_reasons"] = dict(reasons.most_common())
         out.append(rec)

@@ -351,7 +351,8 @@ def _fold_long(df):
     return wide, ident
 
 
-def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered: bool = False):
+def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered: bool = False, series=None,
+                 has: set | None = None):
     """Per-timestamp wide rows (eager) -> window rows, in one lazy query.
 
     ``ordered``: the rows are known to be sorted by (GPU, timestamp) without repeats.
@@ -369,9 +370,10 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
         if not ordered:  # interleaved GPUs (dmon ticks) or out-of-order input
             wide = wide.sort("_gid", "timestamp")
     # fields holding at least one value (the others are all null: their aggregates are known)
-    has = {c for c in USED_FIELDS if c in wide.columns and wide.get_column(c).null_count() < wide.height}
+    if has is None:  # given (with ``series``) by a partition reduced in time slices (telemetry_slices)
+        has = {c for c in USED_FIELDS if c in wide.columns and wide.get_column(c).null_count() < wide.height}
     if wide.height <= WINDOW_CHUNK_ROWS:
-        return _window_query(wide, has, window_s=window_s, th=th)
+        return _window_query(wide, has, window_s=window_s, th=th, series=series)
     # a large partition (one host's long text capture) in slices of whole GPUs: every step of the
     # query is per GPU, so the windows are the same, and its per-row temporaries (gaps, states,
     # window keys) are held for one slice at a time instead of the whole partition
@@ -379,10 +381,10 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     out, start, size = [], 0, 0
     for n in runs:
         if size and size + n > WINDOW_CHUNK_ROWS:
-            out.append(_window_query(wide.slice(start, size), has, window_s=window_s, th=th))
+            out.append(_window_query(wide.slice(start, size), has, window_s=window_s, th=th, series=series))
             start, size = start + size, 0
         size += n
-    out.append(_window_query(wide.slice(start, size), has, window_s=window_s, th=th))
+    out.append(_window_query(wide.slice(start, size), has, window_s=window_s, th=th, series=series))
     return pl.concat(out, how="vertical")
 
 
@@ -390,7 +392,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
 WINDOW_CHUNK_ROWS = 1 << 19
 
 
-def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float]):
+def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float], series=None):
     """Rows sorted by (GPU, time) without repeats -> their window rows (``has``: the fields
     holding a value anywhere in the partition)."""
     import polars as pl
@@ -403,7 +405,7 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     interval = lf.group_by("_gid").agg(
         pl.col("_gap").median().fill_null(1.0).alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
         pl.col("timestamp").max().alias("_t1"),
-    )
+    ) if series is None else series.lazy()  # series: the whole GPU series' (telemetry_slices)
 
     # clamp-and-flag profiling ratios
     prof_present = [f for f in PROF_FIELDS if f in has]
@@ -862,6 +864,9 @@ def _reduce_part(part, *, window_s, th, warmup_s, check=None):
     the caller (the analyzer knows no reader); it raises to refuse the input."""
     import polars as pl
 
+    if len(part) == 1 and part[0][0] == "sliced":  # one host's rows in time slices (analyzer.telemetry_slices)
+        return part[0][1].reduce(part[0][2] if len(part[0]) > 2 else None, window_s=window_s, th=th,
+                                 warmup_s=warmup_s, check=check)
     items = [(it[0], it[1].collect() if isinstance(it[1], pl.LazyFrame) else it[1], it[2] if len(it) > 2 else None)
              for it in part]
     found: list = []

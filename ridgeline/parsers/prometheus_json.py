@@ -64,8 +64,11 @@ def check_series(path, where: str, series, *, strict: bool = True, skipped: list
     def refuse(err: InputError, item: str, then: str):
         if strict:
             raise err
-        skipped.append(Skipped(str(path), item, f"{err.expected}" + (f", got {str(err.actual)[:60]!r}" if err.actual is not None
-                                                                       else "") + f"; {then}"))
+        # the reason without the place (``item`` names it): alike items share a reason, so the
+        # accounting's skipped_reasons and the "N more like this" entries group them
+        what = str(err.expected).removeprefix(f"{item}: ")
+        skipped.append(Skipped(str(path), item, what + (f", got {str(err.actual)[:60]!r}" if err.actual is not None
+                                                          else "") + f"; {then}"))
 
     try:
         if not isinstance(series, dict):

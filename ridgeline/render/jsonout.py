@@ -467,7 +467,10 @@ def json_schema_markdown() -> str:
         "## `skipped[]`",
         "",
         _key_table({"source": "input file", "item": "what was skipped (launch, line, series, file)",
-                    "reason": "why"}),
+                    "reason": "why",
+                    "count": "only on an entry that stands for several: `\"item\": \"N more like this\"` after the "
+                             "first 20 alike items (same source and reason; a Prometheus pull, `ridgeline.skiplog`); "
+                             "the accounting adds it"}),
         "",
         "## `findings[]`",
         "",

@@ -11,7 +11,9 @@ same data give the same rows.
 How a pull is cut into requests (a *chunk* = one field, one group of hosts, one time span):
 
 * **time**: the start is aligned down to a multiple of ``step``; spans hold at most
-  ``max_points`` evaluation points (Prometheus refuses more than 11,000 points per series);
+  ``max_points`` evaluation points (Prometheus refuses more than 11,000 points per series) and
+  never cross a time slice boundary (``slice_s``, default one UTC day), so each answer falls in
+  one slice of the spill;
 * **hosts**: when the ``Hostname`` label (listed by ``/api/v1/label/Hostname/values`` for the
   fields and selector asked) has more than ``hosts_per_query`` values, each request names one
   group of hosts (``Hostname=~"a|b|..."``), plus one request for series without the label, so a
@@ -19,12 +21,16 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
 * requests run ``concurrency`` at a time; a timeout, a connection error, HTTP 429 or 5xx is
   retried ``retries`` times with exponential backoff (``Retry-After`` honoured, capped);
 * each answer is converted as it arrives, its repeated samples dropped, and written to a
-  temporary per-host Parquet folder (:mod:`ridgeline.sources.spill`), then dropped: at most
-  ``concurrency + 1`` answers are alive at once, so the pull's memory does not grow with its
-  length; the reduction then reads one host at a time, as it reads a ``--save`` store;
+  temporary per-host, per-time-slice Parquet folder (:mod:`ridgeline.sources.spill`), then
+  dropped: at most ``concurrency + 1`` answers are alive at once, each at most one slice long;
+  the reduction then reads one time slice of one host at a time
+  (:mod:`ridgeline.analyzer.telemetry_slices`, the same windows as a whole-host reduction) and
+  ``--save`` writes one (host, day) at a time, so the pull's memory does not grow with its length;
 * a chunk that still fails is listed by name (field, hosts, span) in ``skipped``: its samples
   are absent, so its windows have those fields missing (null), never 0. ``strict=True`` makes
-  it an error instead.
+  it an error instead. ``skipped`` lists the first 20 items of each kind (failed requests,
+  malformed points or series, by reason) and one "N more like this" entry with the count of
+  the rest (:mod:`ridgeline.skiplog`), so its size does not grow with the pull's length.
 
 Errors that make the whole pull pointless are one :class:`PrometheusError` line (exit 2): a
 server that cannot be reached, HTTP 401/403, a query the server rejects (a bad ``--match``), an
@@ -128,18 +134,26 @@ class Pull:
 
     def source(self):
         """The pull as a telemetry input for :func:`ridgeline.pipeline.reduce_telemetry`'s
-        ``extra``: its long table, one lazy scan per host (hosts known without reading)."""
+        ``extra``: its long table, and per host its time slices (hosts known without reading),
+        which the reduction reads one at a time (:mod:`ridgeline.analyzer.telemetry_slices`)."""
+        from ridgeline.analyzer.telemetry_slices import SLICED, TimeSlices
         from ridgeline.parsers.telemetry import TelemetrySource, finish
 
+        self.sliced = {h: TimeSlices(self.spill.host_slices(h)) for h in self.spill.hosts()}
         return TelemetrySource(self.info.path, "telemetry-long", finish(self.spill.scan(), source=self.info.path),
-                               hosts={h: [("long", f)] for h, f in self.spill.host_frames().items()})
+                               hosts={h: [(SLICED, t)] for h, t in self.sliced.items()})
+
+    @property
+    def max_rows_read(self) -> int:
+        """The most long rows read back at once (repeats, --save, the reduction): one slice of one host."""
+        return max([self.spill.max_rows_read, *(t.max_rows_read for t in getattr(self, "sliced", {}).values())])
 
     def save(self, folder):
-        """Write the store at ``folder`` (:func:`ridgeline.sources.store.save`), one host at a
-        time; returns the StoreReport of all hosts."""
+        """Write the store at ``folder`` (:func:`ridgeline.sources.store.save`), one host and time
+        slice (a day by default: one store partition) at a time; returns the StoreReport of all."""
         from ridgeline.sources.store import save_each
 
-        return save_each((f.collect() for f in self.spill.host_frames().values()), folder)
+        return save_each(self.spill.slice_frames(), folder)
 
     def close(self) -> None:
         self.spill.close()
@@ -226,16 +240,25 @@ def field_names() -> dict[str, tuple[str, ...]]:
 
 
 def plan_chunks(fields: dict[str, tuple[str, ...]], host_groups: list[tuple[str, ...] | None], *,
-                start: float, end: float, step: float, max_points: int = MAX_POINTS) -> list[Chunk]:
-    """Chunks covering [start, end] on the step grid, at most ``max_points`` points each."""
+                start: float, end: float, step: float, max_points: int = MAX_POINTS,
+                slice_s: float | None = None) -> list[Chunk]:
+    """Chunks covering [start, end] on the step grid, at most ``max_points`` points each and,
+    with ``slice_s``, none crossing a multiple of ``slice_s`` seconds from the epoch."""
+    import math
+
     if max_points < 2:
         raise UsageError(f"--max-points must be at least 2, got {max_points}")
     spans = []
-    t = start
-    per = (max_points - 1) * step
-    while t <= end:
-        spans.append((t, min(t + per, end)))
-        t = t + per + step
+    k = 0  # points start + k * step (no float drift over long pulls)
+    last = math.floor((end - start) / step + 1e-9)
+    while k <= last:
+        n = min(max_points - 1, last - k)  # points after the span's first
+        t = start + k * step
+        if slice_s:
+            boundary = (math.floor(t / slice_s + 1e-9) + 1) * slice_s
+            n = min(n, math.ceil((boundary - t) / step - 1e-9) - 1)  # the last point before the boundary
+        spans.append((t, start + (k + n) * step))
+        k += n + 1
     return [Chunk(field, names, hosts, s, e) for field, names in fields.items()
             for hosts in host_groups for s, e in spans]
 
@@ -468,10 +491,11 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
          auth: Auth | None = None, concurrency: int = 4, timeout_s: float = 60.0, retries: int = 3,
          backoff_s: float = 0.5, max_points: int = MAX_POINTS, hosts_per_query: int = HOSTS_PER_QUERY,
          strict: bool = False, fields: dict[str, tuple[str, ...]] | None = None,
-         progress: Callable[[int, int], None] | None = None, spill_dir: str | None = None) -> Pull:
+         progress: Callable[[int, int], None] | None = None, spill_dir: str | None = None,
+         slice_s: float = 86400.0) -> Pull:
     """Pull ``[start, end]`` from the server at ``url``; see the module docstring. The samples
-    are written to a temporary folder (in ``spill_dir``, default ``$TMPDIR``) as they arrive:
-    see :mod:`ridgeline.sources.spill`."""
+    are written to a temporary folder (in ``spill_dir``, default ``$TMPDIR``) as they arrive, in
+    time slices of ``slice_s`` seconds: see :mod:`ridgeline.sources.spill`."""
     from ridgeline.parsers.dcgm_fields import lookup_exporter
     from ridgeline.parsers.prometheus_json import series_frame
     from ridgeline.sources.spill import Spill
@@ -487,8 +511,10 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     t0 = (start.timestamp() // step_s) * step_s
     t1 = end.timestamp()
     client = _Client(url, auth or Auth(), timeout_s=timeout_s, retries=retries, backoff_s=backoff_s)
+    from ridgeline.skiplog import CappedSkipped
+
     notes: list[str] = []
-    skipped: list[Skipped] = []
+    skipped = CappedSkipped()  # a few of each kind, the rest counted: never one entry per sample
     try:
         try:  # one cheap request first: reachable, authorized, speaks the Prometheus API
             client.get_json("api/v1/query", params={"query": "1", "time": f"{t1:.3f}"})
@@ -514,8 +540,8 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
                          f"{hosts_per_query}")
         else:
             groups = [None]
-        chunks = plan_chunks(fields, groups, start=t0, end=t1, step=step_s, max_points=max_points)
-        spill = Spill(spill_dir)
+        chunks = plan_chunks(fields, groups, start=t0, end=t1, step=step_s, max_points=max_points, slice_s=slice_s)
+        spill = Spill(spill_dir, slice_s=slice_s)
         try:
             failed, n_points, seen_fields, repeats = _run(client, chunks, matchers, step_s, concurrency, progress,
                                                           series_frame, lookup_exporter, spill, groups,
@@ -551,7 +577,7 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     if bad:
         notes.append(f"{client.url}: {bad} points were NaN/Inf or not numbers; kept as missing (null)")
     info = InputInfo(client.url, "prometheus-api", n_points)
-    return Pull(spill=spill, info=info, skipped=skipped, notes=notes, failed=failed, chunks=len(chunks))
+    return Pull(spill=spill, info=info, skipped=skipped.items(), notes=notes, failed=failed, chunks=len(chunks))
 
 
 def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, concurrency: int, progress,

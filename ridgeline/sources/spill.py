@@ -4,18 +4,23 @@ A long pull (weeks of a fleet) holds far more samples than the windows they redu
 memory as one long table, then concatenated, de-duplicated and sorted, a 20-day pull of 128 GPUs
 took 10.5 GB. So each converted answer (one chunk: one field, one group of hosts, one time span)
 is written to disk as it arrives and dropped: :meth:`Spill.add` splits the chunk's rows by host
-and writes ``h<N>/c<chunk index>.parquet``. Afterwards each host is one lazy scan of its files
-(:meth:`Spill.host_frames`), which is what the reduction reads, one host (partition) at a time,
-as it reads a ``--save`` store: peak memory is set by the largest host's samples and by the
-windows, not by the pull's length or the fleet's size. Files are named by the chunk's place in
-the plan, not by arrival, so a host's rows come back in the same order whatever the order the
-requests finished in.
+and by *time slice* (``slice_s`` seconds, default one UTC day, counted from the epoch) and writes
+``h<N>/s<slice>-c<chunk index>.parquet``. Afterwards each host is a list of time slices, each a
+lazy scan of its files (:meth:`Spill.host_slices`): the reduction reads one slice of one host at
+a time (:mod:`ridgeline.analyzer.telemetry_slices`), the store is written one (host, day) at a
+time and repeats are found one (host, slice) at a time, so peak memory is set by one slice of
+one host and by the windows, not by the pull's length or the fleet's size. Files are ordered by
+the chunk's place in the plan, not by arrival, so a host's rows come back in the same order
+whatever the order the requests finished in. :attr:`Spill.max_rows_read` counts the most rows
+any of these steps read at once (tests check it stays one slice).
 
 Samples seen twice are kept once, as before: within a chunk (a field under two names, a GPU
 scraped by two jobs) when the chunk is added, and across chunks by :meth:`Spill.dedupe`, which
-re-reads only the hosts whose rows came from more than one group of hosts (chunks of one field
-cover disjoint time spans and disjoint host groups, so no other pair of chunks can share a
-sample). The folder is a private temporary directory (``tempfile``, under ``$TMPDIR`` unless
+re-reads only the (host, slice) parts whose rows came from more than one group of hosts (chunks
+of one field cover disjoint time spans and disjoint host groups, so no other pair of chunks can
+share a sample, and a repeated sample has the same timestamp, hence the same slice).
+
+The folder is a private temporary directory (``tempfile``, under ``$TMPDIR`` unless
 ``folder`` says where), removed by :meth:`Spill.close` or when the object is collected. It needs
 about as much disk as the samples take in Parquet (tens of bytes per sample at most).
 """
@@ -30,24 +35,32 @@ SAMPLE_KEY = ["timestamp", "host", "gpu", "gpu_instance", "uuid", "field"]
 ORDER = ["host", "gpu", "gpu_instance", "timestamp", "field"]  # the order of Pull.frame
 
 
-class Spill:
-    """A temporary folder of per-host Parquet files; see the module docstring."""
+SLICE_S = 86400.0  # default time slice: one UTC day (the store's partition)
 
-    def __init__(self, folder: str | Path | None = None):
+
+class Spill:
+    """A temporary folder of per-host, per-time-slice Parquet files; see the module docstring."""
+
+    def __init__(self, folder: str | Path | None = None, *, slice_s: float = SLICE_S):
         import tempfile
 
         from ridgeline.errors import UsageError
 
+        if not slice_s > 0:
+            raise UsageError(f"the pull's time slice must be > 0 s, got {slice_s!r}")
         try:
             self._tmp = tempfile.TemporaryDirectory(prefix="ridgeline-pull-", dir=folder)
         except OSError as err:
             raise UsageError(f"cannot make a temporary folder for the pull in {folder or tempfile.gettempdir()} "
                              f"({err.strerror or err}); set TMPDIR to a writable folder") from None
         self.path = Path(self._tmp.name)
+        self.slice_us = max(1, int(round(slice_s * 1e6)))
         self._dirs: dict[Any, Path] = {}  # host (None included) -> its folder
-        self._groups: dict[Any, set[int]] = {}  # host -> host groups its rows came from
+        self._parts: dict[Any, dict[Any, list[tuple[int, Path]]]] = {}  # host -> slice (None: no time) -> files
+        self._groups: dict[Any, dict[Any, set[int]]] = {}  # host -> slice -> host groups its rows came from
         self.rows: dict[Any, int] = {}  # host -> samples kept
         self.nulls: dict[Any, int] = {}  # host -> samples whose value is missing (null)
+        self.max_rows_read = 0  # the most rows dedupe/save/reduction read back at once (one slice)
 
     def close(self) -> None:
         self._tmp.cleanup()
@@ -71,41 +84,64 @@ class Spill:
 
     def add(self, index: int, group: int, frame) -> None:
         """Write chunk ``index`` (its rows in TELEMETRY form, de-duplicated; ``group``: the index
-        of its host group) as one file per host, and drop it."""
+        of its host group) as one file per host and time slice, and drop it."""
         import polars as pl
 
         if not frame.height:
             return
-        for (host,), part in frame.group_by("host", maintain_order=True):
-            self._write(part, self._folder(host) / f"c{index:07d}.parquet")
-            self._groups.setdefault(host, set()).add(group)
+        key = pl.col("timestamp").dt.epoch("us").floordiv(self.slice_us).alias("_slice")
+        for (host, sl), part in frame.with_columns(key).group_by("host", "_slice", maintain_order=True):
+            part = part.drop("_slice")
+            name = "none" if sl is None else f"{sl:+012d}"
+            target = self._folder(host) / f"s{name}-c{index:07d}.parquet"
+            self._write(part, target)
+            self._parts.setdefault(host, {}).setdefault(sl, []).append((index, target))
+            self._groups.setdefault(host, {}).setdefault(sl, set()).add(group)
             self.rows[host] = self.rows.get(host, 0) + part.height
             self.nulls[host] = self.nulls.get(host, 0) + part.select(pl.col("value").null_count()).item()
 
-    def _files(self, host) -> list[Path]:
-        return sorted(self._dirs[host].glob("c*.parquet"))
+    def _slice_keys(self, host) -> list:
+        """The host's slices in time order (rows without a time first)."""
+        return sorted(self._parts.get(host, {}), key=lambda k: (k is not None, k or 0))
+
+    def _files(self, host, sl=...) -> list[Path]:
+        """The host's files in time order, then plan order (``sl``: one slice only)."""
+        keys = self._slice_keys(host) if sl is ... else [sl]
+        return [f for k in keys for _i, f in sorted(self._parts[host][k], key=lambda e: e[0])]
+
+    def _read(self, files):
+        import polars as pl
+
+        rows = pl.concat([pl.read_parquet(f) for f in files], how="vertical")
+        self.max_rows_read = max(self.max_rows_read, rows.height)
+        return rows
 
     def dedupe(self) -> int:
         """Keep once the samples a host got from two host groups (see the module docstring);
-        returns how many rows were dropped. Reads one such host at a time."""
+        returns how many rows were dropped. Reads one (host, slice) at a time."""
         import polars as pl
 
         dropped = 0
-        for host, groups in self._groups.items():
-            if len(groups) < 2:
-                continue
-            files = self._files(host)
-            rows = pl.concat([pl.read_parquet(f) for f in files], how="vertical")
-            kept = rows.unique(subset=SAMPLE_KEY, keep="first", maintain_order=True)
-            if kept.height == rows.height:
-                continue
-            dropped += rows.height - kept.height
-            self._write(kept, files[0].with_name("c0000000-merged.parquet.tmp"))
-            for f in files:
-                f.unlink()
-            files[0].with_name("c0000000-merged.parquet.tmp").rename(files[0])
-            self.rows[host] = kept.height
-            self.nulls[host] = kept.select(pl.col("value").null_count()).item()
+        for host, slices in self._groups.items():
+            for sl, groups in slices.items():
+                if len(groups) < 2:
+                    continue
+                files = self._files(host, sl)
+                rows = self._read(files)
+                kept = rows.unique(subset=SAMPLE_KEY, keep="first", maintain_order=True)
+                if kept.height == rows.height:
+                    continue
+                dropped += rows.height - kept.height
+                first = min(self._parts[host][sl], key=lambda e: e[0])  # the merged rows take its place
+                tmp = first[1].with_name(first[1].name + ".merged.tmp")
+                self._write(kept, tmp)
+                for f in files:
+                    f.unlink()
+                tmp.rename(first[1])
+                self._parts[host][sl] = [first]
+                self.rows[host] -= rows.height - kept.height
+                self.nulls[host] -= (rows.select(pl.col("value").null_count()).item()
+                                     - kept.select(pl.col("value").null_count()).item())
         return dropped
 
     @property
@@ -121,7 +157,7 @@ class Spill:
         return sorted(self._dirs, key=lambda h: (h is None, str(h)))
 
     def host_frame(self, host):
-        """One host's rows: a lazy scan of its files, in plan order."""
+        """One host's rows: a lazy scan of its files, in time slice then plan order."""
         import polars as pl
 
         return pl.scan_parquet(self._files(host), hive_partitioning=False)
@@ -129,6 +165,32 @@ class Spill:
     def host_frames(self) -> dict:
         """host -> its lazy scan (nothing read yet)."""
         return {h: self.host_frame(h) for h in self.hosts()}
+
+    def host_slices(self, host) -> list:
+        """One host's rows as ``[(lo, hi, LazyFrame)]`` in time order: each scan holds exactly
+        the rows with ``lo <= timestamp < hi`` (UTC datetimes); rows without a time, if any,
+        come first as ``(None, None, scan)``. What :class:`ridgeline.analyzer.telemetry_slices.TimeSlices`
+        takes."""
+        import datetime as _dt
+
+        import polars as pl
+
+        epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+        out = []
+        for k in self._slice_keys(host):
+            scan = pl.scan_parquet(self._files(host, k), hive_partitioning=False)
+            if k is None:
+                out.append((None, None, scan))
+            else:
+                lo = epoch + _dt.timedelta(microseconds=k * self.slice_us)
+                out.append((lo, lo + _dt.timedelta(microseconds=self.slice_us), scan))
+        return out
+
+    def slice_frames(self):
+        """Each (host, slice)'s rows, read one at a time (what --save writes, one day at a time)."""
+        for h in self.hosts():
+            for k in self._slice_keys(h):
+                yield self._read(self._files(h, k))
 
     def scan(self):
         """Every row: one lazy scan (empty TELEMETRY table when nothing was kept)."""

@@ -53,16 +53,20 @@ def test_selector_and_query():
 
 
 @settings(max_examples=200, deadline=None)
-@given(points=st.integers(1, 50_000), max_points=st.integers(2, 11_000), step=st.sampled_from([1.0, 15.0, 30.0, 60.0]))
-def test_chunk_plan_covers_every_point_once(points, max_points, step):
-    start = 1767571200.0
+@given(points=st.integers(1, 50_000), max_points=st.integers(2, 11_000), step=st.sampled_from([1.0, 15.0, 30.0, 60.0]),
+       offset=st.integers(0, 86399), slice_s=st.sampled_from([None, 7000.0, 86400.0]))
+def test_chunk_plan_covers_every_point_once(points, max_points, step, offset, slice_s):
+    start = 1767571200.0 + offset * step % 86400
     end = start + (points - 1) * step
-    chunks = P.plan_chunks({"f": ("X",)}, [None], start=start, end=end, step=step, max_points=max_points)
+    chunks = P.plan_chunks({"f": ("X",)}, [None], start=start, end=end, step=step, max_points=max_points,
+                           slice_s=slice_s)
     assert chunks[0].start == start and chunks[-1].end == end
     for a, b in zip(chunks, chunks[1:]):
         assert b.start == a.end + step  # no gap, no overlap on the step grid
     assert all(round((c.end - c.start) / step) + 1 <= max_points for c in chunks)
     assert sum(round((c.end - c.start) / step) + 1 for c in chunks) == points
+    if slice_s:  # no request crosses a time slice boundary (each answer falls in one slice of the spill)
+        assert all(c.start // slice_s == c.end // slice_s for c in chunks)
 
 
 def test_safe_url_hides_user_info():
