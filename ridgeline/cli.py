@@ -1270,7 +1270,9 @@ def _read_json_document(path: str):
     except UnicodeDecodeError:
         raise InputError(path, "expected a ridgeline JSON document (UTF-8), got binary data") from None
     except json.JSONDecodeError as err:
-        raise InputError(path, "expected a ridgeline JSON document", line=err.lineno, actual=err.msg) from None
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected a ridgeline JSON document, got {plain_reason(err)}", line=err.lineno) from None
 
 
 def _pull_prometheus(prom: dict):
@@ -1406,7 +1408,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="ridgeline", standalone_mode=False)
     except RidgelineError as err:
-        _tell(f"ridgeline: error: {err}")
+        from ridgeline.refusals import name_the_kind  # says what the file was read as (issue 21)
+
+        _tell(f"ridgeline: error: {name_the_kind(err)}")
         sys.exit(err.exit_code)
     except click.exceptions.Abort:
         click.echo("ridgeline: aborted", err=True)

@@ -19,7 +19,9 @@ class InputError(RidgelineError):
 
     ``InputError(path, "expected a numeric value", line=12, column="dram__bytes.sum",
     actual="abc")`` renders as
-    ``trace.csv:12: column 'dram__bytes.sum': expected a numeric value, got 'abc'``.
+    ``trace.csv:12: column 'dram__bytes.sum': expected a numeric value, got 'abc'``; with
+    ``kind="Nsight Compute raw CSV"`` (added by :mod:`ridgeline.refusals` when the message does
+    not say what the file was read as) ``trace.csv:12: Nsight Compute raw CSV: column ...``.
     """
 
     def __init__(
@@ -30,14 +32,18 @@ class InputError(RidgelineError):
         line: int | None = None,
         column: str | None = None,
         actual: object | None = None,
+        kind: str | None = None,
     ) -> None:
         self.path = str(path)
         self.expected = expected
         self.line = line
         self.column = column
         self.actual = actual
+        self.kind = kind  # what ridgeline took the file for, when the rest does not say it
         where = self.path if line is None else f"{self.path}:{line}"
         parts = [where]
+        if kind is not None:
+            parts.append(kind)
         if column is not None:
             parts.append(f"column {column!r}")
         text = expected

@@ -331,8 +331,9 @@ def read_table_csv(path, *, opts):
     except InputError:
         raise
     except Exception as err:  # noqa: BLE001
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(path, f"expected a telemetry CSV table ({first})") from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected a telemetry CSV table, got {plain_reason(err)}") from err
     if ragged is None and df.width > 1 and df.get_column(df.columns[-1]).null_count() and not _every_line_full(path):
         ragged = _ragged_rows(path)  # a short row reads as blanks at its end: told apart from blank cells here
     skipped: list[Skipped] = []
@@ -488,7 +489,9 @@ def scan_table_parquet(path, *, opts):
         lf = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
         rows = lf.select(pl.len()).collect().item()
     except Exception as err:  # noqa: BLE001
-        raise InputError(path, f"expected readable Parquet ({err.__class__.__name__}: {err})") from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected readable telemetry Parquet, got {plain_reason(err)}") from err
     skipped: list[Skipped] = []
     groups = _column_groups(path, opts=opts) if path.is_dir() else None
     if groups is not None and len(groups) > 1:
