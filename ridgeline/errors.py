@@ -21,7 +21,7 @@ class InputError(RidgelineError):
     actual="abc")`` renders as
     ``trace.csv:12: column 'dram__bytes.sum': expected a numeric value, got 'abc'``; with
     ``kind="Nsight Compute raw CSV"`` (added by :mod:`ridgeline.refusals` when the message does
-    not say what the file was read as) ``trace.csv:12: Nsight Compute raw CSV: column ...``.
+    not say what the file was read as) ``trace.csv:12: column ... got 'abc' (read as Nsight Compute raw CSV)``.
     """
 
     def __init__(
@@ -42,8 +42,6 @@ class InputError(RidgelineError):
         self.kind = kind  # what ridgeline took the file for, when the rest does not say it
         where = self.path if line is None else f"{self.path}:{line}"
         parts = [where]
-        if kind is not None:
-            parts.append(kind)
         if column is not None:
             parts.append(f"column {column!r}")
         text = expected
@@ -53,7 +51,10 @@ class InputError(RidgelineError):
                 shown = shown[:77] + "..."
             text = f"{expected}, got {shown!r}"
         parts.append(text)
-        super().__init__(": ".join(parts))
+        message = ": ".join(parts)
+        if kind is not None:
+            message += f" (read as {kind})"
+        super().__init__(message)
 
 
 class UsageError(RidgelineError):

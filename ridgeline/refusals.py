@@ -8,9 +8,9 @@ an nsys export or an ncu details page by mistake (or the right file, damaged) ca
 :class:`~ridgeline.errors.RidgelineError` through :func:`name_the_kind` before printing it: when
 the error is about the content of one input file, and its text does not already name that
 file's kind, the kind the content detectors (:func:`ridgeline.pipeline.detect`) find is added
-after the file name::
+at the end (so the start of the line, ``FILE:LINE: ...``, reads as before)::
 
-    x.prom:29: dcgm-exporter scrapes (Prometheus text): column 'gpu': expected a gpu label 0..4095, got 'x7'
+    x.prom:29: column 'gpu': expected a gpu label 0..4095, got 'x7' (read as dcgm-exporter scrapes (Prometheus text))
 
 Nothing else changes: errors about options, output files, folders or several files, and
 messages that already say ``Nsight Compute``, ``nsys``, ``dmon``... are printed as they were. A file

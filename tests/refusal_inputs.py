@@ -231,6 +231,7 @@ CSV_NUMBER = {
     "nsys-csv": ("Duration (ns)", "Total Time (ns)", "Duration", "Total Time", "Time (%)"),
     "nvidia-smi": ("utilization.gpu [%]", "utilization.gpu"),
 }
+DETAILS_USED = ("gpu__time_duration.sum", "Duration", "dram__bytes.sum", "dram__bytes_read.sum")
 CSV_ID = {
     "ncu-csv": ("ID",),
     "nsys-csv": ("Device", "GPU", "Strm", "Start (ns)"),
@@ -239,8 +240,13 @@ CSV_ID = {
 
 
 def _data_rows(rows) -> list[int]:
-    n = len(rows[0])
-    return [i for i, r in enumerate(rows[1:], 1) if len(r) == n and r[0].strip() != ""]
+    # ncu details pages with rules write rows without the rule columns: as long as the metric ones
+    n = min(len(rows[0]), 16)
+    return [i for i, r in enumerate(rows[1:], 1) if len(r) >= n and r[0].strip() != ""]
+
+
+def _cell(rows, i: int, j: int) -> str:
+    return rows[i][j] if j < len(rows[i]) else ""
 
 
 def csv_damage(reader: str, how: str):
@@ -259,13 +265,21 @@ def csv_damage(reader: str, how: str):
                 return None
             rows = [r[:j] + r[j + 1:] for r in rows]
         elif how == "wrong-type":
-            mid = data[len(data) // 2]
-            # a column whose cells are numbers in every data row (not an id or grid)
-            cols = [j for j in range(len(hdr)) if hdr[j] not in CSV_ID[reader]
-                    and all(_is_float(rows[i][j].strip().split(" ")[0]) for i in data)]
-            if not cols:
-                return None
-            j = next((hdr.index(c) for c in CSV_NUMBER[reader] if c in hdr and hdr.index(c) in cols), cols[-1])
+            # a number the reader uses (CSV_NUMBER; on an ncu details page, a Metric Value that is
+            # a number), else a column whose cells are numbers in every data row (not an id)
+            used = data
+            if "Metric Name" in hdr:  # details page: a metric every roofline reads
+                m = hdr.index("Metric Name")
+                used = [i for i in data if _cell(rows, i, m).strip() in DETAILS_USED]
+            cells = [(i, hdr.index(c)) for c in CSV_NUMBER[reader] if c in hdr for i in used
+                     if _is_float(_cell(rows, i, hdr.index(c)).strip().split(" ")[0])]
+            if not cells:
+                cols = [j for j in range(len(hdr)) if hdr[j] not in CSV_ID[reader]
+                        and all(_is_float(_cell(rows, i, j).strip().split(" ")[0]) for i in data)]
+                if not cols:
+                    return None
+                cells = [(data[len(data) // 2], cols[-1])]
+            mid, j = cells[len(cells) // 2]
             rows[mid] = list(rows[mid])
             rows[mid][j] = "abc"
         elif how == "text-id":

@@ -286,6 +286,8 @@ def _stats_totals(path, df, report: str, first_data_line: int | None = None, str
             check_cut_last_row(path, len(cols))
         if report != "cuda_kern_exec_sum":
             check_total_cells(path, df, total, tot.get_column("total_s"), first_data_line)
+            if share in cols:
+                check_total_cells(path, df, share, tot.get_column("time_share"), first_data_line)
     if category == "kernel":
         from ridgeline.names import short_name
 

@@ -48,7 +48,10 @@ def _json_reason(err) -> str:
     what = next((plain for lib, plain in _JSON if msg.startswith(lib)), "not valid JSON")
     doc = getattr(err, "doc", None) or ""
     pos = getattr(err, "pos", 0) or 0
-    if doc and pos >= len(doc.rstrip()) - 1 and not msg.startswith("Extra data"):
+    at_end = doc and pos >= len(doc.rstrip()) - 1
+    if msg.startswith("Unterminated string") and doc and '"' not in doc[pos + 1:]:
+        at_end = True  # the string runs to the end of the file
+    if at_end and not msg.startswith("Extra data"):
         return f"the JSON ends early at line {err.lineno}, column {err.colno} (the file is cut short)"
     return f"{what} at line {err.lineno}, column {err.colno}"
 
