@@ -273,6 +273,8 @@ def csv_damage(reader: str, how: str):
                 used = [i for i in data if _cell(rows, i, m).strip() in DETAILS_USED]
             cells = [(i, hdr.index(c)) for c in CSV_NUMBER[reader] if c in hdr for i in used
                      if _is_float(_cell(rows, i, hdr.index(c)).strip().split(" ")[0])]
+            if not cells and "Metric Name" in hdr:
+                return None  # a details page without a metric every roofline reads (launch stats only)
             if not cells:
                 cols = [j for j in range(len(hdr)) if hdr[j] not in CSV_ID[reader]
                         and all(_is_float(_cell(rows, i, j).strip().split(" ")[0]) for i in data)]

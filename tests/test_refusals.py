@@ -250,3 +250,38 @@ def test_odd_line_breaks_in_quoted_kernel_names_are_legal(seed, tmp_path, capsys
     assert any(esc in csv_out for esc in ("kern\\u2028el", "kern\\u0085el", "kern\\x0bel", "kern\\rel")), csv_out[:1500]
     for raw in ODD_BREAKS:
         assert raw not in csv_out, repr(raw)
+
+
+# ---------------------------------------------------------------------------------------------
+# the kind of file: added once, by the CLI, only where the line does not say it
+# ---------------------------------------------------------------------------------------------
+def test_kind_added_only_when_missing(tmp_path):
+    from ridgeline.errors import InputError
+    from ridgeline.refusals import name_the_kind
+
+    prom = R.FIX / "telemetry" / "exporter-3-scrapes.prom"
+    err = name_the_kind(InputError(prom, "expected a gpu label 0..4095", line=3, column="gpu", actual="x7"))
+    assert str(err).endswith("got 'x7' (read as dcgm-exporter scrapes (Prometheus text))"), str(err)
+    assert str(err).startswith(f"{prom}:3: column 'gpu'")  # the start of the line as before
+    said = InputError(prom, "expected dcgm-exporter text", line=3)
+    assert name_the_kind(said) is said  # already says it
+    missing = InputError(tmp_path / "gone.csv", "expected a number", line=2)
+    assert name_the_kind(missing) is missing  # not a file: nothing to detect
+    usage = InputError(prom, "cannot read it: permission denied")
+    assert name_the_kind(usage) is usage  # not about the content
+
+
+@pytest.mark.parametrize("name, says", [("x.sqlite", "Nsight Systems export"), ("x.ncu-rep", "Nsight Compute report"),
+                                        ("x.json.gz", "PyTorch profiler trace"), ("x.parquet", "telemetry Parquet"),
+                                        ("x.prom", "dcgm-exporter")])
+def test_a_file_no_reader_claims_is_refused_as_what_its_name_says(name, says, tmp_path, capsys):
+    from ridgeline.cli import main
+
+    path = tmp_path / name
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(SystemExit) as exc:
+        main(["analyze", str(path)])
+    err = capsys.readouterr().err.strip()
+    assert exc.value.code == 2 and len(err.splitlines()) == 1, err
+    assert says in err and "as its name says" in err and "binary data" in err, err
+    assert "Nsight Compute CSV" not in err  # not the generic guess

@@ -462,7 +462,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
             from ridgeline.parsers.plain import plain_reason
 
-            raise InputError(path, f"expected a readable PyTorch profiler trace, got {plain_reason(err)}") from err
+            raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt: {plain_reason(err)}") from err
         try:
             meta = _loads(raw)
         except ValueError as err:
@@ -470,7 +470,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
             if meta is None:
                 from ridgeline.parsers.plain import plain_reason
 
-                raise InputError(path, f"expected a PyTorch profiler trace (JSON), got {plain_reason(err)}") from err
+                raise InputError(path, f"expected a PyTorch profiler trace (JSON); the file looks truncated or corrupt: {plain_reason(err)}") from err
         del raw
         if isinstance(meta, list):  # the Trace Event format's array form: events only
             meta = {"traceEvents": meta}

@@ -57,8 +57,8 @@ def _damaged(path, err) -> InputError:
     if text.startswith(("no such column", "no such table")):  # readable, but not the tables nsys writes
         return InputError(path, "expected the CUPTI activity tables and columns of an Nsight Systems export "
                           f"(nsys export --type sqlite); {plain_reason(err)}")
-    return InputError(path, "expected a readable Nsight Systems export (nsys export --type sqlite), got "
-                      + plain_reason(err))
+    return InputError(path, "expected a readable Nsight Systems export (nsys export --type sqlite); the SQLite file is "
+                      "damaged or cut short: " + plain_reason(err))
 
 
 

@@ -62,9 +62,9 @@ def _sqlite_reason(text: str) -> str:
     if m:
         return f"{m.group(1)} '{m.group(2).strip()}' is missing"
     if "malformed" in low or "disk image" in low:
-        return "a damaged database page (the SQLite file is corrupt or cut short)"
+        return "a damaged or missing database page"
     if "not a database" in low or "file is encrypted" in low:
-        return "the SQLite header is damaged (or this is not an SQLite file)"
+        return "a damaged SQLite header (or not an SQLite file)"
     if "locked" in low or "busy" in low:
         return "the database is locked by another program"
     if "datatype mismatch" in low:
