@@ -65,8 +65,8 @@ def kind_label(found: tuple[str, str]) -> tuple[str, tuple[str, ...]]:
 def _about_content(err: InputError) -> bool:
     """An error about what is inside the file (not its absence, access, or an output)."""
     text = err.expected
-    if text.startswith(("cannot read", "no such file", "no input")):
-        return False
+    if text.startswith(("cannot read", "no such file", "no input")) or "ridgeline JSON" in text:
+        return False  # not an input's content, or ridgeline's own document (diff, check)
     return "expected" in text or err.line is not None or err.column is not None
 
 
