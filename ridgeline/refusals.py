@@ -16,7 +16,7 @@ Nothing else changes: errors about options, output files, folders or several fil
 messages that already say ``Nsight Compute``, ``nsys``, ``dmon``... are printed as they were. The
 detectors read only the head of the file, so this costs nothing on the success path.
 
-A file no detector claims gets :func:`by_name` when its name says what it should be (``.sqlite``,
+A file no detector claims gets :func:`ridgeline.parsers.sniff.by_name` when its name says what it should be (``.sqlite``,
 ``.ncu-rep``, ``.json``, ``.json.gz``, ``.parquet``, ``.prom``): ``x.sqlite: expected an Nsight
 Systems export (nsys export --type sqlite), as its name says; got binary data`` instead of the list
 of every format ridgeline reads (which ``.csv`` and ``.txt`` files, read as many formats, keep).
@@ -92,30 +92,3 @@ def name_the_kind(err: RidgelineError) -> RidgelineError:
         return err
     return InputError(err.path, err.expected, line=err.line, column=err.column, actual=err.actual, kind=label)
 
-
-# what a file's name says it should be (longest suffix first)
-_BY_SUFFIX = (
-    (".pt.trace.json.gz", "a PyTorch profiler trace (Chrome trace JSON, gzip)"),
-    (".json.gz", "a PyTorch profiler trace (Chrome trace JSON, gzip)"),
-    (".pt.trace.json", "a PyTorch profiler trace (Chrome trace JSON)"),
-    (".json", "a PyTorch profiler trace (Chrome trace JSON) or Prometheus API JSON"),
-    (".ncu-rep", "an Nsight Compute report (.ncu-rep)"),
-    (".sqlite", "an Nsight Systems export (nsys export --type sqlite)"),
-    (".parquet", "telemetry Parquet (timestamp, gpu, field/value or field columns)"),
-    (".prom", "dcgm-exporter scrapes (Prometheus text)"),
-)
-
-
-def by_name(path, first: str | None) -> InputError | None:
-    """The refusal of a file no reader claims whose name says what it should be, else None.
-    ``first``: what the file looks like (:func:`ridgeline.parsers.sniff.describe_head`)."""
-    name = Path(path).name.lower()
-    what = next((w for suffix, w in _BY_SUFFIX if name.endswith(suffix)), None)
-    if what is None:
-        return None
-    got = first or "nothing readable"
-    if got == "a binary Nsight Compute report":  # the name, not the content, said so
-        got = "binary data without a report's header (damaged, or not a report)"
-    if got == "binary data" and name.endswith(".parquet"):
-        got = "binary data without Parquet's header (damaged, or not Parquet)"
-    return InputError(path, f"expected {what}, as its name says; got {got}")

@@ -271,7 +271,7 @@ def test_kind_added_only_when_missing(tmp_path):
     assert name_the_kind(usage) is usage  # not about the content
 
 
-@pytest.mark.parametrize("name, says", [("x.sqlite", "Nsight Systems export"), ("x.ncu-rep", "Nsight Compute report"),
+@pytest.mark.parametrize("name, says", [("x.sqlite", "Nsight Systems export"), ("x.json", "PyTorch profiler trace"),
                                         ("x.json.gz", "PyTorch profiler trace"), ("x.parquet", "telemetry Parquet"),
                                         ("x.prom", "dcgm-exporter")])
 def test_a_file_no_reader_claims_is_refused_as_what_its_name_says(name, says, tmp_path, capsys):
@@ -283,5 +283,5 @@ def test_a_file_no_reader_claims_is_refused_as_what_its_name_says(name, says, tm
         main(["analyze", str(path)])
     err = capsys.readouterr().err.strip()
     assert exc.value.code == 2 and len(err.splitlines()) == 1, err
-    assert says in err and "as its name says" in err and "binary data" in err, err
+    assert says in err and "as its name says" in err and "no format ridgeline reads" in err, err
     assert "Nsight Compute CSV" not in err  # not the generic guess
