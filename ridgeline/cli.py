@@ -1287,7 +1287,9 @@ def _read_json_document(path: str):
     except UnicodeDecodeError:
         raise InputError(path, "expected a ridgeline JSON document (UTF-8), got binary data") from None
     except json.JSONDecodeError as err:
-        raise InputError(path, "expected a ridgeline JSON document", line=err.lineno, actual=err.msg) from None
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected a ridgeline JSON document, got {plain_reason(err)}", line=err.lineno) from None
 
 
 def _pull_prometheus(prom: dict):
@@ -1423,7 +1425,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rc = cli.main(args=argv, prog_name="ridgeline", standalone_mode=False)
     except RidgelineError as err:
-        _tell(f"ridgeline: error: {err}")
+        from ridgeline.refusals import name_the_kind  # says what the file was read as (issue 21)
+
+        _tell(f"ridgeline: error: {name_the_kind(err)}")
         sys.exit(err.exit_code)
     except click.exceptions.Abort:
         click.echo("ridgeline: aborted", err=True)
@@ -1490,7 +1494,9 @@ def _report_bug(err: BaseException, argv: list[str] | None) -> None:
     if _debug_requested(argv):
         import traceback
 
-        traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+        from ridgeline.render.safe_text import for_output  # names and paths in it escaped (issue 21)
+
+        sys.stderr.write(for_output("".join(traceback.format_exception(type(err), err, err.__traceback__))))
     _tell(f"ridgeline: internal error (a bug in ridgeline {__version__}): {type(err).__name__}{where}"
           + (f": {text}" if text else "")
           + "; please report it to the ridgeline maintainers with the command line and the input file"

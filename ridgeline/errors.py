@@ -19,7 +19,9 @@ class InputError(RidgelineError):
 
     ``InputError(path, "expected a numeric value", line=12, column="dram__bytes.sum",
     actual="abc")`` renders as
-    ``trace.csv:12: column 'dram__bytes.sum': expected a numeric value, got 'abc'``.
+    ``trace.csv:12: column 'dram__bytes.sum': expected a numeric value, got 'abc'``; with
+    ``kind="Nsight Compute raw CSV"`` (added by :mod:`ridgeline.refusals` when the message does
+    not say what the file was read as) ``trace.csv:12: column ... got 'abc' (read as Nsight Compute raw CSV)``.
     """
 
     def __init__(
@@ -30,12 +32,14 @@ class InputError(RidgelineError):
         line: int | None = None,
         column: str | None = None,
         actual: object | None = None,
+        kind: str | None = None,
     ) -> None:
         self.path = str(path)
         self.expected = expected
         self.line = line
         self.column = column
         self.actual = actual
+        self.kind = kind  # what ridgeline took the file for, when the rest does not say it
         where = self.path if line is None else f"{self.path}:{line}"
         parts = [where]
         if column is not None:
@@ -47,7 +51,10 @@ class InputError(RidgelineError):
                 shown = shown[:77] + "..."
             text = f"{expected}, got {shown!r}"
         parts.append(text)
-        super().__init__(": ".join(parts))
+        message = ": ".join(parts)
+        if kind is not None:
+            message += f" (read as {kind})"
+        super().__init__(message)
 
 
 class UsageError(RidgelineError):

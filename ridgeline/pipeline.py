@@ -96,7 +96,11 @@ def _why_not_recognized(path: Path) -> InputError:
     formats added to what was expected. Anything else gets the generic list.
     """
     from ridgeline.parsers.ncu import read_ncu
+    from ridgeline.parsers.sniff import by_name
 
+    named = by_name(path, describe_head(path))
+    if named is not None:  # x.sqlite, x.json, x.ncu-rep...: what its name says it is, and what it holds
+        return named
     try:
         read_ncu([str(path)])
     except InputError as err:

@@ -94,8 +94,10 @@ def library_error(err: BaseException) -> bool:
 
 
 def short_reason(err: BaseException) -> str:
-    """A library's message on one line, without its advice to the programmer."""
-    text = " ".join(str(err).split())
+    """A library's message on one line, in plain words (:func:`~ridgeline.parsers.plain.plain_reason`)."""
+    from ridgeline.parsers.plain import plain_reason
+
+    text = plain_reason(err)
     for cut in (" This error occurred", " You might want to try", " Hint:", "; use sys.set_int_max_str_digits",
                 " Resolved plan until failure"):
         if cut in text:

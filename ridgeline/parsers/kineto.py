@@ -460,13 +460,17 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
             with _Bounded(path, MAX_WHOLE_PARSE_BYTES) as fh:
                 raw = fh.read()
         except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
-            raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt ({err})") from err
+            from ridgeline.parsers.plain import plain_reason
+
+            raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt: {plain_reason(err)}") from err
         try:
             meta = _loads(raw)
         except ValueError as err:
             meta = _array_without_end(raw)  # the array form may omit its closing ']'
             if meta is None:
-                raise InputError(path, f"expected JSON (a PyTorch profiler trace); the file looks truncated or corrupt ({str(err)[:80]})") from err
+                from ridgeline.parsers.plain import plain_reason
+
+                raise InputError(path, f"expected a PyTorch profiler trace (JSON); the file looks truncated or corrupt: {plain_reason(err)}") from err
         del raw
         if isinstance(meta, list):  # the Trace Event format's array form: events only
             meta = {"traceEvents": meta}

@@ -396,7 +396,6 @@ def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skip
     try:
         return read(blk.source, blk.skip_lines)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         failure = err
     # slow path, only after a failure: rows cut in the middle leave an odd number of quotes
     data = blk.source if isinstance(blk.source, bytes) else _decode(Path(blk.source).read_bytes(), path)
@@ -404,7 +403,9 @@ def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skip
     start = 0 if isinstance(blk.source, bytes) else blk.skip_lines
     bad = [i for i in range(start + 1, len(lines)) if lines[i].count(b'"') % 2]
     if not bad:
-        raise InputError(path, f"expected well-formed CSV rows ({first[:100]})") from failure
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected well-formed Nsight Compute CSV rows, got {plain_reason(failure)}") from failure
     physical = [blk.line_of(i - start - 1) for i in bad]
     if strict:
         raise InputError(
@@ -422,7 +423,9 @@ def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skip
     try:
         return read(kept, 0)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError) as err:
-        raise InputError(path, f"expected well-formed CSV rows ({str(err).strip()[:100]})") from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected well-formed Nsight Compute CSV rows, got {plain_reason(err)}") from err
 
 
 def _read_fast(path: Path, notes: list[str]):

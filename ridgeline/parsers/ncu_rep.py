@@ -262,7 +262,9 @@ def _load(path: Path, strict: bool = True, skipped: list[Skipped] | None = None,
         try:
             report = mod.load_report(str(path))
         except Exception as err:  # noqa: BLE001 - the reader's own exception types are not public
-            raise InputError(path, f"expected a readable Nsight Compute report ({str(err).strip()[:100]})") from err
+            from ridgeline.parsers.plain import plain_reason
+
+            raise InputError(path, f"expected a readable Nsight Compute report, got {plain_reason(err)}") from err
         said = log.take()
         if _damage(said):
             if strict:

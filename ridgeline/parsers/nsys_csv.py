@@ -172,12 +172,14 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
             source = "\n".join(block).encode("utf-8")
         df = pl.read_csv(source, infer_schema=False, truncate_ragged_lines=True)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
-        raise InputError(path, f"expected an nsys stats CSV ({str(err).strip().splitlines()[0][:100]})") from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected an Nsight Systems stats CSV ({report}), got {plain_reason(err)}") from err
     df = df.rename({c: c.strip() for c in df.columns})
     cols = df.columns
     first_data_line = (found[0] if found else 0) + 2  # 1-based: the line after the header
     if report != "cuda_gpu_trace":
-        out = _stats_totals(path, df, report, first_data_line)
+        out = _stats_totals(path, df, report, first_data_line, strict=strict, whole_file=not (found and found[0] > 0))
         out.notes = notes + out.notes
         return out
     start, dur = _find(cols, "Start"), _find(cols, "Duration")
@@ -250,7 +252,8 @@ def _count_expr(col: str):
     return pl.col(col).cast(pl.String).str.replace_all(",", "", literal=True).cast(pl.Float64, strict=False).cast(pl.Int64)
 
 
-def _stats_totals(path, df, report: str, first_data_line: int | None = None) -> TimelineTables:
+def _stats_totals(path, df, report: str, first_data_line: int | None = None, strict: bool = True,
+                  whole_file: bool = True) -> TimelineTables:
     import polars as pl
 
     from ridgeline.analyzer.schema import TIMELINE_TOTALS_COLUMNS, polars_schema
@@ -276,6 +279,15 @@ def _stats_totals(path, df, report: str, first_data_line: int | None = None) -> 
             (pl.col(share).cast(pl.String).str.replace_all("%", "", literal=True).str.strip_chars()
              .cast(pl.Float64, strict=False) / 100).alias("time_share"),
         )
+    if strict:  # a cut last row or a total that is not a number: never read as if fine
+        from ridgeline.parsers.nsys_stats_checks import check_cut_last_row, check_total_cells
+
+        if whole_file:  # the CSV is the whole file (saved terminal output ends elsewhere)
+            check_cut_last_row(path, len(cols))
+        if report != "cuda_kern_exec_sum":
+            check_total_cells(path, df, total, tot.get_column("total_s"), first_data_line)
+            if share in cols:
+                check_total_cells(path, df, share, tot.get_column("time_share"), first_data_line)
     if category == "kernel":
         from ridgeline.names import short_name
 

@@ -51,12 +51,14 @@ def _is_nsys_sqlite(path) -> bool:
 
 
 def _damaged(path, err) -> InputError:
+    from ridgeline.parsers.plain import plain_reason
+
     text = str(err).strip()
     if text.startswith(("no such column", "no such table")):  # readable, but not the tables nsys writes
-        return InputError(path, "expected the CUPTI activity tables and columns of an nsys export --type sqlite",
-                          actual=text[:80])
-    return InputError(path, "expected a readable Nsight Systems sqlite export (nsys export --type sqlite); the SQLite "
-                      "file is damaged or cut short", actual=str(err).strip().splitlines()[0][:80] if str(err).strip() else type(err).__name__)
+        return InputError(path, "expected the CUPTI activity tables and columns of an Nsight Systems export "
+                          f"(nsys export --type sqlite); {plain_reason(err)}")
+    return InputError(path, "expected a readable Nsight Systems export (nsys export --type sqlite); the SQLite file is "
+                      "damaged or cut short: " + plain_reason(err))
 
 
 

@@ -166,7 +166,9 @@ def read_prometheus_json(path, *, opts):
         raise InputError(path, "expected UTF-8 Prometheus API JSON", line=raw.count(b"\n", 0, err.start) + 1,
                          actual=f"byte 0x{raw[err.start]:02x}") from None
     except json.JSONDecodeError as err:
-        raise InputError(path, "expected Prometheus API JSON", line=err.lineno, actual=err.msg) from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected Prometheus API JSON, got {plain_reason(err)}", line=err.lineno) from err
     answers = doc if isinstance(doc, list) else [doc]
     skipped: list[Skipped] = []
     strict = getattr(opts, "strict", True)

@@ -73,3 +73,40 @@ def _json_shape(text: str, line: str) -> str:
     else:
         what = "a JSON object with no traceEvents list"
     return f"{what}, starting: {line[:30]}"
+
+
+# what a file's name says it should be (longest suffix first)
+_BY_SUFFIX = (
+    (".pt.trace.json.gz", "a PyTorch profiler trace (Chrome trace JSON, gzip)"),
+    (".json.gz", "a PyTorch profiler trace (Chrome trace JSON, gzip)"),
+    (".pt.trace.json", "a PyTorch profiler trace (Chrome trace JSON)"),
+    (".json", "a PyTorch profiler trace (Chrome trace JSON) or Prometheus API JSON"),
+    (".ncu-rep", "an Nsight Compute report (.ncu-rep)"),
+    (".sqlite", "an Nsight Systems export (nsys export --type sqlite)"),
+    (".parquet", "telemetry Parquet (timestamp, gpu, field/value or field columns)"),
+    (".prom", "dcgm-exporter scrapes (Prometheus text)"),
+)
+
+
+def by_name(path, first: str | None):
+    """The refusal (an InputError) of a file no reader claims whose name says what it should be
+    (``.sqlite``, ``.json``, ``.json.gz``, ``.parquet``, ``.prom``, ``.ncu-rep``), else None.
+    ``first``: what the file looks like (:func:`describe_head`). A binary ``.ncu-rep`` (which
+    ``ncu --import`` may read) and a Parquet file (its footer is checked) keep their own messages."""
+    from ridgeline.errors import InputError
+
+    name = Path(path).name.lower()
+    what = next((w for suffix, w in _BY_SUFFIX if name.endswith(suffix)), None)
+    if what is None or first == "a binary Nsight Compute report":
+        return None
+    if name.endswith(".parquet"):
+        try:
+            with open(path, "rb") as fh:
+                if fh.read(4) == b"PAR1":
+                    return None
+        except OSError:
+            return None
+    got = first or "nothing readable"
+    if got == "binary data":
+        got = "bytes in no format ridgeline reads (damaged, or another kind of file)"
+    return InputError(path, f"expected {what}, as its name says; got {got}")

@@ -331,8 +331,9 @@ def read_table_csv(path, *, opts):
     except InputError:
         raise
     except Exception as err:  # noqa: BLE001
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(path, f"expected a telemetry CSV table ({first})") from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected a telemetry CSV table, got {plain_reason(err)}") from err
     if ragged is None and df.width > 1 and df.get_column(df.columns[-1]).null_count() and not _every_line_full(path):
         ragged = _ragged_rows(path)  # a short row reads as blanks at its end: told apart from blank cells here
     skipped: list[Skipped] = []
@@ -488,7 +489,10 @@ def scan_table_parquet(path, *, opts):
         lf = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
         rows = lf.select(pl.len()).collect().item()
     except Exception as err:  # noqa: BLE001
-        raise InputError(path, f"expected readable Parquet ({err.__class__.__name__}: {err})") from err
+        from ridgeline.parsers.plain import plain_reason
+
+        raise InputError(path, f"expected readable telemetry Parquet, got {plain_reason(err)}") from err
+    _check_parquet_gpu_text(lf, path, opts=opts)
     skipped: list[Skipped] = []
     groups = _column_groups(path, opts=opts) if path.is_dir() else None
     if groups is not None and len(groups) > 1:
@@ -504,6 +508,33 @@ def scan_table_parquet(path, *, opts):
     else:
         out = _normalize(lf, path=path, opts=opts, skipped=skipped, kind="telemetry-parquet", eager=False)
     return out, InputInfo(str(path), "telemetry-parquet", int(rows)), skipped
+
+
+def _check_parquet_gpu_text(lf, path, *, opts) -> None:
+    """A Parquet GPU column stored as text must hold GPU indices: ``x7`` would be cast to a null
+    GPU and read as a GPU nobody can name (issue 21). Strict: InputError naming the row and the
+    value (one column read); lenient: read on as before (the rows keep no GPU)."""
+    import polars as pl
+
+    from ridgeline.parsers import guard
+
+    if not guard.strict_of(opts):
+        return
+    try:
+        schema = lf.collect_schema()
+    except Exception:  # noqa: BLE001 - the scan below reports what is wrong
+        return
+    gpu = _resolve(list(schema.names())).get("gpu")
+    if gpu is None or schema[gpu] != pl.String:
+        return
+    cell = pl.col(gpu)
+    bad = (lf.select(cell).with_row_index("row", offset=1)
+           .filter(cell.is_not_null() & (cell.str.strip_chars() != "") & ~cell.str.contains(guard._GPU_CELL))
+           .head(1).collect())
+    if bad.height:
+        row, value = bad.row(0)
+        raise InputError(path, f"row {row}: expected a GPU index 0..{guard.MAX_GPU_INDEX} (or nothing)",
+                         column=gpu, actual=value)
 
 
 def _column_groups(folder: Path, *, opts=None) -> list[list[str]] | None:

@@ -337,4 +337,5 @@ def test_missing_nsys_column_is_named(tmp_path):
     con.commit()
     con.close()
     code, err, _ = run_cli(path)
-    assert code == 2 and "no such column: deviceId" in err and "damaged" not in err, err
+    # in ridgeline's words, not sqlite3's ("no such column: deviceId"; issue 21)
+    assert code == 2 and "column 'deviceId' is missing" in err and "no such column" not in err and "damaged" not in err, err
