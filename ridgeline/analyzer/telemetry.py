@@ -720,6 +720,21 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     return _finish_columns(pl.concat(parts, how="diagonal_relaxed"))
 
 
+def waste_columns():
+    """Per window, the wasted seconds by cause (the one classification fleet and group reports
+    share): ``_bti`` busy with idle tensor cores (windows not excluded, with profiling data),
+    ``_mb`` the part of it with DRAM busy (memory-bound), ``_ai`` idle with memory allocated."""
+    import polars as pl
+
+    ok = pl.col("excluded").is_null() & pl.col("has_profiling")
+    return (
+        pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).fill_null(0.0).alias("_bti"),
+        pl.when(ok).then(pl.min_horizontal(pl.col("memory_bound_s"), pl.col("busy_tensor_idle_s")))
+        .otherwise(0.0).fill_null(0.0).alias("_mb"),
+        pl.col("allocated_idle_s").fill_null(0.0).alias("_ai"),
+    )
+
+
 def fleet_summary(windows, *, by: str = "gpu"):
     """Rank GPUs (``by="gpu"``) or hosts (``by="host"``) by wasted GPU-hours.
 
@@ -736,12 +751,8 @@ def fleet_summary(windows, *, by: str = "gpu"):
     keys = ["host"] if by == "host" else list(KEYS)
     if windows is None or windows.height == 0:
         return pl.DataFrame(schema={**{k: pl.String for k in keys}, "wasted_gpu_h": pl.Float64})
-    ok = pl.col("excluded").is_null() & pl.col("has_profiling")
     w = windows.with_columns(
-        pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).alias("_bti"),
-        pl.when(ok).then(pl.min_horizontal(pl.col("memory_bound_s"), pl.col("busy_tensor_idle_s")))
-        .otherwise(0.0).fill_null(0.0).alias("_mb"),
-        pl.col("allocated_idle_s").fill_null(0.0).alias("_ai"),
+        *waste_columns(),
         pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                        pl.col("gpu_instance").fill_null("")], separator="/").alias("_gpu_id"),
     )
