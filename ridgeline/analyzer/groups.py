@@ -294,7 +294,7 @@ def group_notes(row: dict, noun: str) -> list[str]:
     out = []
     n, hours = row["gpus"], row["gpu_hours"] or 0.0
     each = hours / n if n else 0.0
-    what = f"all {n} GPUs" if n > 1 else "its GPU"
+    what = "both GPUs" if n == 2 else f"all {n} GPUs" if n > 1 else "its GPU"
     if row["gpus_profiled"] == 0:
         out.append("no DCGM profiling fields: tensor activity unknown, only idle-with-memory-allocated time counted")
     elif row["gpus_tensor_zero"] == n:

@@ -296,6 +296,10 @@ def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bo
         kinds = sorted({i.kind for i in result.inputs})
         blocks.append(f"Inputs: {len(result.inputs)} file(s), {n} record(s) ({', '.join(kinds)})\n")
     blocks.append(format_windows(result, max_rows=max_rows, all_windows=all_windows, worst=worst, width=width))
+    if getattr(result, "groups", None) is not None:
+        from ridgeline.render.groups import format_groups
+
+        blocks.append(format_groups(result.groups, width=width, max_rows=max_rows))
     blocks.append(format_findings(result.findings))
     if result.skipped:
         groups: dict[str, list] = {}
