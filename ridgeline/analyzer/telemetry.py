@@ -782,12 +782,17 @@ def describe_subject(row: dict[str, Any], *, with_window: bool = False) -> str:
 
 
 def span_text(start, end) -> str:
-    def fmt(t):
-        return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t is not None else "?"
+    """``2026-01-05T08:00:00Z..2026-01-05T08:05:00Z``; for inputs without absolute time (placed at
+    1970 by the readers) the time since the first tick: ``+0:00:00..+0:05:00 (relative time)``."""
+    from ridgeline.fmt import clock, is_relative
 
+    def fmt(t):
+        return clock(t, "%Y-%m-%dT%H:%M:%SZ", seconds=True)
+
+    tail = " (relative time)" if is_relative(start) else ""
     if end is None:
-        return fmt(start)
-    return f"{fmt(start)}..{fmt(end)}"
+        return fmt(start) + tail
+    return f"{fmt(start)}..{fmt(end)}{tail}"
 
 
 # ------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import math
 import textwrap
 from typing import Any
 
+from ridgeline.fmt import clock
 from ridgeline.render.text import fmt_pct, shorten
 
 WIDTH = 80
@@ -82,7 +83,7 @@ def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W) -> 
     if r.get("_observed") is not None:  # per-GPU rows: the time observed, not the windows' extent
         length = r["_observed"]
     util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
-    start = r["window_start"].strftime(start_fmt) if r.get("window_start") else "-"
+    start = clock(r["window_start"], start_fmt) if r.get("window_start") else "-"
     line = (f"{shorten(r['host'] or '?', host_w):<{host_w}} {shorten(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
             f"{shorten(str(r['samples']), 5):>5} {fmt_pct(r['coverage_ratio']):>4} {fmt_pct(util):>4} "
             f"{fmt_pct(r['gr_engine_active_mean_ratio']):>5} {fmt_pct(r['tensor_active_mean_ratio']):>4} "
@@ -248,7 +249,8 @@ def health_lines(windows) -> list[str]:
         parts = []
         if r["xid_codes"]:
             t = r["xid_first_seen"]
-            parts.append(f"XID {r['xid_codes']}" + (f" from {t:%m-%d %H:%M:%S}" if t is not None else ""))
+            parts.append(f"XID {r['xid_codes']}" + (f" from {clock(t, '%m-%d %H:%M:%S', seconds=True)}"
+                                                    if t is not None else ""))
         elif r["xid_at_start_code"]:
             parts.append(f"XID {r['xid_at_start_code']} at start")
         for col, label in (("ecc_dbe_increase_count", "DBE"), ("ecc_sbe_increase_count", "SBE"),
