@@ -278,7 +278,12 @@ def group_summary(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list
     out = out.sort(["wasted_gpu_hours", *cols], descending=[True] + [False] * len(cols), nulls_last=True)
     none = {d.col: f"(no {d.noun})" for d in dims}
     out = out.with_columns([pl.col(c).fill_null(v) for c, v in none.items()])
-    return out.with_columns(pl.concat_str(cols, separator=" / ").alias("key"))
+    parts = [pl.col(c) for c in cols]
+    names = [d.name for d in dims]
+    if "namespace" in names and "pod" in names and names.index("namespace") < names.index("pod"):
+        # the pod's namespace is in the key already: "team-a / train-0", not "team-a / team-a/train-0"
+        parts[names.index("pod")] = pl.col("by:pod").str.strip_prefix(pl.col("by:namespace") + "/")
+    return out.with_columns(pl.concat_str(parts, separator=" / ").alias("key"))
 
 
 def _hours(h: float) -> str:

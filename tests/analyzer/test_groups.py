@@ -79,6 +79,8 @@ def test_nested_keys_and_labels_by_name(fleet):
     keys = {r["key"] for r in rows}
     assert keys == {"team-a / main", "team-b / vllm", "(no namespace) / (no container)"}
     assert rows[0]["keys"] == {"namespace": "team-b", "label=container": "vllm"}
+    nested = {r["key"]: r["keys"] for r in group_report(windows, ["namespace", "pod"], runs=runs).rows()}
+    assert nested["team-a / train-0"] == {"namespace": "team-a", "pod": "team-a/train-0"}
 
 
 def test_by_host_agrees_with_the_fleet_summary(fleet):
