@@ -109,10 +109,8 @@ def wasted_spans(wx):
 
     keys = ["host", "gpu", "gpu_instance"]
     bad = wx.filter(pl.col("_waste") > 0).sort([*keys, "window_start"], nulls_last=True)
-    if not bad.height:
-        return per_gpu(bad, by=("_run",))
     new = (pl.col("window_start") != pl.col("window_end").shift(1)).fill_null(True)
-    bad = bad.with_columns(new.cum_sum().over(keys).alias("_run"))
+    bad = bad.with_columns(new.cum_sum().over(keys).cast(pl.Int64).alias("_run"))
     return per_gpu(bad, by=("_run",))
 
 

@@ -99,3 +99,6 @@ def test_consecutive_wasted_windows_of_a_gpu_are_one_span():
     assert spans.height == 2
     assert spans.get_column("_waste").to_list() == pytest.approx([900.0, 600.0])
     assert spans.get_column("window_end").to_list() == [t0 + 3 * m5, t0 + 6 * m5]
+    # no wasted window: no span (and no error)
+    none = w.with_columns(_waste_expr().alias("_waste") * 0)
+    assert wasted_spans(none).height == 0
