@@ -114,6 +114,24 @@ def wasted_spans(wx):
     return per_gpu(bad, by=("_run",))
 
 
+def _add_row(lines: list[str], row: str) -> None:
+    """Append a table row; a host name on a line of its own above the row is written once for
+    consecutive rows of that host (the rows below it leave the host cell blank)."""
+    if "\n" in row:
+        above, row = row.split("\n", 1)
+        if not lines or lines[-1] != above and not (lines[-1].startswith(" ") and _host_line_above(lines) == above):
+            lines.append(above)
+    lines.append(row)
+
+
+def _host_line_above(lines: list[str]) -> str | None:
+    """The line above a block of rows with a blank host cell (the host written once for them)."""
+    for ln in reversed(lines):
+        if not ln.startswith(" "):
+            return ln
+    return None
+
+
 def per_gpu(windows, *, by: tuple = ()):
     """One row per host / GPU / GPU instance over the whole run: window means weighted by each
     window's observed span (``span_s``), samples and waste summed, coverage = span / time observed.
@@ -186,7 +204,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         lines.append("-" * len(header))
         rows = wx.sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
         for r in rows.head(max_rows).iter_rows(named=True):
-            lines.append(_row_line(r, host_w=host_w, hosts=host_shown))
+            _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
         if rows.height > max_rows:
             lines += _wrap(f"... {rows.height - max_rows} more window rows (ridgeline telemetry --all-windows "
                            "--max-rows N, or ridgeline telemetry --format csv)")
@@ -201,7 +219,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         lines.append(header.replace("window start", "first start "))
         lines.append("-" * len(header))
         for r in g.head(max_rows).iter_rows(named=True):
-            lines.append(_row_line(r, host_w=host_w, hosts=host_shown))
+            _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
         # ties (a GPU wasting every window) would fill the list with one GPU: each GPU's worst
         # window comes before any GPU's second worst
         in_gpu = pl.col("_waste").rank("ordinal", descending=True).over("host", "gpu", "gpu_instance")
@@ -220,7 +238,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
             lines.append(header)
             lines.append("-" * len(header))
             for r in bad.head(worst).iter_rows(named=True):
-                lines.append(_row_line(r, host_w=host_w, hosts=host_shown))
+                _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
     if legend:
         lines += _wrap(legend)
     if excluded_seen and any(ln.endswith(" x") for ln in lines):
