@@ -59,7 +59,7 @@ def test_the_table_never_cuts_two_hosts_alike(tmp_path, monkeypatch):
     for h in ("llm-action-node-a01", "llm-action-node-a02"):
         synth.write_telemetry(tmp_path / f"{h}.dmon", ["busy_tensor_idle"], minutes=12, interval_s=1)
     (tmp_path / "solo").mkdir()
-    synth.write_telemetry(tmp_path / "solo" / "a-single-host-with-a-long-name.dmon", ["busy_tensor_idle"],
+    synth.write_telemetry(tmp_path / "solo" / "a-single-host-with-a-long-name.dmon", ["busy_tensor_idle", "training"],
                           minutes=12, interval_s=1)
     monkeypatch.chdir(tmp_path)  # short paths in the notes and the accounting block
     out = CliRunner().invoke(cli, ["telemetry", ".", "-q"], catch_exceptions=False).output
@@ -68,6 +68,10 @@ def test_the_table_never_cuts_two_hosts_alike(tmp_path, monkeypatch):
     assert "+0:00" in out and "(relative time)" in out
     assert "a01" in out and "a02" in out and "a-single-host-with-a-long-name" in out
     assert max(len(ln) for ln in out.splitlines()) <= 80
+    # nothing shortens a-single-host...: its full name on a line of its own, once for its 2 GPUs
+    per_gpu = out.split("Per GPU, whole run", 1)[1].split("\n\n", 1)[0]
+    assert per_gpu.count("a-single-host-with-a-long-name") == 1
+    assert "\na-single-host-with-a-long-name\n                0 " in per_gpu
     # one note per kind, with the count of files
     assert out.count("dcgmi dmon has no timestamps") == 1 and "3 files (" in out
 
