@@ -313,9 +313,12 @@ def group_notes(row: dict, noun: str) -> list[str]:
         out.append(f"memory-bound (DRAM busy, tensor cores idle) for {row['memory_bound_h']:.1f} GPU-h: "
                    "batch more or move fewer bytes")
     alloc = row.get("alloc_gpus")
-    if alloc is not None and alloc != n:
+    if alloc is not None and alloc < n:
         out.append(f"the job allocated {alloc} GPU(s); telemetry attributed {n} to it "
                    "(the jobs file names no GPU indices: every GPU of its nodes counts)")
+    elif alloc is not None and alloc > n:
+        out.append(f"the job allocated {alloc} GPU(s); the telemetry saw {n} of them (nodes or GPUs not in "
+                   "the telemetry)")
     return out
 
 

@@ -120,6 +120,7 @@ def test_slurm_jobs_by_node_range_gpu_index_and_time(fleet, tmp_path):
     # node02 after 00:30 (4 GPUs x 30 min) and node01 GPUs 2-3 after 00:50
     assert rows["(no job)"]["gpu_hours"] == pytest.approx(4 * 0.5 + 2 * 10 / 60)
     assert rows["102"]["alloc_gpus"] == 2
+    assert not any("allocated" in n for n in rows["102"]["notes"])  # 2 allocated, 2 seen
     by_user = {r["key"]: r["gpu_hours"] for r in group_report(windows, ["user"], jobs=jobs).rows()}
     assert by_user["bob"] == pytest.approx(1.0 + 2 * 20 / 60)
 
@@ -153,3 +154,15 @@ def test_exported_labels_win_over_the_scrape_labels():
 def test_bad_by_is_a_usage_error(by, msg):
     with pytest.raises(UsageError, match=msg):
         parse_by(by, have_jobs=False)
+
+
+def test_a_job_note_compares_allocated_and_observed_gpus(fleet, tmp_path):
+    windows, _runs, _d = fleet
+    sacct = tmp_path / "jobs.txt"
+    sacct.write_text("JobID|NodeList|Start|End|AllocTRES\n"
+                     "7|node01|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu=2\n"  # no index: all 4 GPUs
+                     "8|node02,node09|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu=8\n")  # node09 unseen
+    jobs, _ = read_sacct(sacct)
+    notes = {r["key"]: r["notes"] for r in group_report(windows, ["job"], jobs=jobs).rows()}
+    assert any("allocated 2 GPU(s); telemetry attributed 4" in n for n in notes["7"])
+    assert any("allocated 8 GPU(s); the telemetry saw 4" in n for n in notes["8"])
