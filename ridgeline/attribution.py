@@ -10,7 +10,16 @@ LABELLED_KINDS = frozenset({"dcgm-exporter", "prometheus-json", "prometheus-api"
 
 
 def check_by(by, jobs_path) -> None:
-    """UsageError for a bad ``--by`` (before any file is read)."""
+    """UsageError for a bad ``--by``, InputError for a ``--jobs`` file that is not there (before
+    any telemetry is read)."""
+    if jobs_path:
+        from pathlib import Path
+
+        if not Path(jobs_path).is_file():
+            from ridgeline.errors import InputError
+
+            raise InputError(jobs_path, "expected a file of sacct --parsable2 output (--jobs)",
+                             actual="no such file" if not Path(jobs_path).exists() else "not a regular file")
     if by:
         from ridgeline.analyzer.groups import parse_by
 

@@ -83,6 +83,11 @@ def test_bad_by_is_one_line_exit_2(capsys, scrape, args, msg):
     assert code == 2 and msg in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_missing_jobs_file_is_one_line(capsys, scrape, tmp_path):
+    code, err = run_main(capsys, "telemetry", scrape, "--jobs", tmp_path / "nope.txt")
+    assert code == 2 and "nope.txt: expected a file of sacct --parsable2 output (--jobs), got 'no such file'" in err
+
+
 def test_bad_jobs_row_names_the_line(capsys, scrape, tmp_path):
     jobs = tmp_path / "jobs.txt"
     jobs.write_text("JobID|NodeList|Start|End\n1|n[1-|2026-01-01T00:00:00|Unknown\n")
