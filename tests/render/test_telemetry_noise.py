@@ -106,3 +106,18 @@ def test_consecutive_wasted_windows_of_a_gpu_are_one_span():
     # no wasted window: no span (and no error)
     none = w.with_columns(_waste_expr().alias("_waste") * 0)
     assert wasted_spans(none).height == 0
+
+
+def test_grouped_telemetry_findings_name_each_host_whole():
+    from types import SimpleNamespace
+
+    from ridgeline.render.text import _findings
+    from ridgeline.rules.base import Finding
+
+    hosts = ["llm-action-h800-dcgmi-dmon-nvlink-pcie-na-warmup", "llm-action-h800-gpu7-gpu0-dcgmi-dmon-group"]
+    findings = [Finding(code="RL205", name="telemetry-implausible", severity="info", subject=f"host:{h} gpu:0", subject_kind="gpu",
+                        message="8 blank values", remedy="collect the field", impact_s=60.0, impact_share=0.1)
+                for h in hosts]
+    lines = _findings(SimpleNamespace(findings=findings))
+    assert all(any(f"host:{h} gpu:0" in ln for ln in lines) for h in hosts)
+    assert max(map(len, lines)) <= 80 and not any("~" in ln for ln in lines)
