@@ -42,7 +42,8 @@ TOP_LEVEL: dict[str, str] = {
     "findings": "rule findings, most impactful first (keys below)",
     "notes": "human-readable notes about the analysis (GPU matching, missing counters, ...)",
     "telemetry": "null without telemetry input, else {\"windows\": [records of the WINDOW table], "
-    "\"fleet\": {\"by_gpu\": [...], \"by_host\": [...]}} (since 1.1)",
+    "\"fleet\": {\"by_gpu\": [...], \"by_host\": [...]}} (since 1.1); with telemetry --by or --jobs also "
+    "\"groups_by\": [dimensions] and \"groups\": [records, worst first] (additive)",
     "timeline": "null without a timeline input (Nsight Systems export, nsys stats CSV, PyTorch profiler trace), "
     "else the `timeline` object below (since 1.2)",
     "ncu_rules": "null without a .ncu-rep input, else ncu's own rule results stored in the reports: list of records "
