@@ -1056,6 +1056,12 @@ def _demo_next_steps(folder, copy_to) -> str:
               help="Table: worst windows by wasted time shown under the per-GPU totals.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True,
               help="Table: at most this many GPU rows (or window rows with --all-windows).")
+@click.option("--by", "by", multiple=True, metavar="KEY",
+              help="Group GPUs by workload: pod, namespace, container, job, host, label=NAME, or user/account "
+                   "with --jobs; repeat to nest (--by namespace --by pod).")
+@click.option("--jobs", "jobs", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Slurm accounting (sacct --parsable2 with JobID, User, Account, NodeList, Start, End, AllocTRES) "
+                   "joined on host, GPU and time; groups by job unless --by says otherwise.")
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Reduce the partitions (hosts) here, or with dask.distributed (needs ridgeline[dask]).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
@@ -1067,7 +1073,7 @@ def _demo_next_steps(folder, copy_to) -> str:
 @click.pass_context
 def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, output, select, ignore, config,
                   thresholds, fail_on, max_rows, all_windows=False, worst=10, engine="local", scheduler=None,
-                  workers=None, quiet=False, **prom):
+                  workers=None, quiet=False, by=(), jobs=None, **prom):
     """Busy vs. working: GPU-Util against Tensor-Core, SM and DRAM activity, per GPU and window.
 
     PATHS are dcgmi dmon captures, dcgm-exporter scrapes, Prometheus query JSON,
@@ -1099,6 +1105,9 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
 
     interval_s = parse_duration_s(interval, what="--interval")
     start_dt = _parse_start(start)
+    from ridgeline.attribution import check_by, telemetry_groups
+
+    check_by(by, jobs)  # a bad --by before any file is read
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
     _refuse_overwriting_inputs(output, paths)
@@ -1139,8 +1148,9 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     context = Context(telemetry=lf, windows=windows)
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
                          family="telemetry", thresholds=thresholds)
+    groups = telemetry_groups(lf, inputs, windows, by=by, jobs_path=jobs, tz=tz, notes=notes, skipped=skipped)
     result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes,
-                            sample_counts=counts)
+                            sample_counts=counts, groups=groups)
     _relabel_stdin(result, stdin_dir)
     if fmt == "parquet":
         from ridgeline.atomic import write_parquet

@@ -103,3 +103,30 @@ def percent(ratio: float | None, style: Style = TERMINAL, *, digits: int = 0, mi
     if style.adaptive_percent:
         return f"{pct:.0f}%" if abs(pct) >= 1 or pct == 0 else f"{pct:.1f}%"
     return f"{pct:.{digits}f}%"
+
+
+# ------------------------------------------------------------------------------------------
+# relative time: inputs without timestamps (dcgmi dmon without --start) are placed at the Unix
+# epoch; a date in 1970 is then no date, only the time since the first tick
+# ------------------------------------------------------------------------------------------
+RELATIVE_BEFORE_YEAR = 1971  # no real capture is this old
+
+
+def is_relative(t) -> bool:
+    """A timestamp of an input without absolute time (placed at 1970-01-01 UTC by the readers)."""
+    return t is not None and getattr(t, "year", 9999) < RELATIVE_BEFORE_YEAR
+
+
+def clock(t, fmt: str = "%m-%d %H:%M", *, seconds: bool = False) -> str:
+    """``t`` as ``fmt``, or for relative time the time since the first tick, ``+1:05`` (h:mm,
+    ``+1:05:30`` with ``seconds``): never a 1970 date. ``"?"`` for None."""
+    if t is None:
+        return "?"
+    if not is_relative(t):
+        return t.strftime(fmt)
+    import datetime as _dt
+
+    total = int((t - _dt.datetime(1970, 1, 1, tzinfo=t.tzinfo)).total_seconds())
+    h, rem = divmod(total, 3600)
+    m, s = divmod(rem, 60)
+    return f"+{h}:{m:02d}:{s:02d}" if seconds else f"+{h}:{m:02d}"

@@ -85,6 +85,8 @@ class AnalysisResult:
     what_if: list = dataclasses.field(default_factory=list)
     # {source: (samples, null values)} of the telemetry long table (ridgeline.analyzer.accounting)
     sample_counts: Any = None
+    # ridgeline.analyzer.groups.GroupReport of telemetry --by / --jobs, or None
+    groups: Any = None
 
     def ridge(self, precision: str, path: str | None = None) -> float | None:
         """Ridge point (FLOP/byte) of the first compute roof of ``precision`` (and tensor ``path``

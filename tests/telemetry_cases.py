@@ -49,6 +49,7 @@ def gpu_series(*, host="node1", gpu=0, n=600, interval_s=1.0, start=T0, gpu_inst
             rows["value"].append(None if v is None else float(v))
             rows["source"].append("synthetic")
             rows["pod"].append(None)
+            rows["labels"].append(None)
     return pl.DataFrame(rows, schema=SCHEMA)
 
 

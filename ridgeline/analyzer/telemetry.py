@@ -722,6 +722,21 @@ def reduce_windows(lf, *, window: str | float | None = "5m", warmup: str | float
     return _finish_columns(pl.concat(parts, how="diagonal_relaxed"))
 
 
+def waste_columns():
+    """Per window, the wasted seconds by cause (the one classification fleet and group reports
+    share): ``_bti`` busy with idle tensor cores (windows not excluded, with profiling data),
+    ``_mb`` the part of it with DRAM busy (memory-bound), ``_ai`` idle with memory allocated."""
+    import polars as pl
+
+    ok = pl.col("excluded").is_null() & pl.col("has_profiling")
+    return (
+        pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).fill_null(0.0).alias("_bti"),
+        pl.when(ok).then(pl.min_horizontal(pl.col("memory_bound_s"), pl.col("busy_tensor_idle_s")))
+        .otherwise(0.0).fill_null(0.0).alias("_mb"),
+        pl.col("allocated_idle_s").fill_null(0.0).alias("_ai"),
+    )
+
+
 def fleet_summary(windows, *, by: str = "gpu"):
     """Rank GPUs (``by="gpu"``) or hosts (``by="host"``) by wasted GPU-hours.
 
@@ -738,12 +753,8 @@ def fleet_summary(windows, *, by: str = "gpu"):
     keys = ["host"] if by == "host" else list(KEYS)
     if windows is None or windows.height == 0:
         return pl.DataFrame(schema={**{k: pl.String for k in keys}, "wasted_gpu_h": pl.Float64})
-    ok = pl.col("excluded").is_null() & pl.col("has_profiling")
     w = windows.with_columns(
-        pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).alias("_bti"),
-        pl.when(ok).then(pl.min_horizontal(pl.col("memory_bound_s"), pl.col("busy_tensor_idle_s")))
-        .otherwise(0.0).fill_null(0.0).alias("_mb"),
-        pl.col("allocated_idle_s").fill_null(0.0).alias("_ai"),
+        *waste_columns(),
         pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                        pl.col("gpu_instance").fill_null("")], separator="/").alias("_gpu_id"),
     )
@@ -773,12 +784,17 @@ def describe_subject(row: dict[str, Any], *, with_window: bool = False) -> str:
 
 
 def span_text(start, end) -> str:
-    def fmt(t):
-        return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t is not None else "?"
+    """``2026-01-05T08:00:00Z..2026-01-05T08:05:00Z``; for inputs without absolute time (placed at
+    1970 by the readers) the time since the first tick: ``+0:00:00..+0:05:00 (relative time)``."""
+    from ridgeline.fmt import clock, is_relative
 
+    def fmt(t):
+        return clock(t, "%Y-%m-%dT%H:%M:%SZ", seconds=True)
+
+    tail = " (relative time)" if is_relative(start) else ""
     if end is None:
-        return fmt(start)
-    return f"{fmt(start)}..{fmt(end)}"
+        return fmt(start) + tail
+    return f"{fmt(start)}..{fmt(end)}{tail}"
 
 
 # ------------------------------------------------------------------------------------------

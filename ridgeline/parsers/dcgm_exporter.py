@@ -10,7 +10,9 @@ seconds, possibly fractional: told apart by magnitude); otherwise scrape k is at
 Labels are read by name with their known drift: host = ``hostname`` | ``Hostname`` |
 ``instance``; UUID = ``UUID`` | ``uuid`` | ``gpu_uuid``; model = ``modelName`` |
 ``model_name``; MIG instance = ``GPU_I_ID`` (profile ``GPU_I_PROFILE``); k8s pod =
-``exported_pod`` | ``pod`` (with ``exported_namespace`` | ``namespace``).
+``exported_pod`` | ``pod`` (with ``exported_namespace`` | ``namespace``). Every other label that
+is not the GPU's identity (pod, namespace, container, job, ...) is kept per row in the ``labels``
+column (:func:`ridgeline.parsers.telemetry_common.workload_labels`), for ``--by``.
 
 Values: DCGM blank sentinels (int64 >= 0x7ffffffffffffff0, e.g. ``9223372036854775794``;
 doubles >= 1.40737488355328e14) and NaN become null. Lines whose value is not a number
@@ -25,6 +27,7 @@ from pathlib import Path
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.telemetry_common import workload_labels
 from ridgeline.parsers.telemetry_syntax import SAMPLE_RE
 from ridgeline.result import InputInfo, Skipped
 
@@ -208,6 +211,8 @@ def _read_exporter(path: Path, opts, pieces):
         .when(ns.is_null() | (ns == "")).then(pod)
         .otherwise(ns + "/" + pod).alias("pod"),
     )
+    label_sets = label_sets.with_columns(  # one Python call per distinct label set, not per row
+        pl.col("labels").map_elements(workload_labels, return_dtype=pl.String).alias("workload"))
     # a series with no GPU label at all (no gpu, UUID or GPU_I_ID) belongs to no GPU: listed as
     # skipped, never a phantom GPU "?"
     no_gpu = label_sets.filter(pl.col("gpu").is_null() & pl.col("uuid").is_null() & pl.col("gpu_instance").is_null())
@@ -233,6 +238,7 @@ def _read_exporter(path: Path, opts, pieces):
         pl.col("field"),
         pl.when(sentinel).then(None).otherwise(scaled(pl.col("num"), pl.col("scale"))).alias("value"),
         "pod",
+        pl.col("workload").alias("labels"),
     ).rechunk() for part in parts]
     del parts
     out = pl.concat(out, rechunk=False)

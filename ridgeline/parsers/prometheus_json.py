@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.telemetry_common import workload_labels
 from ridgeline.result import InputInfo, Skipped
 
 
@@ -149,6 +150,7 @@ def series_frame(labels: dict, points, fd, *, default_host: str | None = None):
         pl.lit(fd.canonical).alias("field"),
         scaled(pl.col("raw").cast(pl.Float64, strict=False), fd.scale).alias("value"),
         pl.lit(f"{ns}/{pod}" if pod and ns else pod, pl.String).alias("pod"),
+        pl.lit(workload_labels(labels), pl.String).alias("labels"),
     )
 
 

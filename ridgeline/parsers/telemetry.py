@@ -69,8 +69,8 @@ class Options:
     def start_time(self, path: str, what: str) -> _dt.datetime:
         if self.start is not None:
             return self.start
-        self.note(f"{path}: {what} has no timestamps; times are relative to 1970-01-01 00:00 UTC "
-                  "(give --start to anchor them)")
+        self.note(f"{path}: {what} has no timestamps; times are relative, shown as time since the first "
+                  "tick (+h:mm; give --start to anchor them to a date)")
         return EPOCH
 
 

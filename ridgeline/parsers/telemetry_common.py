@@ -7,6 +7,8 @@ The format readers (dcgm_dmon, nvidia_smi, prometheus_json, ...) and the dispatc
 
 from __future__ import annotations
 
+import re
+
 from ridgeline.errors import UsageError
 
 # ------------------------------------------------------------------------------------------
@@ -19,6 +21,29 @@ def empty_frame():
 
 
 IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")
+
+# labels that name the GPU, the exporter or the metric, not the workload on the GPU: left out of
+# the ``labels`` column (which ``--by pod|namespace|job|label=NAME`` groups by)
+GPU_LABELS = frozenset({
+    "__name__", "gpu", "UUID", "uuid", "gpu_uuid", "device", "modelName", "model_name", "pci_bus_id",
+    "GPU_I_ID", "GPU_I_PROFILE", "Hostname", "hostname", "err_code", "err_msg",
+})  # and every DCGM_FI_* label (driver versions, process names: facts about the GPU, not a workload)
+_LABEL_PAIR_RE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+def workload_labels(labels) -> str | None:
+    """A series' labels (a dict, or Prometheus text ``{a="b",...}``) -> the ``labels`` column:
+    the workload labels (all but :data:`GPU_LABELS` and ``DCGM_FI_*``) as ``name="value"`` pairs sorted by name and
+    joined by ``,`` (values as written, escapes kept), or None when none is left. One canonical
+    spelling, so the same label set read from text or JSON compares equal."""
+    if labels is None:
+        return None
+    if isinstance(labels, str):
+        pairs = _LABEL_PAIR_RE.findall(labels)
+    else:
+        pairs = [(k, str(v).replace("\\", "\\\\").replace('"', '\\"')) for k, v in labels.items()]
+    kept = sorted((k, v) for k, v in pairs if k not in GPU_LABELS and not k.startswith("DCGM_FI_"))
+    return ",".join(f'{k}="{v}"' for k, v in kept) or None
 
 
 def wide_to_long_rows(wide):

@@ -42,7 +42,8 @@ TOP_LEVEL: dict[str, str] = {
     "findings": "rule findings, most impactful first (keys below)",
     "notes": "human-readable notes about the analysis (GPU matching, missing counters, ...)",
     "telemetry": "null without telemetry input, else {\"windows\": [records of the WINDOW table], "
-    "\"fleet\": {\"by_gpu\": [...], \"by_host\": [...]}} (since 1.1)",
+    "\"fleet\": {\"by_gpu\": [...], \"by_host\": [...]}} (since 1.1); with telemetry --by or --jobs also "
+    "\"groups_by\": [dimensions] and \"groups\": [records, worst first] (additive)",
     "timeline": "null without a timeline input (Nsight Systems export, nsys stats CSV, PyTorch profiler trace), "
     "else the `timeline` object below (since 1.2)",
     "ncu_rules": "null without a .ncu-rep input, else ncu's own rule results stored in the reports: list of records "
@@ -199,9 +200,10 @@ def gpu_section(result) -> dict[str, Any]:
     }
 
 
-def telemetry_section(windows, *, records: bool = True) -> dict[str, Any]:
+def telemetry_section(windows, *, records: bool = True, groups=None) -> dict[str, Any]:
     """``{"windows": [...], "fleet": {"by_gpu": [...], "by_host": [...]}}`` (fleet ranked by waste;
-    ``records=False``: windows left empty, for :func:`render_json` to write them)."""
+    ``records=False``: windows left empty, for :func:`render_json` to write them), and with ``groups``
+    (a :class:`ridgeline.analyzer.groups.GroupReport`) ``"groups"``, ``"groups_by"``."""
     from ridgeline.analyzer.telemetry import fleet_summary
 
     gpu_keys = list(FLEET_KEYS)
@@ -212,7 +214,31 @@ def telemetry_section(windows, *, records: bool = True) -> dict[str, Any]:
             "by_gpu": _records(fleet_summary(windows, by="gpu"), gpu_keys),
             "by_host": _records(fleet_summary(windows, by="host"), host_keys),
         },
+        **({} if groups is None else group_section(groups)),
     }
+
+
+GROUP_KEYS = {
+    "key": "the group: its --by values joined by ' / ' ('(no pod)' for GPUs without that label or job)",
+    "keys": "{dimension: value} of the key",
+    "gpus": "distinct GPUs (or MIG instances) with time in the group",
+    "gpu_hours": "GPU-hours observed in the group (a window shared by groups split by time overlap)",
+    "wasted_gpu_hours": "allocated_idle_h + tensor_idle_h + memory_bound_h (an upper bound, as in telemetry.fleet)",
+    "wasted_share": "wasted_gpu_hours / gpu_hours",
+    "wasted_split": "{allocated_idle_h: idle with memory allocated, tensor_idle_h: busy with idle tensor cores and "
+                    "DRAM not busy, memory_bound_h: busy with idle tensor cores and DRAM busy}",
+    "tensor_active": "mean PIPE_TENSOR_ACTIVE weighted by GPU time (windows with profiling data), 0..1; null: none",
+    "dram_active": "mean DRAM_ACTIVE likewise",
+    "first": "start of the group's first window (ISO 8601 UTC)",
+    "last": "end of its last window",
+    "alloc_gpus": "GPUs the Slurm job allocated (AllocTRES), --by job with --jobs; else null",
+    "notes": "short sentences a person can forward ('Tensor Core activity was 0% on all 4 GPUs of this pod for 2.0 h')",
+}
+
+
+def group_section(groups) -> dict[str, Any]:
+    """``{"groups_by": [dims], "groups": [rows, worst first]}`` (keys :data:`GROUP_KEYS`)."""
+    return {"groups_by": list(groups.by), "groups": clean(groups.rows())}
 
 
 def timeline_section(tl) -> dict[str, Any] | None:
@@ -282,7 +308,7 @@ def to_document(result) -> dict[str, Any]:
         "skipped": [s.to_dict() for s in result.skipped],
         "findings": [f.to_dict() for f in result.findings],
         "notes": list(result.notes),
-        "telemetry": None if windows is None else telemetry_section(windows),
+        "telemetry": None if windows is None else telemetry_section(windows, groups=getattr(result, "groups", None)),
         "timeline": timeline_section(getattr(result, "timeline", None)),
         "ncu_rules": ncu_rules_section(result),
         "what_if": _what_if_records(result),
@@ -351,7 +377,7 @@ def render_json(result, *, indent: int | None = 2) -> str:
         doc["kernels"] = _KERNELS_MARK
         marks.append(_KERNELS_MARK)
     if has_windows:
-        doc["telemetry"] = telemetry_section(windows, records=False)
+        doc["telemetry"] = telemetry_section(windows, records=False, groups=getattr(result, "groups", None))
         doc["telemetry"]["windows"] = _WINDOWS_MARK
         marks.append(_WINDOWS_MARK)
     rest = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
@@ -482,6 +508,15 @@ def json_schema_markdown() -> str:
         "(`ridgeline.analyzer.telemetry.fleet_summary`). `by_host` records have no `gpu` and `gpu_instance`.",
         "",
         _key_table(FLEET_KEYS),
+        "",
+        "## `telemetry.groups[]`",
+        "",
+        "Only with `ridgeline telemetry --by ...` or `--jobs FILE`: one record per workload group, most wasted "
+        "GPU-hours first (`ridgeline.analyzer.groups`); `telemetry.groups_by` lists the `--by` dimensions. "
+        "The groups partition the windows: their `gpu_hours` add up to the fleet's, and so do their "
+        "`wasted_gpu_hours`.",
+        "",
+        _key_table(GROUP_KEYS),
         "",
         "## `telemetry.windows[]`",
         "",

@@ -17,7 +17,9 @@ import math
 import textwrap
 from typing import Any
 
-from ridgeline.render.text import fmt_pct, shorten
+from ridgeline.fmt import clock
+from ridgeline.render.hostnames import host_labels
+from ridgeline.render.text import fmt_pct, inline, shorten
 
 WIDTH = 80
 MAX_ROWS = 40
@@ -77,28 +79,66 @@ def _waste_expr():
     )
 
 
-def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W) -> str:
+def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W, hosts: dict | None = None) -> str:
+    """One table row; ``hosts``: host -> the text its column shows (:func:`host_labels`); a
+    host too long for the column is printed in full on a line of its own above the row."""
     length = (r["window_end"] - r["window_start"]).total_seconds() if r.get("window_end") and r.get("window_start") else None
     if r.get("_observed") is not None:  # per-GPU rows: the time observed, not the windows' extent
         length = r["_observed"]
     util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
-    start = r["window_start"].strftime(start_fmt) if r.get("window_start") else "-"
-    line = (f"{shorten(r['host'] or '?', host_w):<{host_w}} {shorten(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
+    start = clock(r["window_start"], start_fmt) if r.get("window_start") else "-"
+    host = inline(r["host"] or "?")
+    host = (hosts or {}).get(host, host)
+    above = ""
+    if len(host) > host_w:
+        above, host = host + "\n", ""
+    line = (f"{host:<{host_w}} {shorten(_gpu_label(r), 5):>5} {start:<11} {_dur(length):>5} "
             f"{shorten(str(r['samples']), 5):>5} {fmt_pct(r['coverage_ratio']):>4} {fmt_pct(util):>4} "
             f"{fmt_pct(r['gr_engine_active_mean_ratio']):>5} {fmt_pct(r['tensor_active_mean_ratio']):>4} "
             f"{fmt_pct(r['dram_active_mean_ratio']):>4} {_num(r['power_mean_w']):>5} {_dur(r['_waste']):>5}")
     width = WIDTH + host_w - HOST_W
     if r.get("excluded") is not None:
         line = line[: width - 2] + " x"
-    return line[:width]
+    return above + line[:width]
 
 
-def per_gpu(windows):
-    """One row per host / GPU / GPU instance over the whole run: window means weighted by each
-    window's observed span (``span_s``), samples and waste summed, coverage = span / time observed."""
+def wasted_spans(wx):
+    """Windows with waste (``_waste`` > 0), consecutive ones of a GPU (each starting where the
+    previous ended) joined into one row per span, aggregated as :func:`per_gpu` does."""
     import polars as pl
 
     keys = ["host", "gpu", "gpu_instance"]
+    bad = wx.filter(pl.col("_waste") > 0).sort([*keys, "window_start"], nulls_last=True)
+    new = (pl.col("window_start") != pl.col("window_end").shift(1)).fill_null(True)
+    bad = bad.with_columns(new.cum_sum().over(keys).cast(pl.Int64).alias("_run"))
+    return per_gpu(bad, by=("_run",))
+
+
+def _add_row(lines: list[str], row: str) -> None:
+    """Append a table row; a host name on a line of its own above the row is written once for
+    consecutive rows of that host (the rows below it leave the host cell blank)."""
+    if "\n" in row:
+        above, row = row.split("\n", 1)
+        if not lines or lines[-1] != above and not (lines[-1].startswith(" ") and _host_line_above(lines) == above):
+            lines.append(above)
+    lines.append(row)
+
+
+def _host_line_above(lines: list[str]) -> str | None:
+    """The line above a block of rows with a blank host cell (the host written once for them)."""
+    for ln in reversed(lines):
+        if not ln.startswith(" "):
+            return ln
+    return None
+
+
+def per_gpu(windows, *, by: tuple = ()):
+    """One row per host / GPU / GPU instance over the whole run: window means weighted by each
+    window's observed span (``span_s``), samples and waste summed, coverage = span / time observed.
+    ``by``: further key columns (a span of windows)."""
+    import polars as pl
+
+    keys = ["host", "gpu", "gpu_instance", *by]
     means = ["gpu_util_mean_ratio", "gr_engine_active_mean_ratio", "tensor_active_mean_ratio",
              "dram_active_mean_ratio", "power_mean_w"]
     w = windows.with_columns(_waste_expr().alias("_waste"), pl.col("span_s").fill_null(0.0).alias("_span"))
@@ -155,6 +195,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     longest = int(w.get_column("host").cast(pl.String).str.len_chars().max() or 0)
     host_w = max(HOST_W, min(longest, HOST_W + max(0, width - WIDTH)))
     header = header_line(host_w)
+    host_shown, legend = host_labels(w.get_column("host").unique().to_list(), host_w)
 
     excluded_seen = wx.filter(pl.col("excluded").is_not_null()).height > 0
 
@@ -163,7 +204,7 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         lines.append("-" * len(header))
         rows = wx.sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
         for r in rows.head(max_rows).iter_rows(named=True):
-            lines.append(_row_line(r, host_w=host_w))
+            _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
         if rows.height > max_rows:
             lines += _wrap(f"... {rows.height - max_rows} more window rows (ridgeline telemetry --all-windows "
                            "--max-rows N, or ridgeline telemetry --format csv)")
@@ -178,12 +219,12 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         lines.append(header.replace("window start", "first start "))
         lines.append("-" * len(header))
         for r in g.head(max_rows).iter_rows(named=True):
-            lines.append(_row_line(r, host_w=host_w))
+            _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
         # ties (a GPU wasting every window) would fill the list with one GPU: each GPU's worst
         # window comes before any GPU's second worst
         in_gpu = pl.col("_waste").rank("ordinal", descending=True).over("host", "gpu", "gpu_instance")
         bad = (
-            wx.filter(pl.col("_waste") > 0)
+            wasted_spans(wx)
             .with_columns(in_gpu.alias("_nth"))
             .sort(["_nth", "_waste", "host", "gpu", "gpu_instance", "window_start"],
                   descending=[False, True, False, False, False, False], nulls_last=True)
@@ -191,12 +232,15 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         if w.height > g.height and worst > 0 and bad.height:
             lines.append("")
             shown = min(worst, bad.height)
-            lines += _wrap(f"Worst windows by wasted time ({shown} of {w.height}, each GPU's worst first; "
+            lines += _wrap(f"Worst windows by wasted time ({shown} of {bad.height} spans; consecutive wasted "
+                           "windows of a GPU shown as one span, len = time observed; each GPU's worst first; "
                            "--all-windows for every window)")
             lines.append(header)
             lines.append("-" * len(header))
             for r in bad.head(worst).iter_rows(named=True):
-                lines.append(_row_line(r, host_w=host_w))
+                _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
+    if legend:
+        lines += _wrap(legend)
     if excluded_seen and any(ln.endswith(" x") for ln in lines):
         lines.append("x = excluded from performance rules (see RL205)")
     lines += _wrap(LEGEND)
@@ -214,13 +258,13 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
                        "fewer bytes), not idle GPUs", "  ")
     top = fleet.filter(pl.col("wasted_gpu_h") > 0).head(5)
     for r in top.iter_rows(named=True):
-        lines.append(f"  {r['rank']:>3}. host:{shorten(r['host'] or '?', 24)} gpu:{_gpu_label(r):<6} "
-                     f"{r['wasted_gpu_h']:.2f} GPU-h ({fmt_pct(r['wasted_share'])} of its time)")
+        lines += _wrap(f"  {r['rank']:>3}. host:{inline(r['host'] or '?')} gpu:{_gpu_label(r):<6} "
+                       f"{r['wasted_gpu_h']:.2f} GPU-h ({fmt_pct(r['wasted_share'])} of its time)")
     if hosts > 1:
         by_host = fleet_summary(w, by="host").filter(pl.col("wasted_gpu_h") > 0).head(5)
         for r in by_host.iter_rows(named=True):
-            lines.append(f"  host {r['rank']:>3}. {shorten(r['host'] or '?', 30)}: {r['wasted_gpu_h']:.2f} GPU-h over "
-                         f"{r['gpus']} GPU(s)")
+            lines += _wrap(f"  host {r['rank']:>3}. {inline(r['host'] or '?')}: {r['wasted_gpu_h']:.2f} GPU-h over "
+                           f"{r['gpus']} GPU(s)")
     return "\n".join(lines) + "\n"
 
 
@@ -248,7 +292,8 @@ def health_lines(windows) -> list[str]:
         parts = []
         if r["xid_codes"]:
             t = r["xid_first_seen"]
-            parts.append(f"XID {r['xid_codes']}" + (f" from {t:%m-%d %H:%M:%S}" if t is not None else ""))
+            parts.append(f"XID {r['xid_codes']}" + (f" from {clock(t, '%m-%d %H:%M:%S', seconds=True)}"
+                                                    if t is not None else ""))
         elif r["xid_at_start_code"]:
             parts.append(f"XID {r['xid_at_start_code']} at start")
         for col, label in (("ecc_dbe_increase_count", "DBE"), ("ecc_sbe_increase_count", "SBE"),
@@ -266,7 +311,7 @@ def health_lines(windows) -> list[str]:
             continue
         if r["counter_resets"]:
             parts.append(f"{r['counter_resets']} counter reset(s)")
-        label = f"host:{shorten(r['host'] or '?', 24)} gpu:{_gpu_label(r)}"
+        label = f"host:{inline(r['host'] or '?')} gpu:{_gpu_label(r)}"
         out += _wrap(f"{label}  " + "; ".join(parts), "    ")
     gpus = windows.select("host", "gpu", "gpu_instance").unique().height
     head = (f"GPU health ({g.height} of {gpus} GPU(s) report XID/ECC/remap/link series; "
@@ -296,6 +341,10 @@ def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bo
         kinds = sorted({i.kind for i in result.inputs})
         blocks.append(f"Inputs: {len(result.inputs)} file(s), {n} record(s) ({', '.join(kinds)})\n")
     blocks.append(format_windows(result, max_rows=max_rows, all_windows=all_windows, worst=worst, width=width))
+    if getattr(result, "groups", None) is not None:
+        from ridgeline.render.groups import format_groups
+
+        blocks.append(format_groups(result.groups, width=width, max_rows=max_rows))
     blocks.append(format_findings(result.findings))
     if result.skipped:
         groups: dict[str, list] = {}
@@ -312,8 +361,10 @@ def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bo
     if acc:
         blocks.append("\n".join(acc) + "\n")
     if result.notes:
+        from ridgeline.render.notes import collapse_notes
+
         lines = ["Notes:"]
-        for n in result.notes:
+        for n in collapse_notes(result.notes):
             lines += _wrap(f"- {n}", "  ")
         blocks.append("\n".join(lines) + "\n")
     return "\n".join(b for b in blocks if b)

@@ -231,8 +231,10 @@ def format_result(result, *, top: int = 10, all_windows: bool = False, width: in
     blocks.append(accounting_lines(accounting(result)))
     blocks.append(_findings(result))
     if result.notes:
+        from ridgeline.render.notes import collapse_notes
+
         notes = ["Notes:"]
-        for note in result.notes:
+        for note in collapse_notes(result.notes):
             notes += _wrap(f"- {note}", "  ")
         blocks.append(notes)
     return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"

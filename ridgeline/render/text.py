@@ -270,13 +270,22 @@ def _findings(result) -> list[str]:
         compact = len(items) > GROUP_DETAIL_MAX  # many subjects: one line each, one example message
         shown = items[:GROUP_LIST_MAX] if compact else items
         name_w = WIDTH - 4 - 22
-        labels = distinct_labels([f.subject for f in shown], name_w, together=True)
+        # telemetry subjects (host:NAME gpu:N) are never cut: two hosts must not look alike; one
+        # too long for the column gets a line of its own, its impact on the next
+        whole = all(f.subject_kind in TELEMETRY_KINDS for f in shown)
+        labels = ([inline(f.subject) for f in shown] if whole
+                  else distinct_labels([f.subject for f in shown], name_w, together=True))
         for f, label in zip(shown, labels):
             impact = f"counted in {f.related[0]}" if f.related else ""
             if f.impact_s is not None:
                 impact = f"up to {fmt_seconds(f.impact_s)}"
                 if f.impact_share is not None:
                     impact += f" ({fmt_pct(f.impact_share, 1)})"
+            if len(label) > name_w:
+                lines += _wrap(label, "  - ")
+                label = ""
+                if not impact:
+                    continue
             lines.append(f"  - {label:<{name_w}} {impact:>21}".rstrip())  # 4 + 54 + 1 + 21 = 80
             if not compact and not same_message:
                 lines += _wrap(f.message, "      ")

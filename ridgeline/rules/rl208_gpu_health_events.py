@@ -20,7 +20,9 @@ _HEALTH_COLUMNS = ("xid_codes", "xid_at_start_code", "ecc_dbe_increase_count", "
 
 
 def _time(t) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t is not None else "?"
+    from ridgeline.fmt import clock, is_relative
+
+    return clock(t, "%Y-%m-%dT%H:%M:%SZ", seconds=True) + (" (relative time)" if is_relative(t) else "")
 
 
 def _count(x: float) -> str:

@@ -165,7 +165,8 @@ def launch_bound_step(launches: int = 2000, *, gpu: str = "H100", seed: int | st
 def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gpu: str = "H100",
                    minutes: float = 10, interval_s: float = 1.0, format: str = "dmon",
                    low_traffic: tuple[float, float] | None = None, seed: int | str | None = None,
-                   note: str | None = None, start_ms: int = 1767225600000) -> str:
+                   note: str | None = None, start_ms: int = 1767225600000,
+                   labels: Sequence[dict | list | None] | None = None) -> str:
     """Telemetry of one host: GPU ``i`` behaves as ``behaviours[i]``, one of :data:`BEHAVIOURS`:
 
     ``memory_bound`` (decode serving: DRAM busy, tensor cores light), ``serving_mix`` (prefill +
@@ -177,6 +178,9 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
     ``low_traffic=(0.5, 0.6)``: serving GPUs (memory_bound, serving_mix) do ~5x less work per busy
     second in that part of the run. ``format``: "dmon" (``dcgmi dmon`` text: no timestamps, give
     ridgeline ``--interval``) or "exporter" (dcgm-exporter scrapes with timestamps from ``start_ms``).
+    ``labels`` (exporter only): per GPU, the workload labels the exporter's Kubernetes mapping adds
+    (``{"namespace": "team-a", "pod": "train-0", "container": "main"}``), or a list of ``(from
+    fraction of the run, dict or None)`` for a GPU that changes hands (None: no pod).
     """
     from ridgeline.errors import UsageError
     from ridgeline.synth.dcgm import (ARCHETYPE_FB_MIB, ARCHETYPES, DEFAULT_FB_MIB, LOW_TRAFFIC, PROF, SYNTHETIC_NOTE,
@@ -185,6 +189,8 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
 
     if format not in ("dmon", "exporter"):
         raise UsageError(f"synth: format {format!r}: expected dmon or exporter")
+    if labels is not None and format != "exporter":
+        raise UsageError("synth: labels need format='exporter' (dcgmi dmon carries no labels)")
     dev = _device(gpu)
     n = max(1, int(round(minutes * 60 / interval_s)))
     rng = _rng(seed if seed is not None else f"telemetry/{host}/{gpu}/{minutes}/{interval_s}")
@@ -211,7 +217,10 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
                     vals[f] = [None] * n
             elif kind == "stuck_profiler":
                 stick_profiler(vals, n)
-        series.append(GpuSeries(host, g, _uuid(host, g), dev.facts.display_name, vals))
+        lab = labels[g] if labels is not None and g < len(labels) else None
+        if isinstance(lab, list):  # (fraction of the run, labels) -> (first tick, labels)
+            lab = [(int(round(frac * n)), d) for frac, d in lab]
+        series.append(GpuSeries(host, g, _uuid(host, g), dev.facts.display_name, vals, labels=lab))
     note = note or SYNTHETIC_NOTE
     if format == "dmon":
         names = ", ".join(k if isinstance(k, str) else "custom" for k in behaviours)

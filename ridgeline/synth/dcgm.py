@@ -44,6 +44,18 @@ class GpuSeries:
     instance: str | None = None  # MIG GPU instance id
     profile: str | None = None  # MIG profile, e.g. "3g.40gb"
     dmon_entity: str | None = None  # e.g. "GPU-I 21" for dmon
+    # workload labels the exporter adds (pod, namespace, container, ...): one dict for the whole
+    # run, or [(first tick, dict or None), ...] for a GPU that changes hands (None: no workload)
+    labels: dict | list | None = None
+
+    def labels_at(self, tick: int) -> dict | None:
+        if self.labels is None or isinstance(self.labels, dict):
+            return self.labels
+        current = None
+        for first, lab in self.labels:
+            if tick >= first:
+                current = lab
+        return current
 
 
 def step_activity(launches: list[Launch], dev: Device, *, gap_s: float) -> dict[str, float]:
@@ -194,6 +206,8 @@ def exporter_text(series: list[GpuSeries], *, start_ms: int, interval_ms: int,
                 if s.instance is not None:
                     labels += f',GPU_I_PROFILE="{s.profile}",GPU_I_ID="{s.instance}"'
                 labels += f',Hostname="{s.host}",DCGM_FI_DRIVER_VERSION="550.90.07"'
+                for k, v in (s.labels_at(tick) or {}).items():
+                    labels += f',{k}="{v}"'
                 text = f"{val:f}" if kind in ("ratio", "watt") else str(int(val))
                 lines.append(f"{name}{{{labels}}} {text} {ts}\n")
             if lines:

@@ -80,6 +80,7 @@ class _Stub(BaseHTTPRequestHandler):
     script: dict = {}
     seen: list = []
     names: tuple = ("DCGM_FI_DEV_GPU_UTIL",)
+    extra: dict = {}  # more labels on every series (a pod, a namespace)
 
     def log_message(self, *args):  # quiet
         pass
@@ -100,7 +101,7 @@ class _Stub(BaseHTTPRequestHandler):
             body = {"status": "success", "data": ["h1"]}
         else:
             body = {"status": "success", "data": {"resultType": "matrix", "result": [
-                {"metric": {"__name__": name, "Hostname": "h1", "gpu": "0"},
+                {"metric": {"__name__": name, "Hostname": "h1", "gpu": "0", **self.extra},
                  "values": [[1767571200, "50"], [1767571215, "NaN"]]} for name in self.names]}}
         data = json.dumps(body).encode()
         self.send_response(200)
@@ -117,7 +118,7 @@ def stub():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    _Stub.script, _Stub.seen, _Stub.names = {}, [], ("DCGM_FI_DEV_GPU_UTIL",)
+    _Stub.script, _Stub.seen, _Stub.names, _Stub.extra = {}, [], ("DCGM_FI_DEV_GPU_UTIL",), {}
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
@@ -185,3 +186,19 @@ def test_a_field_under_two_names_is_kept_once(stub):
     pulled = _pull(stub, retries=0)
     assert pulled.frame.height == 2 and pulled.info.rows == 4
     assert any("came twice" in n for n in pulled.notes)
+
+
+def test_a_pull_keeps_the_workload_labels_for_by_pod(stub):
+    from click.testing import CliRunner
+
+    from ridgeline.cli import cli
+
+    # the exporter's own pod (the scrape's labels) and the workload's (exported_*, honorLabels off)
+    _Stub.extra = {"namespace": "gpu-operator", "pod": "dcgm-exporter-abc", "exported_namespace": "ml",
+                   "exported_pod": "train-0", "job": "dcgm"}
+    args = ["telemetry", "--prometheus", stub, "--from", "2026-01-05T00:00:00Z", "--to", "2026-01-05T00:00:15Z",
+            "--by", "pod", "--by", "job", "--format", "json"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    groups = json.loads(res.output)["telemetry"]["groups"]
+    assert [g["keys"] for g in groups] == [{"pod": "ml/train-0", "job": "dcgm"}]

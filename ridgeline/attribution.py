@@ -1,0 +1,53 @@
+"""Wiring of ``ridgeline telemetry --by ... --jobs FILE``: reads the jobs file, takes the label runs
+from the long table where the inputs carry labels, and builds the group report
+(:mod:`ridgeline.analyzer.groups`). Sits beside :mod:`ridgeline.pipeline` (it calls a parser and
+the analyzer, which may not call each other)."""
+
+from __future__ import annotations
+
+# input kinds whose readers keep the series' workload labels (the ``labels`` column)
+LABELLED_KINDS = frozenset({"dcgm-exporter", "prometheus-json", "prometheus-api"})
+
+
+def check_by(by, jobs_path) -> None:
+    """UsageError for a bad ``--by``, InputError for a ``--jobs`` file that is not there (before
+    any telemetry is read)."""
+    if jobs_path:
+        from pathlib import Path
+
+        if not Path(jobs_path).is_file():
+            from ridgeline.errors import InputError
+
+            raise InputError(jobs_path, "expected a file of sacct --parsable2 output (--jobs)",
+                             actual="no such file" if not Path(jobs_path).exists() else "not a regular file")
+    if by:
+        from ridgeline.analyzer.groups import parse_by
+
+        parse_by(by, have_jobs=bool(jobs_path))
+
+
+def telemetry_groups(lf, inputs, windows, *, by=(), jobs_path=None, tz=None, notes: list[str] | None = None,
+                     skipped: list | None = None):
+    """The :class:`~ridgeline.analyzer.groups.GroupReport` of ``--by`` / ``--jobs``, or None when
+    neither was given. ``notes`` and ``skipped`` receive the jobs file's notes and the jobs that
+    never started; the report's own notes are added to ``notes`` too."""
+    if not by and not jobs_path:
+        return None
+    from ridgeline.analyzer.groups import group_report, label_runs, parse_by
+
+    dims = parse_by(by or (["job"] if jobs_path else []), have_jobs=bool(jobs_path))  # bad --by before reading
+    jobs = None
+    if jobs_path:
+        from ridgeline.parsers.sacct import read_sacct
+
+        jobs, left_out = read_sacct(jobs_path, tz=tz, notes=notes)
+        if skipped is not None:
+            skipped.extend(left_out)
+    have_labels = any(i.kind in LABELLED_KINDS for i in inputs)
+    runs = None
+    if have_labels and any(d.source == "label" for d in dims) and windows is not None and windows.height:
+        runs = label_runs(lf)
+    report = group_report(windows, [d.name for d in dims], runs=runs, jobs=jobs, have_labels=have_labels)
+    if notes is not None:
+        notes.extend(n for n in report.notes if n not in notes)
+    return report
