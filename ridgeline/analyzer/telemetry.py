@@ -129,8 +129,15 @@ def _health_fields() -> tuple[str, ...]:
     return HEALTH_FIELDS
 
 
-# health fields last: ridgeline.analyzer.health reduces them (XID codes, counter increases)
-USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS, *_health_fields())))
+def _throttle_fields() -> tuple[str, ...]:
+    from ridgeline.analyzer.throttle import FIELDS
+
+    return FIELDS
+
+
+# health fields last: ridgeline.analyzer.health reduces them (XID codes, counter increases);
+# ridgeline.analyzer.throttle the clock event reasons, temperature and power limit
+USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS, *_health_fields(), *_throttle_fields())))
 KEYS = ("host", "gpu", "gpu_instance")
 WIDE_IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")  # a wide frame's non-field columns
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
@@ -434,9 +441,9 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
         "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
     }
     lf = lf.with_columns([e.cast(pl.Float64).alias(f"_st_{k}") for k, e in states.items()])
-    from ridgeline.analyzer import health
+    from ridgeline.analyzer import health, throttle
 
-    health_rows = health.row_columns(has)
+    health_rows = health.row_columns(has) + throttle.row_columns(has)
     if health_rows:
         lf = lf.with_columns(health_rows)
 
@@ -496,7 +503,7 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     # had nothing clamped, and one whose raw maximum is not stays at or above it after clamping
     for i, f in enumerate(prof_present):
         aggs += [pl.col(f).count().alias(f"_n{i}"), pl.col(f).min().alias(f"_lo{i}"), pl.col(f).max().alias(f"_hi{i}")]
-    aggs += health.window_aggs(has)
+    aggs += health.window_aggs(has) + throttle.window_aggs(has)
     out = health.finish(lf.group_by("_seg").agg(aggs).drop("_seg"))
     out = out.join(interval, on="_gid", how="left")
     if window_s is None:
