@@ -187,7 +187,7 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
 
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_HEX, NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
 
     with open(path, encoding="utf-8-sig", errors="replace") as fh:  # -sig: a byte-order mark is no header text
         header_line = fh.readline()
@@ -203,6 +203,9 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
         unit = re.escape(m.group(1)) if m else None
         if NVIDIA_SMI_IDENTITY.get(prop) == "gpu":
             checks[i] = (h, r"^\s*[0-9]{1,4}\s*$", "a GPU index 0..4095", "row")
+        elif prop in NVIDIA_SMI_HEX:  # the clock event reasons bitmask, in hex
+            checks[i] = (h, rf"^\s*(0[xX][0-9a-fA-F]{{1,16}}|{_SMI_MISSING})\s*$",
+                         "a hexadecimal bitmask like 0x0000000000000004 or [N/A]", "cell")
         elif prop in NVIDIA_SMI_QUERY:
             pattern = rf"^\s*({_SMI_NUMBER}(\s*{unit})?|{_SMI_MISSING})\s*$" if unit else \
                 rf"^\s*({_SMI_NUMBER}|{_SMI_MISSING})\s*$"
