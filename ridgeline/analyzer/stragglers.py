@@ -18,8 +18,16 @@ Method (thresholds in :data:`THRESHOLDS`, overridable, and as RL209's thresholds
    output, the same ``window_start`` (windows are aligned to the clock, so peers are compared
    over the same minutes). With ``--window all`` (one row per GPU), the whole runs are compared.
    Windows excluded by the plausibility checks (RL205) take no part.
-2. Per metric m in SM clock (``sm_clock_mean_hz``), tensor activity
-   (``tensor_active_mean_ratio``) and board power (``power_mean_w``): the group median M and the
+   MIG instances (``gpu_instance`` set) take no part: they share their parent GPU's clock and
+   power, and their activity scales with their profile, not with their health.
+2. Metrics: the GPUs of a workload group (a pod, a job: ``keys`` other than ``host``) do the
+   same work, so SM clock (``sm_clock_mean_hz``), tensor activity (``tensor_active_mean_ratio``)
+   and board power (``power_mean_w``) are compared. The GPUs of a host may run different jobs
+   (a decode server next to a training job): tensor activity and power are then the workload's,
+   not the card's, so with the default host grouping only the SM clock is compared (a busy GPU
+   runs at its boost clock unless something caps it; ``metrics=`` / RL209's
+   ``host_all_metrics`` = 1 compare all three on hosts that run one job).
+   Per metric m compared: the group median M and the
    median absolute deviation MAD (both robust: one slow GPU among eight moves neither). A GPU
    lags in m when, with at least ``min_group_gpus`` GPUs reporting m in the window,
 
@@ -82,11 +90,18 @@ def thresholds(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     return th
 
 
-def window_lags(windows, keys=("host",), overrides: dict[str, Any] | None = None):
+def default_metrics(keys) -> tuple[str, ...]:
+    """The metrics compared for a grouping (see the module docstring, step 2)."""
+    return tuple(c for c, _l in METRICS) if set(keys) - {"host"} else ("sm_clock_mean_hz",)
+
+
+def window_lags(windows, keys=("host",), overrides: dict[str, Any] | None = None,
+                metrics: tuple[str, ...] | None = None):
     """The window rows (not excluded) with, per metric, ``<m>_group_median``, ``<m>_lag`` (the
     relative shortfall, null unless the GPU lags in it) and ``lagging`` (any metric), plus
     ``group_gpus`` and ``group_gpu_s`` (the group's GPUs and covered seconds in the window)
-    and ``pace_lag`` (see the module docstring)."""
+    and ``pace_lag`` (see the module docstring). ``metrics``: the window columns compared (a
+    subset of :data:`METRICS`; default :func:`default_metrics`)."""
     import polars as pl
 
     th = thresholds(overrides)
@@ -96,7 +111,8 @@ def window_lags(windows, keys=("host",), overrides: dict[str, Any] | None = None
         from ridgeline.errors import UsageError
 
         raise UsageError(f"straggler groups: no column {', '.join(missing)} in the window table")
-    w = windows.filter(pl.col("excluded").is_null())
+    compared = set(metrics or default_metrics(keys))
+    w = windows.filter(pl.col("excluded").is_null() & pl.col("gpu_instance").is_null())
     if not w.height:
         return None
     aligned = w.group_by(list(GPU)).len().get_column("len").max() > 1
@@ -121,7 +137,7 @@ def window_lags(windows, keys=("host",), overrides: dict[str, Any] | None = None
     for c, _l in METRICS:
         med = pl.col(f"{c}_group_median")
         lag = 1.0 - pl.col(c) / med
-        ok = ((pl.col(f"_{c}_n") >= th["min_group_gpus"]) & (med > 0) & (lag >= th["min_lag"])
+        ok = (pl.lit(c in compared) & (pl.col(f"_{c}_n") >= th["min_group_gpus"]) & (med > 0) & (lag >= th["min_lag"])
               & ((med - pl.col(c)) > th["mad_k"] * 1.4826 * pl.col(f"_{c}_mad")) & busy)
         lags.append(pl.when(ok.fill_null(False)).then(lag).otherwise(None).alias(f"{c}_lag"))
     w = w.with_columns(lags)
@@ -133,17 +149,18 @@ def window_lags(windows, keys=("host",), overrides: dict[str, Any] | None = None
     return w.drop([c for c in w.columns if c.startswith("_") and c not in ("_gpu_id",)]).drop("_gpu_id")
 
 
-def find_stragglers(windows, keys=("host",), overrides: dict[str, Any] | None = None):
+def find_stragglers(windows, keys=("host",), overrides: dict[str, Any] | None = None,
+                    metrics: tuple[str, ...] | None = None):
     """Straggler episodes (one row per GPU and run of at least ``min_windows`` consecutive
     lagging windows), worst loss first; an empty frame when there is none. ``keys``: the columns
-    that define a group (see the module docstring)."""
+    that define a group; ``metrics``: as :func:`window_lags` (see the module docstring)."""
     import polars as pl
 
     from ridgeline.analyzer.throttle import SHARE_COLUMNS
 
     th = thresholds(overrides)
     keys = list(keys)
-    w = window_lags(windows, keys, overrides) if windows is not None and windows.height else None
+    w = window_lags(windows, keys, overrides, metrics) if windows is not None and windows.height else None
     if w is None or not w.filter(pl.col("lagging")).height:
         return pl.DataFrame(schema={c: pl.Float64 for c in EPISODE_COLUMNS}).clear()
     gpu = list(GPU)

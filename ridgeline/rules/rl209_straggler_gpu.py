@@ -39,6 +39,8 @@ class StragglerGpu(Rule):
     GPUs of one group (the GPUs of a host by default; the grouping columns when the report groups
     by pod or job) whose SM clock (``sm_clock_mean_hz``), tensor activity
     (``tensor_active_mean_ratio``) or board power (``power_mean_w``) is at least ``min_lag``
+    (on a host, where GPUs may run different jobs, the SM clock alone unless
+    ``host_all_metrics`` is 1; MIG instances are not compared)
     below the group's median in the same window, and further below it than ``mad_k`` robust
     standard deviations (1.4826 x the median absolute deviation) of the group, while the group
     and the GPU are working (median and own utilization >= ``busy_util``), in at least
@@ -66,8 +68,8 @@ class StragglerGpu(Rule):
     Example
     -------
     ``host:node01 gpu:3``: ``lags the other 7 GPUs of host:node01 for 30.0 min
-    (2026-01-05T08:00:00Z..2026-01-05T08:30:00Z): SM clock 1.23 GHz vs median 1.98 GHz (-38%),
-    power 311 W vs 390 W (-20%); clock event reasons: SW power cap 100% of samples; power limit
+    (2026-01-05T08:00:00Z..2026-01-05T08:30:00Z): SM clock 1.23 GHz vs median 1.98 GHz (-38%);
+    clock event reasons: SW power cap 100% of samples; power limit
     315 W (group median 700 W); 66 C (group median 62 C, max 67 C); a synchronous job on the
     group runs at its pace: 1.5 GPU-h of the group's 4.0 GPU-h lost (38% pace lag)``.
     """
@@ -83,6 +85,8 @@ class StragglerGpu(Rule):
         "min_windows": (3, "consecutive lagging windows before a GPU is called a straggler"),
         "busy_util": (0.5, "group median and the GPU's own utilization (GPU-Util or GR_ENGINE_ACTIVE) needed"),
         "min_reason_share": (0.05, "share of samples under a clock event reason before it is named"),
+        "host_all_metrics": (0, "1: compare tensor activity and power within a host too (hosts that run one job); "
+                                "0: the SM clock only, when grouping by host"),
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -94,8 +98,11 @@ class StragglerGpu(Rule):
             return []
         keys = tuple((ctx.extra or {}).get("group_keys") or ("host",))
         p = self.params
+        from ridgeline.analyzer.stragglers import METRICS, default_metrics
+
+        metrics = tuple(c for c, _l in METRICS) if p["host_all_metrics"] else default_metrics(keys)
         episodes = find_stragglers(w, keys, {k: p[k] for k in ("min_group_gpus", "min_lag", "mad_k", "min_windows",
-                                                                "busy_util")})
+                                                                "busy_util")}, metrics)
         total = T.total_span_s(w)
         out = []
         for r in episodes.iter_rows(named=True):

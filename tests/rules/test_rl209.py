@@ -97,3 +97,22 @@ def test_rl209_mad_guard_ignores_a_group_that_scatters():
     clocks = [1700, 1850, 2000, 2150, 2300]
     assert _run(reduce_windows(_host("h", clocks), window="5m")) == []
     assert _run(reduce_windows(_host("h", clocks), window="5m"), mad_k=0.1) != []
+
+
+def test_rl209_on_a_host_only_the_clock_compares_unless_asked():
+    # a decode server (little tensor work, less power) next to three training GPUs, all at full clock:
+    # different jobs, not a straggler; a host known to run one job can compare tensor and power too
+    from telemetry_cases import MEMORY_BOUND
+
+    parts = [gpu_series(host="h", gpu=g, n=900, **BUSY_TENSOR, sm_clock_hz=1980e6, power_w=600.0) for g in range(3)]
+    parts.append(gpu_series(host="h", gpu=3, n=900, **MEMORY_BOUND, sm_clock_hz=1980e6, power_w=350.0))
+    w = reduce_windows(table(*parts), window="5m")
+    assert _run(w) == []
+    (f,) = _run(w, host_all_metrics=1)
+    assert f.subject == "host:h gpu:3" and "power 350 W vs median 600 W (-42%)" in f.message
+
+
+def test_rl209_mig_instances_are_not_compared():
+    parts = [gpu_series(host="m", gpu=None, gpu_instance=str(i), n=900, **BUSY_TENSOR,
+                        sm_clock_hz=(1000 if i == 3 else 1980) * 1e6) for i in range(4)]
+    assert _run(reduce_windows(table(*parts), window="5m")) == []
