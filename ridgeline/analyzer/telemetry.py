@@ -394,7 +394,7 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
 
 
 # rows of one window query: a partition above this is reduced in slices of whole GPUs
-WINDOW_CHUNK_ROWS = 1 << 19
+WINDOW_CHUNK_ROWS = 1 << 17
 
 
 def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float]):
