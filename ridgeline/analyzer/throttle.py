@@ -76,7 +76,7 @@ def row_columns(has: set) -> list:
     if MASK not in has:
         return []
     m = pl.col(MASK).cast(pl.Int64, strict=False)
-    return [((m & bit) != 0).cast(pl.Float64).alias(f"_thr_{name}") for bit, name, _c, _m in REASONS]
+    return [((m & bit) != 0).alias(f"_thr_{name}") for bit, name, _c, _m in REASONS]  # Boolean: mean = share
 
 
 def window_aggs(has: set) -> list:
