@@ -170,7 +170,11 @@ def compile_checkout(root: Path) -> None:
 
 
 def measure(cmd: list[str], root: Path = ROOT) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(root), PYTHONPYCACHEPREFIX=str(PYCACHE))
+    # the checkout first; a PYTHONPATH given to the benchmark follows it (e.g. a folder holding
+    # duckdb, `pip install --target DIR duckdb`, to leave the environment as it is)
+    extra = os.environ.get("PYTHONPATH")
+    env = dict(os.environ, PYTHONPATH=str(root) + (os.pathsep + extra if extra else ""),
+               PYTHONPYCACHEPREFIX=str(PYCACHE))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     t = time.perf_counter()
     # run outside any checkout: `python -c` puts the working directory first on sys.path

@@ -334,6 +334,8 @@ TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
     "sm_clock_hz": ("Hz", "SM clock"),
     "mem_clock_hz": ("Hz", "memory clock"),
     "gpu_temp_c": ("C", "GPU temperature"),
+    "power_limit_w": ("W", "board power limit (DCGM POWER_MGMT_LIMIT, nvidia-smi power.limit)"),
+    "clock_event_reasons_mask": ("mask", "DCGM CLOCK_THROTTLE_REASONS / CLOCKS_EVENT_REASONS: NVML clock event reasons bitmask (ridgeline.analyzer.throttle)"),
     "fb_used_bytes": ("byte", "device memory in use"),
     "fb_free_bytes": ("byte", "device memory free"),
     "fb_total_bytes": ("byte", "device memory total"),
@@ -439,6 +441,16 @@ WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
     "pcie_replay_increase_count": ("f64", "PCIe replays added in the window"),
     "counter_resets": ("i64", "health counters that went down in the window (driver reload / exporter restart); the increase counts the new value from zero"),
 }
+
+
+def _throttle_columns() -> dict[str, tuple[str, str]]:
+    from ridgeline.analyzer.throttle import window_schema
+
+    return window_schema()
+
+
+# clock event (throttle) reasons, temperature, power limit (ridgeline.analyzer.throttle)
+WINDOW_COLUMNS.update(_throttle_columns())
 
 _DTYPES = {
     "str": "String",

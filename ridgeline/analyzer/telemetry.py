@@ -129,8 +129,15 @@ def _health_fields() -> tuple[str, ...]:
     return HEALTH_FIELDS
 
 
-# health fields last: ridgeline.analyzer.health reduces them (XID codes, counter increases)
-USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS, *_health_fields())))
+def _throttle_fields() -> tuple[str, ...]:
+    from ridgeline.analyzer.throttle import FIELDS
+
+    return FIELDS
+
+
+# health fields last: ridgeline.analyzer.health reduces them (XID codes, counter increases);
+# ridgeline.analyzer.throttle the clock event reasons, temperature and power limit
+USED_FIELDS = tuple(dict.fromkeys((*RATIO_METRICS.values(), *OTHER_FIELDS, *_health_fields(), *_throttle_fields())))
 KEYS = ("host", "gpu", "gpu_instance")
 WIDE_IDENTITY = ("timestamp", "host", "gpu", "gpu_instance", "uuid", "model")  # a wide frame's non-field columns
 STATES = ("busy", "tensor_idle", "busy_tensor_idle", "dram_high", "memory_bound", "idle",
@@ -388,8 +395,10 @@ def _reduce_wide(wide, *, window_s: float | None, th: dict[str, float], ordered:
     return pl.concat(out, how="vertical")
 
 
-# rows of one window query: a partition above this is reduced in slices of whole GPUs
-WINDOW_CHUNK_ROWS = 1 << 19
+# rows of one window query: a partition above this is reduced in slices of whole GPUs (the
+# query's per-row temporaries are held for one slice; on an 84 MB dmon file, peak RSS 275 MB at
+# 1 << 19, 249 MB at 1 << 18, 238 MB at 1 << 17; CPU on the wide store the same within noise)
+WINDOW_CHUNK_ROWS = 1 << 17
 
 
 def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float], series=None):
@@ -407,17 +416,19 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
         pl.col("timestamp").max().alias("_t1"),
     ) if series is None else series.lazy()  # series: the whole GPU series' (telemetry_slices)
 
-    # clamp-and-flag profiling ratios
+    # clamp-and-flag profiling ratios: only the fields holding a value above 1 in these rows get
+    # per-row temporaries (the others are their own raw values: no copy of each profiling column)
     prof_present = [f for f in PROF_FIELDS if f in has]
-    clamped_terms = [((pl.col(f) > 1.0) & (pl.col(f) <= th["clamp_max"])).cast(pl.Int64).fill_null(0)
-                     for f in prof_present]
-    raw_max = pl.max_horizontal([pl.col(f) for f in prof_present]) if prof_present else pl.lit(None, pl.Float64)
-    lf = lf.with_columns(
-        (pl.sum_horizontal(clamped_terms) if clamped_terms else pl.lit(0)).alias("_clamped"),
-        raw_max.alias("_ratio_raw_max"),
-        *[pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
-          .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in prof_present],
-    )
+    tops = wide.select([pl.col(f).max() for f in prof_present]).row(0) if prof_present else ()
+    over = [f for f, top in zip(prof_present, tops) if top is not None and top > 1.0]
+    if over:
+        clamped_terms = [((pl.col(f) > 1.0) & (pl.col(f) <= th["clamp_max"])).cast(pl.Int64).fill_null(0) for f in over]
+        lf = lf.with_columns(
+            pl.sum_horizontal(clamped_terms).alias("_clamped"),
+            pl.max_horizontal([pl.col(f) for f in over]).alias("_ratio_raw_max"),
+            *[pl.when(pl.col(f) > th["clamp_max"]).then(pl.col(f))
+              .when(pl.col(f) > 1.0).then(1.0).otherwise(pl.col(f)).alias(f) for f in over],
+        )
 
     util = pl.coalesce(pl.col("gpu_util_ratio"), pl.col("gr_engine_active_ratio"))
     gr = pl.col("gr_engine_active_ratio")
@@ -435,10 +446,11 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
         "allocated_idle": idle & (fb >= th["allocated_fb_bytes"]),
         "stuck_profiler": (pl.col("gpu_util_ratio") >= th["stuck_util"]) & (gr <= th["stuck_gr_engine"]),
     }
-    lf = lf.with_columns([e.cast(pl.Float64).alias(f"_st_{k}") for k, e in states.items()])
-    from ridgeline.analyzer import health
+    # Boolean (a bit a row, not 8 bytes): the mean of a Boolean is the share of true, nulls left out
+    lf = lf.with_columns([e.alias(f"_st_{k}") for k, e in states.items()])
+    from ridgeline.analyzer import health, throttle
 
-    health_rows = health.row_columns(has)
+    health_rows = health.row_columns(has) + throttle.row_columns(has)
     if health_rows:
         lf = lf.with_columns(health_rows)
 
@@ -458,9 +470,10 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
         pl.len().alias("samples"),
         pl.col("_gap").max().alias("max_gap_s"),
         pl.col("_nulls").sum().cast(pl.Int64).alias("null_values"),
-        pl.col("_clamped").sum().cast(pl.Int64).alias("ratio_clamped_values"),
-        pl.col("_ratio_raw_max").max().alias("ratio_max_raw"),
-        (pl.col("_ratio_raw_max") > th["clamp_max"]).any().alias("percent_as_ratio"),
+        (pl.col("_clamped").sum().cast(pl.Int64) if over else pl.lit(0, pl.Int64)).alias("ratio_clamped_values"),
+        ((pl.max_horizontal([pl.col("_ratio_raw_max").max()] * bool(over) + [pl.col(f).max() for f in prof_present if f not in over]))
+         if prof_present else pl.lit(None, pl.Float64)).alias("ratio_max_raw"),
+        ((pl.col("_ratio_raw_max") > th["clamp_max"]).any() if over else pl.lit(False)).alias("percent_as_ratio"),
     ]
     absent = []  # aggregates of fields without a value in this partition: null, known without a pass
     if "gpu_util_ratio" in has:
@@ -498,7 +511,7 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     # had nothing clamped, and one whose raw maximum is not stays at or above it after clamping
     for i, f in enumerate(prof_present):
         aggs += [pl.col(f).count().alias(f"_n{i}"), pl.col(f).min().alias(f"_lo{i}"), pl.col(f).max().alias(f"_hi{i}")]
-    aggs += health.window_aggs(has)
+    aggs += health.window_aggs(has) + throttle.window_aggs(has)
     out = health.finish(lf.group_by("_seg").agg(aggs).drop("_seg"))
     out = out.join(interval, on="_gid", how="left")
     if window_s is None:

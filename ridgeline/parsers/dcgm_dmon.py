@@ -269,6 +269,8 @@ def read_dmon_wide(path, *, opts, chunk_bytes: int | None = None):
     classified by polars expressions (no Python loop per line), one piece of the file at a time
     (:mod:`ridgeline.parsers.text_chunks`; ``chunk_bytes`` sets the piece size): each piece
     becomes numeric columns straight away, so the file's lines are never all held as strings.
+    The rows come out per entity (GPUs by index, then GPU instances), each in tick order: the
+    order the reduction reads, so it sorts no copy of the frame.
     A file whose line breaks polars does not split like Python (form feeds, lone carriage
     returns) or that is not UTF-8 goes through the line-by-line reader instead (``wide`` None).
     """
@@ -310,7 +312,7 @@ class _DmonPieces:
         # first piece's only when strict (the first is reported), every piece's when lenient (listed)
         self.bad: dict[tuple[int, int], list] = {}
         self.strict = guard.strict_of(opts)
-        self.parts: dict[int, list] = {}  # block -> numeric pieces
+        self.parts: dict[int, dict] = {}  # block -> (gpu, gpu_instance) -> numeric pieces
         self.n_rows = 0
 
     def feed(self, data: bytes, last: bool) -> None:
@@ -459,14 +461,21 @@ class _DmonPieces:
             seen[ent_name] = seen.get(ent_name, 0) + n
         self.n_rows += keep.height
         host, interval, base_us = self.time0
-        self.parts.setdefault(bi, []).append(keep.select(
+        piece = keep.select(
             (pl.lit(base_us) + (tick.cast(pl.Int64) * (interval * 1_000_000)).round(0).cast(pl.Int64))
             .cast(pl.Datetime("us", "UTC")).alias("timestamp"),
             pl.lit(host).alias("host"),
             pl.when(pl.col("ekind") == "GPU").then(pl.col("eid")).otherwise(None).alias("gpu"),
             pl.when(pl.col("ekind") == "GPU-I").then(pl.col("eid").cast(pl.String)).otherwise(None).alias("gpu_instance"),
             *[blank_to_null(_scaled(num[i], fd.scale)).alias(f"_f{k}") for k, (i, fd) in enumerate(fields)],
-        ).rechunk())  # one chunk per column and piece: the pieces' columns line up (no copy of the frame later)
+        )
+        # kept per entity (GPU or GPU instance), each part one chunk per column: finish() lays the
+        # entities' rows end to end, so the frame comes out ordered by (GPU, time) as the reduction
+        # reads it (dmon prints every GPU per tick; the reduction would otherwise sort a copy of
+        # the whole frame, its largest allocation)
+        mine = self.parts.setdefault(bi, {})
+        for key, part in piece.partition_by("gpu", "gpu_instance", maintain_order=True, as_dict=True).items():
+            mine.setdefault(key, []).append(part)
 
     def finish(self, opts):
         import polars as pl
@@ -492,7 +501,9 @@ class _DmonPieces:
         frames = []
         for bi in with_rows:
             if self.fields[bi]:
-                frames.append((self.fields[bi], pl.concat(self.parts.pop(bi), rechunk=False)))
+                per_entity = self.parts.pop(bi)
+                order = sorted(per_entity, key=_entity_order)
+                frames.append((self.fields[bi], pl.concat([p for k in order for p in per_entity[k]], rechunk=False)))
         if any(f.get_column("gpu_instance").null_count() < f.height for _fields, f in frames):
             opts.note(f"{path}: GPU-I ids are DCGM entity ids, not NVML GPU-instance ids; parent GPU unknown")
         info = InputInfo(str(path), "dcgm-dmon", self.n_rows)
@@ -509,6 +520,13 @@ class _DmonPieces:
 
             return None, empty_frame().select(*ident, "field", "value"), info, skipped
         return None, pl.concat(long), info, skipped
+
+
+def _entity_order(key) -> tuple:
+    """Sort key of a (gpu, gpu_instance) entity: whole GPUs by index, then GPU instances by id."""
+    gpu, gi = key
+    return (gpu is None, gpu if gpu is not None else -1, gi is not None,
+            (len(gi), gi) if gi is not None else (0, ""))
 
 
 def _scaled(num, scale):

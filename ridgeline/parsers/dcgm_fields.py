@@ -16,6 +16,11 @@ dmon short names from DCGM's ``dcgmlib/dcgm_fields.h`` and ``dcgmlib/src/dcgm_fi
 ones persist; the reduction turns them into increases per window, see
 :mod:`ridgeline.analyzer.health`). ``raw_unit`` "count" / "code" / "flag": scale 1.
 
+Clock event reasons (field 112, ``DCGM_FI_DEV_CLOCK_THROTTLE_REASONS``, renamed
+``DCGM_FI_DEV_CLOCKS_EVENT_REASONS`` in DCGM's ``dcgm_fields.h``, which keeps the old name as a
+deprecated alias; dmon short name ``DVCCTR``) is a bitmask, ``raw_unit`` "mask"; the power limit is
+field 160 ``DCGM_FI_DEV_POWER_MGMT_LIMIT`` (``PMLMT``). See :mod:`ridgeline.analyzer.throttle`.
+
 A DCGM field whose id is known but which ridgeline does not analyze (energy, retired pages,
 ...) maps to nothing: parsers list such series in ``skipped`` by name.
 """
@@ -50,10 +55,16 @@ FIELDS: tuple[FieldDef, ...] = (
              ("dcgm_sm_clock",)),
     FieldDef(101, "DCGM_FI_DEV_MEM_CLOCK", "mem_clock_hz", MHZ, "MHz", "MMCLK",
              ("dcgm_memory_clock",)),
+    # clock event (throttle) reasons: a bitmask of nvmlClocksEventReason* bits, decoded by
+    # ridgeline.analyzer.throttle; dmon short name DVCCTR (dcgm_fields.cpp)
+    FieldDef(112, "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "clock_event_reasons_mask", 1.0, "mask", "DVCCTR",
+             ("DCGM_FI_DEV_CLOCKS_EVENT_REASONS",)),
     FieldDef(150, "DCGM_FI_DEV_GPU_TEMP", "gpu_temp_c", 1.0, "C", "TMPTR",
              ("dcgm_gpu_temp", "DCGM_FI_DEV_GPU_TEMP_CELSIUS")),
     FieldDef(155, "DCGM_FI_DEV_POWER_USAGE", "power_w", 1.0, "W", "POWER",
              ("dcgm_power_usage", "DCGM_FI_DEV_BOARD_POWER_WATTS")),
+    FieldDef(160, "DCGM_FI_DEV_POWER_MGMT_LIMIT", "power_limit_w", 1.0, "W", "PMLMT",
+             ("DCGM_FI_DEV_BOARD_POWER_LIMIT_REQUESTED_WATTS",)),
     FieldDef(203, "DCGM_FI_DEV_GPU_UTIL", "gpu_util_ratio", PERCENT, "%", "GPUTL",
              ("dcgm_gpu_utilization", "DCGM_FI_DEV_GPU_UTIL_RATIO")),
     FieldDef(204, "DCGM_FI_DEV_MEM_COPY_UTIL", "mem_copy_util_ratio", PERCENT, "%", "MCUTL",
@@ -197,7 +208,14 @@ NVIDIA_SMI_QUERY: dict[str, tuple[str, float]] = {
     "clocks.mem": ("mem_clock_hz", MHZ),
     "clocks.current.memory": ("mem_clock_hz", MHZ),
     "temperature.gpu": ("gpu_temp_c", 1.0),
+    "power.limit": ("power_limit_w", 1.0),
+    # the active clock event reasons as a hex bitmask ("0x0000000000000004"); renamed from
+    # clocks_throttle_reasons.* by newer drivers (see HEX_QUERY)
+    "clocks_throttle_reasons.active": ("clock_event_reasons_mask", 1.0),
+    "clocks_event_reasons.active": ("clock_event_reasons_mask", 1.0),
 }
+# nvidia-smi --query-gpu properties whose values are hexadecimal ("0x...")
+NVIDIA_SMI_HEX = frozenset({"clocks_throttle_reasons.active", "clocks_event_reasons.active"})
 # nvidia-smi --query-gpu properties that identify the row rather than measure
 NVIDIA_SMI_IDENTITY = {"timestamp": "timestamp", "index": "gpu", "name": "model", "uuid": "uuid",
                        "gpu_name": "model", "gpu_uuid": "uuid"}

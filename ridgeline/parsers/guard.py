@@ -189,7 +189,7 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
 
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_HEX, NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
 
     with open(path, encoding="utf-8-sig", errors="replace") as fh:  # -sig: a byte-order mark is no header text
         header_line = fh.readline()
@@ -205,6 +205,9 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
         unit = re.escape(m.group(1)) if m else None
         if NVIDIA_SMI_IDENTITY.get(prop) == "gpu":
             checks[i] = (h, r"^\s*[0-9]{1,4}\s*$", "a GPU index 0..4095", "row")
+        elif prop in NVIDIA_SMI_HEX:  # the clock event reasons bitmask, in hex
+            checks[i] = (h, rf"^\s*(0[xX][0-9a-fA-F]{{1,16}}|{_SMI_MISSING})\s*$",
+                         "a hexadecimal bitmask like 0x0000000000000004 or [N/A]", "cell")
         elif prop in NVIDIA_SMI_QUERY:
             pattern = rf"^\s*({_SMI_NUMBER}(\s*{unit})?|{_SMI_MISSING})\s*$" if unit else \
                 rf"^\s*({_SMI_NUMBER}|{_SMI_MISSING})\s*$"
@@ -378,6 +381,8 @@ def _check_duplicates(frame, path, strict: bool, opts):
         values = ["value"]
     else:
         values = [c for c in frame.columns if c not in IDENTITY]  # a wide frame's fields (wide_to_long_rows)
+    if not long and _runs_without_repeats(frame, [k for k in key if k != "timestamp"]):
+        return frame
     # a 64-bit hash per row finds the candidates (8 bytes a row; hashing the key struct whole for
     # is_duplicated held ~45 MB more on a 60 MB dmon file); the exact check runs on those rows only
     maybe = frame.select(key).hash_rows().is_duplicated()
@@ -411,6 +416,27 @@ def _check_duplicates(frame, path, strict: bool, opts):
                                             "the same time, GPU and field as an earlier sample, same value; kept once"))
     later = rows.filter(~rows.select(pl.struct(key).is_first_distinct()).to_series()).get_column("_row")
     return frame.with_row_index("_row").filter(~pl.col("_row").is_in(later.implode())).drop("_row")
+
+
+def _runs_without_repeats(frame, ident: list[str]) -> bool:
+    """True when ``frame`` provably holds no (identity, timestamp) twice without hashing its rows:
+    each identity's rows are one contiguous run (the runs' first rows name distinct identities)
+    and the times rise strictly within each run. The dmon and nvidia-smi readers' wide frames
+    come out that way (per GPU, in time order); a frame that does not (GPUs interleaved per tick,
+    repeats) returns False and gets the hashing check. Costs a few bitmaps, not a hash table per
+    row (the hash check held ~40 MB at its peak on an 84 MB dmon file)."""
+    import polars as pl
+
+    if ident and frame.height > 1 and any(frame.get_column(c)[0] != frame.get_column(c)[1] for c in ident):
+        return False  # rows interleaved per tick (a store): not the layout this proves anything for
+    t = pl.col("timestamp")
+    first = pl.int_range(pl.len()) == 0
+    change = first | pl.any_horizontal([pl.col(c).ne_missing(pl.col(c).shift(1)) for c in ident]) if ident else first
+    rising = frame.select((change | (t > t.shift(1)).fill_null(False)).all()).item()
+    if not rising:
+        return False
+    starts = frame.filter(change).select(ident) if ident else None
+    return starts is None or not starts.is_duplicated().any()
 
 
 def _note_models(frame, path, opts) -> None:

@@ -123,10 +123,11 @@ def read_query_csv_wide(path, *, opts, chunk_bytes: int | None = None):
 def _read_query(path: Path, opts, header: list[str], pieces):
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_HEX, NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
     from ridgeline.parsers.telemetry_common import parse_local_times
 
     prop = {h: h.split(" [")[0].strip().lower() for h in header}
+    hex_cols = frozenset(h for h, p in prop.items() if p in NVIDIA_SMI_HEX)
     ident = {NVIDIA_SMI_IDENTITY[p]: h for h, p in prop.items() if p in NVIDIA_SMI_IDENTITY}
     skipped: list[Skipped] = []
     measured = []  # (column, field, scale)
@@ -175,7 +176,7 @@ def _read_query(path: Path, opts, header: list[str], pieces):
             bad_ts = (df.get_column("lineno")[at], df.get_column(ident["timestamp"])[at])
             continue
         if measured:
-            nums = _query_cells(df, measured, bad)
+            nums = _query_cells(df, measured, bad, hex_cols)
             if bad or late is not None:
                 continue
             try:
@@ -210,7 +211,7 @@ def _read_query(path: Path, opts, header: list[str], pieces):
     return None, long, info, skipped
 
 
-def _query_cells(df, measured, bad: dict):
+def _query_cells(df, measured, bad: dict, hex_cols=frozenset()):
     """The measured columns of one piece of stripped string cells as numbers (unscaled; a
     frame with one column ``_n{i}`` per measured column); a column's first cell that is neither
     a number nor a known blank goes to ``bad``.
@@ -218,10 +219,19 @@ def _query_cells(df, measured, bad: dict):
     The usual column holds '<number> <unit>' or a blank marker in every row: its first token is
     cast directly (the same number the leading-number regex of :func:`_num` extracts). Each cell
     is looked at once: blank marker, first token's cast and whether the token is a whole number
-    come out of one pass; the regex of :func:`_num` runs only on a column that needs it."""
+    come out of one pass; the regex of :func:`_num` runs only on a column that needs it.
+    ``hex_cols``: columns holding hexadecimal bitmasks (``0x0000000000000004``, the clock event
+    reasons), read in base 16."""
     import polars as pl
 
     k = range(len(measured))
+    cells = df  # the cells as written, for the error message
+    if hex_cols:  # a bitmask column: its hex token becomes the decimal number it spells ('?' when unreadable)
+        df = df.with_columns([
+            pl.when(pl.col(h).str.to_lowercase().str.starts_with("0x"))
+            .then(pl.coalesce(pl.col(h).str.slice(2).str.to_integer(base=16, strict=False).cast(pl.String), pl.lit("?")))
+            .otherwise(pl.col(h)).alias(h)
+            for h in hex_cols])
     looks = df.select(*[pl.col(h).fill_null("").is_in(_MISSING).alias(f"_m{i}") for i, (h, _f, _s) in enumerate(measured)],
                       *[_first_token(h).alias(f"_t{i}") for i, (h, _f, _s) in enumerate(measured)])
     simple = looks.select([(pl.col(f"_t{i}").str.contains(_NUMBER_RE) | pl.col(f"_m{i}")).all() for i in k]).row(0)
@@ -235,7 +245,7 @@ def _query_cells(df, measured, bad: dict):
     for i, ((h, _field, _scale), b) in enumerate(zip(measured, flagged)):
         if b and i not in bad:
             at = looks.select((pl.col(f"_n{i}").is_null() & ~pl.col(f"_m{i}")).arg_true().first()).item()
-            bad[i] = (df.get_column("lineno")[at], df.get_column(h)[at])
+            bad[i] = (df.get_column("lineno")[at], cells.get_column(h)[at])
     return looks.select([pl.col(f"_n{i}") for i in k])
 
 

@@ -166,7 +166,8 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
                    minutes: float = 10, interval_s: float = 1.0, format: str = "dmon",
                    low_traffic: tuple[float, float] | None = None, seed: int | str | None = None,
                    note: str | None = None, start_ms: int = 1767225600000,
-                   labels: Sequence[dict | list | None] | None = None) -> str:
+                   labels: Sequence[dict | list | None] | None = None,
+                   throttled: dict[int, str] | None = None, clocks: bool | None = None) -> str:
     """Telemetry of one host: GPU ``i`` behaves as ``behaviours[i]``, one of :data:`BEHAVIOURS`:
 
     ``memory_bound`` (decode serving: DRAM busy, tensor cores light), ``serving_mix`` (prefill +
@@ -176,7 +177,11 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
     profiling ratio 0 from 3/4 of the run), or a dict of DCGM ratios (``gr_active``,
     ``sm_active``, ``tensor_active``, ``dram_active``).
     ``low_traffic=(0.5, 0.6)``: serving GPUs (memory_bound, serving_mix) do ~5x less work per busy
-    second in that part of the run. ``format``: "dmon" (``dcgmi dmon`` text: no timestamps, give
+    second in that part of the run. ``throttled={3: "power_cap"}``: GPU 3 is a throttled straggler
+    (``"power_cap"``, ``"thermal"`` or ``"hw_slowdown"``: its SM clock falls, and the power limit,
+    temperature and clock throttle reasons say why; see ``ridgeline.synth.dcgm.THROTTLE_CAUSES``).
+    ``clocks``: also write SM clock, temperature, power limit and the clock throttle reasons
+    bitmask for every GPU (on by default when ``throttled`` is given). ``format``: "dmon" (``dcgmi dmon`` text: no timestamps, give
     ridgeline ``--interval``) or "exporter" (dcgm-exporter scrapes with timestamps from ``start_ms``).
     ``labels`` (exporter only): per GPU, the workload labels the exporter's Kubernetes mapping adds
     (``{"namespace": "team-a", "pod": "train-0", "container": "main"}``), or a list of ``(from
@@ -184,13 +189,18 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
     """
     from ridgeline.errors import UsageError
     from ridgeline.synth.dcgm import (ARCHETYPE_FB_MIB, ARCHETYPES, DEFAULT_FB_MIB, LOW_TRAFFIC, PROF, SYNTHETIC_NOTE,
-                                      GpuSeries, _uuid, dmon_text, exporter_text, pin_gpu_util, stick_profiler,
-                                      synth_series)
+                                      CLOCK_FIELDS, DMON_FIELDS, THROTTLE_CAUSES, GpuSeries, _uuid, clock_series,
+                                      dmon_text, exporter_text, pin_gpu_util, stick_profiler, synth_series)
 
     if format not in ("dmon", "exporter"):
         raise UsageError(f"synth: format {format!r}: expected dmon or exporter")
     if labels is not None and format != "exporter":
         raise UsageError("synth: labels need format='exporter' (dcgmi dmon carries no labels)")
+    throttled = dict(throttled or {})
+    for g, cause in throttled.items():
+        if cause not in THROTTLE_CAUSES:
+            raise UsageError(f"synth: throttle cause {cause!r} of GPU {g}: expected one of {', '.join(THROTTLE_CAUSES)}")
+    clocks = bool(throttled) if clocks is None else clocks
     dev = _device(gpu)
     n = max(1, int(round(minutes * 60 / interval_s)))
     rng = _rng(seed if seed is not None else f"telemetry/{host}/{gpu}/{minutes}/{interval_s}")
@@ -220,15 +230,18 @@ def telemetry_text(behaviours: Sequence[str | dict], *, host: str = "node01", gp
         lab = labels[g] if labels is not None and g < len(labels) else None
         if isinstance(lab, list):  # (fraction of the run, labels) -> (first tick, labels)
             lab = [(int(round(frac * n)), d) for frac, d in lab]
+        if clocks:
+            clock_series(rng, vals, n, cause=throttled.get(g))
         series.append(GpuSeries(host, g, _uuid(host, g), dev.facts.display_name, vals, labels=lab))
     note = note or SYNTHETIC_NOTE
     if format == "dmon":
         names = ", ".join(k if isinstance(k, str) else "custom" for k in behaviours)
         return dmon_text(series, interval_ms=int(round(interval_s * 1000)), note=note,
+                         fields=DMON_FIELDS + (CLOCK_FIELDS if clocks else ()),
                          banner=f"host {host}: {len(series)} x {dev.facts.display_name}: {names}")
     return exporter_text(series, start_ms=start_ms, interval_ms=int(round(interval_s * 1000)), note=note,
                          fields=("gpu_util", "fb_used", "power", "gr_active", "sm_active", "tensor_active",
-                                 "dram_active"))
+                                 "dram_active") + (CLOCK_FIELDS if clocks else ()))
 
 
 def write_telemetry(path: str | Path, behaviours: Sequence[str | dict], **options) -> Path:

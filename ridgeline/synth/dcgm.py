@@ -26,6 +26,20 @@ FIELDS = {
     "sm_active": ("DCGM_FI_PROF_SM_ACTIVE", "SMACT", 1002, "ratio", "The ratio of cycles an SM has at least 1 warp assigned."),
     "tensor_active": ("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "TENSO", 1004, "ratio", "Ratio of cycles the tensor (HMMA) pipe is active."),
     "dram_active": ("DCGM_FI_PROF_DRAM_ACTIVE", "DRAMA", 1005, "ratio", "Ratio of cycles the device memory interface is active sending or receiving data."),
+    "sm_clock": ("DCGM_FI_DEV_SM_CLOCK", "SMCLK", 100, "int", "SM clock frequency (in MHz)."),
+    "temp": ("DCGM_FI_DEV_GPU_TEMP", "TMPTR", 150, "int", "GPU temperature (in C)."),
+    "power_limit": ("DCGM_FI_DEV_POWER_MGMT_LIMIT", "PMLMT", 160, "watt", "Current power limit (in W)."),
+    "clock_reasons": ("DCGM_FI_DEV_CLOCK_THROTTLE_REASONS", "DVCCTR", 112, "int",
+                      "Current clock throttle reasons (bitmask)."),
+}
+CLOCK_FIELDS = ("sm_clock", "temp", "power_limit", "clock_reasons")
+# throttle causes of clock_series: (clock factor, power limit factor, temperature C, reasons mask).
+# Mask bits: NVML nvmlClocksEventReason* (0x4 SW power cap, 0x8 HW slowdown, 0x20 SW thermal,
+# 0x40 HW thermal; see ridgeline.analyzer.throttle.REASONS)
+THROTTLE_CAUSES = {
+    "power_cap": (0.62, 0.45, 66.0, 0x4),  # power limit set to 315 of 700 W: held at the cap, clock down
+    "thermal": (0.70, 1.0, 91.0, 0x20 | 0x40),  # too hot: thermal slowdown
+    "hw_slowdown": (0.45, 1.0, 70.0, 0x8),  # HW slowdown (power brake / external signal)
 }
 DMON_FIELDS = ("gpu_util", "mem_copy_util", "fb_used", "power", "gr_active", "sm_active", "tensor_active",
                "dram_active")
@@ -142,6 +156,29 @@ def synth_series(rng: random.Random, n: int, base: dict[str, float], *, fb_mib: 
     return out
 
 
+def clock_series(rng: random.Random, vals: dict, n: int, *, cause: str | None = None, boost_mhz: float = 1980.0,
+                 power_limit_w: float = 700.0, factor: float = 1.0) -> None:
+    """Add SM clock, temperature, power limit and clock throttle reasons to ``vals`` (in place).
+
+    A working GPU runs at ``boost_mhz`` x ``factor`` (+-1%); ``cause`` (a key of
+    :data:`THROTTLE_CAUSES`) throttles it: the clock and (power cap) the power limit fall, power
+    is held at the lower limit, the temperature and the reasons mask say why. An idle tick
+    (GPU-Util 0) reports the GPU-idle reason (0x1) at a low clock.
+    """
+    clock_f, limit_f, temp_c, mask = THROTTLE_CAUSES[cause] if cause else (1.0, 1.0, 62.0, 0)
+    limit = round(power_limit_w * limit_f, 3)
+    out = {f: [] for f in CLOCK_FIELDS}
+    for i in range(n):
+        idle = not vals["gpu_util"][i]
+        out["sm_clock"].append(float(345 if idle else int(round(boost_mhz * factor * clock_f * (1 + rng.uniform(-0.01, 0.01))))))
+        out["temp"].append(float(int(round((38.0 if idle else temp_c) + rng.uniform(-1, 1)))))
+        out["power_limit"].append(limit)
+        out["clock_reasons"].append(float(0x1 if idle else mask))
+        if not idle and vals["power"][i] is not None:
+            vals["power"][i] = round(min(vals["power"][i], limit - rng.uniform(1, 6)), 3)
+    vals.update(out)
+
+
 def _uuid(host: str, gpu: int, salt: str = "") -> str:
     h = f"{zlib.crc32((host + str(gpu) + salt).encode()):08x}{zlib.crc32((salt + host + 'x' + str(gpu)).encode()):08x}"
     h = (h * 2)[:32]
@@ -177,6 +214,8 @@ def dmon_text(series: list[GpuSeries], *, interval_ms: int, fields=DMON_FIELDS, 
                     cell = f"{val:.3f}"
                 elif kind == "watt":
                     cell = f"{val:.3f}"
+                elif kind == "int":
+                    cell = str(int(val))
                 else:
                     cell = str(int(val))
                 cells.append(cell.ljust(width))
