@@ -184,6 +184,8 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
     "name": ("str", "kernel name as recorded (demangled where the format has it); copies '[CUDA memcpy HtoD]', '[CUDA memset]'"),
     "short_name": ("str", "kernels: ridgeline's short name (same rule as the KERNEL table's); others: name"),
     "correlation_id": ("i64", "CUPTI correlation id linking it to the host API call that launched it"),
+    "launch_ns": ("i64", "start of the host runtime/driver call that launched it (same correlation id; capture clock); "
+                  "null when the file records no such call"),
     "copy_kind": ("str", "memcpy direction: HtoD, DtoH, DtoD, PtoP, HtoH or other; null for kernels and memsets"),
     "bytes": ("i64", "bytes copied or set (copies and memsets)"),
     "grid_size": ("str", "grid dimensions '(x, y, z)' when recorded"),

@@ -331,7 +331,7 @@ def test_chunked_reader_really_streams_the_real_trace():
     path = SHARED / "kineto" / "hta-a100sxm80-16rank-negative-queue-rank0.json.gz"
     if not path.exists():
         pytest.skip("sample not available")
-    meta, gpus, _hosts, _n = T._kineto_stream(path, "all", 1 << 20)
+    meta, gpus, _hosts, _launches, _n = T._kineto_stream(path, "all", 1 << 20)
     assert len(gpus) > 5 and meta["deviceProperties"][0]["name"] == "NVIDIA A100-SXM4-80GB"
     whole = _both(path, 1 << 20)
     assert whole.activities.height == 7747  # kernels 6080 + copies 1390 + memsets 277 (MANIFEST: 6080 kernels)
