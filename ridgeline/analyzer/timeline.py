@@ -62,6 +62,7 @@ class TimelineAnalysis:
     devices: Any  # TIMELINE_DEVICE_COLUMNS frame
     kernel_shares: Any  # KERNEL_SHARE_COLUMNS frame
     bins: Any  # plot frame: source, device, t0_s, t1_s, kernel_ratio, copy_ratio, busy_ratio
+    streams: Any = None  # STREAM_COLUMNS frame: launch delay and queue depth per stream (idle_causes)
     totals: Any = None  # TIMELINE_TOTALS frame (nsys stats summaries) or None
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     inputs: list[str] = dataclasses.field(default_factory=list)
@@ -166,11 +167,10 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     gap_s, gap_e = be[:-1], bs[1:]
     gap_len = gap_e - gap_s
     launch = gap_len <= launch_gap_ns
-    sync_in_gap = coverage(sync_s, sync_e, gap_e) - coverage(sync_s, sync_e, gap_s) if gap_len.size else np.zeros(0)
-    idle_launch = int(gap_len[launch].sum())
-    idle_sync = int(sync_in_gap[~launch].sum()) if gap_len.size else 0
     idle = (t1 - t0) - busy
-    idle_other = idle - idle_launch - idle_sync
+    from ridgeline.analyzer.idle_causes import device_causes
+
+    causes = device_causes(acts, bs, be, sync_s, sync_e, launch_gap_ns)  # idle_*_s by cause, launch delay, queue
     sync_api = int(coverage(sync_s, sync_e, np.array([t1]))[0] - coverage(sync_s, sync_e, np.array([t0]))[0])
     # kernels: durations and the gap before each one (device order)
     k = acts.filter(pl.col("kind") == "kernel").sort("start_ns")
@@ -203,9 +203,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "kernel_busy_s": _union_len(ks, ke) / 1e9,
         "busy_s": busy / 1e9,
         "idle_s": idle / 1e9,
-        "idle_launch_s": idle_launch / 1e9,
-        "idle_sync_s": idle_sync / 1e9,
-        "idle_other_s": idle_other / 1e9,
+        **causes,
         "gaps": int(gap_len.size),
         "launch_gaps": int(launch.sum()),
         "memcpy_busy_s": _union_len(cs, ce) / 1e9,
@@ -263,8 +261,10 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
         from ridgeline.errors import UsageError
 
         raise UsageError(f"unknown timeline option(s) {', '.join(sorted(unknown))}; known: {', '.join(DEFAULT_OPTIONS)}")
+    from ridgeline.analyzer import idle_causes
+
     acts = tl.activities
-    rows, bins = [], []
+    rows, bins, stream_rows = [], [], []
     if acts is not None and acts.height:
         sync_s, sync_e = _sync_intervals(tl.api)
         for (device,), part in acts.group_by(["device"], maintain_order=True):
@@ -273,6 +273,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
                                       sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
                                       getattr(tl, "framework", None))
             rows.append(row)
+            stream_rows += idle_causes.stream_rows(part, tl.source, device)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \
         pl.DataFrame(schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
@@ -283,7 +284,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     bin_df = pl.concat([pl.DataFrame(b, schema=bin_schema) for b in bins]) if bins else pl.DataFrame(schema=bin_schema)
     shares = _kernel_durations(acts)
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
-                            inputs=[tl.source])
+                            inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows))
 
 
 def _kernel_durations(acts):
@@ -314,6 +315,8 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     devices = pl.concat([p.devices for p in parts], how="vertical") if parts else pl.DataFrame(
         schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
     bins = pl.concat([p.bins for p in parts], how="vertical") if parts else None
+    streams = pl.concat([p.streams for p in parts if p.streams is not None], how="vertical") \
+        if any(p.streams is not None for p in parts) else None
     totals = [p.totals for p in parts if p.totals is not None]
     k = pl.concat([p.kernel_shares for p in parts], how="vertical") if parts else None
     capture = float(devices.get_column("capture_s").sum()) if devices.height else 0.0
@@ -343,6 +346,7 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         totals_labels=totals_labels(tot),
         kernel_shares=k,
         bins=bins,
+        streams=streams,
         totals=tot,
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],

@@ -298,15 +298,13 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         }, schema=host_schema, strict=False)
     # the launch records: every runtime/driver call with a correlation id (joined to the GPU work
     # it launched by read_kineto; calls that launched nothing, e.g. cudaEventQuery, find no match)
-    lr = [e for e in runtime if _int(arg(e, "correlation")) is not None and _num(e.get("dur"))
-          and (_num(e.get("ts")) or isinstance(e.get("ts"), str) and _TS_TEXT.fullmatch(e["ts"]))]
     launch = None
-    if lr:
+    if runtime:  # values checked in polars (_join_launches), not per event here
         launch = pl.DataFrame({
-            "correlation_id": [arg(e, "correlation") for e in lr],
-            "ts": [num(e.get("ts")) for e in lr], "ts_text": [ts_text(e.get("ts")) for e in lr],
-            "dur": [0.0] * len(lr),
-        }, schema={"correlation_id": pl.Int64, "ts": pl.Float64, "ts_text": pl.String, "dur": pl.Float64}, strict=False)
+            "correlation_id": [arg(e, "correlation") for e in runtime],
+            "ts": [None if isinstance(v, str) else v for v in (e.get("ts") for e in runtime)],
+            "ts_text": [v if isinstance(v, str) else None for v in (e.get("ts") for e in runtime)],
+        }, schema={"correlation_id": pl.Int64, "ts": pl.Float64, "ts_text": pl.String}, strict=False)
     return g, h, launch, stats
 
 
@@ -585,7 +583,11 @@ def _join_launches(df, launches):
     if not launches:
         return df.with_columns(pl.lit(None, dtype=pl.Int64).alias("launch_ns"))
     lr = pl.concat(launches, how="vertical_relaxed") if len(launches) > 1 else launches[0]
-    lr = exact_ns(lr.filter(pl.col("ts").abs() <= MAX_TIME_NS / 1000)).filter(pl.col("start_ns").is_not_null())
+    ok = pl.col("correlation_id").is_not_null() & (
+        pl.col("ts").is_finite().fill_null(False) & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
+        | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$").fill_null(False))
+    lr = lr.filter(ok).with_columns(pl.lit(0.0).alias("dur"))
+    lr = exact_ns(lr).filter(pl.col("start_ns").is_not_null())
     lr = lr.group_by("correlation_id").agg(pl.col("start_ns").min().alias("launch_ns"))
     return df.join(lr, on="correlation_id", how="left", maintain_order="left")
 

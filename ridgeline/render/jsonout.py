@@ -19,6 +19,7 @@ from ridgeline.analyzer.gpus import PRECISIONS, catalogue
 from ridgeline.analyzer.schema import (
     KERNEL_COLUMNS,
     KERNEL_SHARE_COLUMNS,
+    STREAM_COLUMNS,
     NCU_RULE_COLUMNS,
     ROOFLINE_COLUMNS,
     SUMMARY_COLUMNS,
@@ -60,6 +61,7 @@ TIMELINE_KEYS: dict[str, str] = {
     "options": "thresholds used: launch_gap_s (idle gaps up to this are launch overhead), short_kernel_s (short "
     "kernel limit), plot_bins",
     "devices": "one record per file x device (keys below)",
+    "streams": "one record per file x device x stream: launch delay and queue depth (keys below; since 1.6)",
     "kernels": "one record per kernel name on the timeline (two instantiations of one template are two records, "
     "kernel_label tells them apart), most time first (keys below)",
     "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table "
@@ -225,6 +227,7 @@ def timeline_section(tl) -> dict[str, Any] | None:
     return {
         "options": dict(tl.options),
         "devices": _records(tl.devices),
+        "streams": _records(tl.streams) if getattr(tl, "streams", None) is not None else [],
         "kernels": _records(tl.kernel_shares),
         "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
                    for r in _records(tl.totals)] if tl.totals is not None else [],
@@ -488,6 +491,10 @@ def json_schema_markdown() -> str:
         _timeline_doc(),
         "",
         _column_table(TIMELINE_DEVICE_COLUMNS),
+        "",
+        "### `timeline.streams[]`",
+        "",
+        _column_table(STREAM_COLUMNS),
         "",
         "### `timeline.kernels[]`",
         "",
