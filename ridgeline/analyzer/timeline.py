@@ -448,6 +448,11 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
     )
 
 
+#: the idle causes past launch and sync, in the words every view's legend uses (idle_causes)
+IDLE_CAUSES_LEGEND = ("host = the GPU ran dry before the host launched the next work (CPU-bound); queued = the next "
+                      "work was launched and waited on a dependency; other = work with no launch record")
+
+
 def host_calls_legend(devices) -> str:
     """What the idle split's sync share rests on, from each device row's ``host_api`` flag: the one
     sentence the terminal, Markdown, HTML and plot legends use."""
