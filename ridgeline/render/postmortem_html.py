@@ -6,6 +6,7 @@ from pathlib import Path
 
 
 def timeline_section(result) -> str:
+    from ridgeline.analyzer.timeline import IDLE_CAUSES_LEGEND
     from ridgeline.render.htmltext import esc, fmt_pct, fmt_seconds
 
     tl = getattr(result, "timeline", None)
