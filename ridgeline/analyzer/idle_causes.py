@@ -103,9 +103,81 @@ def queue_depths(launch, start):
     return np.searchsorted(ls, launch, side="right") - np.searchsorted(ss, launch, side="right")
 
 
-def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float) -> dict:
+def host_late_windows(a, b, launch, launch_gap_ns: float):
+    """``(starts, ends)``: ``[a, L]`` of the longer gaps whose next work was launched late (``a < L``),
+    the time the GPU had run dry before the launch call (host late and sync), disjoint and sorted."""
+    import numpy as np
+
+    a = np.asarray(a, np.int64)
+    b = np.asarray(b, np.int64)
+    m = ((b - a) > launch_gap_ns) & (launch != NO_LAUNCH) & (launch > a)
+    return a[m], np.minimum(launch[m], b[m])
+
+
+#: HOST_API kinds that say what the CPU was doing (Kineto cpu_op, user_annotation, python_function)
+CONTEXT_KINDS = ("cpu_op", "annotation", "python")
+#: annotations that span a whole step say nothing about the gap: left out of the naming
+STEP_RE = r"^ProfilerStep#[0-9]+$"
+
+
+def context_events(api):
+    """The HOST_API rows that name CPU work (:data:`CONTEXT_KINDS`, step annotations left out), or None."""
+    import polars as pl
+
+    if api is None or not api.height:
+        return None
+    ctx = api.filter(pl.col("kind").is_in(CONTEXT_KINDS) & ~pl.col("name").fill_null("").str.contains(STEP_RE))
+    return ctx.select("kind", "name", "thread_id", "start_ns", "end_ns") if ctx.height else None
+
+
+def host_late_activity(ctx, ws, we, top: int = 3) -> str | None:
+    """The CPU work covering most of the host-late windows: ``"aten::copy_ (cpu_op) 62%, ..."``, the
+    ``top`` names by their *self* time in the windows (an event's overlap minus its children's, so an
+    outer frame such as ``_call_impl`` or a step annotation does not win by containing everything),
+    each as a share of the windows' total; None without context events or windows.
+
+    Events nest per thread (Kineto writes properly nested ``X`` events); the stack pass that finds
+    each event's parent runs in Python over the events that overlap a window only (a few per late
+    launch), never over the whole trace."""
+    import numpy as np
+    import polars as pl
+
+    from ridgeline.analyzer.timeline import coverage
+
+    total = int((we - ws).sum()) if ws.size else 0
+    if ctx is None or not total:
+        return None
+    s = ctx.get_column("start_ns").to_numpy()
+    e = ctx.get_column("end_ns").to_numpy()
+    over = coverage(ws, we, e) - coverage(ws, we, s)
+    hit = (ctx.with_columns(pl.Series("over", np.asarray(over, np.int64))).filter(pl.col("over") > 0)
+           .sort(["thread_id", "start_ns", "end_ns"], descending=[False, False, True], nulls_last=True))
+    if not hit.height:
+        return None
+    over_l = hit.get_column("over").to_list()
+    ends = hit.get_column("end_ns").to_list()
+    own = list(over_l)
+    stack: list[int] = []
+    last_thread = object()
+    for i, (thread, start, end) in enumerate(hit.select("thread_id", "start_ns", "end_ns").iter_rows()):
+        if thread != last_thread:
+            stack, last_thread = [], thread
+        while stack and ends[stack[-1]] <= start:
+            stack.pop()
+        if stack and ends[stack[-1]] >= end:  # nested in the event on top: not its own time
+            own[stack[-1]] -= over_l[i]
+        stack.append(i)
+    best = (hit.with_columns(pl.Series("own", own, dtype=pl.Int64)).group_by("name", "kind").agg(pl.col("own").sum())
+            .filter(pl.col("own") > 0).sort(["own", "name"], descending=[True, False]).head(top))
+    if not best.height:
+        return None
+    return ", ".join(f"{n} ({k}) {100 * o / total:.0f}%" for n, k, o in best.select("name", "kind", "own").iter_rows())
+
+
+def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float, context=None) -> dict:
     """One device's activities (TIMELINE rows with ``launch_ns``) and busy union -> the idle causes
-    (``idle_*_s``), launch records, launch delay and queue depth (the TIMELINE_DEVICE columns)."""
+    (``idle_*_s``), what the CPU did before late launches (``context``: :func:`context_events`),
+    launch records, launch delay and queue depth (the TIMELINE_DEVICE columns)."""
     import numpy as np
     import polars as pl
 
@@ -114,6 +186,8 @@ def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float) ->
     launch = next_launch(acts, gap_b) if has else np.full(gap_b.size, NO_LAUNCH, np.int64)
     c = gap_causes(gap_a, gap_b, launch, sync_s, sync_e, launch_gap_ns)
     row = {f"idle_{k}_s": v / 1e9 for k, v in c.items()}
+    row["idle_host_cpu"] = host_late_activity(context, *host_late_windows(gap_a, gap_b, launch, launch_gap_ns)) \
+        if c["host"] else None
     launched = acts.filter(pl.col("launch_ns").is_not_null()) if has else acts.clear()
     row["launch_records"] = launched.height
     row["launch_delay_median_s"] = row["launch_delay_p90_s"] = None

@@ -197,7 +197,8 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
 # HOST_API: one row per host call (CUDA runtime/driver API, PyTorch ops) when the format has them
 HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
-    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API) or 'cpu_op' (PyTorch operator)"),
+    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API), 'cpu_op' (PyTorch operator), "
+             "'annotation' (record_function / user annotation) or 'python' (Python function, with_stack traces)"),
     "process_id": ("i64", "process id"),
     "thread_id": ("i64", "thread id"),
     "start_ns": ("i64", "start, ns on the capture's clock"),
@@ -273,6 +274,8 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
                  "null: the file records none, so idle_sync_s is 0 and not told apart from idle_other_s"),
     "vendor": ("str", "GPU vendor the capture names: 'nvidia', 'amd' (ROCm: HIP calls, AMD device properties) or null"),
     "framework": ("str", "'pytorch' for PyTorch profiler traces and captures with PyTorch's own kernels (at::native, c10, triton_*), else null"),
+    "idle_host_cpu": ("str", "what the CPU was doing before the late launches: the CPU ops, annotations or Python "
+                      "functions (Kineto) covering most of that time, with their share of it; null where none is recorded"),
     "launch_records": ("i64", "activities with a launch record (the host call with their correlation id)"),
     "launch_delay_median_s": ("f64", "median of start - launch call start over those, s (null without launch records)"),
     "launch_delay_p90_s": ("f64", "90th percentile of start - launch call start, s"),

@@ -145,7 +145,7 @@ def _sync_intervals(api):
 
 
 def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0, host_api=None, vendor=None,
-                framework=None):
+                framework=None, context=None):
     import numpy as np
     import polars as pl
 
@@ -170,7 +170,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     idle = (t1 - t0) - busy
     from ridgeline.analyzer.idle_causes import device_causes
 
-    causes = device_causes(acts, bs, be, sync_s, sync_e, launch_gap_ns)  # idle_*_s by cause, launch delay, queue
+    causes = device_causes(acts, bs, be, sync_s, sync_e, launch_gap_ns, context)  # idle_*_s by cause, launch delay, queue
     sync_api = int(coverage(sync_s, sync_e, np.array([t1]))[0] - coverage(sync_s, sync_e, np.array([t0]))[0])
     # kernels: durations and the gap before each one (device order)
     k = acts.filter(pl.col("kind") == "kernel").sort("start_ns")
@@ -267,11 +267,12 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     rows, bins, stream_rows = [], [], []
     if acts is not None and acts.height:
         sync_s, sync_e = _sync_intervals(tl.api)
+        context = idle_causes.context_events(tl.api)
         for (device,), part in acts.group_by(["device"], maintain_order=True):
             name = part.get_column("device_name").drop_nulls()
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
                                       sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
-                                      getattr(tl, "framework", None))
+                                      getattr(tl, "framework", None), context)
             rows.append(row)
             stream_rows += idle_causes.stream_rows(part, tl.source, device)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))

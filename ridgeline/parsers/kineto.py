@@ -54,7 +54,10 @@ from ridgeline.parsers.timeline_common import (
 _GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
              "Memcpy": "memcpy", "Memset": "memset"}
 _HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu_op", "Runtime": "runtime",
-              "Operator": "cpu_op"}
+              "Operator": "cpu_op", "user_annotation": "annotation", "python_function": "python"}
+#: host events that say what the CPU was doing (kept by host_calls="sync" too: they name the work
+#: behind host-late idle time, ridgeline.analyzer.idle_causes.host_late_activity)
+_CONTEXT_CATS = ("cpu_op", "Operator", "user_annotation", "python_function")
 
 
 #: a ``"ts"`` value of 8e12 us or more with decimals (epoch microseconds with nanosecond decimals,
@@ -233,7 +236,8 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
     if host_calls == "sync":
         sync = re.compile(SYNC_RE)
-        host = [(i, e) for i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+        host = [(i, e) for i, e in host if e.get("cat") in _CONTEXT_CATS or _legacy(e) == "cpu_op"
+                or e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
                 and isinstance(e.get("name"), str) and sync.match(e["name"])]
 
     def arg(e, k):

@@ -36,7 +36,10 @@ class GpuIdleBetweenWork(Rule):
     ``.item()``, ``.cpu()``, ``cudaDeviceSynchronize`` (``hipDeviceSynchronize``) and blocking
     copies (``cudaMemcpy``; ``hipMemcpy``/``hipMemcpyWithStream``) from the step; host late ->
     the CPU is the bottleneck: speed up or overlap what it does between launches (data loading,
-    Python overhead; graphs and ``torch.compile`` cut the per-launch host cost); queued -> the
+    Python overhead; graphs and ``torch.compile`` cut the per-launch host cost), and where the
+    trace records CPU work (Kineto ``cpu_op``, ``user_annotation``, ``python_function``) the
+    remedy names the ops covering most of the time before the late launches (their own time,
+    children apart: ``idle_host_cpu``); queued -> the
     host was ahead: find the dependency the work waited on (cross-stream event waits,
     collectives and the ranks they wait for) rather than feeding the GPU more; unknown -> the
     file has no launch records for that work (an nsys stats CSV: export the sqlite).
@@ -129,7 +132,8 @@ def _remedy(r) -> str:
         "launch": f"launch gaps -> {T.graphs(r)}, fusion",
         "sync": f"host synchronizing -> drop {T.sync_calls(r)}",
         "host": "host late -> the CPU is the bottleneck: speed up or overlap what it does between launches "
-                "(data loading in worker processes, less Python per step; graphs cut the per-launch cost)",
+                + (f"(before the late launches it was in {r['idle_host_cpu']} of the time; " if r.get("idle_host_cpu")
+                   else "(") + "data loading in worker processes, less Python per step; graphs cut the per-launch cost)",
         "queued": "queued -> the host was ahead: find what the queued work waited on (cross-stream event waits, "
                   "collectives and the ranks they wait for), not more host speed",
         "other": "unknown -> capture longer (from before the work was launched) to see its launch calls",

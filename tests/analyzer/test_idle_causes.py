@@ -42,6 +42,16 @@ HOST = [
     ("cudaLaunchKernel", 200_000, 201_000, 5),
     ("cudaLaunchKernel", 240_000, 241_000, 4),
 ]
+# what the CPU did (Kineto only): the host-late windows are [10000, 50000) (gap A) and [185000, 240000)
+# (gap C, sync included): 95000 ns. aten::to covers 40000 of A with aten::copy_ (25000) inside it: own
+# time 15000 and 25000; "load" covers 7000 of C; the step annotation spans everything and is left out.
+CPU = [
+    ("user_annotation", "ProfilerStep#1", -10_000, 320_000),
+    ("cpu_op", "aten::to", 0, 60_000),
+    ("cpu_op", "aten::copy_", 20_000, 45_000),
+    ("user_annotation", "load", 232_000, 239_000),
+]
+CPU_TEXT = "aten::copy_ (cpu_op) 26%, aten::to (cpu_op) 16%, load (annotation) 7%"
 EXPECTED_NS = {"idle_launch_s": 10_000 + 10_000 + 3_000, "idle_sync_s": 45_000, "idle_host_s": 40_000 + 10_000,
                "idle_queued_s": 5_000 + 100_000, "idle_other_s": 27_000}
 IDLE_NS = 55_000 + 100_000 + 65_000 + 3_000 + 27_000
@@ -65,6 +75,9 @@ def write_kineto(path: Path) -> Path:
     for name, s, e, corr in HOST:
         events.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 42, "tid": 42, "ts": f"@{s}",
                        "dur": (e - s) / 1000, "args": {"correlation": corr}})
+    for cat, name, s, e in CPU:
+        events.append({"ph": "X", "cat": cat, "name": name, "pid": 42, "tid": 42, "ts": f"@{s}", "dur": (e - s) / 1000,
+                       "args": {}})
     text = json.dumps({"deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}], "traceEvents": events})
     # the ts as Kineto writes them: bare numbers with three decimals (json.dumps would round a float)
     path.write_text(re.sub(r'"@(-?[0-9]+)"', lambda m: _ts(int(m.group(1))), text))
@@ -108,6 +121,7 @@ def test_each_cause_is_known_by_construction(capture):
     assert d["launch_delay_median_s"] == pytest.approx(DELAY_MEDIAN_NS / 1e9, abs=1e-12)
     assert d["launch_delay_p90_s"] == pytest.approx(DELAY_P90_NS / 1e9, abs=1e-12)
     assert d["queue_depth_median"] == 1 and d["queue_depth_max"] == 2
+    assert d["idle_host_cpu"] == (CPU_TEXT if capture.suffix == ".json" else None)  # nsys: NVTX is not read
     s = a.streams.row(0, named=True)
     assert (s["stream"], s["activities"], s["launch_records"], s["queue_depth_max"]) == (7, 6, 5, 2)
 
@@ -121,6 +135,7 @@ def test_rl401_names_each_cause_and_its_remedy(capture):
     assert "queued 105 us" in f.message and "host late 50 us" in f.message and "host synchronizing 45 us" in f.message
     assert f.remedy.index("queued ->") < f.remedy.index("host late ->") and "feed the GPU" not in f.remedy
     assert "unknown 27 us" in f.message and "launch gaps 23 us" in f.message
+    assert (CPU_TEXT in f.remedy) is (capture.suffix == ".json")
 
 
 def test_gap_causes_resolve_overlaps_in_time_order():
