@@ -7,15 +7,21 @@ Per device (``source`` x ``device``), with every GPU activity of the capture:
 * ``kernel_busy_s``: length of the union of kernel intervals (overlapping streams counted once);
   ``busy_s``: the same over kernels, copies and memsets together; ``idle_s = capture_s - busy_s``.
 * Idle time is the sum of the gaps between consecutive busy intervals (the union's holes), split
-  the way Meta's Holistic Trace Analysis splits GPU idle time:
+  by cause from the launch record of the work that ends each gap
+  (:mod:`ridgeline.analyzer.idle_causes`, docs/timeline.md):
 
-  - ``idle_launch_s``: gaps no longer than ``launch_gap_s`` (default 10 us): kernel-to-kernel
-    launch overhead, nothing else fits in them (HTA's "kernel wait");
-  - ``idle_sync_s``: of the longer gaps, the part during which the host was inside a
-    synchronizing call (:data:`SYNC_CALLS`: device/stream/event synchronize, blocking
-    ``cudaMemcpy``) — the host waited on the GPU, then was late with the next work;
-  - ``idle_other_s``: the rest (the host did not issue work: Python overhead, data loading,
-    communication waits; HTA's "host wait" and "other").
+  - ``idle_launch_s``: gaps no longer than ``launch_gap_s`` (default 10 us), and the first
+    ``launch_gap_s`` after a late launch call: launch overhead;
+  - ``idle_sync_s``: before the next work's launch call, the host inside a synchronizing call
+    (:data:`SYNC_CALLS`: device/stream/event synchronize, blocking copies; CUDA and HIP names);
+  - ``idle_host_s``: the rest of the time before the launch call (the host was late: CPU-bound);
+    ``idle_host_cpu`` names the CPU work of that time where the trace records it;
+  - ``idle_queued_s``: after the launch call (the work waited on another stream, an event or a
+    collective);
+  - ``idle_other_s``: long gaps whose next work has no launch record (unknown).
+
+  The five sum to ``idle_s`` exactly. Launch delay and queue depth: per device here, per stream
+  in ``streams``.
 
   Host calls come from the same file (nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``, Kineto
   ``cuda_runtime``/``cuda_driver`` events, HIP names on ROCm); the per-device ``host_api`` column
