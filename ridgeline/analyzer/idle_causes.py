@@ -48,7 +48,7 @@ def gap_causes(a, b, launch, sync_s, sync_e, launch_gap_ns: float) -> dict[str, 
     sorted intervals. Returns ``{"launch", "sync", "host", "queued", "other"}`` in ns."""
     import numpy as np
 
-    from ridgeline.analyzer.timeline import coverage
+    from ridgeline.analyzer.intervals import coverage
 
     a = np.asarray(a, np.int64)
     b = np.asarray(b, np.int64)
@@ -142,7 +142,7 @@ def host_late_activity(ctx, ws, we, top: int = 3) -> str | None:
     import numpy as np
     import polars as pl
 
-    from ridgeline.analyzer.timeline import coverage
+    from ridgeline.analyzer.intervals import coverage
 
     total = int((we - ws).sum()) if ws.size else 0
     if ctx is None or not total:

@@ -103,7 +103,7 @@ def _causes(r) -> list[tuple[str, float]]:
 
 
 #: a cause gets its remedy line from this share of the idle time (the largest cause always does)
-MIN_REMEDY_SHARE = 0.1
+MIN_REMEDY_SHARE = 0.05
 
 _WORDS = {"launch": "launch gaps", "sync": "host synchronizing", "host": "host late",
           "queued": "queued", "other": "unknown"}
