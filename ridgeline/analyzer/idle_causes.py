@@ -72,7 +72,7 @@ def gap_causes(a, b, launch, sync_s, sync_e, launch_gap_ns: float) -> dict[str, 
     return out
 
 
-NO_LAUNCH = -(1 << 62)
+NO_LAUNCH = -(1 << 63)  # int64 min: no launch record (real times are within +-7.3e18 ns, the year 2200)
 
 
 def next_launch(acts, gap_end):
