@@ -204,6 +204,12 @@ def _event_problem(e, device_arg) -> str | None:
     return None
 
 
+def _sized(e) -> bool:
+    """The event's args carry a copy size or a grid/block (what :func:`_event_problem` checks past the times)."""
+    a = e.get("args")
+    return isinstance(a, dict) and ("bytes" in a or "grid" in a or "block" in a)
+
+
 def _kineto_frames(events, host_calls: str, base: int = 0):
     """One batch of trace events -> (GPU frame, host frame, stats); raw columns, ts/dur in us.
 
@@ -234,10 +240,11 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
     runtime = [e for _i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
     stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
+    context = []
     if host_calls == "sync":
         sync = re.compile(SYNC_RE)
-        host = [(i, e) for i, e in host if e.get("cat") in _CONTEXT_CATS or _legacy(e) == "cpu_op"
-                or e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+        context = [(i, e) for i, e in host if e.get("cat") in _CONTEXT_CATS]
+        host = [(i, e) for i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
                 and isinstance(e.get("name"), str) and sync.match(e["name"])]
 
     def arg(e, k):
@@ -289,17 +296,39 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         }, schema=gpu_schema, strict=False)
     h = None
     if host:
+        ts_raw = [e.get("ts") for _i, e in host]
+        ts, dur = [num(v) for v in ts_raw], [num(e.get("dur")) for _i, e in host]
         h = pl.DataFrame({
             "_row": [i for i, _e in host],
-            "_problem": [_event_problem(e, None) for _i, e in host],
+            # the full check only where it can find something (most host events are clean and carry no
+            # copy size or grid): the same answers, without a call per event
+            "_problem": [_event_problem(e, None) if t is None or d is None or _sized(e) else None
+                         for t, d, (_i, e) in zip(ts, dur, host)],
             "kind": [_HOST_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "cpu_op") for _i, e in host],
-            "ts": [num(e.get("ts")) for _i, e in host], "dur": [num(e.get("dur")) for _i, e in host],
-            "ts_text": [ts_text(e.get("ts")) for _i, e in host],
+            "ts": ts, "dur": dur,
+            "ts_text": [v if isinstance(v, str) else None for v in ts_raw],
             "name": [text(e.get("name")) for _i, e in host],
             "correlation_id": [_int(arg(e, "correlation")) for _i, e in host],
             "process_id": [pid(e) for _i, e in host],
             "thread_id": [_int(e.get("tid")) for _i, e in host],
         }, schema=host_schema, strict=False)
+    if context:  # lean: plain lookups, values checked in polars; unusable times leave the row out
+        ts_raw = [e.get("ts") for _i, e in context]
+        c = pl.DataFrame({
+            "_row": [i for i, _e in context],
+            "kind": [_HOST_CATS.get(e.get("cat")) for _i, e in context],
+            "ts": [None if isinstance(v, str) else v for v in ts_raw],
+            "dur": [e.get("dur") for _i, e in context],
+            "ts_text": [v if isinstance(v, str) else None for v in ts_raw],
+            "name": [e.get("name") for _i, e in context],
+            "thread_id": [e.get("tid") for _i, e in context],
+        }, schema={k: host_schema[k] for k in ("_row", "kind", "ts", "dur", "ts_text", "name", "thread_id")},
+            strict=False)
+        ok = (pl.col("dur").is_finite() & (pl.col("dur") >= 0)
+              & (pl.col("ts").is_finite() & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
+                 | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$")))
+        c = c.filter(ok.fill_null(False))
+        h = pl.concat([x for x in (h, c) if x is not None], how="diagonal_relaxed") if c.height else h
     # the launch records: every runtime/driver call with a correlation id (joined to the GPU work
     # it launched by read_kineto; calls that launched nothing, e.g. cudaEventQuery, find no match)
     launch = None
