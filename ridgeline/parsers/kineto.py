@@ -327,7 +327,8 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         ok = (pl.col("dur").is_finite() & (pl.col("dur") >= 0)
               & (pl.col("ts").is_finite() & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
                  | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$")))
-        c = c.filter(ok.fill_null(False))
+        c = c.filter(ok.fill_null(False)).with_columns(  # the float the damage checks read, as for other events
+            pl.coalesce("ts", pl.col("ts_text").cast(pl.Float64, strict=False)).alias("ts"))
         h = pl.concat([x for x in (h, c) if x is not None], how="diagonal_relaxed") if c.height else h
     # the launch records: every runtime/driver call with a correlation id (joined to the GPU work
     # it launched by read_kineto; calls that launched nothing, e.g. cudaEventQuery, find no match)
