@@ -115,7 +115,7 @@ def _split(r) -> str:
                 "no host calls, so synchronization, a late host and queued work are not told apart)")
     parts = []
     for cause, s in _causes(r):
-        if cause == "other" and not s:
+        if not s:  # a cause with no idle time is left out of the sentence
             continue
         text = f"{_WORDS[cause]} {K.fmt_s(s)}"
         if cause == "queued" and s:
