@@ -10,7 +10,7 @@ import dataclasses
 import re
 from typing import Any
 
-JSON_SCHEMA_VERSION = "1.5"
+JSON_SCHEMA_VERSION = "1.6"
 
 
 @dataclasses.dataclass(frozen=True)

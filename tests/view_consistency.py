@@ -505,7 +505,8 @@ def _expect(doc: dict, text: str, out: Mismatches) -> None:
 # ------------------------------------------------------------------------------------------
 # timeline (Nsight Systems, Kineto): per device shares of the capture, kernels by timeline time
 # ------------------------------------------------------------------------------------------
-_DEVICE_SHARES = ("busy_s", "kernel_busy_s", "idle_s", "idle_launch_s", "idle_sync_s", "idle_other_s")
+_DEVICE_SHARES = ("busy_s", "kernel_busy_s", "idle_s", "idle_launch_s", "idle_sync_s", "idle_host_s", "idle_queued_s",
+                  "idle_other_s")
 
 
 def _timeline(doc: dict) -> dict:
@@ -518,8 +519,8 @@ def _device_check(view: str, dev: dict, cap_text: str, shares: list[str], out: M
     where = f"timeline {dev.get('source', '?').rsplit('/', 1)[-1]} gpu:{dev.get('device')}"
     out.check(view, f"{where} capture", duration(cap_text) if cap_text not in ("-", "n/a") else None, cap)
     for key, text in zip(_DEVICE_SHARES, shares):
-        if text == "n/a":  # the format has no host calls: the sync share cannot be told
-            if key != "idle_sync_s" or dev.get("host_calls"):
+        if text == "n/a":  # the format has no host calls: sync, host-late and queued cannot be told
+            if key not in ("idle_sync_s", "idle_host_s", "idle_queued_s") or dev.get("host_calls"):
                 out.append(f"{view}: {where} {key}: printed n/a, JSON has host calls")
             continue
         value = dev.get(key)
@@ -540,7 +541,7 @@ def _terminal_timeline(doc: dict, lines: list[str], out: Mismatches) -> None:
     tl = _timeline(doc)
     devices, kernels = tl.get("devices") or [], tl.get("kernels") or []
     share = r"(\S+%|-|n/a)"
-    dev_re = re.compile(rf"(\S+ \S+|-)\s+{share}\s+{share}\s+{share}\s+{share}\s+{share}\s+{share}\s*$")
+    dev_re = re.compile(rf"(\S+ \S+|-)" + rf"\s+{share}" * len(_DEVICE_SHARES) + r"\s*$")
     ker_re = re.compile(r"^\s*(\d+) .*?(\S+)\s+(\S+ \S+)\s+(\S+%|-)\s+(\S+%|-)\s*$")
     for k, line in enumerate(lines):
         if line.startswith("Timeline: GPU busy vs idle"):
@@ -569,11 +570,11 @@ def _terminal_timeline(doc: dict, lines: list[str], out: Mismatches) -> None:
 
 def _markdown_timeline(doc: dict, lines: list[str], out: Mismatches) -> None:
     devices = _timeline(doc).get("devices") or []
-    rows = [c for c in _md_table(lines, "### Timeline") if len(c) == 9]
+    rows = [c for c in _md_table(lines, "### Timeline") if len(c) == 3 + len(_DEVICE_SHARES)]
     if any(line.startswith("### Timeline") for line in lines) and len(rows) != len(devices):
         out.append(f"markdown: {len(rows)} timeline device rows, JSON has {len(devices)}")
     for dev, cells in zip(devices, rows):
-        _device_check("markdown", dev, cells[2], cells[3:9], out)
+        _device_check("markdown", dev, cells[2], cells[3:3 + len(_DEVICE_SHARES)], out)
 
 
 def _html_timeline(doc: dict, text: str, out: Mismatches) -> None:
@@ -593,7 +594,7 @@ def _html_timeline(doc: dict, text: str, out: Mismatches) -> None:
             for dev, row in zip(devices, rows):
                 cells = _cells(row)
                 _raw(out, view, "timeline capture", cells[2][0], dev.get("capture_s"))
-                _device_check(view, dev, cells[2][2], [c[2] for c in cells[3:9]], out)
+                _device_check(view, dev, cells[2][2], [c[2] for c in cells[3:3 + len(_DEVICE_SHARES)]], out)
         elif "wall share" in head:
             for r, row in zip(kernels, rows):
                 cells = _cells(row)

@@ -184,6 +184,8 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
     "name": ("str", "kernel name as recorded (demangled where the format has it); copies '[CUDA memcpy HtoD]', '[CUDA memset]'"),
     "short_name": ("str", "kernels: ridgeline's short name (same rule as the KERNEL table's); others: name"),
     "correlation_id": ("i64", "CUPTI correlation id linking it to the host API call that launched it"),
+    "launch_ns": ("i64", "start of the host runtime/driver call that launched it (same correlation id; capture clock); "
+                  "null when the file records no such call"),
     "copy_kind": ("str", "memcpy direction: HtoD, DtoH, DtoD, PtoP, HtoH or other; null for kernels and memsets"),
     "bytes": ("i64", "bytes copied or set (copies and memsets)"),
     "grid_size": ("str", "grid dimensions '(x, y, z)' when recorded"),
@@ -195,7 +197,8 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
 # HOST_API: one row per host call (CUDA runtime/driver API, PyTorch ops) when the format has them
 HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
-    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API) or 'cpu_op' (PyTorch operator)"),
+    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API), 'cpu_op' (PyTorch operator), "
+             "'annotation' (record_function / user annotation) or 'python' (Python function, with_stack traces)"),
     "process_id": ("i64", "process id"),
     "thread_id": ("i64", "thread id"),
     "start_ns": ("i64", "start, ns on the capture's clock"),
@@ -248,9 +251,14 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "kernel_busy_s": ("f64", "union of kernel intervals (overlaps counted once), s"),
     "busy_s": ("f64", "union of kernel, copy and memset intervals, s"),
     "idle_s": ("f64", "capture_s - busy_s"),
-    "idle_launch_s": ("f64", "idle in gaps <= launch_gap_s (launch overhead)"),
-    "idle_sync_s": ("f64", "idle in longer gaps while the host was in a synchronizing call"),
-    "idle_other_s": ("f64", "the rest of the idle time"),
+    "idle_launch_s": ("f64", "idle in gaps <= launch_gap_s, and the first launch_gap_s after a late launch call "
+                      "(launch overhead; ridgeline.analyzer.idle_causes)"),
+    "idle_sync_s": ("f64", "idle in longer gaps while the host sat in a synchronizing call before launching the next work"),
+    "idle_host_s": ("f64", "idle in longer gaps before the next work's launch call (the host was late: CPU-bound)"),
+    "idle_queued_s": ("f64", "idle in longer gaps after the next work was launched (waiting on another stream, an "
+                      "event or a collective)"),
+    "idle_other_s": ("f64", "the rest: longer gaps whose next work has no launch record (unknown cause); "
+                     "idle_launch_s + idle_sync_s + idle_host_s + idle_queued_s + idle_other_s = idle_s"),
     "gaps": ("i64", "gaps between busy intervals"),
     "launch_gaps": ("i64", "gaps <= launch_gap_s"),
     "memcpy_busy_s": ("f64", "union of copy intervals, s"),
@@ -266,6 +274,13 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
                  "null: the file records none, so idle_sync_s is 0 and not told apart from idle_other_s"),
     "vendor": ("str", "GPU vendor the capture names: 'nvidia', 'amd' (ROCm: HIP calls, AMD device properties) or null"),
     "framework": ("str", "'pytorch' for PyTorch profiler traces and captures with PyTorch's own kernels (at::native, c10, triton_*), else null"),
+    "idle_host_cpu": ("str", "what the CPU was doing before the late launches: the CPU ops, annotations or Python "
+                      "functions (Kineto) covering most of that time, with their share of it; null where none is recorded"),
+    "launch_records": ("i64", "activities with a launch record (the host call with their correlation id)"),
+    "launch_delay_median_s": ("f64", "median of start - launch call start over those, s (null without launch records)"),
+    "launch_delay_p90_s": ("f64", "90th percentile of start - launch call start, s"),
+    "queue_depth_median": ("f64", "median, over launches, of the device's activities launched and not started yet"),
+    "queue_depth_max": ("i64", "the most activities launched and not started at one launch"),
     "short_kernels": ("i64", "kernels shorter than short_kernel_s"),
     "short_kernel_time_s": ("f64", "their summed duration"),
     "median_short_kernel_s": ("f64", "their median duration"),
@@ -280,6 +295,19 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "rank": ("i64", "distributed rank of the process that drove the device; null when unknown"),
     "rank_from": ("str", "where rank comes from: 'trace' (Kineto distributedInfo.rank), 'environment' (nsys: the profiled process's RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID...), 'file name' or 'file order' (several per-rank files)"),
     "world_size": ("i64", "ranks in the job as the file records it (Kineto distributedInfo.world_size); null when not recorded"),
+}
+
+# TIMELINE_STREAMS: one row per file x device x stream, ridgeline.analyzer.idle_causes.stream_rows
+STREAM_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "device": ("i64", "CUDA device index"),
+    "stream": ("i64", "CUDA stream"),
+    "activities": ("i64", "kernels, copies and memsets on the stream"),
+    "launch_records": ("i64", "of those, the ones with a launch record (host call with the same correlation id)"),
+    "launch_delay_median_s": ("f64", "median of start - launch call start, s"),
+    "launch_delay_p90_s": ("f64", "90th percentile of start - launch call start, s"),
+    "queue_depth_median": ("f64", "median, over the stream's launches, of its activities launched and not started yet"),
+    "queue_depth_max": ("i64", "the most of its activities launched and not started at one launch"),
 }
 
 KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {

@@ -7,15 +7,21 @@ Per device (``source`` x ``device``), with every GPU activity of the capture:
 * ``kernel_busy_s``: length of the union of kernel intervals (overlapping streams counted once);
   ``busy_s``: the same over kernels, copies and memsets together; ``idle_s = capture_s - busy_s``.
 * Idle time is the sum of the gaps between consecutive busy intervals (the union's holes), split
-  the way Meta's Holistic Trace Analysis splits GPU idle time:
+  by cause from the launch record of the work that ends each gap
+  (:mod:`ridgeline.analyzer.idle_causes`, docs/timeline.md):
 
-  - ``idle_launch_s``: gaps no longer than ``launch_gap_s`` (default 10 us): kernel-to-kernel
-    launch overhead, nothing else fits in them (HTA's "kernel wait");
-  - ``idle_sync_s``: of the longer gaps, the part during which the host was inside a
-    synchronizing call (:data:`SYNC_CALLS`: device/stream/event synchronize, blocking
-    ``cudaMemcpy``) — the host waited on the GPU, then was late with the next work;
-  - ``idle_other_s``: the rest (the host did not issue work: Python overhead, data loading,
-    communication waits; HTA's "host wait" and "other").
+  - ``idle_launch_s``: gaps no longer than ``launch_gap_s`` (default 10 us), and the first
+    ``launch_gap_s`` after a late launch call: launch overhead;
+  - ``idle_sync_s``: before the next work's launch call, the host inside a synchronizing call
+    (:data:`SYNC_CALLS`: device/stream/event synchronize, blocking copies; CUDA and HIP names);
+  - ``idle_host_s``: the rest of the time before the launch call (the host was late: CPU-bound);
+    ``idle_host_cpu`` names the CPU work of that time where the trace records it;
+  - ``idle_queued_s``: after the launch call (the work waited on another stream, an event or a
+    collective);
+  - ``idle_other_s``: long gaps whose next work has no launch record (unknown).
+
+  The five sum to ``idle_s`` exactly. Launch delay and queue depth: per device here, per stream
+  in ``streams``.
 
   Host calls come from the same file (nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``, Kineto
   ``cuda_runtime``/``cuda_driver`` events, HIP names on ROCm); the per-device ``host_api`` column
@@ -53,6 +59,7 @@ DEFAULT_OPTIONS = {
 }
 
 from ridgeline.analyzer.schema import KERNEL_SHARE_COLUMNS, TIMELINE_DEVICE_COLUMNS  # noqa: E402,F401
+from ridgeline.analyzer.intervals import coverage, merge_intervals  # noqa: E402,F401 - re-exported
 
 
 @dataclasses.dataclass
@@ -62,6 +69,7 @@ class TimelineAnalysis:
     devices: Any  # TIMELINE_DEVICE_COLUMNS frame
     kernel_shares: Any  # KERNEL_SHARE_COLUMNS frame
     bins: Any  # plot frame: source, device, t0_s, t1_s, kernel_ratio, copy_ratio, busy_ratio
+    streams: Any = None  # STREAM_COLUMNS frame: launch delay and queue depth per stream (idle_causes)
     totals: Any = None  # TIMELINE_TOTALS frame (nsys stats summaries) or None
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
     inputs: list[str] = dataclasses.field(default_factory=list)
@@ -82,43 +90,6 @@ class TimelineAnalysis:
 # --------------------------------------------------------------------------------------
 # interval helpers (numpy, sorted arrays)
 # --------------------------------------------------------------------------------------
-def merge_intervals(starts, ends):
-    """Union of intervals -> (starts, ends) of disjoint sorted intervals (numpy int64 arrays)."""
-    import numpy as np
-
-    s = np.asarray(starts, dtype=np.int64)
-    e = np.asarray(ends, dtype=np.int64)
-    if s.size == 0:
-        return s, e
-    order = np.argsort(s, kind="stable")
-    s, e = s[order], np.maximum(e[order], s[order])
-    run_max = np.maximum.accumulate(e)
-    new = np.empty(s.size, dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > run_max[:-1]
-    idx = np.flatnonzero(new)
-    out_s = s[idx]
-    out_e = np.maximum.reduceat(e, idx)
-    return out_s, out_e
-
-
-def coverage(ms, me, t):
-    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t``."""
-    import numpy as np
-
-    t = np.asarray(t, dtype=np.int64)
-    if ms.size == 0:
-        return np.zeros(t.shape, dtype=np.int64)
-    lengths = me - ms
-    cum = np.concatenate([[0], np.cumsum(lengths)])
-    i = np.searchsorted(ms, t, side="right")  # intervals starting at or before t
-    before = cum[np.maximum(i - 1, 0)]
-    last_s = ms[np.maximum(i - 1, 0)]
-    last_e = me[np.maximum(i - 1, 0)]
-    partial = np.clip(t - last_s, 0, last_e - last_s)
-    return np.where(i > 0, before + partial, 0)
-
-
 def _union_len(ms, me) -> int:
     return int((me - ms).sum()) if ms.size else 0
 
@@ -135,7 +106,6 @@ def sync_filter():
 
 def _sync_intervals(api):
     import numpy as np
-    import polars as pl
 
     if api is None or not api.height:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -144,7 +114,7 @@ def _sync_intervals(api):
 
 
 def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0, host_api=None, vendor=None,
-                framework=None):
+                framework=None, context=None):
     import numpy as np
     import polars as pl
 
@@ -168,11 +138,10 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     gap_s, gap_e = be[:-1], bs[1:]
     gap_len = gap_e - gap_s
     launch = gap_len <= launch_gap_ns
-    sync_in_gap = coverage(sync_s, sync_e, gap_e) - coverage(sync_s, sync_e, gap_s) if gap_len.size else np.zeros(0)
-    idle_launch = int(gap_len[launch].sum())
-    idle_sync = int(sync_in_gap[~launch].sum()) if gap_len.size else 0
     idle = (t1 - t0) - busy
-    idle_other = idle - idle_launch - idle_sync
+    from ridgeline.analyzer.idle_causes import device_causes
+
+    causes = device_causes(acts, bs, be, sync_s, sync_e, launch_gap_ns, context)  # idle_*_s by cause, launch delay, queue
     sync_api = int(coverage(sync_s, sync_e, np.array([t1]))[0] - coverage(sync_s, sync_e, np.array([t0]))[0])
     # kernels: durations and the gap before each one (device order)
     k = acts.filter(pl.col("kind") == "kernel").sort("start_ns")
@@ -205,9 +174,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "kernel_busy_s": _union_len(ks, ke) / 1e9,
         "busy_s": busy / 1e9,
         "idle_s": idle / 1e9,
-        "idle_launch_s": idle_launch / 1e9,
-        "idle_sync_s": idle_sync / 1e9,
-        "idle_other_s": idle_other / 1e9,
+        **causes,
         "gaps": int(gap_len.size),
         "launch_gaps": int(launch.sum()),
         "memcpy_busy_s": _union_len(cs, ce) / 1e9,
@@ -266,19 +233,23 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
         from ridgeline.errors import UsageError
 
         raise UsageError(f"unknown timeline option(s) {', '.join(sorted(unknown))}; known: {', '.join(DEFAULT_OPTIONS)}")
+    from ridgeline.analyzer import idle_causes
+
     acts = tl.activities
-    rows, bins = [], []
+    rows, bins, stream_rows = [], [], []
     if acts is not None and acts.height:
         sync_s, sync_e = _sync_intervals(tl.api)
+        context = idle_causes.context_events(tl.api)
         for (device,), part in acts.group_by(["device"], maintain_order=True):
             name = part.get_column("device_name").drop_nulls()
             row, unions = _device_row(part, tl.source, device, name[0] if name.len() else tl.devices.get(device),
                                       sync_s, sync_e, opts, tl.host_calls_total, tl.host_api, tl.vendor,
-                                      getattr(tl, "framework", None))
+                                      getattr(tl, "framework", None), context)
             rank = getattr(tl, "rank", None)
             row.update(rank=rank, rank_from=getattr(tl, "rank_from", None) if rank is not None else None,
                        world_size=getattr(tl, "world_size", None))
             rows.append(row)
+            stream_rows += idle_causes.stream_rows(part, tl.source, device)
             bins.append(_bins(tl.source, device, row["start_ns"], row["end_ns"], unions, int(opts["plot_bins"])))
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS)) if rows else \
         pl.DataFrame(schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
@@ -289,7 +260,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     bin_df = pl.concat([pl.DataFrame(b, schema=bin_schema) for b in bins]) if bins else pl.DataFrame(schema=bin_schema)
     shares = _kernel_durations(acts)
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
-                            inputs=[tl.source])
+                            inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows))
 
 
 def _kernel_durations(acts):
@@ -320,6 +291,8 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     devices = pl.concat([p.devices for p in parts], how="vertical") if parts else pl.DataFrame(
         schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
     bins = pl.concat([p.bins for p in parts], how="vertical") if parts else None
+    streams = pl.concat([p.streams for p in parts if p.streams is not None], how="vertical") \
+        if any(p.streams is not None for p in parts) else None
     totals = [p.totals for p in parts if p.totals is not None]
     k = pl.concat([p.kernel_shares for p in parts], how="vertical") if parts else None
     capture = float(devices.get_column("capture_s").sum()) if devices.height else 0.0
@@ -351,6 +324,7 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         totals_labels=totals_labels(tot),
         kernel_shares=k,
         bins=bins,
+        streams=streams,
         totals=tot,
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],
@@ -450,6 +424,11 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
         f"not joined), {len(analysis.unmatched_timeline)} on the timeline only"
         + (f" (profiled, not matched: {', '.join(missed[:5])}{'...' if len(missed) > 5 else ''})" if missed else "")
     )
+
+
+#: the idle causes past launch and sync, in the words every view's legend uses (idle_causes)
+IDLE_CAUSES_LEGEND = ("host = the GPU ran dry before the host launched the next work (CPU-bound); queued = the next "
+                      "work was launched and waited on a dependency; other = work with no launch record")
 
 
 def host_calls_legend(devices) -> str:

@@ -42,6 +42,7 @@ from ridgeline.parsers.timeline_common import (
     _empty_activities,
     _finish_activities,
     MAX_DEVICE,
+    MAX_TIME_NS,
     _finish_api,
     check_host_calls,
     check_records,
@@ -53,12 +54,26 @@ from ridgeline.parsers.timeline_common import (
 _GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
              "Memcpy": "memcpy", "Memset": "memset"}
 _HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu_op", "Runtime": "runtime",
-              "Operator": "cpu_op"}
+              "Operator": "cpu_op", "user_annotation": "annotation", "python_function": "python"}
+#: host events that say what the CPU was doing (kept by host_calls="sync" too: they name the work
+#: behind host-late idle time, ridgeline.analyzer.idle_causes.host_late_activity)
+_CONTEXT_CATS = ("cpu_op", "Operator", "user_annotation", "python_function")
+
+
+#: a ``"ts"`` value of 8e12 us or more with decimals (epoch microseconds with nanosecond decimals,
+#: 1.7e15): quoted before parsing so it reaches :func:`exact_ns` as text. A float64 holds a value
+#: below 2^43 us (8.8e12) to better than 0.5 ns, so rounding it gives the exact nanosecond; above,
+#: its spacing grows to 256 ns at epoch microseconds (the error HTA's float reading makes).
+_LONG_TS = re.compile(rb'"ts": ?((?:[0-9]{14,}|[89][0-9]{12})\.[0-9]+)')
+_TS_TEXT = re.compile(r"[0-9]{13,}\.[0-9]+")
 
 
 def _loads(data: bytes):
     """JSON -> Python; a document nested deeper than the parser can follow (``RecursionError``
-    from the standard library) is a ValueError like any other malformed JSON."""
+    from the standard library) is a ValueError like any other malformed JSON. Long decimal
+    ``ts`` values come back as strings (:data:`_LONG_TS`), exact to the nanosecond."""
+    if b"." in data:
+        data = _LONG_TS.sub(rb'"ts":"\1"', data)
     try:
         import orjson  # optional: faster when installed
     except ImportError:
@@ -172,7 +187,7 @@ def _event_problem(e, device_arg) -> str | None:
     2^64, -1, true), a copy size or a grid/block that is not whole numbers in range."""
     for key in ("ts", "dur"):
         v = e.get(key)
-        if not _num(v):
+        if not _num(v) and not (key == "ts" and isinstance(v, str) and _TS_TEXT.fullmatch(v)):
             return f"{key} is {str(v)[:40]!r}" if v is not None else f"no {key}"
     if device_arg is not None and not (_int(device_arg) is not None and 0 <= device_arg <= MAX_DEVICE):
         return f"device {str(device_arg)[:40]!r} is not a GPU index (0..{MAX_DEVICE})"
@@ -187,6 +202,12 @@ def _event_problem(e, device_arg) -> str | None:
                                       and all(_int(x) is not None and 0 <= x < (1 << 32) for x in v)):
                 return f"{k} {str(v)[:40]} is not three whole numbers"
     return None
+
+
+def _sized(e) -> bool:
+    """The event's args carry a copy size or a grid/block (what :func:`_event_problem` checks past the times)."""
+    a = e.get("args")
+    return isinstance(a, dict) and ("bytes" in a or "grid" in a or "block" in a)
 
 
 def _kineto_frames(events, host_calls: str, base: int = 0):
@@ -219,8 +240,10 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
     runtime = [e for _i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
     stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
+    context = []
     if host_calls == "sync":
         sync = re.compile(SYNC_RE)
+        context = [(i, e) for i, e in host if e.get("cat") in _CONTEXT_CATS]
         host = [(i, e) for i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
                 and isinstance(e.get("name"), str) and sync.match(e["name"])]
 
@@ -242,7 +265,10 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         return v if v is not None and 0 <= v <= MAX_DEVICE else None
 
     def num(v):
-        return float(v) if _num(v) else None
+        return float(v) if _num(v) else float(v) if isinstance(v, str) and _TS_TEXT.fullmatch(v) else None
+
+    def ts_text(v):
+        return v if isinstance(v, str) else None
 
     def text(v):
         return v if isinstance(v, str) else None if v is None else str(v)
@@ -258,6 +284,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "device": [_int(d) if d is not None else implied_device(e) for d, (_i, e) in zip(dev_args, gpu)],
             "stream": [_int(arg(e, "stream")) for _i, e in gpu],
             "ts": [num(e.get("ts")) for _i, e in gpu], "dur": [num(e.get("dur")) for _i, e in gpu],
+            "ts_text": [ts_text(e.get("ts")) for _i, e in gpu],
             "name": [text(e.get("name")) for _i, e in gpu],
             "correlation_id": [_int(arg(e, "correlation")) for _i, e in gpu],
             "grid_x": [dim(e, "grid", 0) for _i, e in gpu], "grid_y": [dim(e, "grid", 1) for _i, e in gpu],
@@ -269,26 +296,59 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         }, schema=gpu_schema, strict=False)
     h = None
     if host:
+        ts_raw = [e.get("ts") for _i, e in host]
+        ts, dur = [num(v) for v in ts_raw], [num(e.get("dur")) for _i, e in host]
         h = pl.DataFrame({
             "_row": [i for i, _e in host],
-            "_problem": [_event_problem(e, None) for _i, e in host],
+            # the full check only where it can find something (most host events are clean and carry no
+            # copy size or grid): the same answers, without a call per event
+            "_problem": [_event_problem(e, None) if t is None or d is None or _sized(e) else None
+                         for t, d, (_i, e) in zip(ts, dur, host)],
             "kind": [_HOST_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "cpu_op") for _i, e in host],
-            "ts": [num(e.get("ts")) for _i, e in host], "dur": [num(e.get("dur")) for _i, e in host],
+            "ts": ts, "dur": dur,
+            "ts_text": [v if isinstance(v, str) else None for v in ts_raw],
             "name": [text(e.get("name")) for _i, e in host],
             "correlation_id": [_int(arg(e, "correlation")) for _i, e in host],
             "process_id": [pid(e) for _i, e in host],
             "thread_id": [_int(e.get("tid")) for _i, e in host],
         }, schema=host_schema, strict=False)
-    return g, h, stats
+    if context:  # lean: plain lookups, values checked in polars; unusable times leave the row out
+        ts_raw = [e.get("ts") for _i, e in context]
+        c = pl.DataFrame({
+            "_row": [i for i, _e in context],
+            "kind": [_HOST_CATS.get(e.get("cat")) for _i, e in context],
+            "ts": [None if isinstance(v, str) else v for v in ts_raw],
+            "dur": [e.get("dur") for _i, e in context],
+            "ts_text": [v if isinstance(v, str) else None for v in ts_raw],
+            "name": [e.get("name") for _i, e in context],
+            "thread_id": [e.get("tid") for _i, e in context],
+        }, schema={k: host_schema[k] for k in ("_row", "kind", "ts", "dur", "ts_text", "name", "thread_id")},
+            strict=False)
+        ok = (pl.col("dur").is_finite() & (pl.col("dur") >= 0)
+              & (pl.col("ts").is_finite() & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
+                 | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$")))
+        c = c.filter(ok.fill_null(False)).with_columns(  # the float the damage checks read, as for other events
+            pl.coalesce("ts", pl.col("ts_text").cast(pl.Float64, strict=False)).alias("ts"))
+        h = pl.concat([x for x in (h, c) if x is not None], how="diagonal_relaxed") if c.height else h
+    # the launch records: every runtime/driver call with a correlation id (joined to the GPU work
+    # it launched by read_kineto; calls that launched nothing, e.g. cudaEventQuery, find no match)
+    launch = None
+    if runtime:  # values checked in polars (_join_launches), not per event here
+        launch = pl.DataFrame({
+            "correlation_id": [arg(e, "correlation") for e in runtime],
+            "ts": [None if isinstance(v, str) else v for v in (e.get("ts") for e in runtime)],
+            "ts_text": [v if isinstance(v, str) else None for v in (e.get("ts") for e in runtime)],
+        }, schema={"correlation_id": pl.Int64, "ts": pl.Float64, "ts_text": pl.String}, strict=False)
+    return g, h, launch, stats
 
 
 def _kineto_schemas():
     import polars as pl
 
     i, f, t = pl.Int64, pl.Float64, pl.String
-    gpu = {"_row": i, "_problem": t, "kind": t, "device": i, "stream": i, "ts": f, "dur": f, "name": t, "correlation_id": i, "grid_x": i,
+    gpu = {"_row": i, "_problem": t, "kind": t, "device": i, "stream": i, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "grid_x": i,
            "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i}
-    host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
+    host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
     return gpu, host
 
 
@@ -308,7 +368,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     Anything unexpected raises :class:`_NotStreamable` and the caller parses the file whole.
     """
     key = b'"traceEvents"'
-    gpus, hosts, stats = [], [], new_stats()
+    gpus, hosts, launches, stats = [], [], [], new_stats()
     with _open_stream(path) as fh:
         buf = b""
         if fh.read(4096).lstrip().startswith(b"["):  # the array form: parsed whole
@@ -341,25 +401,23 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
             if eof:
                 break
             events, buf = _cut_events(buf)
-            g, h, n = _kineto_frames(events, host_calls, stats["events"])
+            g, h, lr, n = _kineto_frames(events, host_calls, stats["events"])
             del events
             _add(stats, n)
-            if g is not None:
-                gpus.append(g)
-            if h is not None:
-                hosts.append(h)
+            for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
+                if x is not None:
+                    frames.append(x)
     # the end: the remaining events, ']', then the rest of the top-level object
     tail_events, suffix = _last_events(buf)
-    g, h, n = _kineto_frames(tail_events, host_calls, stats["events"])
+    g, h, lr, n = _kineto_frames(tail_events, host_calls, stats["events"])
     _add(stats, n)
-    if g is not None:
-        gpus.append(g)
-    if h is not None:
-        hosts.append(h)
+    for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
+        if x is not None:
+            frames.append(x)
     meta = _loads(prefix + b'"traceEvents": []' + suffix)
     if not isinstance(meta, dict):
         raise _NotStreamable("top level is not an object")
-    return meta, gpus, hosts, stats
+    return meta, gpus, hosts, launches, stats
 
 
 def _add(stats, more):
@@ -452,7 +510,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     meta = None
     if _file_size(path) >= stream_min_bytes or _inflates_past(path, stream_min_bytes):
         try:
-            meta, gpus, hosts, stats = _kineto_stream(path, host_calls, chunk_bytes)
+            meta, gpus, hosts, launches, stats = _kineto_stream(path, host_calls, chunk_bytes)
         except (_NotStreamable, ValueError, OSError, EOFError, gzip.BadGzipFile, zlib.error):
             meta = None
     if meta is None:
@@ -477,8 +535,8 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         if not isinstance(meta, dict) or not isinstance(meta.get("traceEvents"), list):
             raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list, or a JSON "
                              "array of trace events)")
-        g, h, stats = _kineto_frames(meta.pop("traceEvents"), host_calls)
-        gpus, hosts = [x for x in (g,) if x is not None], [x for x in (h,) if x is not None]
+        g, h, lr, stats = _kineto_frames(meta.pop("traceEvents"), host_calls)
+        gpus, hosts, launches = [[x] if x is not None else [] for x in (g, h, lr)]
     if not isinstance(meta, dict):
         raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")
     devices = {}
@@ -504,9 +562,10 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
             ((pl.col("ts") + pl.col("dur")) * 1000).alias("end_ns"),
             pl.when(pl.col("kind") == "memcpy").then(words.replace_strict(_COPY_WORDS, default="other", return_dtype=pl.String))
             .alias("copy_kind"),
-        ).drop("ts", "dur")
+        )
         df, skipped = check_records(path, df, strict=strict, where=where, what="GPU event")
-        df = df.with_columns(pl.col("start_ns").round(0).cast(pl.Int64), pl.col("end_ns").round(0).cast(pl.Int64))
+        df = exact_ns(df)
+        df = _join_launches(df, launches)
     if gpus and df.height:
         df = _dims_and_kinds(df)
         acts = _finish_activities(df, src, devices)
@@ -518,9 +577,9 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     if hosts:
         api = pl.concat(hosts, how="vertical_relaxed") if len(hosts) > 1 else hosts[0]
         api = api.with_columns((pl.col("ts") * 1000).alias("start_ns"),
-                               ((pl.col("ts") + pl.col("dur")) * 1000).alias("end_ns")).drop("ts", "dur")
+                               ((pl.col("ts") + pl.col("dur")) * 1000).alias("end_ns"))
         api = check_host_calls(path, api, strict=strict, where=where, notes=notes)
-        api = api.with_columns(pl.col("start_ns").round(0).cast(pl.Int64), pl.col("end_ns").round(0).cast(pl.Int64))
+        api = exact_ns(api)
         api = _finish_api(api, src)
     host_api = None
     if stats["runtime"]:
@@ -532,6 +591,48 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
                           rank=rank if rank is not None and rank >= 0 else None,
                           world_size=world if world is not None and world > 0 else None,
                           rank_from="trace" if rank is not None and rank >= 0 else None)
+
+
+def exact_ns(df):
+    """``ts``/``dur`` (us; ``ts_text``: the long decimals kept as text by :func:`_loads`) -> integer
+    ``start_ns``/``end_ns``, exact to the nanosecond, and drops the raw columns. Run after the
+    damage checks (which read the float ``start_ns``/``end_ns``), so every time fits int64.
+
+    ``ts`` = whole us + fraction: text rows split at the point (the fraction's 4th digit rounds);
+    float rows split into floor and fraction (both exact in float64), so a whole number of
+    microseconds never meets a float product (1683564901565486 us x 1000 as float64 is rounded to a
+    multiple of 256 ns); ``dur`` (small) is rounded to ns as a float."""
+    import polars as pl
+
+    ts, text = pl.col("ts"), pl.col("ts_text")
+    whole_txt = text.str.extract(r"^([0-9]+)\.", 1).cast(pl.Int64, strict=False)
+    frac4 = text.str.extract(r"\.([0-9]+)$", 1).str.pad_end(4, "0").str.slice(0, 4).cast(pl.Int64, strict=False)
+    from_text = whole_txt * 1000 + (frac4 + 5) // 10
+    whole = ts.floor()
+    from_float = whole.cast(pl.Int64, strict=False) * 1000 + ((ts - whole) * 1000).round(0).cast(pl.Int64, strict=False)
+    start = pl.coalesce(from_text, from_float)
+    return (df.with_columns(start.alias("start_ns"))
+            .with_columns((pl.col("start_ns") + (pl.col("dur") * 1000).round(0).cast(pl.Int64)).alias("end_ns"))
+            .drop("ts", "dur", "ts_text"))
+
+
+def _join_launches(df, launches):
+    """``launch_ns`` on each GPU activity: the start of the runtime/driver call with its correlation id
+    (Kineto's GPU events carry ``args.correlation``, as do the ``cuda_runtime``/``cuda_driver`` calls;
+    the earliest call per id where several share one), null where no call matches (a trace without
+    runtime events, work launched before the capture began)."""
+    import polars as pl
+
+    if not launches:
+        return df.with_columns(pl.lit(None, dtype=pl.Int64).alias("launch_ns"))
+    lr = pl.concat(launches, how="vertical_relaxed") if len(launches) > 1 else launches[0]
+    ok = pl.col("correlation_id").is_not_null() & (
+        pl.col("ts").is_finite().fill_null(False) & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
+        | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$").fill_null(False))
+    lr = lr.filter(ok).with_columns(pl.lit(0.0).alias("dur"))
+    lr = exact_ns(lr).filter(pl.col("start_ns").is_not_null())
+    lr = lr.group_by("correlation_id").agg(pl.col("start_ns").min().alias("launch_ns"))
+    return df.join(lr, on="correlation_id", how="left", maintain_order="left")
 
 
 _AMD_NAME = re.compile(r"(?i)\b(AMD|Radeon|Instinct|MI[0-9]{2,3}[A-Z]*)\b|gfx[0-9]")

@@ -102,6 +102,26 @@ def _problem(*cols: str) -> str:
     return f"CASE {whens} END AS _problem"
 
 
+def _launches(con, names):
+    """(process_id, correlation_id, launch_ns): per correlation id of the GPU work, the start of the
+    runtime call that launched it (CUPTI_ACTIVITY_KIND_RUNTIME: cudaLaunchKernel, cudaMemcpyAsync,
+    cudaGraphLaunch..., the earliest where several share an id; CUPTI ids are unique per process),
+    or None without a runtime table. Read whatever ``host_calls`` keeps in HOST_API."""
+    import polars as pl
+
+    tables = [t for t in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET")
+              if t in names]
+    if "CUPTI_ACTIVITY_KIND_RUNTIME" not in names or not tables:
+        return None
+    ids = " UNION ".join(f"SELECT correlationId FROM {t}" for t in tables)
+    return _select(con, f"""
+        SELECT r.globalTid / 16777216 % 16777216 AS process_id, r.correlationId AS correlation_id,
+               MIN(r.start) AS launch_ns
+        FROM CUPTI_ACTIVITY_KIND_RUNTIME r
+        WHERE typeof(r.start) = 'integer' AND typeof(r.correlationId) = 'integer' AND r.correlationId IN ({ids})
+        GROUP BY 1, 2""").cast({"process_id": pl.Int64, "correlation_id": pl.Int64, "launch_ns": pl.Int64})
+
+
 def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> TimelineTables:
     """``host_calls``: ``"all"`` runtime API calls in HOST_API, or ``"sync"``: only the synchronizing
     ones (:data:`ridgeline.analyzer.timeline.SYNC_CALLS`, all the analysis reads; the pipeline's
@@ -195,6 +215,7 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
         from ridgeline.parsers.rank_env import nsys_rank
 
         rank, world, rank_var = nsys_rank(con, names)
+        launches = _launches(con, names) if parts else None
     except sqlite3.Error as err:
         raise _damaged(path, err) from err
     finally:
@@ -209,6 +230,8 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
         notes.append(f"{path}: the export {why}: copies and memsets only (busy time is copy engine time)")
     if parts:
         df = pl.concat(parts, how="diagonal_relaxed")
+        df = df.join(launches, on=["process_id", "correlation_id"], how="left", maintain_order="left") \
+            if launches is not None else df
         df = _dims_and_kinds(df)
         acts = _finish_activities(df, src, devices)
     else:

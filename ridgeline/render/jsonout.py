@@ -19,6 +19,7 @@ from ridgeline.analyzer.gpus import PRECISIONS, catalogue
 from ridgeline.analyzer.schema import (
     KERNEL_COLUMNS,
     KERNEL_SHARE_COLUMNS,
+    STREAM_COLUMNS,
     NCU_RULE_COLUMNS,
     ROOFLINE_COLUMNS,
     SUMMARY_COLUMNS,
@@ -61,6 +62,7 @@ TIMELINE_KEYS: dict[str, str] = {
     "options": "thresholds used: launch_gap_s (idle gaps up to this are launch overhead), short_kernel_s (short "
     "kernel limit), plot_bins",
     "devices": "one record per file x device (keys below)",
+    "streams": "one record per file x device x stream: launch delay and queue depth (keys below; since 1.6)",
     "kernels": "one record per kernel name on the timeline (two instantiations of one template are two records, "
     "kernel_label tells them apart), most time first (keys below)",
     "totals": "nsys stats summaries (totals only: no timeline, no gaps), records of the TIMELINE_TOTALS table "
@@ -257,6 +259,7 @@ def timeline_section(tl) -> dict[str, Any] | None:
     return {
         "options": dict(tl.options),
         "devices": _records(tl.devices),
+        "streams": _records(tl.streams) if getattr(tl, "streams", None) is not None else [],
         "kernels": _records(tl.kernel_shares),
         "ranks": _records(ranks) if ranks is not None else [],
         "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
@@ -533,6 +536,10 @@ def json_schema_markdown() -> str:
         _timeline_doc(),
         "",
         _column_table(TIMELINE_DEVICE_COLUMNS),
+        "",
+        "### `timeline.streams[]`",
+        "",
+        _column_table(STREAM_COLUMNS),
         "",
         "### `timeline.kernels[]`",
         "",

@@ -226,12 +226,12 @@ def _timeline_markdown(result) -> list[str]:
     tl = getattr(result, "timeline", None)
     if tl is None or tl.devices is None or not tl.devices.height:
         return []
-    from ridgeline.analyzer.timeline import host_calls_legend
+    from ridgeline.analyzer.timeline import IDLE_CAUSES_LEGEND, host_calls_legend
 
     vendors = sorted({v for v in tl.devices.get_column("vendor").to_list() if v}) if "vendor" in tl.devices.columns else []
     lines = ["### Timeline", "",
              "Shares of each device's capture (first to last GPU activity); idle split: launch gaps, host "
-             f"synchronizing, other; {md(host_calls_legend(tl.devices))}."
+             f"synchronizing, host late, queued, other; {md(host_calls_legend(tl.devices))}; {md(IDLE_CAUSES_LEGEND)}."
              + (f" GPU vendor: {', '.join(vendors)}." if vendors else ""), ""]
     rows = []
     for r in tl.devices.iter_rows(named=True):
@@ -243,9 +243,10 @@ def _timeline_markdown(result) -> list[str]:
         dev = ("gpu:?" if r["device"] is None else f"gpu:{r['device']}")
         rows.append([md(Path(r["source"]).name), md(dev), fmt_seconds(cap), share(r["busy_s"]), share(r["kernel_busy_s"]),
                      share(r["idle_s"]), share(r["idle_launch_s"]), share(r["idle_sync_s"], bool(r.get("host_api"))),
+                     share(r["idle_host_s"], bool(r.get("host_api"))), share(r["idle_queued_s"], bool(r.get("host_api"))),
                      share(r["idle_other_s"])])
-    lines += _table(["File", "Device", "Capture", "Busy", "Kernels", "Idle", "Launch", "Sync", "Other"], rows,
-                    ["l", "l", "r", "r", "r", "r", "r", "r", "r"])
+    lines += _table(["File", "Device", "Capture", "Busy", "Kernels", "Idle", "Launch", "Sync", "Host late", "Queued",
+                     "Other"], rows, ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"])
     lines.append("")
     from ridgeline.render.comm import markdown_lines
 

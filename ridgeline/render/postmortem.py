@@ -34,7 +34,8 @@ def timeline_lines(result) -> list[str]:
     if d is not None and d.height:
         several = d.get_column("source").n_unique() > 1
         lines.append("Timeline: GPU busy vs idle per device (capture = first to last GPU activity)")
-        lines.append(f"{'device':<26}{'capture':>9}{'busy':>7}{'kernel':>7}{'idle':>7}{'launch':>7}{'sync':>6}{'other':>7}")
+        lines.append(f"{'device':<18}{'capture':>9}{'busy':>6}{'kernel':>7}{'idle':>6}{'launch':>7}{'sync':>6}{'host':>6}"
+                     f"{'queued':>7}{'other':>6}")
         for r in d.iter_rows(named=True):
             cap = r["capture_s"] or 0.0
             label = ("gpu:?" if r["device"] is None else f"gpu:{r['device']}") + (f" {r['device_name']}" if r["device_name"] else "")
@@ -44,15 +45,17 @@ def timeline_lines(result) -> list[str]:
             def share(v):
                 return _pct(v / cap) if cap else "-"
 
-            sync = share(r["idle_sync_s"]) if r.get("host_api") else "n/a"
-            lines.append(f"{shorten(label, 25):<26}{_fmt_s(cap):>9}{share(r['busy_s']):>7}{share(r['kernel_busy_s']):>7}"
-                         f"{share(r['idle_s']):>7}{share(r['idle_launch_s']):>7}{sync:>6}{share(r['idle_other_s']):>7}")
-        from ridgeline.analyzer.timeline import host_calls_legend
+            known = bool(r.get("host_api"))  # without host calls: sync, host-late and queued are not told apart
+            sync, host, queued = (share(r[k]) if known else "n/a" for k in ("idle_sync_s", "idle_host_s", "idle_queued_s"))
+            lines.append(f"{shorten(label, 17):<18}{_fmt_s(cap):>9}{share(r['busy_s']):>6}{share(r['kernel_busy_s']):>7}"
+                         f"{share(r['idle_s']):>6}{share(r['idle_launch_s']):>7}{sync:>6}{host:>6}{queued:>7}"
+                         f"{share(r['idle_other_s']):>6}")
+        from ridgeline.analyzer.timeline import IDLE_CAUSES_LEGEND, host_calls_legend
         import textwrap
 
         gap = tl.options.get("launch_gap_s", 10e-6)
         legend = (f"shares of capture; idle split: launch = gaps <= {_fmt_s(gap)}; {host_calls_legend(d)}; "
-                  "other = the rest")
+                  f"{IDLE_CAUSES_LEGEND}")
         lines += textwrap.wrap(legend, WIDTH)
         vendors = {v for v in d.get_column("vendor").to_list() if v} if "vendor" in d.columns else set()
         if vendors:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 
 def timeline_section(result) -> str:
+    from ridgeline.analyzer.timeline import IDLE_CAUSES_LEGEND
     from ridgeline.render.htmltext import esc, fmt_pct, fmt_seconds
 
     tl = getattr(result, "timeline", None)
@@ -19,10 +20,11 @@ def timeline_section(result) -> str:
             '<p class="muted">Per device: capture = first to last GPU activity; busy = union of kernels, '
             "copies and memsets (overlapping streams once). Idle split: launch = gaps up to "
             f"{esc(fmt_seconds(gap))}; sync = longer gaps while the host was in a synchronizing call; "
-            "other = the rest. Shares are of the capture.</p>")
+            f"{esc(IDLE_CAUSES_LEGEND)}. Shares are of the capture.</p>")
         parts.append('<table class="sortable"><thead><tr><th>file</th><th>device</th><th class="num">capture</th>'
                      '<th class="num">busy</th><th class="num">kernels</th><th class="num">idle</th>'
-                     '<th class="num">launch</th><th class="num">sync</th><th class="num">other</th>'
+                     '<th class="num">launch</th><th class="num">sync</th><th class="num">host late</th>'
+                     '<th class="num">queued</th><th class="num">other</th>'
                      '<th class="num">copies alone</th></tr></thead><tbody>')
         for r in d.iter_rows(named=True):
             cap = r["capture_s"] or 0.0
@@ -38,7 +40,8 @@ def timeline_section(result) -> str:
                 f'<tr><td class="name">{esc(Path(r["source"]).name)}</td><td>{esc(dev)}</td>'
                 f'<td class="num" data-v="{cap}">{esc(fmt_seconds(cap))}</td>'
                 + cell(r["busy_s"]) + cell(r["kernel_busy_s"]) + cell(r["idle_s"]) + cell(r["idle_launch_s"])
-                + cell(r["idle_sync_s"], bool(r.get("host_api"))) + cell(r["idle_other_s"]) + cell(r["copy_only_s"])
+                + cell(r["idle_sync_s"], bool(r.get("host_api"))) + cell(r["idle_host_s"], bool(r.get("host_api")))
+                + cell(r["idle_queued_s"], bool(r.get("host_api"))) + cell(r["idle_other_s"]) + cell(r["copy_only_s"])
                 + "</tr>")
         parts.append("</tbody></table>")
         from ridgeline.analyzer.timeline import host_calls_legend

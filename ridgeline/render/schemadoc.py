@@ -20,6 +20,8 @@ SECTIONS = (
     ("TIMELINE_DEVICES table", "one row per file x device: busy/idle and the idle split, "
      "`ridgeline.analyzer.timeline.analyze_one` (docs/json-schema.md says how each figure is computed)",
      "TIMELINE_DEVICE_COLUMNS"),
+    ("TIMELINE_STREAMS table", "one row per file x device x stream: launch delay and queue depth, "
+     "`ridgeline.analyzer.idle_causes.stream_rows`", "STREAM_COLUMNS"),
     ("KERNEL_SHARES table", "one row per kernel short name on the timeline, `ridgeline.analyzer.timeline.combine`",
      "KERNEL_SHARE_COLUMNS"),
 )

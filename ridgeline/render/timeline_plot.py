@@ -49,8 +49,11 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
         if several:
             name = f"{Path(d['source']).name} {name}"
         idle = d["idle_s"] / cap if cap else 0.0
-        ax.set_title(f"{name}: idle {idle:.0%} of {si(cap)} (launch {si(d['idle_launch_s'])}, "
-                     f"sync {si(d['idle_sync_s']) if d.get('host_api') else 'n/a'}, other {si(d['idle_other_s'])})", fontsize=9, loc="left")
+        known = bool(d.get("host_api"))
+        causes = (f"sync {si(d['idle_sync_s'])}, host late {si(d.get('idle_host_s') or 0.0)}, "
+                  f"queued {si(d.get('idle_queued_s') or 0.0)}, " if known else "sync n/a, ")
+        ax.set_title(f"{name}: idle {idle:.0%} of {si(cap)} (launch {si(d['idle_launch_s'])}, {causes}"
+                     f"other {si(d['idle_other_s'])})", fontsize=9, loc="left")
         ax.tick_params(labelsize=8)
     axes[-1].set_xlabel(f"time since the device's first activity ({unit})")
     # below the panels, never over the data (a busy GPU fills a panel's top right corner)

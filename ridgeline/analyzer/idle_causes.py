@@ -1,0 +1,233 @@
+"""Why the GPU waited: every nanosecond of a device's idle time in exactly one cause, and the
+launch delay and queue depth per stream.
+
+Tables in, numbers out (numpy on sorted arrays; no per-row Python). Idle time is the union's
+holes on a device (:mod:`ridgeline.analyzer.timeline`): each gap runs from the end of the busy
+interval before it (``a``) to the start of the work that ends it (``b``). That work's launch
+record decides the cause: ``L``, the start of the host runtime/driver call that launched it
+(TIMELINE ``launch_ns``, joined by correlation id: Kineto ``cuda_runtime``/``cuda_driver``
+events, nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``; where several activities start at ``b``, the
+earliest launch among them). Then, for a gap of length ``b - a``:
+
+* ``idle_launch_s`` — a gap no longer than ``launch_gap_s`` (default 10 us) is launch
+  overhead, whole; in a longer gap launched late (``a < L``), the first ``launch_gap_s`` after
+  the launch call too (the call's own latency to the GPU);
+* ``idle_sync_s`` — the part of ``[a, min(L, b)]`` (the GPU idle, the next work not launched
+  yet) during which the host sat in a synchronizing call (:data:`ridgeline.analyzer.schema.SYNC_CALLS`,
+  CUDA and HIP names): the host waited on the GPU, so it could not launch;
+* ``idle_host_s`` — the rest of ``[a, min(L, b)]``: the GPU had run dry and the host had not
+  launched the next work yet: the CPU is the bottleneck (Python, data loading, the framework);
+* ``idle_queued_s`` — after the launch: the whole gap when the work was launched before the GPU
+  went idle (``L <= a``), else what remains of ``[L, b]`` past the launch overhead: the work sat
+  in the queue waiting on something else (another stream, an event, a collective);
+* ``idle_other_s`` — long gaps whose next work has no launch record (formats without host
+  calls: nsys stats CSVs, legacy traces; work launched before a capture window): as before,
+  the sync share is told apart where the file has synchronizing calls, the rest is unknown.
+
+Overlaps are resolved by that order in time: before ``L`` the host is to blame (sync where it
+was blocked, else host-late), after ``L`` the queue is; a synchronizing call running while the
+work is already queued does not delay it and is not counted. The five parts sum to ``idle_s``
+exactly (integer nanoseconds).
+
+Launch delay: ``start_ns - launch_ns`` of every activity with a launch record (median and 90th
+percentile). Queue depth: when an activity is launched, how many activities on the same
+device (per stream: on the same stream) were launched and had not started yet (median and max).
+"""
+
+from __future__ import annotations
+
+def _empty():
+    import numpy as np
+
+    return np.empty(0, np.int64)
+
+
+def gap_causes(a, b, launch, sync_s, sync_e, launch_gap_ns: float) -> dict[str, int]:
+    """Idle ns per cause over gaps ``[a[i], b[i]]`` (numpy int64), ``launch[i]`` the next work's launch
+    call start (int64, or a negative sentinel ``NO_LAUNCH`` where unknown), sync calls as disjoint
+    sorted intervals. Returns ``{"launch", "sync", "host", "queued", "other"}`` in ns."""
+    import numpy as np
+
+    from ridgeline.analyzer.intervals import coverage
+
+    a = np.asarray(a, np.int64)
+    b = np.asarray(b, np.int64)
+    length = b - a
+    short = length <= launch_gap_ns
+    known = launch != NO_LAUNCH
+    lc = np.where(known, np.clip(launch, a, b), b)  # end of the host window (unknown: the whole gap)
+    sync = coverage(sync_s, sync_e, lc) - coverage(sync_s, sync_e, a) if a.size else _empty()
+    host_window = lc - a
+    tail = b - lc
+    late = known & (launch > a)
+    launch_tail = np.where(late, np.minimum(tail, int(launch_gap_ns)), 0)
+    long_ = ~short
+    out = {
+        "launch": int(length[short].sum() + launch_tail[long_].sum()),
+        "sync": int(sync[long_].sum()),
+        "host": int((host_window - sync)[long_ & known].sum()),
+        "queued": int((tail - launch_tail)[long_ & known].sum()),
+        "other": int((host_window - sync)[long_ & ~known].sum()),
+    }
+    return out
+
+
+NO_LAUNCH = -(1 << 63)  # int64 min: no launch record (real times are within +-7.3e18 ns, the year 2200)
+
+
+def next_launch(acts, gap_end):
+    """For each gap end, the earliest ``launch_ns`` among the device's activities starting exactly
+    there (:data:`NO_LAUNCH` where none has a launch record)."""
+    import numpy as np
+    import polars as pl
+
+    if not len(gap_end):
+        return np.empty(0, np.int64)
+    firsts = (acts.group_by("start_ns").agg(pl.col("launch_ns").min()).sort("start_ns")
+              .with_columns(pl.col("launch_ns").fill_null(NO_LAUNCH)))
+    starts = firsts.get_column("start_ns").to_numpy()
+    launches = firsts.get_column("launch_ns").to_numpy()
+    i = np.searchsorted(starts, gap_end)
+    i = np.minimum(i, starts.size - 1)
+    return np.where(starts[i] == gap_end, launches[i], NO_LAUNCH)
+
+
+def queue_depths(launch, start):
+    """At each launch, how many of these activities were launched (at or before it) and had not
+    started yet; an activity that starts before its launch call (clock skew) is never queued."""
+    import numpy as np
+
+    launch = np.asarray(launch, np.int64)
+    start = np.maximum(np.asarray(start, np.int64), launch)
+    ls, ss = np.sort(launch), np.sort(start)
+    return np.searchsorted(ls, launch, side="right") - np.searchsorted(ss, launch, side="right")
+
+
+def host_late_windows(a, b, launch, launch_gap_ns: float):
+    """``(starts, ends)``: ``[a, L]`` of the longer gaps whose next work was launched late (``a < L``),
+    the time the GPU had run dry before the launch call (host late and sync), disjoint and sorted."""
+    import numpy as np
+
+    a = np.asarray(a, np.int64)
+    b = np.asarray(b, np.int64)
+    m = ((b - a) > launch_gap_ns) & (launch != NO_LAUNCH) & (launch > a)
+    return a[m], np.minimum(launch[m], b[m])
+
+
+#: HOST_API kinds that say what the CPU was doing (Kineto cpu_op, user_annotation, python_function)
+CONTEXT_KINDS = ("cpu_op", "annotation", "python")
+#: annotations that span a whole step say nothing about the gap: left out of the naming
+STEP_RE = r"^ProfilerStep#[0-9]+$"
+
+
+def context_events(api):
+    """The HOST_API rows that name CPU work (:data:`CONTEXT_KINDS`, step annotations left out), or None."""
+    import polars as pl
+
+    if api is None or not api.height:
+        return None
+    ctx = api.filter(pl.col("kind").is_in(CONTEXT_KINDS) & ~pl.col("name").fill_null("").str.contains(STEP_RE))
+    return ctx.select("kind", "name", "thread_id", "start_ns", "end_ns") if ctx.height else None
+
+
+def host_late_activity(ctx, ws, we, top: int = 3) -> str | None:
+    """The CPU work covering most of the host-late windows: ``"aten::copy_ (cpu_op) 62%, ..."``, the
+    ``top`` names by their *self* time in the windows (an event's overlap minus its children's, so an
+    outer frame such as ``_call_impl`` or a step annotation does not win by containing everything),
+    each as a share of the windows' total; None without context events or windows.
+
+    Events nest per thread (Kineto writes properly nested ``X`` events); the stack pass that finds
+    each event's parent runs in Python over the events that overlap a window only (a few per late
+    launch), never over the whole trace."""
+    import numpy as np
+    import polars as pl
+
+    from ridgeline.analyzer.intervals import coverage
+
+    total = int((we - ws).sum()) if ws.size else 0
+    if ctx is None or not total:
+        return None
+    s = ctx.get_column("start_ns").to_numpy()
+    e = ctx.get_column("end_ns").to_numpy()
+    over = coverage(ws, we, e) - coverage(ws, we, s)
+    hit = (ctx.with_columns(pl.Series("over", np.asarray(over, np.int64))).filter(pl.col("over") > 0)
+           .sort(["thread_id", "start_ns", "end_ns"], descending=[False, False, True], nulls_last=True))
+    if not hit.height:
+        return None
+    over_l = hit.get_column("over").to_list()
+    ends = hit.get_column("end_ns").to_list()
+    own = list(over_l)
+    stack: list[int] = []
+    last_thread = object()
+    for i, (thread, start, end) in enumerate(hit.select("thread_id", "start_ns", "end_ns").iter_rows()):
+        if thread != last_thread:
+            stack, last_thread = [], thread
+        while stack and ends[stack[-1]] <= start:
+            stack.pop()
+        if stack and ends[stack[-1]] >= end:  # nested in the event on top: not its own time
+            own[stack[-1]] -= over_l[i]
+        stack.append(i)
+    best = (hit.with_columns(pl.Series("own", own, dtype=pl.Int64)).group_by("name", "kind").agg(pl.col("own").sum())
+            .filter(pl.col("own") > 0).sort(["own", "name"], descending=[True, False]).head(top))
+    if not best.height:
+        return None
+    return ", ".join(f"{n} ({k}) {100 * o / total:.0f}%" for n, k, o in best.select("name", "kind", "own").iter_rows())
+
+
+def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float, context=None) -> dict:
+    """One device's activities (TIMELINE rows with ``launch_ns``) and busy union -> the idle causes
+    (``idle_*_s``), what the CPU did before late launches (``context``: :func:`context_events`),
+    launch records, launch delay and queue depth (the TIMELINE_DEVICE columns)."""
+    import numpy as np
+    import polars as pl
+
+    gap_a, gap_b = busy_e[:-1], busy_s[1:]
+    has = "launch_ns" in acts.columns
+    launch = next_launch(acts, gap_b) if has else np.full(gap_b.size, NO_LAUNCH, np.int64)
+    c = gap_causes(gap_a, gap_b, launch, sync_s, sync_e, launch_gap_ns)
+    row = {f"idle_{k}_s": v / 1e9 for k, v in c.items()}
+    row["idle_host_cpu"] = host_late_activity(context, *host_late_windows(gap_a, gap_b, launch, launch_gap_ns)) \
+        if c["host"] else None
+    launched = acts.filter(pl.col("launch_ns").is_not_null()) if has else acts.clear()
+    row["launch_records"] = launched.height
+    row["launch_delay_median_s"] = row["launch_delay_p90_s"] = None
+    row["queue_depth_median"] = row["queue_depth_max"] = None
+    if launched.height:
+        delay = (launched.get_column("start_ns") - launched.get_column("launch_ns")).to_numpy()
+        row["launch_delay_median_s"] = float(np.median(delay)) / 1e9
+        row["launch_delay_p90_s"] = float(np.quantile(delay, 0.9)) / 1e9
+        depth = queue_depths(launched.get_column("launch_ns").to_numpy(), launched.get_column("start_ns").to_numpy())
+        row["queue_depth_median"] = float(np.median(depth))
+        row["queue_depth_max"] = int(depth.max())
+    return row
+
+
+def stream_rows(acts, source, device) -> list[dict]:
+    """The STREAM rows of one device (a stream per row; activities without a stream id: stream null)."""
+    import numpy as np
+    import polars as pl
+
+    rows = []
+    has = "launch_ns" in acts.columns
+    for (stream,), part in acts.group_by(["stream"], maintain_order=True):
+        launched = part.filter(pl.col("launch_ns").is_not_null()) if has else part.clear()
+        row = {"source": source, "device": device, "stream": stream, "activities": part.height,
+               "launch_records": launched.height, "launch_delay_median_s": None, "launch_delay_p90_s": None,
+               "queue_depth_median": None, "queue_depth_max": None}
+        if launched.height:
+            delay = (launched.get_column("start_ns") - launched.get_column("launch_ns")).to_numpy()
+            depth = queue_depths(launched.get_column("launch_ns").to_numpy(), launched.get_column("start_ns").to_numpy())
+            row.update(launch_delay_median_s=float(np.median(delay)) / 1e9,
+                       launch_delay_p90_s=float(np.quantile(delay, 0.9)) / 1e9,
+                       queue_depth_median=float(np.median(depth)), queue_depth_max=int(depth.max()))
+        rows.append(row)
+    return rows
+
+
+def streams_frame(rows):
+    import polars as pl
+
+    from ridgeline.analyzer.schema import STREAM_COLUMNS, polars_schema
+
+    schema = polars_schema(STREAM_COLUMNS)
+    return pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
