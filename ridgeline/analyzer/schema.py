@@ -195,7 +195,7 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
 # HOST_API: one row per host call (CUDA runtime/driver API, PyTorch ops) when the format has them
 HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
-    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API) or 'cpu_op' (PyTorch operator)"),
+    "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API), 'cpu_op' (PyTorch operator), 'annotation' (Kineto user_annotation: ProfilerStep#N, record_function) or 'nvtx' (an NVTX range)"),
     "process_id": ("i64", "process id"),
     "thread_id": ("i64", "thread id"),
     "start_ns": ("i64", "start, ns on the capture's clock"),
@@ -220,6 +220,15 @@ SYNC_CALLS = (
     "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpyDtoD",
 )
 SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
+
+#: host rows the step view reads besides the synchronizing calls (ridgeline.analyzer.steps; docs/timeline.md):
+#: kernel/graph launch calls (their correlation id places each GPU activity in the step that launched it)
+LAUNCH_RE = r"(?i)^(?:cuda|cu|hip)[A-Za-z]*Launch[A-Za-z]*(?:_v[0-9]+|_ptds|_ptsz)*$"
+#: step ranges: PyTorch's ``ProfilerStep#N`` and NVTX/record_function ranges named like a numbered step
+STEP_RE = r"(?i)^(?:ProfilerStep#[0-9]+|(?:train[_ ]?)?(?:step|iteration|iter)[ _#:]?[0-9]+)$"
+#: the host fetching the next batch: PyTorch's ``enumerate(DataLoader)#_...DataLoaderIter.__next__``,
+#: ``DataLoader``/``dataloader`` ranges and the loader iterator's ``__next__``/``_next_data``
+DATALOADER_RE = r"(?i)dataloader|_next_data\b|DataLoaderIter"
 
 # TIMELINE_TOTALS: nsys stats summaries (totals only: no start/end, no gaps)
 TIMELINE_TOTALS_COLUMNS: dict[str, tuple[str, str]] = {

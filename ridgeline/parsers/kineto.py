@@ -33,7 +33,7 @@ import re
 import zlib
 from pathlib import Path
 
-from ridgeline.analyzer.schema import SYNC_RE
+from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
 from ridgeline.errors import InputError
 from ridgeline.parsers.timeline_common import (
     _COPY_WORDS,
@@ -53,7 +53,7 @@ from ridgeline.parsers.timeline_common import (
 _GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
              "Memcpy": "memcpy", "Memset": "memset"}
 _HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu_op", "Runtime": "runtime",
-              "Operator": "cpu_op"}
+              "Operator": "cpu_op", "user_annotation": "annotation"}
 
 
 def _loads(data: bytes):
@@ -219,10 +219,12 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
     runtime = [e for _i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
     stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
-    if host_calls == "sync":
-        sync = re.compile(SYNC_RE)
-        host = [(i, e) for i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
-                and isinstance(e.get("name"), str) and sync.match(e["name"])]
+    if host_calls == "sync":  # what the analysis reads: sync calls, launches and step/data-loader ranges (steps.py)
+        sync, launch = re.compile(SYNC_RE), re.compile(LAUNCH_RE)
+        step, loader = re.compile(STEP_RE), re.compile(DATALOADER_RE)
+        host = [(i, e) for i, e in host if isinstance(e.get("name"), str) and (
+            (sync.match(e["name"]) or launch.match(e["name"])) if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+            else (step.match(e["name"]) or loader.search(e["name"])))]
 
     def arg(e, k):
         a = e.get("args")
