@@ -71,6 +71,10 @@ TIMELINE_KEYS: dict[str, str] = {
     "paired by ridgeline.names.match_names (docs/names.md): equal up to spelling ('exact'), same function and "
     "template arguments with namespaces aside ('key'), or same function where one side is bare ('function'); "
     "names with several candidates are 'ambiguous' and not joined",
+    "steps": "one record per step per device (ProfilerStep#N / NVTX step ranges; keys below); empty list when the "
+    "trace has no step ranges (since 1.5)",
+    "fusion": "fusion candidates: frequent sequences of short kernels launched back to back, per device (keys "
+    "below; since 1.5)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -229,6 +233,8 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
                    for r in _records(tl.totals)] if tl.totals is not None else [],
         "join": join,
+        "steps": _records(tl.steps) if getattr(tl, "steps", None) is not None else [],
+        "fusion": _records(tl.fusion) if getattr(tl, "fusion", None) is not None else [],
     }
 
 
@@ -379,6 +385,18 @@ def _classifier_doc() -> str:
     return textwrap.dedent(text).strip()
 
 
+def _steps_columns():
+    from ridgeline.analyzer.steps import STEP_COLUMNS
+
+    return STEP_COLUMNS
+
+
+def _fusion_columns():
+    from ridgeline.analyzer.fusion import FUSION_COLUMNS
+
+    return FUSION_COLUMNS
+
+
 def _timeline_doc() -> str:
     """How the per-device figures are computed: ridgeline.analyzer.timeline's docstring, as Markdown."""
     from ridgeline.analyzer import timeline
@@ -496,6 +514,14 @@ def json_schema_markdown() -> str:
         "### `timeline.totals[]`",
         "",
         _column_table(TIMELINE_TOTALS_COLUMNS),
+        "",
+        "### `timeline.steps[]`",
+        "",
+        _column_table(_steps_columns()),
+        "",
+        "### `timeline.fusion[]`",
+        "",
+        _column_table(_fusion_columns()),
         "",
         "## `ncu_rules[]`",
         "",
