@@ -222,8 +222,9 @@ SYNC_CALLS = (
 SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
 
 #: host rows the step view reads besides the synchronizing calls (ridgeline.analyzer.steps; docs/timeline.md):
-#: kernel/graph launch calls (their correlation id places each GPU activity in the step that launched it)
-LAUNCH_RE = r"(?i)^(?:cuda|cu|hip)[A-Za-z]*Launch[A-Za-z]*(?:_v[0-9]+|_ptds|_ptsz)*$"
+#: calls that put GPU work in a queue: kernel/graph launches, async copies and memsets (their correlation id
+#: places each GPU activity in the step whose host range issued it)
+LAUNCH_RE = r"(?i)^(?:cuda|cu|hip)[A-Za-z0-9]*(?:Launch|Memcpy|Memset)[A-Za-z0-9]*(?:_v[0-9]+|_ptds|_ptsz)*$"
 #: step ranges: PyTorch's ``ProfilerStep#N`` and NVTX/record_function ranges named like a numbered step
 STEP_RE = r"(?i)^(?:ProfilerStep#[0-9]+|(?:train[_ ]?)?(?:step|iteration|iter)[ _#:]?[0-9]+)$"
 #: the host fetching the next batch: PyTorch's ``enumerate(DataLoader)#_...DataLoaderIter.__next__``,

@@ -12,8 +12,8 @@ A trace without such ranges has no ``steps`` rows (nothing is guessed).
 
 Which GPU work belongs to which step: the host launched it inside the step's range. Each kernel,
 copy and memset is joined to its launch call by correlation id (Kineto ``cuda_runtime`` /
-``cuda_driver``, nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``; launch calls are :data:`LAUNCH_RE`); a copy
-issued by a synchronous call is placed by that call the same way. Activities with no launch
+``cuda_driver``, nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``: any host call with the activity's correlation id;
+the pipeline reads launches, async copies/memsets (:data:`LAUNCH_RE`) and synchronizing calls). Activities with no launch
 record are placed by their own GPU start time (``placed_by`` says which rule a step used). The
 GPU may run far behind the host (hundreds of ms of queued work), so host ranges are never used as
 GPU windows directly when launches are known.
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE
+from ridgeline.analyzer.schema import DATALOADER_RE, STEP_RE
 
 #: outlier threshold in robust standard deviations (median + K * 1.4826 * MAD)
 OUTLIER_K = 3.0
@@ -150,7 +150,7 @@ def analyze_steps(acts, api, source: str):
     r_e = ranges.get_column("end_ns").to_numpy()
     r_names = ranges.get_column("name").to_list()
     launches = api.filter(pl.col("kind").is_in(["runtime", "driver"]) & pl.col("correlation_id").is_not_null()
-                          & pl.col("name").str.contains(LAUNCH_RE)).group_by("correlation_id").agg(
+                          ).group_by("correlation_id").agg(
         pl.col("start_ns").min().alias("launch_ns"))
     by_launch = launches.height > 0
     loader = api.filter(pl.col("kind").is_in(["annotation", "nvtx", "cpu_op"]) & pl.col("name").str.contains(DATALOADER_RE))

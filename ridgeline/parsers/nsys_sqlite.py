@@ -174,7 +174,7 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
             host_total = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchone()[0]
             where = ""
             if host_calls == "sync":  # the calls the analysis uses; LIKE is a superset, the regex below exact
-                likes = " OR ".join(f"value LIKE '{n}%'" for n in SYNC_CALLS) + " OR value LIKE '%Launch%'"
+                likes = " OR ".join(f"value LIKE '{n}%'" for n in SYNC_CALLS) + " OR value LIKE '%Launch%' OR value LIKE '%Memcpy%' OR value LIKE '%Memset%'"
                 where = f"WHERE r.nameId IN (SELECT id FROM StringIds WHERE {likes})"
             api = _select(con, f"""
                 SELECT r.rowid AS _row, {_int('r.start', 'start_ns')}, {_int('r.end', 'end_ns')},

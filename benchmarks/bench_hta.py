@@ -1,0 +1,125 @@
+#!/usr/bin/env python
+"""ridgeline vs Meta's Holistic Trace Analysis (HTA) on the same PyTorch profiler (Kineto) traces.
+
+End-to-end wall time and peak memory (the child process's ru_maxrss: interpreter, imports, parse,
+analysis) of:
+
+* ``ridgeline``: ``ridgeline analyze TRACE --format json`` in-process (``ridgeline.cli.main``):
+  read, busy/idle split per device, kernel table, steps, fusion candidates, rules, JSON;
+* ``hta``: ``TraceAnalysis(trace_dir=...)`` (parse) + ``get_temporal_breakdown()`` +
+  ``get_idle_time_breakdown()`` (HTA's answers to the same questions).
+
+Each run is a fresh subprocess; the best of ``--repeat`` runs is kept for time, the largest
+ru_maxrss for memory. Ratios: HTA / ridgeline (time: how many times faster ridgeline is; memory:
+HTA's peak over ridgeline's). Issue 22's target: >= 2.5x faster, <= 1/3 of HTA's memory.
+
+HTA is a benchmark-only dependency, installed in its OWN virtualenv (never in ridgeline's): it
+pins pandas 2 here, as its call-graph analyses fail under pandas 3::
+
+    python3 -m venv benchmarks/.venv-hta          # gitignored
+    benchmarks/.venv-hta/bin/pip install "HolisticTraceAnalysis==0.5.0" "pandas<3"
+    .venv/bin/python benchmarks/bench_hta.py [--hta-python benchmarks/.venv-hta/bin/python] [TRACE ...]
+
+Without TRACE arguments it measures the Kineto traces with kernels in ``../shared/samples/kineto``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT.parent / "shared" / "samples" / "kineto"
+
+RIDGELINE_CHILD = r"""
+import contextlib, io, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+t0 = time.perf_counter()
+from ridgeline.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main(["analyze", sys.argv[2], "--format", "json"])
+    except SystemExit as e:
+        code = e.code
+doc = json.loads(out.getvalue())
+dt = time.perf_counter() - t0
+dev = doc["timeline"]["devices"]
+print(json.dumps({"s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "idle_s": sum(d["idle_s"] for d in dev), "busy_s": sum(d["busy_s"] for d in dev),
+                  "steps": len(doc["timeline"]["steps"]), "fusion": len(doc["timeline"]["fusion"])}))
+"""
+
+HTA_CHILD = r"""
+import json, logging, resource, sys, time, warnings
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+t0 = time.perf_counter()
+from hta.trace_analysis import TraceAnalysis
+a = TraceAnalysis(trace_dir=sys.argv[1])
+tb = a.get_temporal_breakdown(visualize=False)
+ib = a.get_idle_time_breakdown(visualize=False)
+dt = time.perf_counter() - t0
+idle_us = float(tb["idle_time(us)"].sum()) if "idle_time(us)" in tb else None
+print(json.dumps({"s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "idle_s": idle_us / 1e6 if idle_us is not None else None}))
+"""
+
+
+def run(cmd: list[str]) -> dict:
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if p.returncode != 0 or not lines:
+        return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1][:200]}
+    return json.loads(lines[-1])
+
+
+def best(runs: list[dict]) -> dict:
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[-1]
+    out = min(ok, key=lambda r: r["s"])
+    return dict(out, rss_mb=max(r["rss_mb"] for r in ok))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("traces", nargs="*", type=Path)
+    ap.add_argument("--hta-python", default=str(ROOT / "benchmarks" / ".venv-hta" / "bin" / "python"))
+    ap.add_argument("--python", default=sys.executable, help="the interpreter that has ridgeline's dependencies")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    traces = args.traces or sorted(p for p in SAMPLES.glob("*.json*") if "nokernels" not in p.name)
+    if not traces:
+        print("no traces (give paths, or put Kineto traces in ../shared/samples/kineto)")
+        return 1
+    if not Path(args.hta_python).exists():
+        print(f"HTA interpreter {args.hta_python} not found: see this file's docstring to install HTA in its own venv")
+        return 1
+    print(f"{'trace':<48}{'MB':>6}{'ridgeline':>11}{'HTA':>9}{'faster':>8}{'MB r/HTA':>14}{'mem':>6}")
+    for trace in traces:
+        with tempfile.TemporaryDirectory() as tmp:  # HTA reads every trace in a folder: one per folder
+            one = Path(tmp) / trace.name
+            try:
+                os.symlink(trace.resolve(), one)
+            except OSError:
+                shutil.copy(trace, one)
+            r = best([run([args.python, "-c", RIDGELINE_CHILD, str(ROOT), str(one)]) for _ in range(args.repeat)])
+            h = best([run([args.hta_python, "-c", HTA_CHILD, tmp]) for _ in range(args.repeat)])
+        size = trace.stat().st_size / 1e6
+        if "error" in r or "error" in h:
+            print(f"{trace.name[:47]:<48}{size:>6.1f}  ridgeline: {r.get('error', 'ok')}; HTA: {h.get('error', 'ok')}")
+            continue
+        print(f"{trace.name[:47]:<48}{size:>6.1f}{r['s']:>10.2f}s{h['s']:>8.2f}s{h['s'] / r['s']:>7.1f}x"
+              f"{r['rss_mb']:>7.0f}/{h['rss_mb']:<6.0f}{r['rss_mb'] / h['rss_mb']:>6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
