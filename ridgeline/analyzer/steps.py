@@ -96,14 +96,14 @@ def empty_steps():
 
 
 def _union(s, e):
-    from ridgeline.analyzer.timeline import merge_intervals
+    from ridgeline.analyzer.intervals import merge_intervals
 
     return merge_intervals(s, e)
 
 
 def _covered(us, ue, a, b):
     """Covered length of the disjoint sorted union (us, ue) inside each [a, b) (arrays)."""
-    from ridgeline.analyzer.timeline import coverage
+    from ridgeline.analyzer.intervals import coverage
 
     return coverage(us, ue, b) - coverage(us, ue, a)
 
