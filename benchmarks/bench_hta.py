@@ -20,7 +20,8 @@ pins pandas 2 here, as its call-graph analyses fail under pandas 3::
     benchmarks/.venv-hta/bin/pip install "HolisticTraceAnalysis==0.5.0" "pandas<3"
     .venv/bin/python benchmarks/bench_hta.py [--hta-python benchmarks/.venv-hta/bin/python] [TRACE ...]
 
-Without TRACE arguments it measures the Kineto traces with kernels in ``../shared/samples/kineto``.
+Without TRACE arguments it measures the Kineto traces with kernels in ``../shared/samples/kineto``;
+``--synthetic-mb 300`` adds a generated trace of that size (where the trace, not the imports, decides memory).
 """
 
 from __future__ import annotations
@@ -94,8 +95,20 @@ def main(argv=None) -> int:
     ap.add_argument("--hta-python", default=str(ROOT / "benchmarks" / ".venv-hta" / "bin" / "python"))
     ap.add_argument("--python", default=sys.executable, help="the interpreter that has ridgeline's dependencies")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--synthetic-mb", type=int, default=0,
+                    help="also measure a SYNTHETIC Kineto trace of about this many MB (bench_timeline.make_kineto: "
+                         "per kernel a cpu_op, a cudaLaunchKernel, the kernel and its flow event)")
     args = ap.parse_args(argv)
-    traces = args.traces or sorted(p for p in SAMPLES.glob("*.json*") if "nokernels" not in p.name)
+    traces = list(args.traces) or sorted(p for p in SAMPLES.glob("*.json*") if "nokernels" not in p.name)
+    tmpdir = None
+    if args.synthetic_mb:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from bench_timeline import make_kineto
+
+        tmpdir = tempfile.TemporaryDirectory()
+        synth = Path(tmpdir.name) / f"synthetic-{args.synthetic_mb}mb.json"
+        make_kineto(synth, args.synthetic_mb)
+        traces.append(synth)
     if not traces:
         print("no traces (give paths, or put Kineto traces in ../shared/samples/kineto)")
         return 1

@@ -14,9 +14,10 @@ the launch gaps but not the kernels' own prologues) would give back on the GPU a
 ``launch_host_s`` = count x (n - 1) x the median launch call's host time (when the trace has launch
 calls): the host time saved by launching one kernel (or one graph) instead of n.
 
-Candidates are ranked by ``gap_s`` + ``launch_host_s``; an n-gram that lies inside a higher-ranked
-one and does not occur more often than it is left out (``A B`` inside ``A B C`` x 172). The
-top :data:`TOP` per device are kept.
+Candidates are ranked by ``gap_s`` + ``launch_host_s`` and picked in that order; one whose
+occurrences are made, more than half (:data:`MAX_SHARED`), of kernels already in a picked
+candidate's occurrences is left out, so no gap is offered twice (``A B`` inside ``A B C`` x 172;
+``A A A A`` and ``A A A A A`` over one run of ``A``). The top :data:`TOP` per device are kept.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ FUSE_KERNEL_S = 50e-6
 FUSE_GAP_S = 50e-6
 NGRAM_MIN, NGRAM_MAX = 2, 6
 TOP = 10
+#: a candidate whose occurrences' kernels are more than this share inside higher-ranked candidates' is left out
+MAX_SHARED = 0.5
 _P = np.uint64(1099511628211)  # FNV prime: the hash's multiplier
 
 FUSION_COLUMNS: dict[str, tuple[str, str]] = {
@@ -150,15 +153,15 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
     scored.sort(key=lambda t: (-t[0], -t[1], int(t[2][0])))
     names = part.get_column("name").to_list()
     shorts = part.get_column("short_name").to_list()
-    picked: list[tuple[tuple[int, ...], int]] = []
+    covered = np.zeros(s.size, dtype=bool)  # kernels already in a picked candidate's occurrences
     rows = []
     for score, n, pos, span, kern, host in scored:
         if len(rows) >= top or score <= 0:
             break
-        key = tuple(int(x) for x in ids[pos[0]:pos[0] + n])
-        if any(_inside(key, big) and pos.size <= cnt for big, cnt in picked):
+        members = (pos[:, None] + np.arange(n)).ravel()
+        if covered[members].mean() > MAX_SHARED:
             continue
-        picked.append((key, pos.size))
+        covered[members] = True
         first = int(pos[0])
         rows.append({
             "source": source, "device": device, "n": n,
@@ -167,8 +170,3 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
             "launch_host_s": host / 1e9 if host is not None else None,
         })
     return rows
-
-
-def _inside(small: tuple, big: tuple) -> bool:
-    n, m = len(small), len(big)
-    return n < m and any(big[i:i + n] == small for i in range(m - n + 1))

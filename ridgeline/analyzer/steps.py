@@ -35,10 +35,10 @@ span from the first step's first activity to the last step's last activity. In e
   augmentation, no ``pin_memory``). The stall before step *i+1*'s first kernel falls in step
   *i*'s window (that is when the GPU waited).
 
-Outlier steps (per device, at least 3 steps): ``step_s > median + K * max(1.4826 * MAD, 1% of the
-median)`` with ``K = 3`` (:data:`OUTLIER_K`; MAD: median absolute deviation, scaled so it
-estimates one standard deviation for normal data; the floor keeps identical steps from flagging
-a 1 us difference). Median and MAD ignore the outliers themselves, unlike mean and standard
+Outlier steps (per device, at least 3 steps besides the last): ``step_s > median + K * max(1.4826 *
+MAD, 1% of the median)``, median and MAD over the steps besides the last, ``K = 3``
+(:data:`OUTLIER_K`; MAD: median absolute deviation, scaled so it estimates one standard deviation
+for normal data; the floor keeps identical steps from flagging a 1 us difference). Median and MAD ignore the outliers themselves, unlike mean and standard
 deviation, so one slow step cannot hide itself. The last step is not judged (``outlier`` null): its
 window ends at its own last activity and so holds whatever queue of work was still draining.
 """
@@ -77,8 +77,8 @@ STEP_COLUMNS: dict[str, tuple[str, str]] = {
     "dataloader_s": ("f64", "of idle_s: the host was in a data-loader range (a data-loader stall)"),
     "activities": ("i64", "GPU activities the step launched"),
     "placed_by": ("str", "'launch' (correlation ids to launch calls) or 'gpu time' (no launch records)"),
-    "outlier": ("bool", "step_s > median + 3 x max(1.4826 x MAD, 1% of median) over the device's steps (at least "
-                "3); null for the last step, whose window ends at its own last activity, not at a next step's start"),
+    "outlier": ("bool", "step_s > median + 3 x max(1.4826 x MAD, 1% of median) over the device's steps but the last "
+                "(at least 3); null for the last step, whose window ends at its own last activity, not at a next step's start"),
 }
 
 
@@ -233,10 +233,11 @@ def flag_outliers(steps, k: float = OUTLIER_K):
     """Adds ``outlier`` per (source, device): step_s above median + k * max(1.4826 MAD, 1% median)."""
     import polars as pl
 
-    med = pl.col("step_s").median().over("source", "device")
-    mad = (pl.col("step_s") - med).abs().median().over("source", "device")
-    spread = pl.max_horizontal(mad * MAD_SCALE, med * MIN_SPREAD_SHARE)
-    n = pl.len().over("source", "device")
     last = pl.col("index") == pl.col("index").max().over("source", "device")
+    judged = pl.when(~last).then(pl.col("step_s"))  # the last step's window is not comparable (docstring)
+    med = judged.median().over("source", "device")
+    mad = (judged - med).abs().median().over("source", "device")
+    spread = pl.max_horizontal(mad * MAD_SCALE, med * MIN_SPREAD_SHARE)
+    n = judged.count().over("source", "device")
     flag = (n >= 3) & (pl.col("step_s") > med + k * spread)
     return steps.with_columns(pl.when(last).then(None).otherwise(flag).alias("outlier"))

@@ -72,6 +72,23 @@ def test_generated_steps_split_and_outlier(tmp_path):
     assert s.get_column("outlier").to_list() == [False, False, False, True, False, None]
 
 
+def test_outlier_rule_is_median_plus_three_robust_sigmas():
+    import polars as pl
+
+    from ridgeline.analyzer.steps import flag_outliers
+
+    vals = [100.0, 102.0, 98.0, 101.0, 99.0, 150.0, 300.0]  # the last (300) is not judged, nor in the median
+    judged = np.array(vals[:-1])
+    med = np.median(judged)
+    threshold = med + 3 * max(1.4826 * np.median(np.abs(judged - med)), 0.01 * med)
+    df = pl.DataFrame({"source": ["a"] * 7, "device": [0] * 7, "index": list(range(7)), "step_s": vals})
+    got = flag_outliers(df).get_column("outlier").to_list()
+    assert got == [v > threshold for v in vals[:-1]] + [None]
+    assert got == [False] * 5 + [True, None]
+    two = pl.DataFrame({"source": ["a"] * 3, "device": [0] * 3, "index": [0, 1, 2], "step_s": [1.0, 9.0, 1.0]})
+    assert flag_outliers(two).get_column("outlier").to_list() == [False, False, None]  # too few steps to judge
+
+
 def _run(capsys, *args):
     from ridgeline.cli import main
 
