@@ -219,12 +219,12 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
     runtime = [e for _i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
     stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
-    if host_calls == "sync":  # what the analysis reads: sync calls, launches and step/data-loader ranges (steps.py)
+    if host_calls == "sync":  # what the analysis reads: sync calls, launches, annotations, step/data-loader ops (steps.py)
         sync, launch = re.compile(SYNC_RE), re.compile(LAUNCH_RE)
         step, loader = re.compile(STEP_RE), re.compile(DATALOADER_RE)
         host = [(i, e) for i, e in host if isinstance(e.get("name"), str) and (
             (sync.match(e["name"]) or launch.match(e["name"])) if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
-            else (step.match(e["name"]) or loader.search(e["name"])))]
+            else (e.get("cat") == "user_annotation" or step.match(e["name"]) or loader.search(e["name"])))]
 
     def arg(e, k):
         a = e.get("args")

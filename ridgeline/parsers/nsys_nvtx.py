@@ -2,20 +2,18 @@
 
 ``NVTX_EVENTS`` holds push/pop ranges (``eventType`` 59) and start/end ranges (60) with their
 text either inline (``text``) or as a ``StringIds`` id (``textId``), both schema eras; marks and
-domain/category definitions (34, 39, 75, ...) have no end and are not ranges. The step view
-(:mod:`ridgeline.analyzer.steps`) reads ranges named like a step (:data:`STEP_RE`) and data-loader
-ranges (:data:`DATALOADER_RE`); with ``host_calls="sync"`` (the pipeline's choice) only those
-are kept, so an ``emit_nvtx`` capture's one range per PyTorch operator is not held in memory.
+domain/category definitions (34, 39, 75, ...) have no end and are not ranges. Every range is
+kept, whatever ``host_calls`` says: the step view (:mod:`ridgeline.analyzer.steps`) reads ranges
+named like a step or a data loader, the range view (:mod:`ridgeline.analyzer.ranges`) all of them
+(an ``emit_nvtx`` capture holds about one range per PyTorch operator: a HOST_API row each).
 """
 
 from __future__ import annotations
 
-from ridgeline.analyzer.schema import DATALOADER_RE, STEP_RE
-
 NVTX_RANGE_TYPES = (59, 60)  # NvtxPushPopRange, NvtxStartEndRange
 
 
-def read_nvtx_ranges(con, tables: set[str], *, host_calls: str, select, as_int):
+def read_nvtx_ranges(con, tables: set[str], *, host_calls: str, select, as_int):  # noqa: ARG001
     """NVTX ranges as raw HOST_API columns (``_row``, ``_problem``, times, name, ids), or None.
 
     ``select``/``as_int``: the sqlite reader's batched SELECT and integer-cell helpers."""
@@ -42,6 +40,4 @@ def read_nvtx_ranges(con, tables: set[str], *, host_calls: str, select, as_int):
         return None
     frame = frame.with_columns(pl.col("name").cast(pl.String), kind=pl.lit("nvtx"),
                                correlation_id=pl.lit(None, dtype=pl.Int64))
-    if host_calls == "sync":
-        frame = frame.filter(pl.col("name").str.contains(STEP_RE) | pl.col("name").str.contains(DATALOADER_RE))
-    return frame if frame.height else None
+    return frame

@@ -75,6 +75,8 @@ TIMELINE_KEYS: dict[str, str] = {
     "trace has no step ranges (since 1.5)",
     "fusion": "fusion candidates: frequent sequences of short kernels launched back to back, per device (keys "
     "below; since 1.5)",
+    "ranges": "GPU work per annotated host range name (NVTX ranges, record_function annotations), per device, "
+    "most GPU time first (keys below; since 1.5)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -235,6 +237,7 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "join": join,
         "steps": _records(tl.steps) if getattr(tl, "steps", None) is not None else [],
         "fusion": _records(tl.fusion) if getattr(tl, "fusion", None) is not None else [],
+        "ranges": _records(tl.ranges) if getattr(tl, "ranges", None) is not None else [],
     }
 
 
@@ -397,6 +400,12 @@ def _fusion_columns():
     return FUSION_COLUMNS
 
 
+def _ranges_columns():
+    from ridgeline.analyzer.ranges import RANGE_COLUMNS
+
+    return RANGE_COLUMNS
+
+
 def _timeline_doc() -> str:
     """How the per-device figures are computed: ridgeline.analyzer.timeline's docstring, as Markdown."""
     from ridgeline.analyzer import timeline
@@ -522,6 +531,10 @@ def json_schema_markdown() -> str:
         "### `timeline.fusion[]`",
         "",
         _column_table(_fusion_columns()),
+        "",
+        "### `timeline.ranges[]`",
+        "",
+        _column_table(_ranges_columns()),
         "",
         "## `ncu_rules[]`",
         "",

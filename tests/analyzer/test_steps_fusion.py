@@ -72,6 +72,19 @@ def test_generated_steps_split_and_outlier(tmp_path):
     assert s.get_column("outlier").to_list() == [False, False, False, True, False, None]
 
 
+def test_ranges_sum_the_work_launched_inside_them(tmp_path):
+    """ProfilerStep#10..#15 are one phase, ProfilerStep#*: 6 ranges, 18 activities launched inside,
+    kernel time 6 x (300 + 200) us, GPU union 6 x ([b+200, b+600) + [b+650, b+700)) = 6 x 450 us.
+    The data-loader range launched nothing: no row."""
+    a = analyze_timeline([read_timeline(_trace(tmp_path), host_calls="sync")])
+    r = a.ranges
+    assert r.get_column("range").to_list() == ["ProfilerStep#*"]
+    row = r.row(0, named=True)
+    assert row["count"] == 6 and row["activities"] == 18 and row["kind"] == "annotation"
+    assert round(row["kernel_s"] * 1e6) == 6 * 500 and round(row["gpu_s"] * 1e6) == 6 * 450
+    assert row["ranges_dropped"] == 0
+
+
 def test_outlier_rule_is_median_plus_three_robust_sigmas():
     import polars as pl
 
