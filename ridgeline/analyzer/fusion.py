@@ -14,7 +14,8 @@ the launch gaps but not the kernels' own prologues) would give back on the GPU a
 ``launch_host_s`` = count x (n - 1) x the median launch call's host time (when the trace has launch
 calls): the host time saved by launching one kernel (or one graph) instead of n.
 
-Candidates are ranked by ``gap_s`` + ``launch_host_s`` and picked in that order; one whose
+Candidates are ranked by ``gap_s`` + ``launch_host_s`` (first by a vectorized upper bound that counts
+overlapping occurrences; the best :data:`PRESELECT` per n are then scored exactly) and picked in that order; one whose
 occurrences are made, more than half (:data:`MAX_SHARED`), of kernels already in a picked
 candidate's occurrences is left out, so no gap is offered twice (``A B`` inside ``A B C`` x 172;
 ``A A A A`` and ``A A A A A`` over one run of ``A``). The top :data:`TOP` per device are kept.
@@ -32,6 +33,8 @@ NGRAM_MIN, NGRAM_MAX = 2, 6
 TOP = 10
 #: a candidate whose occurrences' kernels are more than this share inside higher-ranked candidates' is left out
 MAX_SHARED = 0.5
+#: n-grams per n scored exactly (the rest are ranked by a vectorized upper bound first)
+PRESELECT = 100
 _P = np.uint64(1099511628211)  # FNV prime: the hash's multiplier
 
 FUSION_COLUMNS: dict[str, tuple[str, str]] = {
@@ -93,11 +96,6 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
         pl.coalesce("short_name", "name").fill_null("?").alias("short_name"))
     if k.height < 2:
         return empty_fusion()
-    from ridgeline.analyzer.families import family_columns
-
-    labels = family_columns(k.select("name", "short_name").unique("name"), name_column="name",
-                            fallback_column="short_name").select("name", pl.coalesce("kernel_label", "short_name").alias("label"))
-    k = k.join(labels, on="name", how="left").with_columns(pl.coalesce("label", "short_name").alias("short_name"))
     k = k.sort("device", "stream", "start_ns").with_columns(pl.col("name").rank("dense").cast(pl.UInt64).alias("nid"))
     launch_ns = _launch_cost_ns(api)
     rows = []
@@ -105,6 +103,16 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
         rows += _device_candidates(part, source, device, int(fuse_kernel_s * 1e9), int(fuse_gap_s * 1e9), launch_ns, top)
     if not rows:
         return empty_fusion()
+    # readable labels (docs/names.md) for the few names in the candidates only
+    from ridgeline.analyzer.families import family_columns
+
+    names = sorted({n for r in rows for n in r["names"]})
+    short = dict(k.filter(pl.col("name").is_in(names)).unique("name").select("name", "short_name").iter_rows())
+    labelled = family_columns(pl.DataFrame({"name": names, "short_name": [short.get(n) for n in names]}),
+                              name_column="name", fallback_column="short_name")
+    label = {n: lb or short.get(n) or n for n, lb in labelled.select("name", "kernel_label").iter_rows()}
+    for r in rows:
+        r["sequence"] = " -> ".join(label.get(n, n) for n in r["names"])
     return pl.DataFrame(rows, schema=polars_schema(FUSION_COLUMNS))
 
 
@@ -137,8 +145,14 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
         hv, pos = hv[order], pos[order]
         starts = np.flatnonzero(np.r_[True, hv[1:] != hv[:-1]])
         sizes = np.diff(np.r_[starts, hv.size])
-        for st, sz in zip(starts[sizes >= 2].tolist(), sizes[sizes >= 2].tolist()):
-            cands.append((n, pos[st:st + sz]))
+        # rough score per n-gram, overlapping occurrences counted (an upper bound: vectorized); only
+        # the best PRESELECT per n are scored exactly below
+        gap = (e[pos + n - 1] - s[pos]) - (dur_cum[pos + n] - dur_cum[pos])
+        rough = np.add.reduceat(gap, starts).astype(np.float64) + sizes * (n - 1) * (launch_ns or 0.0)
+        rough[sizes < 2] = -1.0
+        best = np.argsort(-rough, kind="stable")[:PRESELECT]
+        for g in best[rough[best] > 0].tolist():
+            cands.append((n, pos[starts[g]:starts[g] + sizes[g]]))
     if not cands:
         return []
     scored = []
@@ -151,8 +165,7 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
         host = pos.size * (n - 1) * launch_ns if launch_ns is not None else None
         scored.append((span - kern + (host or 0.0), n, pos, span, kern, host))
     scored.sort(key=lambda t: (-t[0], -t[1], int(t[2][0])))
-    names = part.get_column("name").to_list()
-    shorts = part.get_column("short_name").to_list()
+    names = part.get_column("name")
     covered = np.zeros(s.size, dtype=bool)  # kernels already in a picked candidate's occurrences
     rows = []
     for score, n, pos, span, kern, host in scored:
@@ -165,7 +178,7 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
         first = int(pos[0])
         rows.append({
             "source": source, "device": device, "n": n,
-            "sequence": " -> ".join(shorts[first:first + n]), "names": names[first:first + n],
+            "sequence": None, "names": names.slice(first, n).to_list(),
             "count": int(pos.size), "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": (span - kern) / 1e9,
             "launch_host_s": host / 1e9 if host is not None else None,
         })
