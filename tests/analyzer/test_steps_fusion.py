@@ -118,6 +118,9 @@ def test_generated_steps_in_json_and_terminal(tmp_path, capsys):
     assert len(steps) == 6 and steps[3]["outlier"] is True and steps[5]["outlier"] is None
     _code, out = _run(capsys, "analyze", path)
     assert "6 steps, median 1 ms" in out and "outlier step ProfilerStep#13" in out and "data-loader stall" in out
+    _run(capsys, "report", path, "-o", tmp_path / "r.html")
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert '<h3 id="steps">' in page and page.count("<td>ProfilerStep#") == 6 and "<td>outlier</td>" in page
 
 
 def test_no_step_ranges_no_steps(tmp_path):
