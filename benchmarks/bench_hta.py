@@ -54,7 +54,7 @@ dt = time.perf_counter() - t0
 dev = doc["timeline"]["devices"]
 print(json.dumps({"s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "idle_s": sum(d["idle_s"] for d in dev), "busy_s": sum(d["busy_s"] for d in dev),
-                  "steps": len(doc["timeline"]["steps"]), "fusion": len(doc["timeline"]["fusion"])}))
+                  "steps": len(doc["timeline"].get("steps", [])), "fusion": len(doc["timeline"].get("fusion", []))}))
 """
 
 HTA_CHILD = r"""
@@ -95,6 +95,9 @@ def main(argv=None) -> int:
     ap.add_argument("--hta-python", default=str(ROOT / "benchmarks" / ".venv-hta" / "bin" / "python"))
     ap.add_argument("--python", default=sys.executable, help="the interpreter that has ridgeline's dependencies")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ridgeline-root", type=Path, default=ROOT,
+                    help="the ridgeline checkout to measure (default: this one; e.g. a main checkout as a baseline)")
+    ap.add_argument("--no-hta", action="store_true", help="measure ridgeline only (e.g. two checkouts)")
     ap.add_argument("--synthetic-mb", type=int, default=0,
                     help="also measure a SYNTHETIC Kineto trace of about this many MB (bench_timeline.make_kineto: "
                          "per kernel a cpu_op, a cudaLaunchKernel, the kernel and its flow event)")
@@ -112,7 +115,7 @@ def main(argv=None) -> int:
     if not traces:
         print("no traces (give paths, or put Kineto traces in ../shared/samples/kineto)")
         return 1
-    if not Path(args.hta_python).exists():
+    if not args.no_hta and not Path(args.hta_python).exists():
         print(f"HTA interpreter {args.hta_python} not found: see this file's docstring to install HTA in its own venv")
         return 1
     print(f"{'trace':<48}{'MB':>6}{'ridgeline':>11}{'HTA':>9}{'faster':>8}{'MB r/HTA':>14}{'mem':>6}")
@@ -123,9 +126,14 @@ def main(argv=None) -> int:
                 os.symlink(trace.resolve(), one)
             except OSError:
                 shutil.copy(trace, one)
-            r = best([run([args.python, "-c", RIDGELINE_CHILD, str(ROOT), str(one)]) for _ in range(args.repeat)])
-            h = best([run([args.hta_python, "-c", HTA_CHILD, tmp]) for _ in range(args.repeat)])
+            r = best([run([args.python, "-c", RIDGELINE_CHILD, str(args.ridgeline_root), str(one)])
+                      for _ in range(args.repeat)])
+            h = {"error": "not run (--no-hta)"} if args.no_hta else \
+                best([run([args.hta_python, "-c", HTA_CHILD, tmp]) for _ in range(args.repeat)])
         size = trace.stat().st_size / 1e6
+        if args.no_hta and "error" not in r:
+            print(f"{trace.name[:47]:<48}{size:>6.1f}{r['s']:>10.2f}s{'-':>9}{'-':>8}{r['rss_mb']:>7.0f}")
+            continue
         if "error" in r or "error" in h:
             print(f"{trace.name[:47]:<48}{size:>6.1f}  ridgeline: {r.get('error', 'ok')}; HTA: {h.get('error', 'ok')}")
             continue
