@@ -9,8 +9,11 @@ analysis) of:
 * ``hta``: ``TraceAnalysis(trace_dir=...)`` (parse) + ``get_temporal_breakdown()`` +
   ``get_idle_time_breakdown()`` (HTA's answers to the same questions).
 
-Each run is a fresh subprocess; the best of ``--repeat`` runs is kept for time, the largest
-ru_maxrss for memory. Ratios: HTA / ridgeline (time: how many times faster ridgeline is; memory:
+Each run is a fresh subprocess; the best of ``--repeat`` runs is kept for wall and CPU time
+(user + system: less moved than wall time by other jobs on a shared machine), the largest peak for
+memory. HTA parses traces in a multiprocessing pool, so CPU time and memory count the process's
+children too: CPU = self + children; memory = self's peak + the largest child's peak (an upper
+bound: it assumes they peaked together). Ratios: HTA / ridgeline (time: how many times faster ridgeline is; memory:
 HTA's peak over ridgeline's). Issue 22's target: >= 2.5x faster, <= 1/3 of HTA's memory.
 
 HTA is a benchmark-only dependency, installed in its OWN virtualenv (never in ridgeline's): it
@@ -52,7 +55,9 @@ with contextlib.redirect_stdout(out):
 doc = json.loads(out.getvalue())
 dt = time.perf_counter() - t0
 dev = doc["timeline"]["devices"]
-print(json.dumps({"s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+ru, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"s": dt, "cpu_s": ru.ru_utime + ru.ru_stime + ch.ru_utime + ch.ru_stime,
+                  "rss_mb": (ru.ru_maxrss + ch.ru_maxrss) / 1024, "children_mb": ch.ru_maxrss / 1024,
                   "idle_s": sum(d["idle_s"] for d in dev), "busy_s": sum(d["busy_s"] for d in dev),
                   "steps": len(doc["timeline"].get("steps", [])), "fusion": len(doc["timeline"].get("fusion", []))}))
 """
@@ -68,7 +73,9 @@ tb = a.get_temporal_breakdown(visualize=False)
 ib = a.get_idle_time_breakdown(visualize=False)
 dt = time.perf_counter() - t0
 idle_us = float(tb["idle_time(us)"].sum()) if "idle_time(us)" in tb else None
-print(json.dumps({"s": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+ru, ch = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"s": dt, "cpu_s": ru.ru_utime + ru.ru_stime + ch.ru_utime + ch.ru_stime,
+                  "rss_mb": (ru.ru_maxrss + ch.ru_maxrss) / 1024, "children_mb": ch.ru_maxrss / 1024,
                   "idle_s": idle_us / 1e6 if idle_us is not None else None}))
 """
 
@@ -86,7 +93,7 @@ def best(runs: list[dict]) -> dict:
     if not ok:
         return runs[-1]
     out = min(ok, key=lambda r: r["s"])
-    return dict(out, rss_mb=max(r["rss_mb"] for r in ok))
+    return dict(out, rss_mb=max(r["rss_mb"] for r in ok), cpu_s=min(r["cpu_s"] for r in ok))
 
 
 def main(argv=None) -> int:
@@ -118,7 +125,8 @@ def main(argv=None) -> int:
     if not args.no_hta and not Path(args.hta_python).exists():
         print(f"HTA interpreter {args.hta_python} not found: see this file's docstring to install HTA in its own venv")
         return 1
-    print(f"{'trace':<48}{'MB':>6}{'ridgeline':>11}{'HTA':>9}{'faster':>8}{'MB r/HTA':>14}{'mem':>6}")
+    print(f"{'trace':<40}{'MB':>6}{'ridgeline':>11}{'HTA':>9}{'faster':>8}{'CPU r/HTA':>13}{'faster':>7}"
+          f"{'MB r/HTA':>11}{'mem':>6}")
     for trace in traces:
         with tempfile.TemporaryDirectory() as tmp:  # HTA reads every trace in a folder: one per folder
             one = Path(tmp) / trace.name
@@ -132,13 +140,15 @@ def main(argv=None) -> int:
                 best([run([args.hta_python, "-c", HTA_CHILD, tmp]) for _ in range(args.repeat)])
         size = trace.stat().st_size / 1e6
         if args.no_hta and "error" not in r:
-            print(f"{trace.name[:47]:<48}{size:>6.1f}{r['s']:>10.2f}s{'-':>9}{'-':>8}{r['rss_mb']:>7.0f}")
+            print(f"{trace.name[:39]:<40}{size:>6.1f}{r['s']:>10.2f}s{'-':>9}{'-':>8}{r['cpu_s']:>7.2f}s{'-':>13}"
+                  f"{r['rss_mb']:>5.0f}")
             continue
         if "error" in r or "error" in h:
-            print(f"{trace.name[:47]:<48}{size:>6.1f}  ridgeline: {r.get('error', 'ok')}; HTA: {h.get('error', 'ok')}")
+            print(f"{trace.name[:39]:<40}{size:>6.1f}  ridgeline: {r.get('error', 'ok')}; HTA: {h.get('error', 'ok')}")
             continue
-        print(f"{trace.name[:47]:<48}{size:>6.1f}{r['s']:>10.2f}s{h['s']:>8.2f}s{h['s'] / r['s']:>7.1f}x"
-              f"{r['rss_mb']:>7.0f}/{h['rss_mb']:<6.0f}{r['rss_mb'] / h['rss_mb']:>6.2f}")
+        print(f"{trace.name[:39]:<40}{size:>6.1f}{r['s']:>10.2f}s{h['s']:>8.2f}s{h['s'] / r['s']:>7.1f}x"
+              f"{r['cpu_s']:>6.2f}/{h['cpu_s']:<6.2f}{h['cpu_s'] / r['cpu_s']:>6.1f}x"
+              f"{r['rss_mb']:>5.0f}/{h['rss_mb']:<5.0f}{r['rss_mb'] / h['rss_mb']:>6.2f}")
     return 0
 
 
