@@ -1,6 +1,7 @@
-"""Interval arithmetic on sorted numpy arrays (no per-row Python): the union of intervals and the
-covered length before given times. Shared by ridgeline.analyzer.timeline (busy/idle) and
-ridgeline.analyzer.idle_causes (the idle causes)."""
+"""Interval arithmetic on sorted numpy arrays (no per-row Python): unions of intervals and the
+covered length before given times. Shared by the timeline analysis (:mod:`ridgeline.analyzer.timeline`),
+the idle causes (:mod:`ridgeline.analyzer.idle_causes`) and the step view
+(:mod:`ridgeline.analyzer.steps`). Times are int64 nanoseconds."""
 
 from __future__ import annotations
 

@@ -198,7 +198,8 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
 HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
     "kind": ("str", "'runtime' (CUDA runtime API), 'driver' (CUDA driver API), 'cpu_op' (PyTorch operator), "
-             "'annotation' (record_function / user annotation) or 'python' (Python function, with_stack traces)"),
+             "'annotation' (Kineto user_annotation: ProfilerStep#N, record_function), 'python' (Python function, "
+             "with_stack traces) or 'nvtx' (an NVTX range)"),
     "process_id": ("i64", "process id"),
     "thread_id": ("i64", "thread id"),
     "start_ns": ("i64", "start, ns on the capture's clock"),
@@ -223,6 +224,16 @@ SYNC_CALLS = (
     "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpyDtoD",
 )
 SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
+
+#: host rows the step view reads besides the synchronizing calls (ridgeline.analyzer.steps; docs/timeline.md):
+#: calls that put GPU work in a queue: kernel/graph launches, async copies and memsets (their correlation id
+#: places each GPU activity in the step whose host range issued it)
+LAUNCH_RE = r"(?i)^(?:cuda|cu|hip)[A-Za-z0-9]*(?:Launch|Memcpy|Memset)[A-Za-z0-9]*(?:_v[0-9]+|_ptds|_ptsz)*$"
+#: step ranges: PyTorch's ``ProfilerStep#N`` and NVTX/record_function ranges named like a numbered step
+STEP_RE = r"(?i)^(?:ProfilerStep#[0-9]+|(?:train[_ ]?)?(?:step|iteration|iter)[ _#:]?[0-9]+)$"
+#: the host fetching the next batch: PyTorch's ``enumerate(DataLoader)#_...DataLoaderIter.__next__``,
+#: ``DataLoader``/``dataloader`` ranges and the loader iterator's ``__next__``/``_next_data``
+DATALOADER_RE = r"(?i)dataloader|_next_data\b|DataLoaderIter"
 
 # TIMELINE_TOTALS: nsys stats summaries (totals only: no start/end, no gaps)
 TIMELINE_TOTALS_COLUMNS: dict[str, tuple[str, str]] = {

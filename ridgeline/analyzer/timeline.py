@@ -81,6 +81,9 @@ class TimelineAnalysis:
     profiled_kernels: int = 0  # distinct profiled kernel names the join looked at
     totals_labels: dict[str, str] = dataclasses.field(default_factory=dict)  # totals kernel name -> display label
     join_notes: list[str] = dataclasses.field(default_factory=list)
+    steps: Any = None  # STEP_COLUMNS frame (ridgeline.analyzer.steps)
+    fusion: Any = None  # FUSION_COLUMNS frame (ridgeline.analyzer.fusion)
+    ranges: Any = None  # RANGE_COLUMNS frame (ridgeline.analyzer.ranges)
 
     @property
     def capture_s(self) -> float:
@@ -259,8 +262,14 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
                   "kernel_ratio": pl.Float64, "copy_ratio": pl.Float64, "busy_ratio": pl.Float64}
     bin_df = pl.concat([pl.DataFrame(b, schema=bin_schema) for b in bins]) if bins else pl.DataFrame(schema=bin_schema)
     shares = _kernel_durations(acts)
+    from ridgeline.analyzer.fusion import fusion_candidates
+    from ridgeline.analyzer.ranges import analyze_ranges
+    from ridgeline.analyzer.steps import analyze_steps
+
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
-                            inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows))
+                            inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows),
+                            steps=analyze_steps(acts, tl.api, tl.source),
+                            fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source))
 
 
 def _kernel_durations(acts):
@@ -329,6 +338,14 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],
     )
+    from ridgeline.analyzer.fusion import empty_fusion
+    from ridgeline.analyzer.steps import empty_steps
+
+    out.steps = pl.concat([p.steps if p.steps is not None else empty_steps() for p in parts]) if parts else empty_steps()
+    out.fusion = pl.concat([p.fusion if p.fusion is not None else empty_fusion() for p in parts]) if parts else empty_fusion()
+    from ridgeline.analyzer.ranges import empty_ranges
+
+    out.ranges = pl.concat([p.ranges if p.ranges is not None else empty_ranges() for p in parts]) if parts else empty_ranges()
     return out
 
 

@@ -33,7 +33,7 @@ import re
 import zlib
 from pathlib import Path
 
-from ridgeline.analyzer.schema import SYNC_RE
+from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
 from ridgeline.errors import InputError
 from ridgeline.parsers.timeline_common import (
     _COPY_WORDS,
@@ -241,11 +241,17 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
     stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
     context = []
-    if host_calls == "sync":
-        sync = re.compile(SYNC_RE)
-        context = [(i, e) for i, e in host if e.get("cat") in _CONTEXT_CATS]
-        host = [(i, e) for i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
-                and isinstance(e.get("name"), str) and sync.match(e["name"])]
+    if host_calls == "sync":  # what the analysis reads: sync calls, launches, annotations, step/data-loader ops (steps.py)
+        sync, launch = re.compile(SYNC_RE), re.compile(LAUNCH_RE)
+        step, loader = re.compile(STEP_RE), re.compile(DATALOADER_RE)
+        kept = [(i, e) for i, e in host if isinstance(e.get("name"), str) and (
+            (sync.match(e["name"]) or launch.match(e["name"])) if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
+            else (e.get("cat") == "user_annotation" or step.match(e["name"]) or loader.search(e["name"])))]
+        # and what the CPU was doing (idle_causes.host_late_activity): the other CPU ops, annotations
+        # and Python functions, read lean (each event once: those kept above are not repeated)
+        kept_rows = {i for i, _e in kept}
+        context = [(i, e) for i, e in host if i not in kept_rows and e.get("cat") in _CONTEXT_CATS]
+        host = kept
 
     def arg(e, k):
         a = e.get("args")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ridgeline.analyzer.schema import SYNC_CALLS, SYNC_RE
+from ridgeline.analyzer.schema import LAUNCH_RE, SYNC_CALLS, SYNC_RE
 from ridgeline.errors import InputError
 from ridgeline.parsers.timeline_common import (
     TimelineTables,
@@ -196,7 +196,7 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
             host_total = con.execute("SELECT COUNT(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchone()[0]
             where = ""
             if host_calls == "sync":  # the calls the analysis uses; LIKE is a superset, the regex below exact
-                likes = " OR ".join(f"value LIKE '{n}%'" for n in SYNC_CALLS)
+                likes = " OR ".join(f"value LIKE '{n}%'" for n in SYNC_CALLS) + " OR value LIKE '%Launch%' OR value LIKE '%Memcpy%' OR value LIKE '%Memset%'"
                 where = f"WHERE r.nameId IN (SELECT id FROM StringIds WHERE {likes})"
             api = _select(con, f"""
                 SELECT r.rowid AS _row, {_int('r.start', 'start_ns')}, {_int('r.end', 'end_ns')},
@@ -209,13 +209,20 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
             else:
                 api = api.with_columns(kind=pl.lit("runtime"))
                 if host_calls == "sync":
-                    api = api.filter(pl.col("name").cast(pl.String).str.contains(SYNC_RE))
+                    api = api.filter(pl.col("name").cast(pl.String).str.contains(SYNC_RE)
+                                     | pl.col("name").cast(pl.String).str.contains(LAUNCH_RE))
                 api = check_host_calls(path, api, strict=strict, notes=notes,
                                        where=lambda r: f"CUPTI_ACTIVITY_KIND_RUNTIME row {r}")
         from ridgeline.parsers.rank_env import nsys_rank
 
         rank, world, rank_var = nsys_rank(con, names)
         launches = _launches(con, names) if parts else None
+        from ridgeline.parsers.nsys_nvtx import read_nvtx_ranges  # step ranges (ridgeline.analyzer.steps)
+
+        nvtx = read_nvtx_ranges(con, names, host_calls=host_calls, select=_select, as_int=_int)
+        if nvtx is not None:
+            nvtx = check_host_calls(path, nvtx, strict=strict, notes=notes, where=lambda r: f"NVTX_EVENTS row {r}")
+            api = nvtx if api is None else pl.concat([api, nvtx], how="diagonal_relaxed")
     except sqlite3.Error as err:
         raise _damaged(path, err) from err
     finally:

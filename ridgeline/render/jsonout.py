@@ -77,6 +77,12 @@ TIMELINE_KEYS: dict[str, str] = {
     "ranks": "per-rank table when at least two devices carry a rank (one job: ridgeline.analyzer.ranks), by rank: "
     "rank, source, device, rank_from, capture_s, compute_busy_s, comm_busy_s, comm_exposed_s, idle_s, "
     "compute_vs_median (compute_busy_s / the ranks' median); empty list otherwise",
+    "steps": "one record per step per device (ProfilerStep#N / NVTX step ranges; keys below); empty list when the "
+    "trace has no step ranges (since 1.6)",
+    "fusion": "fusion candidates: frequent sequences of short kernels launched back to back, per device (keys "
+    "below; since 1.6)",
+    "ranges": "GPU work per annotated host range name (NVTX ranges, record_function annotations), per device, "
+    "most GPU time first (keys below; since 1.6)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -265,6 +271,9 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "totals": [dict(r, kernel_label=(getattr(tl, "totals_labels", {}) or {}).get(r.get("name")) or r.get("short_name"))
                    for r in _records(tl.totals)] if tl.totals is not None else [],
         "join": join,
+        "steps": _records(tl.steps) if getattr(tl, "steps", None) is not None else [],
+        "fusion": _records(tl.fusion) if getattr(tl, "fusion", None) is not None else [],
+        "ranges": _records(tl.ranges) if getattr(tl, "ranges", None) is not None else [],
     }
 
 
@@ -415,6 +424,24 @@ def _classifier_doc() -> str:
     return textwrap.dedent(text).strip()
 
 
+def _steps_columns():
+    from ridgeline.analyzer.steps import STEP_COLUMNS
+
+    return STEP_COLUMNS
+
+
+def _fusion_columns():
+    from ridgeline.analyzer.fusion import FUSION_COLUMNS
+
+    return FUSION_COLUMNS
+
+
+def _ranges_columns():
+    from ridgeline.analyzer.ranges import RANGE_COLUMNS
+
+    return RANGE_COLUMNS
+
+
 def _timeline_doc() -> str:
     """How the per-device figures are computed: ridgeline.analyzer.timeline's docstring, as Markdown."""
     from ridgeline.analyzer import timeline
@@ -548,6 +575,18 @@ def json_schema_markdown() -> str:
         "### `timeline.totals[]`",
         "",
         _column_table(TIMELINE_TOTALS_COLUMNS),
+        "",
+        "### `timeline.steps[]`",
+        "",
+        _column_table(_steps_columns()),
+        "",
+        "### `timeline.fusion[]`",
+        "",
+        _column_table(_fusion_columns()),
+        "",
+        "### `timeline.ranges[]`",
+        "",
+        _column_table(_ranges_columns()),
         "",
         "## `ncu_rules[]`",
         "",

@@ -75,6 +75,9 @@ def timeline_lines(result) -> list[str]:
         for i, (r, label) in enumerate(zip(top, labels), 1):
             lines.append(f"{i:>2} {label:<{name_w}}{r['launches']:>8,}{_fmt_s(r['total_s']):>10}"
                          f"{_pct(r['wall_share'], 1):>7}{_pct(r['busy_share'], 1):>7}")
+    from ridgeline.render.steps import fusion_lines, step_lines
+
+    lines += step_lines(tl) + fusion_lines(tl)
     if tl.totals is not None and tl.totals.height:
         lines.append("")
         lines.append("nsys stats summaries (totals only: no timeline, no gaps)")

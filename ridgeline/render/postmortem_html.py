@@ -66,6 +66,9 @@ def timeline_section(result) -> str:
                          f'<td class="num" data-v="{r["wall_share"] or ""}">{esc(fmt_pct(r["wall_share"]))}</td>'
                          f'<td class="num" data-v="{r["busy_share"] or ""}">{esc(fmt_pct(r["busy_share"]))}</td></tr>')
         parts.append("</tbody></table>")
+    from ridgeline.render.steps_html import fusion_html, steps_html
+
+    parts.append(steps_html(tl) + fusion_html(tl))
     if tl.totals is not None and tl.totals.height:
         parts.append('<h3>nsys stats summaries</h3><p class="muted">Totals only: no timeline, no gaps.</p>')
         parts.append('<table class="sortable"><thead><tr><th>report</th><th>name</th><th class="num">total</th>'
