@@ -55,10 +55,6 @@ OUTLIER_K = 3.0
 MIN_SPREAD_SHARE = 0.01
 MAD_SCALE = 1.4826
 
-#: communication kernels by name: NCCL/RCCL collectives and point-to-point, NVSHMEM/multimem and
-#: custom all-reduce kernels. One function, so a fuller classifier can replace it.
-COMM_RE = (r"(?i)nccl|rccl|multimem_all_reduce|all_?reduce|all_?gather|reduce_?scatter|all_?to_?all|"
-           r"sendrecv|cross_device_reduce|nvshmem")
 
 STEP_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
@@ -83,8 +79,11 @@ STEP_COLUMNS: dict[str, tuple[str, str]] = {
 
 
 def is_communication(names):
-    """Polars expression: the kernel name (``names``: an expression) is a communication kernel."""
-    return names.fill_null("").str.contains(COMM_RE)
+    """numpy bool array: which kernel names (a polars Series of full names) are communication, by
+    the kernel family table (the same verdict as the per-device figures, ridgeline.analyzer.comm)."""
+    from ridgeline.analyzer.comm import comm_mask
+
+    return comm_mask(names)
 
 
 def empty_steps():
@@ -172,8 +171,6 @@ def analyze_steps(acts, api, source: str):
 
 
 def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
-    import polars as pl
-
     launch = part.get_column("launch_ns").to_numpy()
     idx = np.searchsorted(r_s, launch, side="right") - 1
     inside = (idx >= 0) & (launch < r_e[np.maximum(idx, 0)])
@@ -181,7 +178,7 @@ def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
     s = part.get_column("start_ns").to_numpy()
     e = part.get_column("end_ns").to_numpy()
     kind = part.get_column("kind").to_numpy()
-    comm = part.select(is_communication(pl.col("name"))).to_series().to_numpy() & (kind == "kernel")
+    comm = is_communication(part.get_column("name")) & (kind == "kernel")
     compute = (kind == "kernel") & ~comm
     placed = step_of >= 0
     if not placed.any():
