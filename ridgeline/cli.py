@@ -32,7 +32,7 @@ from ridgeline.commands.demo import (  # noqa: F401 - re-exported: ridgeline.cli
 from ridgeline.commands.diff import _read_json_document, diff_cmd  # noqa: F401
 from ridgeline.commands.gpus import gpus_cmd  # noqa: F401
 from ridgeline.commands.options import (  # noqa: F401 - re-exported: ridgeline.cli.NAME keeps working
-    FAIL_ON_OPTION, ISOLATED_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS, STRICT_OPTION,
+    FAIL_ON_OPTION, ISOLATED_OPTION, OUTPUT_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS, STRICT_OPTION,
     TELEMETRY_INPUT_OPTIONS, TIMELINE_INPUT_OPTIONS, WHAT_IF_OPTIONS, _options, _parse_short_duration,
     _set_isolated, _strict_folders, _timeline_options,
 )

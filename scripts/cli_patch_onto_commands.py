@@ -5,7 +5,9 @@ that started before the split change a few lines inside functions that now live 
 ``ridgeline/commands/<command>.py``. This script reads a unified diff (``git diff A B --
 ridgeline/cli.py``), finds for each hunk the file of the split tree that holds the hunk's old
 lines (``@cli.command(`` is read as ``@click.command(``, the one line the split changed per
-command), and writes the same hunks addressed to those files, for ``patch -p1``:
+command, and the ``-o/--output`` declaration as ``@OUTPUT_OPTION``, see ``RENAMED``), and
+writes the same hunks addressed to those files, context spelled as the tree spells it, for
+``patch -p1``:
 
     git diff $(git merge-base main w-x) w-x -- ridgeline/cli.py \\
         | python scripts/cli_patch_onto_commands.py | patch -p1
@@ -25,8 +27,16 @@ from pathlib import Path
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$")
 
 
+# lines the split spelled differently: old spelling -> new spelling
+RENAMED = {
+    '@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")':
+        "@OUTPUT_OPTION",
+}
+
+
 def _norm(line: str) -> str:
-    return line.replace("@cli.command(", "@click.command(")
+    line = line.replace("@cli.command(", "@click.command(")
+    return RENAMED.get(line, line)
 
 
 def _hunks(diff: str) -> list[list[str]]:
@@ -95,10 +105,15 @@ def retarget(diff: str, root: Path) -> tuple[dict[str, list[str]], list[str]]:
         n_old = sum(1 for b in part if b[:1] in (" ", "-"))
         n_new = sum(1 for b in part if b[:1] in (" ", "+"))
         lines = [f"@@ -{at + 1},{n_old} +{at + 1},{n_new} @@"]
+        k = at  # context and removed lines as the split tree spells them
         for b in part:
             if b.startswith("+") and re.match(r"\+(def |@cli\.command\(|@click\.command\(|class )", b):
                 problems.append(f"{name}: adds top-level {b[1:].strip()!r}: check imports / cli.py registration")
-            lines.append(("+" + _norm(b[1:])) if b.startswith("+") else b)
+            if b.startswith("+"):
+                lines.append("+" + _norm(b[1:]))
+            else:
+                lines.append(b[0] + files[name][k])
+                k += 1
         out.setdefault(name, []).append((at, lines))
     return {name: [x for _at, h in sorted(hs) for x in h] for name, hs in out.items()}, problems
 

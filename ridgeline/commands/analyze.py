@@ -11,8 +11,8 @@ from ridgeline.commands.common import (
     _terminal_width,
 )
 from ridgeline.commands.options import (
-    FAIL_ON_OPTION, RULE_OPTIONS, STRICT_OPTION, TELEMETRY_INPUT_OPTIONS, TIMELINE_INPUT_OPTIONS,
-    WHAT_IF_OPTIONS, _strict_folders, _timeline_options,
+    FAIL_ON_OPTION, OUTPUT_OPTION, RULE_OPTIONS, STRICT_OPTION, TELEMETRY_INPUT_OPTIONS,
+    TIMELINE_INPUT_OPTIONS, WHAT_IF_OPTIONS, _strict_folders, _timeline_options,
 )
 
 
@@ -24,7 +24,7 @@ from ridgeline.commands.options import (
               default="table", show_default=True,
               help="table: readable report; json: one document; csv/parquet: the per-launch table; "
                    "sarif: SARIF 2.1.0 for code scanning; github: GitHub Actions annotations.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@OUTPUT_OPTION
 @RULE_OPTIONS
 @FAIL_ON_OPTION
 @STRICT_OPTION

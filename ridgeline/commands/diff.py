@@ -8,14 +8,14 @@ import sys
 import click
 
 from ridgeline.commands.common import _config, _emit, _os_error_text, _refuse_overwriting_inputs, _tell
-from ridgeline.commands.options import ISOLATED_OPTION
+from ridgeline.commands.options import ISOLATED_OPTION, OUTPUT_OPTION
 
 
 @click.command("diff")
 @click.argument("documents", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True,
               help="text for the terminal, markdown for a job summary or PR comment, json for tools.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@OUTPUT_OPTION
 @click.option("--config", type=click.Path(dir_okay=False),
               help="TOML file whose [tool.ridgeline.diff] table sets the thresholds (default: found as for analyze).")
 @ISOLATED_OPTION

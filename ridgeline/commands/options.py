@@ -51,6 +51,9 @@ WHAT_IF_OPTIONS = _options(
                  help="The profile's decode batch for --what-if batch=N (default: from the norm launches' grids, "
                       "else the weight GEMMs' intensity)."),
 )
+# -o for the commands whose output goes to stdout by default (analyze, telemetry, diff)
+OUTPUT_OPTION = click.option("-o", "--output", type=click.Path(dir_okay=False),
+                             help="Write to this file instead of stdout.")
 FAIL_ON_OPTION = click.option("--fail-on", type=click.Choice(["warning", "critical"]),
                               help="Exit 1 when a finding this severe (or worse) exists.")
 STRICT_OPTION = click.option("--strict/--lenient", default=True, show_default=True,

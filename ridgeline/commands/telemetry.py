@@ -11,7 +11,7 @@ from ridgeline.commands.common import (
     _ci_text, _config, _emit, _exit_on_findings, _os_error_text, _parse_start, _refuse_overwriting_inputs,
     _relabel_stdin, _split_codes, _stdin_inputs, _tell, _terminal_width,
 )
-from ridgeline.commands.options import FAIL_ON_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS
+from ridgeline.commands.options import FAIL_ON_OPTION, OUTPUT_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS
 
 
 @click.command("telemetry")
@@ -27,7 +27,7 @@ from ridgeline.commands.options import FAIL_ON_OPTION, PROMETHEUS_OPTIONS, RULE_
               default="table", show_default=True,
               help="table: readable report; json: one document; csv/parquet: the per-window table; "
                    "sarif / github: findings for code scanning / GitHub Actions annotations.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@OUTPUT_OPTION
 @RULE_OPTIONS
 @FAIL_ON_OPTION
 @click.option("--all-windows", is_flag=True,

@@ -55,3 +55,14 @@ def test_context_from_the_neighbouring_module_is_dropped_and_unknown_lines_refus
     bad = diff.replace("-def check_cmd", "-def no_such_function")
     out, problems = _tool().retarget(bad, ROOT)
     assert out == {} and any(p.startswith("hunk not placed") for p in problems)
+
+
+def test_old_output_option_line_in_context_is_matched_and_written_as_the_tree_has_it():
+    tool = _tool()
+    old_o = next(iter(tool.RENAMED))
+    diff, i = _hunk_around(ROOT / "ridgeline/commands/telemetry.py", "@RULE_OPTIONS", before=2)
+    assert " @OUTPUT_OPTION" in diff  # the line above @RULE_OPTIONS in telemetry
+    diff = diff.replace(" @OUTPUT_OPTION", " " + old_o)  # as the one-file cli.py spelled it
+    out, _problems = tool.retarget(diff, ROOT)
+    hunk = out["ridgeline/commands/telemetry.py"]
+    assert " @OUTPUT_OPTION" in hunk and " " + old_o not in hunk
