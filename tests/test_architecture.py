@@ -7,7 +7,9 @@ file -> parsers -> analyzer -> rules -> render, wired by pipeline and cli.
 - rules never import parsers, render, pipeline or cli;
 - renderers never import parsers (they take a finished AnalysisResult);
 - sources (live servers) import nothing above the parsers' table;
-- cli.py imports no heavy module at module level (``ridgeline --help`` stays instant).
+- commands (one module per CLI command, ridgeline/commands/) may import every layer below;
+  nothing below imports commands or cli, and commands never import cli (cli registers them);
+- cli.py and the commands import no heavy module at module level (``ridgeline --help`` stays instant).
 - no module imports itself back through others: the package's import graph (every import
   statement, deferred ones too) has no cycle; a shared name goes down a floor instead.
 """
@@ -23,14 +25,16 @@ PKG = Path(__file__).resolve().parents[1] / "ridgeline"
 
 FORBIDDEN = {
     "parsers": ("ridgeline.analyzer.roofline", "ridgeline.analyzer.gpus", "ridgeline.rules",
-                "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli"),
+                "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
     "analyzer": ("ridgeline.rules", "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli",
-                 "ridgeline.parsers"),
-    "rules": ("ridgeline.parsers", "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli"),
-    "render": ("ridgeline.parsers", "ridgeline.pipeline", "ridgeline.cli"),
+                 "ridgeline.parsers", "ridgeline.commands"),
+    "rules": ("ridgeline.parsers", "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
+    "render": ("ridgeline.parsers", "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
     # live sources fetch and hand rows to the parsers' table: nothing above that
     "sources": ("ridgeline.analyzer.roofline", "ridgeline.analyzer.gpus", "ridgeline.rules", "ridgeline.render",
-                "ridgeline.pipeline", "ridgeline.cli"),
+                "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
+    # the commands sit on top of everything but the group that registers them
+    "commands": ("ridgeline.cli",),
 }
 HEAVY = ("polars", "pandas", "matplotlib", "pyarrow", "numpy", "httpx")
 
@@ -65,9 +69,22 @@ def test_layer_does_not_import_upward(layer):
 
 def test_cli_has_no_heavy_module_level_imports():
     bad = [
-        f"cli.py:{lineno} imports {name}"
-        for lineno, name in _imports(PKG / "cli.py", top_level_only=True)
+        f"{path.relative_to(PKG.parent)}:{lineno} imports {name}"
+        for path in [PKG / "cli.py", *_modules("commands")]
+        for lineno, name in _imports(path, top_level_only=True)
         if name.split(".")[0] in HEAVY
+    ]
+    assert not bad, bad
+
+
+def test_nothing_below_the_commands_imports_them():
+    """pipeline, nightly and the other top-level modules are below the commands too."""
+    bad = [
+        f"{path.relative_to(PKG.parent)}:{lineno} imports {name}"
+        for path in sorted(PKG.rglob("*.py"))
+        if path.parent.name != "commands" and path.name != "cli.py"
+        for lineno, name in _imports(path)
+        if name == "ridgeline.commands" or name.startswith("ridgeline.commands.")
     ]
     assert not bad, bad
 
