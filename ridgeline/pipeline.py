@@ -551,7 +551,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
 
     Inputs are read per file (:func:`ridgeline.parsers.telemetry.scan_telemetry_sources`), cut
     into one partition per host, and each partition is reduced by the same pure function
-    (:func:`ridgeline.analyzer.telemetry.reduce_partitions`) with ``engine`` ``"local"`` or
+    (:func:`ridgeline.analyzer.telemetry_partitions.reduce_partitions`) with ``engine`` ``"local"`` or
     ``"dask"``. The long LazyFrame (nothing read yet) is what the rules' context and plots take.
     ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere, or ``TelemetrySource``
     objects (a Prometheus pull: :meth:`ridgeline.sources.prometheus.Pull.source`, one lazy scan
@@ -562,11 +562,11 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     ``sample_counts``: a dict that receives ``{source: (samples, blank values)}`` of the long
     table, counted while the partitions are reduced (no second pass over the inputs).
     """
-    from ridgeline.analyzer.telemetry import reduce_partitions
+    from ridgeline.analyzer.telemetry_partitions import reduce_partitions
     from ridgeline.parsers.telemetry import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
 
     if engine == "dask":  # before any file is read
-        from ridgeline.analyzer.telemetry import DASK_EXTRA_MESSAGE, dask_available
+        from ridgeline.analyzer.telemetry_partitions import DASK_EXTRA_MESSAGE, dask_available
 
         if not dask_available():
             raise UsageError(DASK_EXTRA_MESSAGE)

@@ -1,6 +1,6 @@
 """Reduce one partition (one host) read in time slices: memory bounded by one slice, any length.
 
-:func:`ridgeline.analyzer.telemetry._reduce_part` reads a partition whole (one host's rows, all
+:func:`ridgeline.analyzer.telemetry_partitions._reduce_part` reads a partition whole (one host's rows, all
 of them), so its peak memory grows with the host's samples, i.e. with the pull's length: the
 20-day Prometheus pull of issue 21. A partition item ``("sliced", TimeSlices(...))`` instead
 holds the host's long rows as a list of time slices, each a lazy frame (a Prometheus pull's
@@ -53,23 +53,24 @@ class TimeSlices:
     max_rows_read: int = 0
 
     def reduce(self, source, **kw):
-        """What :func:`ridgeline.analyzer.telemetry._reduce_part` calls for this item (it does not
+        """What :func:`ridgeline.analyzer.telemetry_partitions._reduce_part` calls for this item (it does not
         import this module, which imports it): :func:`reduce_sliced`."""
         return reduce_sliced(self, source, **kw)
 
 
 def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=None):
-    """:func:`ridgeline.analyzer.telemetry._reduce_part` of a TimeSlices item: ``(window rows or
+    """:func:`ridgeline.analyzer.telemetry_partitions._reduce_part` of a TimeSlices item: ``(window rows or
     None, input rows read, sample counts per source, items the check left out)``."""
     import polars as pl
 
     from ridgeline.analyzer import telemetry as T
+    from ridgeline.analyzer import telemetry_partitions as TP
 
     if window_s is None or len(sliced.slices) < 2:  # --window all, or nothing to cut
         whole = pl.concat([f for _lo, _hi, f in sliced.slices], how="vertical") if sliced.slices else None
         if whole is None:
             return None, 0, {}, []
-        return T._reduce_part([("long", whole, source)], window_s=window_s, th=th, warmup_s=warmup_s, check=check)
+        return TP._reduce_part([("long", whole, source)], window_s=window_s, th=th, warmup_s=warmup_s, check=check)
     ranges = _ranges(sliced.slices, window_s)
 
     def load(rng, record=None):
@@ -81,7 +82,7 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
                 record["found"].extend(left_out)
         if record is not None:
             record["rows"] += df.height
-            for k, (n, z) in T._sample_counts("long", df, source).items():
+            for k, (n, z) in TP._sample_counts("long", df, source).items():
                 n0, z0 = record["counts"].get(k, (0, 0))
                 record["counts"][k] = (n0 + n, z0 + z)
         return T._with_identity(df)

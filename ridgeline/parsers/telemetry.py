@@ -458,7 +458,7 @@ def _source_of(src: TelemetrySource):
 
 def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
     """The reduction's partitions: one per host (all inputs naming it), each a list of
-    ``(layout, LazyFrame, source)`` items (:func:`ridgeline.analyzer.telemetry.reduce_partition`):
+    ``(layout, LazyFrame, source)`` items (:func:`ridgeline.analyzer.telemetry_partitions.reduce_partition`):
     ``source`` is the input path, which every row of a file's long table names (None for a long
     table read elsewhere, whose ``source`` column says).
 

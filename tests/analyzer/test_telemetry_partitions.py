@@ -17,13 +17,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from ridgeline.analyzer.telemetry import (
-    DASK_EXTRA_MESSAGE,
-    USED_FIELDS,
-    reduce_partition,
-    reduce_partitions,
-    reduce_windows,
-)
+from ridgeline.analyzer.telemetry import USED_FIELDS, reduce_windows
+from ridgeline.analyzer.telemetry_partitions import DASK_EXTRA_MESSAGE, reduce_partition, reduce_partitions
 from ridgeline.parsers import dcgm_dmon
 from ridgeline.parsers.telemetry import Options, finish, scan_telemetry_sources, telemetry_partitions
 from ridgeline.pipeline import reduce_telemetry
@@ -225,10 +220,10 @@ def test_local_and_dask_give_the_same_windows(wide_store):
 
 
 def test_dask_engine_without_dask_is_a_one_line_error(monkeypatch, capsys):
-    from ridgeline.analyzer import telemetry
+    from ridgeline.analyzer import telemetry_partitions
     from ridgeline.cli import main
 
-    monkeypatch.setattr(telemetry, "dask_available", lambda: False)
+    monkeypatch.setattr(telemetry_partitions, "dask_available", lambda: False)
     with pytest.raises(SystemExit) as e:
         main(["telemetry", str(FIX / "telemetry" / "long.csv"), "--engine", "dask"])
     assert e.value.code == 2

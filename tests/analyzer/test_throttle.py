@@ -19,7 +19,8 @@ from telemetry_cases import BUSY_TENSOR, gpu_series, table
 
 from ridgeline.analyzer.schema import TELEMETRY_FIELDS, WINDOW_COLUMNS
 from ridgeline.analyzer.stragglers import find_stragglers
-from ridgeline.analyzer.telemetry import USED_FIELDS, reduce_partitions, reduce_windows
+from ridgeline.analyzer.telemetry import USED_FIELDS, reduce_windows
+from ridgeline.analyzer.telemetry_partitions import reduce_partitions
 from ridgeline.analyzer.throttle import FIELDS, REASONS, SHARE_COLUMNS, decode
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import lookup_dmon, lookup_exporter, lookup_id

@@ -123,7 +123,7 @@ def _pull(url, tmp_path, slice_s, **kw):
 
 def _whole(pulled, **kw):
     """The reference: each host's rows reduced whole (the reduction before time slices)."""
-    from ridgeline.analyzer.telemetry import reduce_partitions
+    from ridgeline.analyzer.telemetry_partitions import reduce_partitions
 
     return reduce_partitions([[("long", pulled.spill.host_frame(h))] for h in pulled.spill.hosts()], **kw)
 
