@@ -167,6 +167,8 @@ def analyze_paths(
     what_if: Iterable[str] = (),
     batch: float | None = None,
     strict_folders: bool = False,
+    by: Iterable[str] = (),
+    jobs: str | Path | None = None,
 ) -> AnalysisResult:
     """Analyze ncu exports and/or telemetry files and folders into an AnalysisResult.
 
@@ -183,7 +185,8 @@ def analyze_paths(
     ``"dask"`` (``scheduler``: a dask.distributed address or Client, None = a LocalCluster of
     ``workers`` processes); ``progress(done, total, rows)`` is called per partition.
     ``strict_folders``: an unreadable telemetry file found in a folder is an error (default:
-    skipped and listed).
+    skipped and listed). ``by`` / ``jobs``: attribute the telemetry windows to workloads
+    (``--by pod``, a sacct file: :mod:`ridgeline.analyzer.groups`) into ``result.groups``.
     """
     result = AnalysisResult()
     from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
@@ -255,6 +258,14 @@ def analyze_paths(
             engine=engine, scheduler=scheduler, workers=workers, progress=progress,
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
         )
+        if by or jobs:  # --by / --jobs: the windows attributed to workloads (ridgeline.analyzer.groups)
+            from ridgeline.attribution import telemetry_groups
+
+            notes: list[str] = []
+            result.groups = telemetry_groups(telemetry_lf, result.inputs, result.windows, by=tuple(by),
+                                             jobs_path=None if jobs is None else str(jobs), tz=tz, notes=notes,
+                                             skipped=result.skipped)
+            _add_notes(result, notes)
 
     if ncu_files and tel_files:
         _add_notes(result, _machine_mismatch_notes(result))

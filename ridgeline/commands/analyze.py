@@ -12,7 +12,7 @@ from ridgeline.commands.common import (
 )
 from ridgeline.commands.options import (
     FAIL_ON_OPTION, OUTPUT_OPTION, RULE_OPTIONS, STRICT_OPTION, TELEMETRY_INPUT_OPTIONS,
-    TIMELINE_INPUT_OPTIONS, WHAT_IF_OPTIONS, _strict_folders, _timeline_options,
+    TIMELINE_INPUT_OPTIONS, WHAT_IF_OPTIONS, GROUP_OPTIONS, _strict_folders, _timeline_options,
 )
 
 
@@ -29,6 +29,7 @@ from ridgeline.commands.options import (
 @FAIL_ON_OPTION
 @STRICT_OPTION
 @TELEMETRY_INPUT_OPTIONS
+@GROUP_OPTIONS
 @TIMELINE_INPUT_OPTIONS
 @click.option("--all-windows", is_flag=True,
               help="Telemetry: every window row (first 40) instead of per-GPU totals and the worst windows.")
@@ -38,7 +39,7 @@ from ridgeline.commands.options import (
 @click.pass_context
 def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
                 warmup, tz, start=None, interval=None, host=None, all_windows=False, plot_path=None,
-                timeline_launch_gap=None, timeline_short_kernel=None, what_if=(), batch=None):
+                timeline_launch_gap=None, timeline_short_kernel=None, what_if=(), batch=None, by=(), jobs=None):
     """Place every kernel on its GPU's roofline and report findings.
 
     FILES are Nsight Compute CSV exports (raw or details page) or .ncu-rep reports
@@ -70,6 +71,9 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
     _refuse_overwriting_inputs(output, files, plot_path)
+    from ridgeline.attribution import check_by
+
+    check_by(by, jobs)  # a bad --by before any file is read
     files, stdin_dir = _stdin_inputs(files)
     result = analyze_paths(
         files,
@@ -89,6 +93,8 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
         what_if=what_if,
         batch=batch,
+        by=by,
+        jobs=jobs,
     )
     _relabel_stdin(result, stdin_dir)
     if plot_path:

@@ -203,7 +203,7 @@ def _relabel_stdin(result, folder) -> None:
 
 def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds=(), strict=True, window="5m",
                     warmup=None, tz=None, start=None, interval=None, host=None, timeline_options=None, what_if=(),
-                    batch=None):
+                    batch=None, by=(), jobs=None):
     """analyze_paths with the CLI's option spellings (shared by roofline and report)."""
     from ridgeline.pipeline import analyze_paths
 
@@ -212,6 +212,7 @@ def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds
         window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
         start=_parse_start(start), interval_s=_parse_interval(interval), host=host,
         timeline_options=timeline_options, what_if=what_if, batch=batch, strict_folders=_strict_folders(),
+        by=by, jobs=jobs,
     )
 
 

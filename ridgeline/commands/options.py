@@ -164,3 +164,15 @@ def _timeline_options(launch_gap, short_kernel):
     return {"launch_gap_s": _parse_short_duration(launch_gap, "--timeline-launch-gap"),
             "short_kernel_s": _parse_short_duration(short_kernel, "--timeline-short-kernel")}
 
+
+
+#: --by / --jobs: attribution of telemetry to workloads (ridgeline.analyzer.groups), for telemetry,
+#: analyze and report alike
+GROUP_OPTIONS = _options(
+    click.option("--by", "by", multiple=True, metavar="KEY",
+                 help="Group GPUs by workload: pod, namespace, container, job, host, label=NAME, or user/account "
+                      "with --jobs; repeat to nest (--by namespace --by pod)."),
+    click.option("--jobs", "jobs", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+                 help="Slurm accounting (sacct --parsable2 with JobID, User, Account, NodeList, Start, End, "
+                      "AllocTRES) joined on host, GPU and time; groups by job unless --by says otherwise."),
+)

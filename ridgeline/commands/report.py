@@ -10,7 +10,7 @@ from ridgeline.commands.common import (
     _stdin_inputs, _tell,
 )
 from ridgeline.commands.options import (
-    FAIL_ON_OPTION, RULE_OPTIONS, STRICT_OPTION, TELEMETRY_INPUT_OPTIONS, TIMELINE_INPUT_OPTIONS,
+    FAIL_ON_OPTION, GROUP_OPTIONS, RULE_OPTIONS, STRICT_OPTION, TELEMETRY_INPUT_OPTIONS, TIMELINE_INPUT_OPTIONS,
     WHAT_IF_OPTIONS, _timeline_options,
 )
 
@@ -30,12 +30,13 @@ from ridgeline.commands.options import (
 @FAIL_ON_OPTION
 @STRICT_OPTION
 @TELEMETRY_INPUT_OPTIONS
+@GROUP_OPTIONS
 @TIMELINE_INPUT_OPTIONS
 @WHAT_IF_OPTIONS
 @click.pass_context
 def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds,
                fail_on, strict, window, warmup, tz, start=None, interval=None, host=None, timeline_launch_gap=None,
-               timeline_short_kernel=None, what_if=(), batch=None):
+               timeline_short_kernel=None, what_if=(), batch=None, by=(), jobs=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
 
     FILES (ncu exports and/or telemetry, or folders) are analyzed together, as by
@@ -47,6 +48,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
       ridgeline report profile.csv -o report.html
       ridgeline report profile.csv dcgm-dmon.txt --gpu h100 -o report.html
       ridgeline report profile.csv --format markdown >> "$GITHUB_STEP_SUMMARY"
+      ridgeline report scrapes/ --by namespace --by pod -o fleet.html
     """
     from pathlib import Path
 
@@ -57,6 +59,9 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
     from ridgeline.rules.engine import load_config
 
     configure_gpus(load_config(_config(config)))
+    from ridgeline.attribution import check_by
+
+    check_by(by, jobs)  # a bad --by before any file is read
     if compare_gpu:  # a misspelled GPU is an error whatever the format (it is drawn in HTML only)
         from ridgeline.analyzer.gpus import lookup
 
@@ -65,7 +70,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
                              strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
                              host=host, timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
-                             what_if=what_if, batch=batch)
+                             what_if=what_if, batch=batch, by=by, jobs=jobs)
     _relabel_stdin(result, stdin_dir)
     if fmt == "markdown":
         from ridgeline.render.markdown import render_markdown

@@ -11,7 +11,7 @@ from ridgeline.commands.common import (
     _ci_text, _config, _emit, _exit_on_findings, _os_error_text, _parse_start, _refuse_overwriting_inputs,
     _relabel_stdin, _split_codes, _stdin_inputs, _tell, _terminal_width,
 )
-from ridgeline.commands.options import FAIL_ON_OPTION, OUTPUT_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS
+from ridgeline.commands.options import FAIL_ON_OPTION, GROUP_OPTIONS, OUTPUT_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS
 
 
 @click.command("telemetry")
@@ -36,12 +36,7 @@ from ridgeline.commands.options import FAIL_ON_OPTION, OUTPUT_OPTION, PROMETHEUS
               help="Table: worst windows by wasted time shown under the per-GPU totals.")
 @click.option("--max-rows", type=click.IntRange(min=1), default=40, show_default=True,
               help="Table: at most this many GPU rows (or window rows with --all-windows).")
-@click.option("--by", "by", multiple=True, metavar="KEY",
-              help="Group GPUs by workload: pod, namespace, container, job, host, label=NAME, or user/account "
-                   "with --jobs; repeat to nest (--by namespace --by pod).")
-@click.option("--jobs", "jobs", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Slurm accounting (sacct --parsable2 with JobID, User, Account, NodeList, Start, End, AllocTRES) "
-                   "joined on host, GPU and time; groups by job unless --by says otherwise.")
+@GROUP_OPTIONS
 @click.option("--engine", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Reduce the partitions (hosts) here, or with dask.distributed (needs ridgeline[dask]).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",

@@ -188,7 +188,10 @@ def group_rows(result) -> list[dict[str, Any]]:
     groups = getattr(result, "groups", None)
     if groups is None:
         return []
-    rows = groups.to_dicts() if hasattr(groups, "to_dicts") else list(groups)
+    if hasattr(groups, "rows"):  # ridgeline.analyzer.groups.GroupReport
+        rows = groups.rows()
+    else:
+        rows = groups.to_dicts() if hasattr(groups, "to_dicts") else list(groups)
     return sorted(rows, key=lambda r: -(r.get("wasted_gpu_hours") or 0.0))
 
 

@@ -187,6 +187,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         )
         lines.append("")
 
+    lines += _groups_markdown(result)
     lines += _timeline_markdown(result)
     from ridgeline.render.whatif import markdown_lines
 
@@ -217,6 +218,30 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
         lines.append("Nothing was skipped.")
     lines += ["", "</details>", ""]
     return "\n".join(lines)
+
+
+def _groups_markdown(result, limit: int = 20) -> list[str]:
+    """The per-group table of ``--by`` / ``--jobs`` (worst first), its notes folded."""
+    from ridgeline.render.fleet_html import group_rows
+
+    rows = group_rows(result)
+    if not rows:
+        return []
+    by = getattr(result.groups, "by", None) or []
+    lines = [f"### Groups by {md(', '.join(by) or 'workload')} ({len(rows)})", ""]
+    lines += _table(
+        ["Group", "GPUs", "GPU-h", "Wasted GPU-h", "Wasted"],
+        [[md(r["key"]), f"{r['gpus'] or 0:,}", fmt_num(r["gpu_hours"]), fmt_num(r["wasted_gpu_hours"]),
+          fmt_pct(r["gpu_hours"] and (r["wasted_gpu_hours"] or 0.0) / r["gpu_hours"])] for r in rows[:limit]],
+        ["l", "r", "r", "r", "r"],
+    )
+    notes = [f"- **{md(r['key'])}**: {md(n)}" for r in rows[:limit] for n in (r.get("notes") or [])]
+    if len(rows) > limit:
+        lines.append(f"\n{len(rows) - limit} more groups in the JSON output.")
+    if notes:
+        lines += ["", "<details><summary>Notes to forward</summary>", "", *notes, "", "</details>"]
+    lines.append("")
+    return lines
 
 
 def _timeline_markdown(result) -> list[str]:

@@ -115,3 +115,36 @@ def test_real_samples_groups_partition_the_gpus(name, by):
         assert g["wasted_gpu_hours"] <= g["gpu_hours"] + 1e-9
     gpus = {(w["host"], w["gpu"], w["gpu_instance"]) for w in tel["windows"]}
     assert sum(g["gpus"] for g in tel["groups"]) >= len(gpus)  # every GPU in some group
+
+
+# ---- the same groups in analyze and report (HTML fleet page, Markdown summary)
+def test_analyze_json_carries_the_same_groups_as_telemetry(scrape):
+    a = json.loads(run("analyze", scrape, "--by", "pod", "--format", "json").output)
+    t = json.loads(run("telemetry", scrape, "--by", "pod", "--format", "json", "-q").output)
+    ga = [(g["key"], round(g["wasted_gpu_hours"], 9)) for g in a["telemetry"]["groups"]]
+    gt = [(g["key"], round(g["wasted_gpu_hours"], 9)) for g in t["telemetry"]["groups"]]
+    assert ga == gt and ga
+
+
+def test_report_html_shows_the_group_table_worst_first(scrape, tmp_path):
+    out = tmp_path / "fleet.html"
+    r = run("report", scrape, "--by", "pod", "-o", out)
+    assert r.exit_code in (0, 1), r.output
+    page = out.read_text()
+    table = page.split('id="group-table"', 1)[1].split("</table>", 1)[0]
+    rows = table.split("<tr>")[2:]
+    assert "team-b/serve-1" in rows[0] and "(no pod)" in table
+    assert "Tensor Core activity was 0%" in table
+
+
+def test_report_markdown_has_the_groups_and_refuses_a_bad_by(scrape, tmp_path, capsys):
+    from ridgeline.cli import main
+
+    r = run("report", scrape, "--by", "pod", "--format", "markdown")
+    assert "### Groups by pod (2)" in r.output
+    assert "team-b/serve-1" in r.output.split("### Groups by pod", 1)[1]
+    with pytest.raises(SystemExit) as e:
+        main(["report", str(scrape), "--by", "nonsense=", "--format", "markdown"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--by nonsense=" in err[0]
