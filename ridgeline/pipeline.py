@@ -286,7 +286,8 @@ def analyze_paths(
             summary=result.summary,
             gpu=gpu_entry,
             telemetry=telemetry_lf,
-            windows=result.windows,
+            # with --by / --jobs the windows carry each one's main group: RL209 compares a pod's GPUs
+            windows=result.windows if result.groups is None else result.groups.windows,
             total_gpu_time_s=result.total_gpu_time_s,
             timeline=result.timeline,
             extra={
@@ -298,6 +299,7 @@ def analyze_paths(
                 "metrics": metrics,
                 # RL112's thresholds define the latency class and its launch/stall split; RL113 reads them
                 "latency_thresholds": dict(latency),
+                **({} if result.groups is None else {"group_keys": result.groups.key_columns}),
             },
         )
         result.findings = rule_engine.run_rules(

@@ -181,6 +181,13 @@ class GroupReport:
     by: list[str]
     table: Any
     notes: list[str] = dataclasses.field(default_factory=list)
+    #: the window table with a ``by:<dim>`` column per dimension: the group holding most of each
+    #: window (what RL209 compares GPUs within: a pod's or a job's GPUs, not a host's)
+    windows: Any = None
+
+    @property
+    def key_columns(self) -> tuple[str, ...]:
+        return tuple(f"by:{d}" for d in self.by)
 
     def rows(self) -> list[dict]:
         """One dict per group, worst first: what the table, the JSON and the HTML report show."""
@@ -222,6 +229,21 @@ def attribute(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list[str
     if any(d.source == "host" for d in dims):
         w = w.with_columns(pl.col("host").alias("by:host"))
     return w
+
+
+def main_groups(windows, dims: list[Dim], *, runs=None, jobs=None):
+    """``windows`` with a ``by:<dim>`` column per dimension: for each window the group that holds
+    the largest share of it (ties: the first in :func:`attribute`'s order; a window no group holds
+    keeps the "(no ...)" key as null). One row per window, in the windows' order."""
+    import polars as pl
+
+    if windows is None or not windows.height:
+        return windows
+    cols = [d.col for d in dims]
+    w = attribute(windows, dims, runs=runs, jobs=jobs)
+    best = (w.sort(["_wid", "_f"], descending=[False, True], maintain_order=True)
+            .unique("_wid", keep="first", maintain_order=True).sort("_wid"))
+    return best.select([c for c in windows.columns] + [c for c in cols if c not in windows.columns])
 
 
 def group_summary(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list[str] | None = None):
@@ -363,9 +385,10 @@ def group_report(windows, by, *, runs=None, jobs=None, have_labels: bool = True)
                      "text, Prometheus JSON and Prometheus pulls do; dcgmi dmon, nvidia-smi and Parquet stores "
                      "do not): every GPU is in the group " + ", ".join(f"(no {_noun(n)})" for n in label_dims))
     table = group_summary(windows, dims, runs=runs, jobs=jobs, notes=notes)
+    main = main_groups(windows, dims, runs=runs, jobs=jobs)
     if "pod" in label_dims:
         exporter = [k for k in table.get_column("by:pod").to_list() if "dcgm-exporter" in str(k)]
         if exporter:
             notes.append(f"pod {exporter[0]!r} looks like the exporter's own pod (the scrape's labels), not the "
                          "workload's: set honorLabels or read exported_pod (dcgm-exporter's Kubernetes mapping)")
-    return GroupReport([d.name for d in dims], table, notes)
+    return GroupReport([d.name for d in dims], table, notes, windows=main)

@@ -177,7 +177,7 @@ def find_stragglers(windows, keys=("host",), overrides: dict[str, Any] | None = 
 
     present = set(w.columns)
     shares = [c for c in SHARE_COLUMNS if c in present]
-    group = pl.concat_str([pl.format("{}:{}", pl.lit(k), pl.col(k).cast(pl.String).fill_null("?")) for k in keys],
+    group = pl.concat_str([pl.format("{}:{}", pl.lit(k.removeprefix("by:")), pl.col(k).cast(pl.String).fill_null("?")) for k in keys],
                           separator=" ")
     out = w.with_columns(group.alias("group")).group_by([*gpu, "_episode"]).agg(
         pl.col("group").first(),

@@ -120,10 +120,11 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     check_window(window, windows)
     notes += [n for n in empty_windows_notes(windows, inputs, warmup) if n not in notes]
     notes += [n for n in silent_telemetry_notes(windows) if n not in notes]
-    context = Context(telemetry=lf, windows=windows)
+    groups = telemetry_groups(lf, inputs, windows, by=by, jobs_path=jobs, tz=tz, notes=notes, skipped=skipped)
+    context = Context(telemetry=lf, windows=windows if groups is None else groups.windows,
+                      extra={} if groups is None else {"group_keys": groups.key_columns})
     findings = run_rules(context, select=_split_codes(select), ignore=_split_codes(ignore), config=cfg,
                          family="telemetry", thresholds=thresholds)
-    groups = telemetry_groups(lf, inputs, windows, by=by, jobs_path=jobs, tz=tz, notes=notes, skipped=skipped)
     result = AnalysisResult(inputs=inputs, windows=windows, findings=findings, skipped=skipped, notes=notes,
                             sample_counts=counts, groups=groups)
     _relabel_stdin(result, stdin_dir)

@@ -97,6 +97,8 @@ class StragglerGpu(Rule):
         if w is None:
             return []
         keys = tuple((ctx.extra or {}).get("group_keys") or ("host",))
+        if keys != ("host",):  # GPUs in no group (no pod, no job) are not one another's peers
+            w = w.drop_nulls([k for k in keys if k in w.columns])
         p = self.params
         from ridgeline.analyzer.stragglers import METRICS, default_metrics
 

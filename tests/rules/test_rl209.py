@@ -116,3 +116,27 @@ def test_rl209_mig_instances_are_not_compared():
     parts = [gpu_series(host="m", gpu=None, gpu_instance=str(i), n=900, **BUSY_TENSOR,
                         sm_clock_hz=(1000 if i == 3 else 1980) * 1e6) for i in range(4)]
     assert _run(reduce_windows(table(*parts), window="5m")) == []
+
+
+def test_rl209_compares_the_gpus_of_a_pod_across_hosts_with_by_pod(tmp_path):
+    """--by pod: a pod's GPUs on two hosts are one group (a synchronous job runs at its slowest
+    GPU's pace); GPUs in no pod are nobody's peers. The throttled GPU is named in its pod."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ridgeline.cli import cli
+
+    pod = {"namespace": "ml", "pod": "train-0"}
+    # host a: GPUs 0-3 in the pod, GPU 3 power-capped; host b: GPUs 0-3 in the pod; GPUs 4-5 of
+    # each host in no pod
+    a = write_telemetry(tmp_path / "node-a.prom", ["training"] * 6, throttled={3: "power_cap"}, clocks=True,
+                        format="exporter", minutes=30, interval_s=5, labels=[pod] * 4 + [None, None])
+    b = write_telemetry(tmp_path / "node-b.prom", ["training"] * 6, clocks=True, format="exporter", minutes=30,
+                        interval_s=5, labels=[pod] * 4 + [None, None])
+    r = CliRunner().invoke(cli, ["telemetry", str(a), str(b), "--by", "pod", "--format", "json", "-q",
+                                 "--select", "RL209"], catch_exceptions=False)
+    doc = json.loads(r.output)
+    found = [f for f in doc["findings"] if f["code"] == "RL209"]
+    assert [f["subject"] for f in found] == ["host:node-a gpu:3"]
+    assert "lags the other 7 GPUs of pod:ml/train-0" in found[0]["message"]
