@@ -18,22 +18,14 @@ from typing import Any
 
 from ridgeline import __version__
 from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound
+from ridgeline.render.plot_style import BOUND_COLORS as PLOT_BOUND_COLORS
+from ridgeline.render.plot_style import PRECISION_LABELS
 
 SEVERITY_ORDER = {"critical": 0, "warning": 1, "info": 2}
 # the bounds as every view shows them: the latency class split into launch- and stall-bound
 BOUND_ORDER = VIEW_BOUNDS
-BOUND_COLORS = {"memory": "#0072B2", "compute": "#D55E00", "launch": "#CC79A7", "stall": "#009E73",
-                "latency": "#CC79A7", "unknown": "#8C8C8C"}
-PRECISION_NAMES = {
-    "fp64": "FP64 (CUDA cores)",
-    "fp32": "FP32 (CUDA cores)",
-    "fp16": "FP16 (CUDA cores)",
-    "tf32_tensor": "TF32 tensor",
-    "fp16_tensor": "FP16/BF16 tensor",
-    "fp8_tensor": "FP8 tensor",
-    "int8_tensor": "INT8 tensor (op/s)",
-    "fp64_tensor": "FP64 tensor",
-}
+BOUND_COLORS = PLOT_BOUND_COLORS  # the page's badges in the plots' colours
+PRECISION_NAMES = PRECISION_LABELS  # one table of precision names for the plots and the page
 SOURCE_NAMES = {
     "ncu": "measured by ncu",
     "ncu-device-attributes": "ncu device attributes",
