@@ -15,6 +15,24 @@ COMM_LEGEND = ("comm = union of communication kernels (NCCL/RCCL, custom all-red
                "kernel beside it; overlap = the share hidden behind compute")
 
 
+def source_numbers(devices) -> dict[str, int]:
+    """Each input's number (1, 2...) in the order of the device table: the terminal's device
+    column says ``#2 gpu:0`` and one line per input names the file (cut file names read alike)."""
+    out: dict[str, int] = {}
+    if devices is not None:
+        for src in devices.get_column("source").to_list():
+            out.setdefault(src, len(out) + 1)
+    return out
+
+
+def device_id(r, numbers: dict[str, int] | None = None) -> str:
+    """``gpu:N``, with ``#k`` of its input in front when there are several inputs."""
+    dev = "gpu:?" if r["device"] is None else f"gpu:{r['device']}"
+    if numbers and len(numbers) > 1 and r.get("source") in numbers:
+        return f"#{numbers[r['source']]} {dev}"
+    return dev
+
+
 def _device_label(r) -> str:
     dev = "gpu:?" if r["device"] is None else f"gpu:{r['device']}"
     return f"{Path(r['source']).name} {dev}"
@@ -44,6 +62,7 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
     from ridgeline.render.text import fmt_pct, fmt_seconds, shorten
 
     devices = getattr(tl, "devices", None)
+    numbers = source_numbers(devices)
     table = rank_table(devices)
     lines: list[str] = []
     if table is not None:
@@ -51,7 +70,7 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
                   f"{'rank':>5} {'device':<24}{'compute':>9}{'comm':>9}{'exposed':>9}{'idle':>9}{'x median':>9}"]
         for r in table.iter_rows(named=True):
             vs = f"{r['compute_vs_median']:.2f}" if r["compute_vs_median"] is not None else "-"
-            lines.append(f"{r['rank']:>5} {shorten(_device_label(r), 23):<24}{fmt_seconds(r['compute_busy_s']):>9}"
+            lines.append(f"{r['rank']:>5} {shorten(device_id(r, numbers), 23):<24}{fmt_seconds(r['compute_busy_s']):>9}"
                          f"{fmt_seconds(r['comm_busy_s']):>9}{fmt_seconds(r['comm_exposed_s']):>9}"
                          f"{fmt_seconds(r['idle_s']):>9}{vs:>9}")
         lines += textwrap.wrap(RANK_LEGEND, width)
@@ -59,11 +78,10 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
     d = comm_devices(devices)
     if d is None:
         return []
-    several = devices.get_column("source").n_unique() > 1
     lines += ["", "Communication per device (docs/timeline.md)",
               f"{'device':<30}{'kernels':>8}{'comm':>10}{'exposed':>10}{'overlap':>9}{'of kern':>9}"]
     for r in d.iter_rows(named=True):
-        label = _device_label(r) if several else ("gpu:?" if r["device"] is None else f"gpu:{r['device']}")
+        label = device_id(r, numbers)
         of_kernel = r["comm_busy_s"] / r["kernel_busy_s"] if r["kernel_busy_s"] else None
         lines.append(f"{shorten(label, 29):<30}{r['comm_kernels']:>8,}{fmt_seconds(r['comm_busy_s']):>10}"
                      f"{fmt_seconds(r['comm_exposed_s']):>10}{fmt_pct(r['comm_overlap_share']):>9}{fmt_pct(of_kernel):>9}")

@@ -36,11 +36,21 @@ def timeline_lines(result) -> list[str]:
         lines.append("Timeline: GPU busy vs idle per device (capture = first to last GPU activity)")
         lines.append(f"{'device':<18}{'capture':>9}{'busy':>6}{'kernel':>7}{'idle':>6}{'launch':>7}{'sync':>6}{'host':>6}"
                      f"{'queued':>7}{'other':>6}")
-        for r in d.iter_rows(named=True):
+        rows = list(d.iter_rows(named=True))
+        # the row says which device (gpu:N, and #k of its input when there are several); inputs and
+        # models are named in full below the legend: a name cut to fit reads as another ("A10~")
+        from ridgeline.render.comm import device_id, source_numbers
+
+        numbers = source_numbers(d)
+        ids = [device_id(r, numbers) for r in rows]
+        named: dict[str, list[str]] = {}  # input (or "") -> its models
+        for r in rows:
+            key = r["source"] if several else ""
+            named.setdefault(key, [])
+            if r["device_name"] and str(r["device_name"]) not in named[key]:
+                named[key].append(str(r["device_name"]))
+        for r, label in zip(rows, ids):
             cap = r["capture_s"] or 0.0
-            label = ("gpu:?" if r["device"] is None else f"gpu:{r['device']}") + (f" {r['device_name']}" if r["device_name"] else "")
-            if several:
-                label = f"{Path(r['source']).name} {label}"
 
             def share(v):
                 return _pct(v / cap) if cap else "-"
@@ -57,6 +67,12 @@ def timeline_lines(result) -> list[str]:
         legend = (f"shares of capture; idle split: launch = gaps <= {_fmt_s(gap)}; {host_calls_legend(d)}; "
                   f"{IDLE_CAUSES_LEGEND}")
         lines += textwrap.wrap(legend, WIDTH)
+        for src, models in named.items():
+            if several:
+                lines += textwrap.wrap(f"#{numbers[src]} {Path(src).name}" + (f": {', '.join(models)}" if models else ""),
+                                       WIDTH, subsequent_indent="    ")
+            elif models:
+                lines += textwrap.wrap(f"GPU: {', '.join(models)}", WIDTH)
         vendors = {v for v in d.get_column("vendor").to_list() if v} if "vendor" in d.columns else set()
         if vendors:
             lines.append("GPU vendor: " + ", ".join(sorted(VENDOR_NAMES.get(v, v) for v in vendors)))

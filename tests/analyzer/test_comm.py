@@ -159,7 +159,10 @@ def test_views_show_the_rank_table(tmp_path, capsys):
         main(["analyze", str(tmp_path / "job")])
     out = capsys.readouterr().out
     assert "Ranks: one job of 4 ranks (ranks from the traces (distributedInfo.rank))" in out
-    row = next(line for line in out.splitlines() if line.strip().startswith("2 rank2.json"))
+    # the rank row names its input by number; the input lines above name the files in full
+    row = next(line for line in out.splitlines() if line.split()[:1] == ["2"] and "gpu:0" in line)
+    num = row.split()[1]
+    assert num.startswith("#") and f"{num} rank2.json" in out
     assert row.split()[-1] == "3.00" and "12 ms" in row
     with pytest.raises(SystemExit):
         main(["analyze", str(tmp_path / "job"), "--format", "json"])
