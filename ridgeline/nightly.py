@@ -90,27 +90,20 @@ def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) 
             notices.append(f"{len(baselines)} baselines, fewer than trend_min_baselines = {need}: compared with the "
                            f"latest ({latest.label}, by {order}) only")
         cmp.notices[:0] = notices
-        if fmt == "json":
-            from ridgeline.render.diff import render_diff_json
+        from ridgeline.render import diff as R
 
-            return render_diff_json(cmp), cmp.regressed
-        if fmt == "markdown":
-            from ridgeline.render.diff import render_diff_markdown
-
-            return render_diff_markdown(cmp, top=top), cmp.regressed
-        from ridgeline.render.diff import format_diff
-
-        return format_diff(cmp, top=top), cmp.regressed
+        return _render(cmp, fmt, top, R.render_diff_json, R.render_diff_markdown, R.format_diff)
     tr = trend(baselines, tonight, overrides=overrides, order=order)
     tr.notices[:0] = notices
+    from ridgeline.render import trend as R
+
+    return _render(tr, fmt, top, R.render_trend_json, R.render_trend_markdown, R.format_trend)
+
+
+def _render(result, fmt: str, top: int, as_json, as_markdown, as_text) -> tuple[str, bool]:
+    """``result`` (a pairwise Comparison or a Trend) in ``fmt``, and whether it regressed."""
     if fmt == "json":
-        from ridgeline.render.trend import render_trend_json
-
-        return render_trend_json(tr), tr.regressed
+        return as_json(result), result.regressed
     if fmt == "markdown":
-        from ridgeline.render.trend import render_trend_markdown
-
-        return render_trend_markdown(tr, top=top), tr.regressed
-    from ridgeline.render.trend import format_trend
-
-    return format_trend(tr, top=top), tr.regressed
+        return as_markdown(result, top=top), result.regressed
+    return as_text(result, top=top), result.regressed

@@ -20,14 +20,18 @@ folder, a long retention (the day is in the past) and optionally a ``--web.confi
 
 from __future__ import annotations
 
+import contextlib
+import json
 import math
 import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 DAY_START = 1767571200  # 2026-01-05T00:00:00Z
@@ -194,3 +198,33 @@ def make_certificates(folder: Path) -> dict[str, Path]:
         run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", f"{name}.crt", "-days", "2", "-extfile", f"{name}.ext")
     return {n: folder / n for n in ("ca.crt", "server.crt", "server.key", "client.crt", "client.key")}
+
+
+# ---- fake Prometheus HTTP APIs on loopback (tests that script the answers themselves) ---------
+class JsonApiHandler(BaseHTTPRequestHandler):
+    """A quiet request handler whose ``_send(data)`` answers like Prometheus' HTTP API:
+    ``{"status": "success", "data": data}`` as JSON. Subclasses write ``do_GET``."""
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, data):
+        body = json.dumps({"status": "success", "data": data}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@contextlib.contextmanager
+def serve(handler):
+    """``handler`` served on a loopback port in a thread; yields the base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

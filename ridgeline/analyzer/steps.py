@@ -47,13 +47,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ridgeline.analyzer.robust import MAD_TO_SIGMA
 from ridgeline.analyzer.schema import DATALOADER_RE, STEP_RE
 
 #: outlier threshold in robust standard deviations (median + K * 1.4826 * MAD)
 OUTLIER_K = 3.0
 #: the smallest spread used for the threshold, as a share of the median step
 MIN_SPREAD_SHARE = 0.01
-MAD_SCALE = 1.4826
 
 
 STEP_COLUMNS: dict[str, tuple[str, str]] = {
@@ -234,7 +234,7 @@ def flag_outliers(steps, k: float = OUTLIER_K):
     judged = pl.when(~last).then(pl.col("step_s"))  # the last step's window is not comparable (docstring)
     med = judged.median().over("source", "device")
     mad = (judged - med).abs().median().over("source", "device")
-    spread = pl.max_horizontal(mad * MAD_SCALE, med * MIN_SPREAD_SHARE)
+    spread = pl.max_horizontal(mad * MAD_TO_SIGMA, med * MIN_SPREAD_SHARE)
     n = judged.count().over("source", "device")
     flag = (n >= 3) & (pl.col("step_s") > med + k * spread)
     return steps.with_columns(pl.when(last).then(None).otherwise(flag).alias("outlier"))

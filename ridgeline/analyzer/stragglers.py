@@ -54,6 +54,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ridgeline.analyzer.robust import MAD_TO_SIGMA
+
 GPU = ("host", "gpu", "gpu_instance")
 THRESHOLDS: dict[str, tuple[Any, str]] = {
     "min_group_gpus": (3, "GPUs of the group reporting the metric in the window (a median needs peers)"),
@@ -138,7 +140,7 @@ def window_lags(windows, keys=("host",), overrides: dict[str, Any] | None = None
         med = pl.col(f"{c}_group_median")
         lag = 1.0 - pl.col(c) / med
         ok = (pl.lit(c in compared) & (pl.col(f"_{c}_n") >= th["min_group_gpus"]) & (med > 0) & (lag >= th["min_lag"])
-              & ((med - pl.col(c)) > th["mad_k"] * 1.4826 * pl.col(f"_{c}_mad")) & busy)
+              & ((med - pl.col(c)) > th["mad_k"] * MAD_TO_SIGMA * pl.col(f"_{c}_mad")) & busy)
         lags.append(pl.when(ok.fill_null(False)).then(lag).otherwise(None).alias(f"{c}_lag"))
     w = w.with_columns(lags)
     pace = pl.max_horizontal([pl.col(f"{c}_lag") for c in PACE])

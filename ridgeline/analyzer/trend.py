@@ -54,9 +54,8 @@ from typing import Any, Mapping
 
 from ridgeline.analyzer.diff import (_major, _num, _who, document_kind, gpu_name, kernel_groups, model_notices,
                                      thresholds)
+from ridgeline.analyzer.robust import MAD_TO_SIGMA  # MAD x 1.4826 = a normal distribution's standard deviation
 from ridgeline.errors import InputError
-
-MAD_TO_SIGMA = 1.4826  # MAD of a normal distribution x 1.4826 = its standard deviation
 
 
 @dataclasses.dataclass

@@ -37,20 +37,21 @@ def _shade(share: float | None) -> str:
 
 
 def waste_frame(windows):
-    """Per window: host, gpu key, start, end, observed seconds and wasted seconds (the
-    fleet_summary definition: busy-tensor-idle where profiling data exist and the window is not
-    excluded, plus allocated-idle)."""
+    """Per window: host, gpu key, start, end, observed seconds and wasted seconds (the one
+    classification the fleet and group tables share, :func:`ridgeline.analyzer.telemetry.waste_columns`:
+    busy with idle tensor cores where profiling data exist and the window is not excluded, plus
+    idle with memory allocated)."""
     import polars as pl
 
-    ok = pl.col("excluded").is_null() & pl.col("has_profiling").fill_null(False)
-    return windows.select(
+    from ridgeline.analyzer.telemetry import waste_columns
+
+    return windows.with_columns(*waste_columns()).select(
         pl.col("host").fill_null("?"),
         pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                        pl.col("gpu_instance").fill_null("")], separator="/").alias("gpu_key"),
         "gpu", "gpu_instance", "model", "window_start", "window_end",
         pl.col("span_s").fill_null(0.0).alias("observed_s"),
-        (pl.when(ok).then(pl.col("busy_tensor_idle_s")).otherwise(0.0).fill_null(0.0)
-         + pl.col("allocated_idle_s").fill_null(0.0)).alias("wasted_s"),
+        (pl.col("_bti") + pl.col("_ai")).alias("wasted_s"),
         "tensor_active_mean_ratio", "sm_clock_mean_hz",
     )
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ pytest.importorskip("httpx", reason="httpx not installed (pip install 'ridgeline
 sys.path.insert(0, str(Path(__file__).parent))
 
 import test_prometheus_slices as days_server  # noqa: E402
+from prometheus_server import serve  # noqa: E402
 
 from ridgeline.result import Skipped  # noqa: E402
 from ridgeline.skiplog import PER_KIND, CappedSkipped  # noqa: E402
@@ -36,12 +35,8 @@ class _Damaged(days_server._Days):
 
 @pytest.fixture(scope="module")
 def damaged():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Damaged)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(_Damaged) as url:
+        yield url
 
 
 def _run(url, days):

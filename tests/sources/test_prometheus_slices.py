@@ -10,13 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from prometheus_server import JsonApiHandler, serve
 
 pytest.importorskip("httpx", reason="httpx not installed (pip install 'ridgeline[prometheus]')")
 
@@ -64,18 +63,7 @@ def _value(name: str, host: str, gpu: int, t: int) -> float:
     return 1.0 if (host, gpu) == ("h1", 0) and t >= DAY2 else 0.0  # ECC DBE volatile: +1 at day 2
 
 
-class _Days(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def _send(self, data):
-        body = json.dumps({"status": "success", "data": data}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class _Days(JsonApiHandler):
     def do_GET(self):
         if self.path.split("?")[0] == "/api/v1/query":
             return self._send({"resultType": "scalar", "result": [0, "1"]})
@@ -103,12 +91,8 @@ class _Days(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def days():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Days)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(_Days) as url:
+        yield url
 
 
 def _fields():

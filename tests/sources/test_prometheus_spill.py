@@ -9,12 +9,11 @@ import datetime as dt
 import json
 import re
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 import polars as pl
 import pytest
+from prometheus_server import JsonApiHandler, serve
 
 from ridgeline.sources import prometheus as P
 from ridgeline.sources.spill import ORDER, Spill
@@ -29,20 +28,9 @@ def _series(**labels):
     return {"metric": {"__name__": "DCGM_FI_DEV_GPU_UTIL", "gpu": "0", **labels}, "values": POINTS}
 
 
-class _Fleet(BaseHTTPRequestHandler):
+class _Fleet(JsonApiHandler):
     """Hosts h1 and h2 with a Hostname label; h1 is scraped a second time by a 1.x exporter job
     whose series carry ``hostname`` instead (so it is asked with the series without Hostname)."""
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, data):
-        body = json.dumps({"status": "success", "data": data}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self):
         path = self.path.split("?")[0]
@@ -69,12 +57,8 @@ class _Fleet(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def fleet():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Fleet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serve(_Fleet) as url:
+        yield url
 
 
 pytest.importorskip("httpx", reason="httpx not installed (pip install 'ridgeline[prometheus]')")
