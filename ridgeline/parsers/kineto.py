@@ -35,6 +35,17 @@ from pathlib import Path
 
 from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
 from ridgeline.errors import InputError
+from ridgeline.parsers.kineto_events import (  # noqa: F401 (re-exported: the reader's names)
+    _CONTEXT_CATS,
+    _GPU_CATS,
+    _HOST_CATS,
+    _LEGACY_PIDS,
+    _LONG_TS,
+    _TS_TEXT,
+    _kineto_schemas,
+    assemble_frames,
+    quote_long_ts,
+)
 from ridgeline.parsers.timeline_common import (
     _COPY_WORDS,
     TimelineTables,
@@ -51,21 +62,23 @@ from ridgeline.parsers.timeline_common import (
 # ======================================================================================
 # Kineto
 # ======================================================================================
-_GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
-             "Memcpy": "memcpy", "Memset": "memset"}
-_HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu_op", "Runtime": "runtime",
-              "Operator": "cpu_op", "user_annotation": "annotation", "python_function": "python"}
-#: host events that say what the CPU was doing (kept by host_calls="sync" too: they name the work
-#: behind host-late idle time, ridgeline.analyzer.idle_causes.host_late_activity)
-_CONTEXT_CATS = ("cpu_op", "Operator", "user_annotation", "python_function")
 
 
-#: a ``"ts"`` value of 8e12 us or more with decimals (epoch microseconds with nanosecond decimals,
-#: 1.7e15): quoted before parsing so it reaches :func:`exact_ns` as text. A float64 holds a value
-#: below 2^43 us (8.8e12) to better than 0.5 ns, so rounding it gives the exact nanosecond; above,
-#: its spacing grows to 256 ns at epoch microseconds (the error HTA's float reading makes).
-_LONG_TS = re.compile(rb'"ts": ?((?:[0-9]{14,}|[89][0-9]{12})\.[0-9]+)')
-_TS_TEXT = re.compile(r"[0-9]{13,}\.[0-9]+")
+
+def _decode_events(data: bytes, host_calls: str, base: int):
+    """A JSON array of trace events -> (GPU frame, host frame, launch frame, stats): the fast typed
+    decoder (:mod:`ridgeline.parsers.kineto_fast`) where it is sure, else the standard library and
+    :func:`_kineto_frames`. ValueError: not JSON (for the chunked reader, a cut in the wrong place)."""
+    from ridgeline.parsers import kineto_fast
+
+    data = quote_long_ts(data)
+    got = kineto_fast.decode_events(data, host_calls, base)
+    if got is not None:
+        return got
+    events = _loads(data)
+    if not isinstance(events, list):
+        raise ValueError("not a JSON array")
+    return _kineto_frames(events, host_calls, base)
 
 
 def _loads(data: bytes):
@@ -79,10 +92,8 @@ def _loads(data: bytes):
     message), so one parser keeps one set of answers."""
     import json
 
-    if b"." in data:
-        data = _LONG_TS.sub(rb'"ts":"\1"', data)
     try:
-        return json.loads(data)
+        return json.loads(quote_long_ts(data))
     except RecursionError as err:
         raise ValueError("JSON nested too deeply to parse (thousands of levels of [ or {)") from err
 
@@ -152,11 +163,11 @@ class _Bounded:
         self.close()
 
 
-STREAM_MIN_BYTES = 64 << 20  # Kineto files from this size are parsed in chunks of events
-STREAM_CHUNK_BYTES = 32 << 20
+STREAM_MIN_BYTES = 4 << 20  # Kineto files from this size (JSON text) are parsed in chunks of events
+STREAM_CHUNK_BYTES = 2 << 20  # small pieces: each chunk's records are freed before the next (peak memory), at no cost in time (bench_hta.py)
 
 
-_LEGACY_PIDS = {"cuda functions": "kernel", "cpu functions": "cpu_op"}  # the legacy autograd profiler
+
 
 
 def _legacy(e) -> str | None:
@@ -216,9 +227,6 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
 
     ``base``: the index of the batch's first event in ``traceEvents`` (``_row``, the event a damaged
     record is named by); ``_problem``: :func:`_event_problem`."""
-    import polars as pl
-
-    gpu_schema, host_schema = _kineto_schemas()
     gpu, host = [], []
     legacy_gpu = 0
     for i, e in enumerate(events, base):
@@ -280,11 +288,11 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
     def text(v):
         return v if isinstance(v, str) else None if v is None else str(v)
 
-    g = None
+    gpu_cols = host_cols = context_cols = launch_cols = None
     if gpu:
         dev_args = [arg(e, "device") for _i, e in gpu]
         problems = [_event_problem(e, d) for (_i, e), d in zip(gpu, dev_args)]
-        g = pl.DataFrame({
+        gpu_cols = {
             "_row": [i for i, _e in gpu],
             "_problem": problems,
             "kind": [_GPU_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "kernel") for _i, e in gpu],
@@ -300,12 +308,11 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "block_z": [dim(e, "block", 2) for _i, e in gpu],
             "bytes": [_int(arg(e, "bytes")) for _i, e in gpu],
             "process_id": [pid(e) for _i, e in gpu],
-        }, schema=gpu_schema, strict=False)
-    h = None
+        }
     if host:
         ts_raw = [e.get("ts") for _i, e in host]
         ts, dur = [num(v) for v in ts_raw], [num(e.get("dur")) for _i, e in host]
-        h = pl.DataFrame({
+        host_cols = {
             "_row": [i for i, _e in host],
             # the full check only where it can find something (most host events are clean and carry no
             # copy size or grid): the same answers, without a call per event
@@ -318,10 +325,10 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "correlation_id": [_int(arg(e, "correlation")) for _i, e in host],
             "process_id": [pid(e) for _i, e in host],
             "thread_id": [_int(e.get("tid")) for _i, e in host],
-        }, schema=host_schema, strict=False)
-    if context:  # lean: plain lookups, values checked in polars; unusable times leave the row out
+        }
+    if context:  # lean: plain lookups, values checked in polars (assemble_frames)
         ts_raw = [e.get("ts") for _i, e in context]
-        c = pl.DataFrame({
+        context_cols = {
             "_row": [i for i, _e in context],
             "kind": [_HOST_CATS.get(e.get("cat")) for _i, e in context],
             "ts": [None if isinstance(v, str) else v for v in ts_raw],
@@ -329,34 +336,17 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "ts_text": [v if isinstance(v, str) else None for v in ts_raw],
             "name": [e.get("name") for _i, e in context],
             "thread_id": [e.get("tid") for _i, e in context],
-        }, schema={k: host_schema[k] for k in ("_row", "kind", "ts", "dur", "ts_text", "name", "thread_id")},
-            strict=False)
-        ok = (pl.col("dur").is_finite() & (pl.col("dur") >= 0)
-              & (pl.col("ts").is_finite() & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
-                 | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$")))
-        c = c.filter(ok.fill_null(False)).with_columns(  # the float the damage checks read, as for other events
-            pl.coalesce("ts", pl.col("ts_text").cast(pl.Float64, strict=False)).alias("ts"))
-        h = pl.concat([x for x in (h, c) if x is not None], how="diagonal_relaxed") if c.height else h
+        }
     # the launch records: every runtime/driver call with a correlation id (joined to the GPU work
     # it launched by read_kineto; calls that launched nothing, e.g. cudaEventQuery, find no match)
-    launch = None
     if runtime:  # values checked in polars (_join_launches), not per event here
-        launch = pl.DataFrame({
+        launch_cols = {
             "correlation_id": [arg(e, "correlation") for e in runtime],
             "ts": [None if isinstance(v, str) else v for v in (e.get("ts") for e in runtime)],
             "ts_text": [v if isinstance(v, str) else None for v in (e.get("ts") for e in runtime)],
-        }, schema={"correlation_id": pl.Int64, "ts": pl.Float64, "ts_text": pl.String}, strict=False)
+        }
+    g, h, launch = assemble_frames(gpu_cols, host_cols, context_cols, launch_cols)
     return g, h, launch, stats
-
-
-def _kineto_schemas():
-    import polars as pl
-
-    i, f, t = pl.Int64, pl.Float64, pl.String
-    gpu = {"_row": i, "_problem": t, "kind": t, "device": i, "stream": i, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "grid_x": i,
-           "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i}
-    host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
-    return gpu, host
 
 
 class _NotStreamable(Exception):
@@ -407,16 +397,13 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
                 eof = True
             if eof:
                 break
-            events, buf = _cut_events(buf)
-            g, h, lr, n = _kineto_frames(events, host_calls, stats["events"])
-            del events
+            (g, h, lr, n), buf = _cut_events(buf, host_calls, stats["events"])
             _add(stats, n)
             for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
                 if x is not None:
                     frames.append(x)
     # the end: the remaining events, ']', then the rest of the top-level object
-    tail_events, suffix = _last_events(buf)
-    g, h, lr, n = _kineto_frames(tail_events, host_calls, stats["events"])
+    (g, h, lr, n), suffix = _last_events(buf, host_calls, stats["events"])
     _add(stats, n)
     for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
         if x is not None:
@@ -432,8 +419,8 @@ def _add(stats, more):
         stats[k] += v
 
 
-def _cut_events(buf: bytes, attempts: int = 50):
-    """(events parsed from the start of buf up to an event boundary, the remaining bytes)."""
+def _cut_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
+    """(the frames of the events from the start of buf up to an event boundary, the remaining bytes)."""
     end = len(buf)
     for _ in range(attempts):
         i = buf.rfind(b"}", 0, end)
@@ -448,28 +435,24 @@ def _cut_events(buf: bytes, attempts: int = 50):
                 k += 1
             if k < len(buf) and buf[k:k + 1] == b"{":
                 try:
-                    events = _loads(b"[" + buf[:i + 1] + b"]")
+                    return _decode_events(b"[" + buf[:i + 1] + b"]", host_calls, base), buf[k:]
                 except ValueError:
-                    events = None
-                if isinstance(events, list):
-                    return events, buf[k:]
+                    pass
         end = i
     raise _NotStreamable("no event boundary found in a chunk")
 
 
-def _last_events(buf: bytes, attempts: int = 50):
-    """(the last events, the bytes after the array's closing bracket)."""
+def _last_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
+    """(the frames of the last events, the bytes after the array's closing bracket)."""
     end = len(buf)
     for _ in range(attempts):
         i = buf.rfind(b"]", 0, end)
         if i < 0:
             break
         try:
-            events = _loads(b"[" + buf[:i + 1])
+            return _decode_events(b"[" + buf[:i + 1], host_calls, base), buf[i + 1:]
         except ValueError:
-            events = None
-        if isinstance(events, list):
-            return events, buf[i + 1:]
+            pass
         end = i
     raise _NotStreamable("no end of the traceEvents array")
 
@@ -528,8 +511,12 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
             from ridgeline.parsers.plain import plain_reason
 
             raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt: {plain_reason(err)}") from err
+        from ridgeline.parsers import kineto_fast
+
+        raw = quote_long_ts(raw)
+        fast = kineto_fast.decode_document(raw, host_calls)  # None: read the standard way (kineto_fast's contract)
         try:
-            meta = _loads(raw)
+            meta = fast[0] if fast is not None else _loads(raw)
         except ValueError as err:
             meta = _array_without_end(raw)  # the array form may omit its closing ']'
             if meta is None:
@@ -539,10 +526,11 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         del raw
         if isinstance(meta, list):  # the Trace Event format's array form: events only
             meta = {"traceEvents": meta}
-        if not isinstance(meta, dict) or not isinstance(meta.get("traceEvents"), list):
+        if fast is None and (not isinstance(meta, dict) or not isinstance(meta.get("traceEvents"), list)):
             raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list, or a JSON "
                              "array of trace events)")
-        g, h, lr, stats = _kineto_frames(meta.pop("traceEvents"), host_calls)
+        g, h, lr, stats = fast[1:] if fast is not None else _kineto_frames(meta.pop("traceEvents"), host_calls)
+        del fast
         gpus, hosts, launches = [[x] if x is not None else [] for x in (g, h, lr)]
     if not isinstance(meta, dict):
         raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")

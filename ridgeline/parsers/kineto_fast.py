@@ -1,0 +1,238 @@
+"""The fast path of the Kineto reader: trace events decoded straight into typed records.
+
+:mod:`ridgeline.parsers.kineto` reads a trace with the standard library's ``json`` (a dict per
+event, every ``args`` key kept) and then walks the dicts in Python, checking every value
+(:func:`ridgeline.parsers.kineto._event_problem`). On a 26 MB trace of 109k events that was
+0.4 s of parsing and 0.8 s of walking, most of a 1.5 s run. Here msgspec decodes the same text
+against a schema of the few fields the reader uses (``ph cat name ts dur pid tid`` and
+``args.device stream correlation grid block bytes``; every other key is skipped unparsed), with
+the value checks in the schema itself: ids are int64, grid and block three whole numbers below
+2^32, times numbers (long decimal ``ts`` values arrive as text, quoted by
+:func:`ridgeline.parsers.kineto_events.quote_long_ts`, exact to the nanosecond as before).
+
+The contract: :func:`decode_events` / :func:`decode_document` return exactly what the standard
+path returns for the same bytes (``tests/parsers/test_kineto_fast.py`` compares both on every real
+and generated trace and on damaged variants), or None where they cannot be sure of that: a value
+of another type than the schema's (a device ``"cuda:0"``, a float id), an event the standard path
+would name as damaged (no ``ts``, a ``ts`` text that is not a number, a device that is no GPU
+index), the legacy autograd layout, JSON the decoder rejects. The caller then reads the bytes the
+standard way, which names every damage in its words: the fast path never decides what is wrong
+with a file, it only recognizes files where nothing is.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated
+
+import msgspec
+
+from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
+from ridgeline.parsers.kineto_events import _CONTEXT_CATS, _GPU_CATS, _HOST_CATS, _LEGACY_PIDS, _TS_TEXT, assemble_frames
+from ridgeline.parsers.timeline_common import MAX_DEVICE
+
+_I64 = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
+_DIM = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=(1 << 32) - 1)]], msgspec.Meta(min_length=3, max_length=3)]
+
+
+class _Args(msgspec.Struct, gc=False):
+    device: _I64 | None = None
+    stream: _I64 | None = None
+    correlation: _I64 | None = None
+    grid: _DIM | None = None
+    block: _DIM | None = None
+    nbytes: _I64 | None = msgspec.field(default=None, name="bytes")
+
+
+class _Event(msgspec.Struct, gc=False):
+    ph: str | None = None
+    cat: str | None | msgspec.UnsetType = msgspec.UNSET  # absent: maybe the legacy layout
+    name: str | None = None
+    ts: float | str | None = None
+    dur: float | None = None
+    pid: _I64 | str | None = None
+    tid: _I64 | str | None = None
+    args: _Args | None = None
+
+
+class _Document(msgspec.Struct):
+    traceEvents: list[_Event]  # noqa: N815 (the format's key)
+    deviceProperties: msgspec.Raw = msgspec.Raw(b"null")  # noqa: N815
+    distributedInfo: msgspec.Raw = msgspec.Raw(b"null")  # noqa: N815
+
+
+_EVENTS = msgspec.json.Decoder(list[_Event])
+_DOCUMENT = msgspec.json.Decoder(_Document)
+_SYNC, _LAUNCH, _STEP, _LOADER = (re.compile(p) for p in (SYNC_RE, LAUNCH_RE, STEP_RE, DATALOADER_RE))
+
+
+def decode_events(data: bytes, host_calls: str, base: int = 0):
+    """A JSON array of trace events (long ``ts`` values already quoted) -> ``(gpu, host, launch,
+    stats)`` as :func:`ridgeline.parsers.kineto._kineto_frames`, or None (see the module)."""
+    try:
+        events = _EVENTS.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    return _frames(events, host_calls, base)
+
+
+def decode_document(data: bytes, host_calls: str):
+    """A whole trace in the object form -> ``(meta, gpu, host, launch, stats)`` (``meta``: the
+    ``deviceProperties`` and ``distributedInfo`` the reader reads, parsed by the standard
+    library), or None."""
+    import json
+
+    try:
+        doc = _DOCUMENT.decode(data)
+        meta = {k: json.loads(bytes(v)) for k, v in (("deviceProperties", doc.deviceProperties),
+                                                      ("distributedInfo", doc.distributedInfo))}
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+        return None
+    got = _frames(doc.traceEvents, host_calls, 0)
+    return None if got is None else (meta, *got)
+
+
+def _frames(events: list[_Event], host_calls: str, base: int):
+    """The frames of :func:`ridgeline.parsers.kineto._kineto_frames` from typed events, or None.
+    One list per field (attribute reads, no checks); the per-value Python left is for the rare
+    values that need a look (text ``ts``, text ids); the rest is done in polars."""
+    import polars as pl
+
+    gpu_rows, gpu, host_rows, host = [], [], [], []
+    unset = msgspec.UNSET
+    for i, e in enumerate(events, base):
+        if e.ph != "X":
+            continue
+        cat = e.cat
+        if cat in _GPU_CATS:
+            gpu_rows.append(i)
+            gpu.append(e)
+        elif cat in _HOST_CATS:
+            host_rows.append(i)
+            host.append(e)
+        elif cat is unset and isinstance(e.pid, str) and e.pid.lower() in _LEGACY_PIDS:
+            return None  # the legacy autograd layout: the standard path reads it
+    runtime_cats = ("cuda_runtime", "cuda_driver", "Runtime")
+    stats = {"host": len(host), "runtime": 0, "legacy": 0, "events": len(events), "hip": 0}
+    gpu_cols = host_cols = context_cols = launch_cols = None
+    if gpu:
+        cols = _columns(gpu)
+        if cols is None:
+            return None
+        pid = cols["pid"]
+        device = cols["device"]
+        if set(map(type, device)) != {type(None)}:  # args.device where given, else the pid where it is a GPU index
+            if not all(d is None or 0 <= d <= MAX_DEVICE for d in device):
+                return None
+        raw = pl.DataFrame({
+            "_row": pl.Series(gpu_rows, dtype=pl.Int64), "cat": pl.Series(cols["cat"], dtype=pl.String),
+            "device": pl.Series(device, dtype=pl.Int64), "stream": pl.Series(cols["stream"], dtype=pl.Int64),
+            "ts": pl.Series(cols["ts"], dtype=pl.Float64), "dur": pl.Series(cols["dur"], dtype=pl.Float64),
+            "ts_text": pl.Series(cols["ts_text"], dtype=pl.String), "name": pl.Series(cols["name"], dtype=pl.String),
+            "correlation_id": pl.Series(cols["correlation"], dtype=pl.Int64),
+            **{f"{k}_{x}": pl.Series([v[j] if v is not None else None for v in cols[k]], dtype=pl.Int64)
+               for k in ("grid", "block") for j, x in enumerate("xyz")},
+            "bytes": pl.Series(cols["nbytes"], dtype=pl.Int64), "process_id": pl.Series(pid, dtype=pl.Int64),
+        })
+        p = pl.col("process_id")
+        gpu_cols = raw.select(
+            "_row", pl.lit(None, pl.String).alias("_problem"),
+            pl.col("cat").replace_strict(_GPU_CATS, return_dtype=pl.String).alias("kind"),
+            pl.coalesce("device", pl.when(p.is_between(0, MAX_DEVICE)).then(p)).alias("device"),
+            "stream", "ts", "dur", "ts_text", "name", "correlation_id",
+            *(f"{k}_{x}" for k in ("grid", "block") for x in "xyz"),
+            "bytes", "process_id")
+    if host:
+        cols = _columns(host)
+        if cols is None:
+            return None
+        cat = pl.Series(cols["cat"], dtype=pl.String)
+        name = pl.Series(cols["name"], dtype=pl.String)
+        is_runtime = cat.is_in(runtime_cats)
+        stats["runtime"] = int(is_runtime.sum())
+        stats["hip"] = int((is_runtime & name.str.starts_with("hip")).sum())
+        frame = pl.DataFrame({
+            "_row": pl.Series(host_rows, dtype=pl.Int64), "_problem": pl.Series([None] * len(host), dtype=pl.String),
+            "kind": cat.replace_strict(_HOST_CATS, return_dtype=pl.String), "ts": cols["ts"], "dur": cols["dur"],
+            "ts_text": pl.Series(cols["ts_text"], dtype=pl.String), "name": name,
+            "correlation_id": pl.Series(cols["correlation"], dtype=pl.Int64),
+            "process_id": pl.Series(cols["pid"], dtype=pl.Int64), "thread_id": pl.Series(cols["tid"], dtype=pl.Int64),
+        }, schema_overrides={"ts": pl.Float64, "dur": pl.Float64})
+        if host_calls == "sync":  # the rows the analysis reads (as kineto._kineto_frames), each name matched once
+            names = set(cols["name"]) - {None}
+            calls = [n for n in names if _SYNC.match(n) or _LAUNCH.match(n)]
+            ranges = [n for n in names if _STEP.match(n) or _LOADER.search(n)]
+            keep = name.is_not_null() & pl.when(is_runtime).then(name.is_in(calls)).otherwise(
+                (cat == "user_annotation") | name.is_in(ranges))
+            keep = pl.select(keep.fill_null(False)).to_series()
+            context = ~keep & cat.is_in(_CONTEXT_CATS)
+            if context.any():  # lean, as the standard path: the text ids as polars reads them, text ts left as text
+                c = frame.filter(context)
+                context_cols = {"_row": c["_row"], "kind": c["kind"],
+                                "ts": c.select(pl.when(pl.col("ts_text").is_null()).then(pl.col("ts"))).to_series(),
+                                "dur": c["dur"], "ts_text": c["ts_text"], "name": c["name"],
+                                "thread_id": pl.Series([t for t, x in zip(cols["tid_raw"], context) if x], dtype=pl.Int64,
+                                                       strict=False)
+                                if cols["tid_raw"] is not None else c["thread_id"]}
+            frame = frame.filter(keep)
+        if frame.height:
+            host_cols = frame
+        if stats["runtime"]:
+            r = pl.DataFrame({"correlation_id": pl.Series(cols["correlation"], dtype=pl.Int64),
+                              "ts": cols["ts"], "ts_text": pl.Series(cols["ts_text"], dtype=pl.String)},
+                             schema_overrides={"ts": pl.Float64}).filter(is_runtime)
+            launch_cols = r.with_columns(pl.when(pl.col("ts_text").is_null()).then(pl.col("ts")).alias("ts"))
+    g, h, launch = assemble_frames(gpu_cols, host_cols, context_cols, launch_cols)
+    return g, h, launch, stats
+
+
+_EMPTY_ARGS = _Args()
+_NONE = type(None)
+
+
+def _int_only(values):
+    """Ids as the standard path keeps them: integers, a text id none (``_int``)."""
+    return values if str not in set(map(type, values)) else [v if v.__class__ is int else None for v in values]
+
+
+def _columns(events: list[_Event]):
+    """The events' fields as columns (tuples), times checked; None where a time is missing or a
+    ``ts`` text is not a number (damage the standard path names)."""
+    cat = [e.cat for e in events]
+    name = [e.name for e in events]
+    ts = [e.ts for e in events]
+    dur = [e.dur for e in events]
+    pid = [e.pid for e in events]
+    tid = [e.tid for e in events]
+    args = [e.args for e in events]
+    if _NONE in set(map(type, args)):
+        args = [a if a is not None else _EMPTY_ARGS for a in args]
+    device = [a.device for a in args]
+    stream = [a.stream for a in args]
+    correlation = [a.correlation for a in args]
+    grid = [a.grid for a in args]
+    block = [a.block for a in args]
+    nbytes = [a.nbytes for a in args]
+    kinds = set(map(type, ts))
+    if kinds == {float}:
+        ts_f, ts_t = ts, [None] * len(ts)
+    elif kinds == {float, str} or kinds == {str}:
+        ts_f, ts_t = [], []
+        for v in ts:
+            if v.__class__ is float:
+                ts_f.append(v)
+                ts_t.append(None)
+            elif _TS_TEXT.fullmatch(v):
+                ts_f.append(float(v))
+                ts_t.append(v)
+            else:
+                return None
+    else:
+        return None
+    if _NONE in set(map(type, dur)) or not all(map(math.isfinite, ts_f)) or not all(map(math.isfinite, dur)):
+        return None
+    tid_raw = tid if str in set(map(type, tid)) else None
+    return {"cat": cat, "name": name, "ts": ts_f, "ts_text": ts_t, "dur": dur, "pid": _int_only(pid),
+            "tid": _int_only(tid), "tid_raw": tid_raw, "device": device, "stream": stream, "correlation": correlation,
+            "grid": grid, "block": block, "nbytes": nbytes}
