@@ -549,8 +549,10 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
                      "or runtime calls are recorded")
     skipped = []
     where = lambda r: f"traceEvents[{r}]"  # noqa: E731
+    df = None
     if gpus:
         df = pl.concat(gpus, how="vertical_relaxed") if len(gpus) > 1 else gpus[0]
+        gpus.clear()  # the chunks' frames, freed before the copies below (peak memory)
         words = pl.col("name").str.extract(r"(?i)memcpy\s+([A-Za-z]+)", 1).str.to_lowercase()
         df = df.with_columns(
             (pl.col("ts") * 1000).alias("start_ns"),
@@ -561,7 +563,8 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         df, skipped = check_records(path, df, strict=strict, where=where, what="GPU event")
         df = exact_ns(df)
         df = _join_launches(df, launches)
-    if gpus and df.height:
+    launches.clear()
+    if df is not None and df.height:
         df = _dims_and_kinds(df)
         acts = _finish_activities(df, src, devices)
     else:
@@ -571,6 +574,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     api = None
     if hosts:
         api = pl.concat(hosts, how="vertical_relaxed") if len(hosts) > 1 else hosts[0]
+        hosts.clear()
         api = api.with_columns((pl.col("ts") * 1000).alias("start_ns"),
                                ((pl.col("ts") + pl.col("dur")) * 1000).alias("end_ns"))
         api = check_host_calls(path, api, strict=strict, where=where, notes=notes)
@@ -621,6 +625,7 @@ def _join_launches(df, launches):
     if not launches:
         return df.with_columns(pl.lit(None, dtype=pl.Int64).alias("launch_ns"))
     lr = pl.concat(launches, how="vertical_relaxed") if len(launches) > 1 else launches[0]
+    launches.clear()
     ok = pl.col("correlation_id").is_not_null() & (
         pl.col("ts").is_finite().fill_null(False) & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
         | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$").fill_null(False))
