@@ -46,10 +46,15 @@ COMM_COLUMNS = ("comm_kernels", "compute_busy_s", "comm_busy_s", "comm_exposed_s
 
 
 def is_comm_name(name: str | None) -> bool:
-    """True when the full kernel name is a communication kernel (the family table's verdict)."""
-    from ridgeline.analyzer.families import classify_name
+    """True when the full kernel name is a communication kernel (the family table's verdict).
 
-    return bool(name) and classify_name(name).family == COMM_FAMILY
+    A name no communication row matches is not one, whatever row comes first: that test (three
+    patterns) settles most names; only the rest go through the whole table's first match."""
+    from ridgeline.analyzer.families import classify_name, family_patterns
+
+    if not name or not any(rx.search(name) for rx in family_patterns(COMM_FAMILY)):
+        return False
+    return classify_name(name).family == COMM_FAMILY
 
 
 def comm_mask(names):

@@ -257,9 +257,20 @@ DERIVED_FIELDS = {
 }
 
 
+def _compile_row(row: FamilyRow) -> re.Pattern:
+    return re.compile(row.pattern.replace("<NS>", _NS), re.IGNORECASE)
+
+
 @functools.lru_cache(maxsize=None)
 def _compiled() -> tuple[tuple[FamilyRow, re.Pattern], ...]:
-    return tuple((row, re.compile(row.pattern.replace("<NS>", _NS), re.IGNORECASE)) for row in FAMILY_TABLE)
+    return tuple((row, _compile_row(row)) for row in FAMILY_TABLE)
+
+
+@functools.lru_cache(maxsize=None)
+def family_patterns(family: str) -> tuple[re.Pattern, ...]:
+    """The compiled patterns of one family's rows: a name none of them matches is not of that
+    family (whatever row comes first), without compiling or searching the whole table."""
+    return tuple(_compile_row(row) for row in FAMILY_TABLE if row.family == family)
 
 
 # ------------------------------------------------------------------ name helpers

@@ -357,3 +357,19 @@ def test_every_kernel_name_of_every_sample_classifies():
 def test_a_name_that_starts_with_a_bracket_is_labelled_as_written():
     # hostile or odd names (rendered as text by the HTML report) never grow in the label
     assert classify_name("<script>alert('x')</script>").label == "<script>alert('x')</script>"
+
+
+def test_a_family_pre_check_never_disagrees_with_the_first_match():
+    """family_patterns(f) only rules names out: every name classified into f is matched by one of
+    f's patterns, and the communication test (analyzer/comm.is_comm_name, which relies on it)
+    agrees with the whole table on every case name and on names that only resemble a collective."""
+    from ridgeline.analyzer.comm import COMM_FAMILY, is_comm_name
+    from ridgeline.analyzer.families import FAMILY_TABLE, classify_name, family_patterns
+
+    names = [c[1] for c in CASES] + ["sm90_xmma_gemm_allreduce_fused", "reduce_kernel", "all_to_all_tail", "", "gather"]
+    for family in {row.family for row in FAMILY_TABLE}:
+        for name in names:
+            if name and classify_name(name).family == family and classify_name(name).row != "fallback":
+                assert any(rx.search(name) for rx in family_patterns(family)), (family, name)
+    for name in names:
+        assert is_comm_name(name) == (bool(name) and classify_name(name).family == COMM_FAMILY), name
