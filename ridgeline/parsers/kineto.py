@@ -16,6 +16,12 @@ Host calls: ``cuda_runtime``/``cuda_driver`` events (``Runtime`` in early Kineto
 calls; a trace that has none records no host calls (``host_api`` None), so its idle split
 cannot single out synchronization.
 
+Decoding: traces of :data:`STREAM_MIN_BYTES` or more are read :data:`STREAM_CHUNK_BYTES` of events
+at a time; each chunk (or a smaller trace whole) is decoded by msgspec into typed records
+(:mod:`ridgeline.parsers.kineto_fast`) and, where that schema does not fit or a value is one the
+reader names as damage, by the standard library and :func:`_kineto_frames`, which names it. Both
+give the same frames (:mod:`ridgeline.parsers.kineto_events`).
+
 Vendor (``TimelineTables.vendor``): ROCm builds of PyTorch write the same categories
 (``kernel``, ``gpu_memcpy``, ``cuda_runtime``) with HIP names (``hipLaunchKernel``,
 ``hipMemcpyWithStream``) and AMD device properties (names such as ``AMD Instinct MI300X``;
@@ -86,10 +92,10 @@ def _loads(data: bytes):
     from the standard library) is a ValueError like any other malformed JSON. Long decimal
     ``ts`` values come back as strings (:data:`_LONG_TS`), exact to the nanosecond.
 
-    The standard library's parser on purpose: orjson was measured no faster end to end on real
-    traces (0.3 vs 0.4 s of a 1.5 s run, benchmarks/README.md) and reads differently what the
-    damage checks name (an integer past 2^64 comes back as a float; its nesting limit is another
-    message), so one parser keeps one set of answers."""
+    The standard path (:func:`_decode_events` tries :mod:`ridgeline.parsers.kineto_fast` first):
+    the standard library's parser on purpose, so the damage checks name what they find in one set
+    of words whatever is installed (orjson read an integer past 2^64 as a float and had another
+    nesting limit)."""
     import json
 
     try:
