@@ -241,6 +241,21 @@ def _gid_key(df):
     return pl.col("_gid").cast(pl.UInt32) if top is not None and top < 2**32 else pl.col("_gid")
 
 
+def _sort_by_gid(df):
+    """``df`` stably sorted by ``_gid`` (rows keep their order within a GPU). GPU indices of a
+    one-host partition (ids below 2**16) are ordered by numpy's stable sort of 8/16-bit keys (a
+    radix sort: ~1 ms for 172,800 rows, where polars' sort of the 32-bit key took ~6 ms) and the
+    rows gathered once; other ids by polars' stable sort. The same order either way."""
+    import numpy as np
+    import polars as pl
+
+    top = df.get_column("_gid").max()
+    if top is None or top >= 2**16:
+        return df.sort(_gid_key(df), maintain_order=True)
+    key = df.get_column("_gid").cast(pl.UInt8 if top < 2**8 else pl.UInt16).to_numpy()
+    return df[pl.Series(np.argsort(key, kind="stable").astype(np.uint32, copy=False))]
+
+
 def _non_decreasing(df, *, strict: bool) -> bool:
     """Rows of ``df`` ordered by (``_gid``, ``timestamp``)? ``strict``: also no (GPU, time) twice."""
     import polars as pl
@@ -317,7 +332,7 @@ def _fold_wide(df):
     if not _non_decreasing(df, strict=True):
         # rows in time order, GPUs interleaved (the usual store): a stable sort on the GPU alone
         # (~4x cheaper than on GPU and time) orders them; out-of-order times need the full sort
-        df = df.sort(_gid_key(df), maintain_order=True)
+        df = _sort_by_gid(df)
         if not _non_decreasing(df, strict=True):
             df = df.sort(_gid_key(df), "timestamp", maintain_order=True)
         if not _non_decreasing(df, strict=True):  # a (GPU, timestamp) given twice
