@@ -322,8 +322,10 @@ def _fold_wide(df):
     if not present:
         return None, None
     df = _with_identity(df)
-    if "_nulls" not in df.columns:
-        df = df.with_columns(pl.sum_horizontal([pl.col(f).is_null() for f in present]).alias("_nulls"))
+    if "_nulls" not in df.columns:  # blanks per row, over the columns holding any (a null count is known)
+        nully = [f for f in present if df.get_column(f).null_count()]
+        df = df.with_columns((pl.sum_horizontal([pl.col(f).is_null() for f in nully]) if nully
+                              else pl.lit(0, pl.Int64)).alias("_nulls"))
     ident, gid = _ident_and_gid(df)
     if df.get_column("timestamp").null_count():  # a filter copies every column: only when one is needed
         df = df.filter(pl.col("timestamp").is_not_null())

@@ -29,7 +29,8 @@ T0 = dt.datetime(2026, 1, 5, 8, 0, 0, tzinfo=dt.timezone.utc)
 
 def fleet_rows(h: int, gpus: int = 4, n: int = 900) -> pl.DataFrame:
     """One host's rows, time-major. GPU 1 of host 0 misses seconds 300..359 (a gap); host 1
-    writes second 100 twice (same values: a repeat, kept once and listed); GPU 2 reports XID 79
+    writes second 100 twice (same values: a repeat, kept once and listed); host 2 leaves GPU 0's
+    tensor activity blank every 37th second; GPU 2 reports XID 79
     from second 500; the throttle mask sets power cap (0x4) on GPU 3 for the second half."""
     s = pl.int_range(0, n, eager=True).alias("s")
     base = pl.DataFrame(s).join(pl.DataFrame({"gpu": list(range(gpus))}), how="cross")
@@ -43,7 +44,8 @@ def fleet_rows(h: int, gpus: int = 4, n: int = 900) -> pl.DataFrame:
         (pl.lit(T0) + pl.duration(seconds=pl.col("s"))).dt.cast_time_unit("us").alias("timestamp"),
         pl.col("gpu").cast(pl.Int64),
         x.alias("DCGM_FI_DEV_GPU_UTIL"),
-        (x / 250).alias("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"),
+        pl.when((pl.col("gpu") == 0) & (pl.col("s") % 37 == 0) & (h == 2)).then(None)  # blank cells
+        .otherwise(x / 250).alias("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"),
         pl.when(x > 20).then(0.9).otherwise(0.1).alias("DCGM_FI_PROF_GR_ENGINE_ACTIVE"),
         (150 + x * 3).alias("DCGM_FI_DEV_POWER_USAGE"),
         pl.when((pl.col("gpu") == 3) & (pl.col("s") >= n // 2)).then(4.0).otherwise(0.0)
@@ -73,6 +75,7 @@ def test_shortcuts_give_the_windows_of_the_general_paths(fleet_store, monkeypatc
     lf, _inputs, skipped, fast = reduce_telemetry([str(fleet_store)], window=window)
     assert sorted(proven) == [False, True, True]  # hosts 0 (a gap) and 2 proven; host 1's repeated tick hashed
     assert fast.height > 0
+    assert fast.get_column("null_values").sum() == 900 // 37 + 1  # host 2's blank cells, s = 0, 37, ..., 888
     assert fast.filter(pl.col("xid_codes").is_not_null()).height >= 1  # the XID is seen
     assert fast.get_column("throttle_sw_power_cap_share").max() > 0  # and the power cap
     assert [s.item for s in skipped if "repeated" in s.item] == ["4 repeated sample(s)"]  # host 1's tick
