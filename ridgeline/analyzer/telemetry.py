@@ -499,7 +499,9 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     absent = []  # aggregates of fields without a value in this partition: null, known without a pass
     if "gpu_util_ratio" in has:
         aggs.append(((util_raw.max() <= 0.01) & (util_raw.max() > 0)
-                     & (frac_part.filter(util_raw > 0).mean() >= 0.5)).fill_null(False).alias("ratio_as_percent"))
+                     # half or more of the samples above 0 fractional (a filter per group cost ~1 ms)
+                     & ((frac_part & (util_raw > 0)).sum() >= 0.5 * (util_raw > 0).sum())
+                     ).fill_null(False).alias("ratio_as_percent"))
     else:
         absent.append(pl.lit(False).alias("ratio_as_percent"))
     # values no GPU can report (GPU-Util outside 0..100%, negative power): the window is excluded
@@ -526,7 +528,10 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
                     ("nvlink_rx_bytes_per_s", "nvlink_rx_mean_bytes_per_s")):
         field_agg(f, pl.col(f).mean(), name)
     for st in STATES:
-        aggs.append(pl.col(f"_st_{st}").mean().alias(f"{st}_share"))
+        # the share of true among the known rows as sum / count: what mean() gives, ~1 ms less a
+        # partition (a Boolean's group mean is not its popcount in polars); no known row: null
+        n = pl.col(f"_st_{st}").count()
+        aggs.append(pl.when(n > 0).then(pl.col(f"_st_{st}").sum() / n).alias(f"{st}_share"))
     # profiling fields: present in the window (count), and constant (stalled) over it. Stall
     # checks read the clamped values: a window whose raw maximum is below stall_saturated (< 1)
     # had nothing clamped, and one whose raw maximum is not stays at or above it after clamping

@@ -126,3 +126,18 @@ def test_sort_by_gpu_is_polars_stable_sort(top, n):
     gid[:50] = gid[0]  # ties: their input order must stay
     df = pl.DataFrame({"_gid": pl.Series(gid, dtype=pl.UInt64), "row": np.arange(n)})
     assert_frame_equal(telemetry._sort_by_gid(df), df.sort("_gid", maintain_order=True))
+
+
+def test_state_shares_are_the_mean_over_known_samples(fleet_store):
+    """The shares are sum / count of the known samples (the window query's form): exactly what a
+    plain mean of the same state gives, blanks left out (host 2's blank tensor cells)."""
+    _lf, _inputs, _skipped, windows = reduce_telemetry([str(fleet_store)], window="5m")
+    th = telemetry._options("5m", None, None)[2]
+    raw = pl.read_parquet(fleet_store / "date=2026-01-05" / "host=n2" / "part-0.parquet")
+    expected = raw.group_by("gpu", pl.col("timestamp").dt.truncate("5m").alias("window_start")).agg(
+        (pl.col("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE") <= th["tensor_idle"]).mean().alias("tensor_idle_share"),
+        (pl.col("DCGM_FI_DEV_GPU_UTIL") / 100 >= th["busy_util"]).mean().alias("busy_share"),
+    ).sort("gpu", "window_start")
+    got = windows.filter(pl.col("host") == "n2").select("gpu", "window_start", "tensor_idle_share", "busy_share")
+    assert got.get_column("tensor_idle_share").null_count() == 0
+    assert_frame_equal(got.sort("gpu", "window_start"), expected, check_dtypes=False, check_exact=True)
