@@ -432,7 +432,8 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     gap = pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6).otherwise(None)
     lf = lf.with_columns(gap.alias("_gap"))
     # per GPU: sample interval (median gap) and extent, joined to the (few) window rows afterwards
-    interval = lf.group_by("_gid").agg(
+    # (the rows are sorted by _gid: flagged so, the group-by takes slices instead of hashing)
+    interval = lf.with_columns(pl.col("_gid").set_sorted()).group_by("_gid").agg(
         pl.col("_gap").median().fill_null(1.0).alias("interval_s"), pl.col("timestamp").min().alias("_t0"),
         pl.col("timestamp").max().alias("_t1"),
     ) if series is None else series.lazy()  # series: the whole GPU series' (telemetry_slices)
