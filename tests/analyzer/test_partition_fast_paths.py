@@ -106,9 +106,15 @@ def test_time_ordered_ticks_are_proven_without_repeats_and_others_are_hashed():
     assert not guard._ticks_without_repeats(_frame([(0, 0, 0.1), (0, 1, 0.2), (0, 1, 0.2), (1, 0, 0.3)]), ident)
     assert not guard._ticks_without_repeats(_frame([(0, 1, 0.1), (0, 0, 0.2), (1, 1, 0.3), (1, 0, 0.4)]), ident)
     assert not guard._ticks_without_repeats(_frame([(1, 0, 0.1), (1, 1, 0.2), (0, 0, 0.3), (0, 1, 0.4)]), ident)
-    # two hosts vary alongside the GPU: not this layout
-    two_hosts = clean.with_columns(pl.Series("host", ["a", "a", "b", "b"]))
-    assert not guard._ticks_without_repeats(two_hosts, ident)
+    # other identity columns may vary (a UUID per GPU): the GPU rising within each tick proves it
+    uuids = clean.with_columns(pl.Series("uuid", ["GPU-b", "GPU-a", "GPU-b", "GPU-a"]))
+    assert guard._ticks_without_repeats(uuids, [*ident, "uuid"])
+    # MIG instances of one GPU side by side: the GPU does not rise, nor does the instance
+    # across GPUs; not proven, and the hashing check finds no repeat
+    mig = _frame([(0, 0, 0.1), (0, 0, 0.2), (0, 1, 0.3), (1, 0, 0.4), (1, 0, 0.5), (1, 1, 0.6)]).with_columns(
+        pl.Series("gpu_instance", ["1", "2", "1", "1", "2", "1"]))
+    assert not guard._ticks_without_repeats(mig, [*ident, "gpu_instance"])
+    assert guard.check_partition(mig, "x.parquet")[0].height == 6
     # unproven frames still get the exact check: a conflicting repeat within a tick is refused
     with pytest.raises(InputError, match="two for gpu_util_ratio"):
         guard.check_partition(_frame([(0, 0, 0.1), (0, 1, 0.2), (0, 1, 0.9), (1, 0, 0.3)]), "x.parquet")
