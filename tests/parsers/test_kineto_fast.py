@@ -152,3 +152,34 @@ def test_what_the_standard_path_names_is_never_read_fast(bad):
     e = _event(1.0)
     e.update(bad)
     assert kineto_fast.decode_document(_doc([e, _event(2.0)]), "all") is None
+
+
+_VALUES = [None, True, False, -1, 0, 7, 1.5, -2.5, 2**63 - 1, 2**63, 2**64, 1e308, "x", "123", "cuda:0",
+           "1683564901565486.123", "1683564901565486", [1, 2, 3], [1, 2], [2**40, 1, 1], {}, {"a": 1}]
+_KEYS = ["ph", "cat", "name", "ts", "dur", "pid", "tid", "args", "args.device", "args.stream", "args.correlation",
+         "args.grid", "args.block", "args.bytes"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_values_are_declined_or_read_the_same(seed):
+    """Seeded random damage (any key of the schema set to any JSON type, one to three events of
+    the fixture trace): the fast path reads exactly what the standard path reads, or declines."""
+    import random
+
+    rng = random.Random(seed)
+    doc = json.loads(_raw(kineto_seeds()[0]))
+    events = doc["traceEvents"]
+    for _ in range(rng.randint(1, 3)):
+        e = rng.choice(events)
+        key = rng.choice(_KEYS)
+        value = rng.choice(_VALUES)
+        if key.startswith("args."):
+            if not isinstance(e.get("args"), dict):
+                e["args"] = {}
+            e["args"][key[5:]] = value
+        else:
+            e[key] = value
+    text = json.dumps(doc).encode().replace(b'"1683564901565486.123"', b"1683564901565486.123", 1) \
+        if rng.random() < 0.3 else json.dumps(doc).encode()
+    for host_calls in ("all", "sync"):
+        _check(text, host_calls)
