@@ -7,6 +7,32 @@ from __future__ import annotations
 
 # input kinds whose readers keep the series' workload labels (the ``labels`` column)
 LABELLED_KINDS = frozenset({"dcgm-exporter", "prometheus-json", "prometheus-api"})
+# tables that keep them when they have a ``labels`` column (a store saved with its labels,
+# ridgeline.sources.store; a store written before labels were kept has none)
+TABLE_KINDS = frozenset({"telemetry-parquet", "telemetry-csv"})
+
+
+def carries_labels(info) -> bool:
+    """Whether an input's rows carry workload labels (by kind; a table by its ``labels`` column)."""
+    if info.kind in LABELLED_KINDS:
+        return True
+    if info.kind in TABLE_KINDS:
+        from ridgeline.parsers.telemetry_table import carries_labels as table_has_labels
+
+        return table_has_labels(info.path)
+    return False
+
+
+def unlabelled_note(inputs, dims) -> str | None:
+    """One note naming the tables (stores) without labels among inputs of which others have them,
+    when a ``--by`` dimension asks for a label (None otherwise)."""
+    label_dims = [d.name for d in dims if d.source == "label"]
+    tables = [i.path for i in inputs if i.kind in TABLE_KINDS and not carries_labels(i)]
+    if not label_dims or not tables:
+        return None
+    nouns = ", ".join(f"(no {d.split('=', 1)[-1]})" for d in label_dims)
+    return (f"{', '.join(tables[:3])}{', ...' if len(tables) > 3 else ''}: keeps no workload labels (a store written "
+            f"before ridgeline kept them, or from telemetry without any): its GPUs are in {nouns}")
 
 
 def check_by(by, jobs_path) -> None:
@@ -43,7 +69,10 @@ def telemetry_groups(lf, inputs, windows, *, by=(), jobs_path=None, tz=None, not
         jobs, left_out = read_sacct(jobs_path, tz=tz, notes=notes)
         if skipped is not None:
             skipped.extend(left_out)
-    have_labels = any(i.kind in LABELLED_KINDS for i in inputs)
+    asks_labels = any(d.source == "label" for d in dims)
+    have_labels = any(carries_labels(i) for i in inputs) if asks_labels else any(i.kind in LABELLED_KINDS for i in inputs)
+    if have_labels and notes is not None and (note := unlabelled_note(inputs, dims)) is not None:
+        notes.append(note)  # once, naming the stores (the others' GPUs are grouped by their labels)
     runs = None
     if have_labels and any(d.source == "label" for d in dims) and windows is not None and windows.height:
         runs = label_runs(lf)

@@ -16,8 +16,9 @@
 ==================  ==========================================================================
 
 Where the labels come from: the readers keep each series' workload labels per row (the
-``labels`` column of the TELEMETRY table: dcgm-exporter text, Prometheus JSON and pulls;
-``dcgmi dmon``, nvidia-smi and Parquet stores carry none). :func:`label_runs` turns them into
+``labels`` column of the TELEMETRY table: dcgm-exporter text, Prometheus JSON and pulls, and
+the Parquet stores saved from them, which keep it per row (:mod:`ridgeline.sources.store`);
+``dcgmi dmon``, nvidia-smi and stores written before labels were kept carry none). :func:`label_runs` turns them into
 runs: per GPU, consecutive samples with the same label set, ``[first sample, next run's first
 sample)`` (the last run ends one sample interval after its last sample). Slurm jobs
 (:mod:`ridgeline.parsers.sacct`) are spans per node: ``[Start, End)``, on the GPUs the file
@@ -381,9 +382,10 @@ def group_report(windows, by, *, runs=None, jobs=None, have_labels: bool = True)
     notes: list[str] = []
     label_dims = [d.name for d in dims if d.source == "label"]
     if label_dims and not have_labels:
-        notes.append(f"--by {', '.join(label_dims)}: the inputs carry no workload labels (only dcgm-exporter "
-                     "text, Prometheus JSON and Prometheus pulls do; dcgmi dmon, nvidia-smi and Parquet stores "
-                     "do not): every GPU is in the group " + ", ".join(f"(no {_noun(n)})" for n in label_dims))
+        notes.append(f"--by {', '.join(label_dims)}: the inputs carry no workload labels (dcgm-exporter text, "
+                     "Prometheus JSON, Prometheus pulls and stores saved from them do; dcgmi dmon, nvidia-smi and "
+                     "stores written before ridgeline kept labels do not): every GPU is in the group "
+                     + ", ".join(f"(no {_noun(n)})" for n in label_dims))
     table = group_summary(windows, dims, runs=runs, jobs=jobs, notes=notes)
     main = main_groups(windows, dims, runs=runs, jobs=jobs)
     if "pod" in label_dims:

@@ -13,6 +13,11 @@ The column convention (case-insensitive names):
   canonically or by DCGM name, same scaling rules.
 * ``timestamp``: a datetime (zone-aware, or naive = ``--tz``/UTC), an ISO-8601 string, or
   epoch numbers (seconds, milliseconds, microseconds or nanoseconds by magnitude).
+* ``labels`` (optional, either layout): the rows' workload labels as the TELEMETRY table's
+  ``labels`` column holds them (``name="value"`` pairs sorted by name; ridgeline's store writes
+  it, :mod:`ridgeline.sources.store`): passed through, so ``--by pod|namespace|label=NAME`` groups
+  a store as it groups the source it was written from (:func:`carries_labels` tells whether an
+  input has the column).
 * Parquet folders may be hive-partitioned (``date=2026-01-01/host=node1/part-0.parquet``):
   partition keys become columns, so ``host`` may live in the path.
 
@@ -27,8 +32,11 @@ from pathlib import Path
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.telemetry_common import pod_of_labels
 from ridgeline.parsers.telemetry_syntax import ALIASES
 from ridgeline.result import InputInfo, Skipped
+
+LABELS = "labels"  # the workload labels column a store keeps (ridgeline.sources.store): passed through
 
 def _resolve(names: list[str]) -> dict[str, str]:
     """canonical role -> actual column name."""
@@ -111,6 +119,8 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
         (pl.col(roles["gpu_instance"]).cast(pl.String) if "gpu_instance" in roles else pl.lit(None, pl.String)).alias("gpu_instance"),
         (pl.col(roles["model"]).cast(pl.String) if "model" in roles else pl.lit(None, pl.String)).alias("model"),
     ]
+    if LABELS in names:  # a store's workload labels (ridgeline.sources.store), per row
+        ident += [pl.col(LABELS).cast(pl.String).alias(LABELS), pod_of_labels(pl.col(LABELS).cast(pl.String)).alias("pod")]
     if "host" not in roles and opts.host is None:
         opts.note(f"{path}: table has no host column; host left empty (give --host)")
     if layout == "long":
@@ -152,7 +162,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
             )
     else:
         parts = []
-        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date"}
+        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date", LABELS}
         for col in names:
             if col in used:
                 continue
@@ -550,3 +560,19 @@ def _column_groups(folder: Path, *, opts=None) -> list[list[str]] | None:
         return list(groups.values())
     except Exception:  # noqa: BLE001 - the one-scan path reports what is wrong
         return None
+
+
+def carries_labels(path, *, opts=None) -> bool:
+    """Whether a telemetry table keeps workload labels: a ``labels`` column in any of its Parquet
+    files (footers only) or in a CSV's header. A store written before labels were kept has none."""
+    path = Path(path)
+    try:
+        if path.is_dir() or path.suffix.lower() == ".parquet":
+            import polars as pl
+
+            return any(LABELS in pl.read_parquet_schema(f) for f in parquet_files(path, opts=opts)
+                       if not any(part.startswith(".") for part in f.parts[len(path.parts):]))
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return LABELS in [c.strip().strip('"') for c in fh.readline().rstrip("\r\n").split(",")]
+    except Exception:  # noqa: BLE001 - unreadable: reported where it was read
+        return False
