@@ -514,7 +514,7 @@ def scan_table_parquet(path, *, opts):
             parts.append(_normalize(pl.scan_parquet(files, hive_partitioning=True), path=path, opts=opts,
                                     skipped=part_skipped, kind="telemetry-parquet", eager=False))
             skipped += [s for s in part_skipped if s not in skipped]
-        out = pl.concat(parts, how="vertical_relaxed")
+        out = pl.concat(parts, how="diagonal_relaxed")  # (a set of files without labels: null labels)
     else:
         out = _normalize(lf, path=path, opts=opts, skipped=skipped, kind="telemetry-parquet", eager=False)
     return out, InputInfo(str(path), "telemetry-parquet", int(rows)), skipped
