@@ -149,6 +149,69 @@ def label_runs(long):
         .alias("_e")).select(*KEYS, "_s", "_e", "labels")
 
 
+def label_runs_in_chunks(chunks):
+    """:func:`label_runs` of rows read one chunk at a time (a store's files, one UTC day of one
+    host each), in memory bounded by one chunk plus the runs: the same runs, value for value,
+    as :func:`label_runs` over all the chunks' rows at once, when no GPU's samples interleave
+    between chunks (a store's day files do not).
+
+    ``chunks``: Lazy- or DataFrames of ``host, gpu, gpu_instance, timestamp, labels``. Each is
+    folded to its own runs, first and last sample time per run, and the histogram of each GPU's
+    gaps between samples (the gap from its previous chunk's last sample included), so the
+    median gap that ends a GPU's last run is the median over all its samples; runs that meet
+    across chunks with the same labels are then merged, and each run ends at the next one's
+    first sample."""
+    import polars as pl
+
+    keys = list(KEYS)
+    runs, hists, last = [], [], None
+    for chunk in chunks:
+        lf = chunk.lazy() if isinstance(chunk, pl.DataFrame) else chunk
+        df = (lf.select(*KEYS, "timestamp", "labels").group_by(*KEYS, "timestamp").agg(pl.col("labels").max())
+              .collect().sort([*KEYS, "timestamp"], nulls_last=True))
+        if not df.height:
+            continue
+        times = df.select(*KEYS, "timestamp")
+        if last is not None:  # each GPU's last sample before this chunk: the gap across the boundary
+            times = pl.concat([last.join(times.select(keys).unique(), on=keys, how="semi", nulls_equal=True), times],
+                              how="vertical_relaxed").sort([*KEYS, "timestamp"], nulls_last=True)
+        gaps = times.select(*KEYS, pl.col("timestamp").diff().over(keys).alias("gap")).drop_nulls("gap")
+        hists.append(gaps.group_by(*KEYS, "gap").agg(pl.len().alias("n")))
+        tail = df.group_by(keys).agg(pl.col("timestamp").max())
+        last = tail if last is None else pl.concat([last, tail], how="vertical_relaxed").group_by(keys).agg(
+            pl.col("timestamp").max())
+        df = df.with_columns(pl.struct(*KEYS, "labels").rle_id().alias("_run"))
+        runs.append(df.group_by("_run", maintain_order=True).agg(
+            *[pl.col(k).first() for k in KEYS], pl.col("timestamp").min().alias("_s"),
+            pl.col("timestamp").max().alias("_last"), pl.col("labels").first()).drop("_run"))
+        del df, times, gaps
+    if not runs:
+        return pl.DataFrame(schema={"host": pl.String, "gpu": pl.Int64, "gpu_instance": pl.String,
+                                    "_s": pl.Datetime("us", "UTC"), "_e": pl.Datetime("us", "UTC"),
+                                    "labels": pl.String})
+    # runs that meet across chunks with the same labels are one run
+    allruns = pl.concat(runs, how="vertical_relaxed").sort([*KEYS, "_s"], nulls_last=True)
+    allruns = allruns.with_columns(pl.struct(*KEYS, "labels").rle_id().alias("_run")).group_by(
+        "_run", maintain_order=True).agg(*[pl.col(k).first() for k in KEYS], pl.col("_s").min(),
+                                         pl.col("_last").max(), pl.col("labels").first())
+    # the median gap per GPU from the histogram (as polars' median over the gaps: the midpoint of
+    # the two middle ones)
+    h = (pl.concat(hists, how="vertical_relaxed").group_by(*KEYS, "gap").agg(pl.col("n").sum())
+         .sort([*KEYS, "gap"], nulls_last=True))
+    h = h.with_columns(pl.col("n").cum_sum().over(keys).alias("_to"), pl.col("n").sum().over(keys).alias("_total"))
+    h = h.with_columns((pl.col("_to") - pl.col("n")).alias("_from"))
+    lo, hi = (pl.col("_total") - 1) // 2, pl.col("_total") // 2
+    lower = h.filter((pl.col("_from") <= lo) & (lo < pl.col("_to"))).select(*KEYS, pl.col("gap").alias("_lo"))
+    upper = h.filter((pl.col("_from") <= hi) & (hi < pl.col("_to"))).select(*KEYS, pl.col("gap").alias("_hi"))
+    gap = lower.join(upper, on=keys, nulls_equal=True).select(
+        *KEYS, (pl.col("_lo") + (pl.col("_hi") - pl.col("_lo")) / 2).alias("_gap"))
+    allruns = allruns.join(gap, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    nxt = pl.col("_s").shift(-1).over(keys, order_by="_s")
+    return allruns.with_columns(
+        pl.coalesce(nxt, pl.col("_last") + pl.col("_gap").fill_null(pl.duration(seconds=1)))
+        .alias("_e")).select(*KEYS, "_s", "_e", "labels")
+
+
 def _short_host(expr):
     return expr.str.split(".").list.first()
 

@@ -576,3 +576,37 @@ def carries_labels(path, *, opts=None) -> bool:
             return LABELS in [c.strip().strip('"') for c in fh.readline().rstrip("\r\n").split(",")]
     except Exception:  # noqa: BLE001 - unreadable: reported where it was read
         return False
+
+
+def label_chunks(path, *, opts, exclude=frozenset()):
+    """The workload labels of a Parquet table (a store), one lazy frame per file in path order
+    (a store: by day, then host): ``host, gpu, gpu_instance, timestamp, labels``, the identity
+    and time read as :func:`_normalize` reads them, ``labels`` null in a file without the
+    column. What :func:`ridgeline.analyzer.groups.label_runs_in_chunks` folds a file at a time:
+    the runs of a long history without the store's rows in memory at once (the long table
+    repeats every row's labels once per field). ``exclude``: files left out (the corrupt ones
+    the reader listed as skipped)."""
+    import polars as pl
+
+    path = Path(path)
+    out = []
+    for f in parquet_files(path, opts=opts):
+        if str(f) in exclude or (path.is_dir() and any(part.startswith(".") for part in f.relative_to(path).parts)):
+            continue
+        lf = pl.scan_parquet(f, hive_partitioning=True)
+        schema = lf.collect_schema()
+        roles = _resolve(schema.names())
+        if "timestamp" not in roles:
+            continue
+        host = pl.col(roles["host"]).cast(pl.String) if "host" in roles else pl.lit(None, pl.String)
+        if opts.host is not None:
+            host = pl.coalesce(host, pl.lit(opts.host))
+        out.append(lf.select(
+            host.alias("host"),
+            (pl.col(roles["gpu"]).cast(pl.Int64, strict=False) if "gpu" in roles else pl.lit(None, pl.Int64)).alias("gpu"),
+            (pl.col(roles["gpu_instance"]).cast(pl.String) if "gpu_instance" in roles
+             else pl.lit(None, pl.String)).alias("gpu_instance"),
+            _timestamp_expr(roles["timestamp"], schema[roles["timestamp"]], opts.tz).alias("timestamp"),
+            (pl.col(LABELS).cast(pl.String) if LABELS in schema.names() else pl.lit(None, pl.String)).alias(LABELS),
+        ))
+    return out

@@ -177,3 +177,34 @@ def test_dask_engine_gives_the_local_groups(fleet):
         remote, _n, remote_windows = _groups(store, ["namespace", "pod"], engine="dask", scheduler=client)
     assert_frame_equal(remote_windows, local_windows)
     _same(remote, local)
+
+
+def test_label_runs_read_file_by_file_equal_the_long_tables(fleet):
+    from ridgeline.analyzer.groups import label_runs, label_runs_in_chunks
+    from ridgeline.parsers.telemetry import Options
+    from ridgeline.parsers.telemetry_table import label_chunks
+
+    _src, store = fleet
+    chunks = label_chunks(store, opts=Options())
+    assert len(chunks) == 6  # one per file: 3 hosts x 2 days
+    order = ["host", "gpu", "gpu_instance", "_s"]
+    whole = label_runs(scan_telemetry([store])[0]).sort(order)
+    by_file = label_runs_in_chunks(chunks).sort(order)
+    assert by_file.equals(whole)
+    # a run that goes on past midnight is one run (node01 GPU 0: pod A all night)
+    gpu0 = by_file.filter((pl.col("host") == "node01") & (pl.col("gpu") == 0))
+    assert gpu0.height == 1 and gpu0.get_column("_e").item().isoformat() == "2026-01-01T01:00:00+00:00"
+
+
+def test_a_corrupt_file_of_a_labelled_store_is_listed_and_the_rest_grouped(fleet, tmp_path):
+    _src, store = fleet
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    bad = next(copy.glob("date=2026-01-01/host=node02/*.parquet"))
+    bad.write_bytes(bad.read_bytes()[:200])
+    r = CliRunner().invoke(cli, ["telemetry", str(copy), "--by", "pod", "--format", "json", "-q"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert [s["source"] for s in doc["skipped"]] == [str(bad)]
+    keys = {g["key"] for g in doc["telemetry"]["groups"]}
+    assert keys == {"team-a/train-0", "team-b/serve-1", "(no pod)"}
