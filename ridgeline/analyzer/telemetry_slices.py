@@ -27,6 +27,13 @@ them), because everything that reaches across a range is carried over exactly:
    XID change and first counter increase are the whole series'. The carry row lies before the
    range, in a window of its own, which is dropped.
 
+**Wide slices** (``TimeSlices(..., layout="wide")``): a Parquet store's day files of one host
+(:func:`ridgeline.parsers.telemetry._plan_parquet`), each slice the reader's wide frame of one
+UTC day (one row per GPU and timestamp). The passes are the same; a range is folded by
+:func:`ridgeline.analyzer.telemetry._fold_wide` with the partition's ``_gid`` instead of the long
+rows' fold, and counted as the wide item it is, so the windows equal the whole-host wide
+reduction's (tests compare them) and the store is never unpivoted.
+
 Memory: one range of one host's long rows (read, checked, folded) plus one row per GPU (carry,
 statistics) plus the histogram of gap values (as many rows as distinct gaps per GPU: a handful
 for telemetry on a fixed scrape grid; at most the samples for jittered clocks) plus the window
@@ -51,6 +58,14 @@ class TimeSlices:
 
     slices: list
     max_rows_read: int = 0
+    layout: str = "long"  # or "wide": each slice a wide frame (one row per GPU and timestamp)
+
+    def whole(self):
+        """``(layout, LazyFrame)`` of all the slices' rows (for a partition that is not cut)."""
+        import polars as pl
+
+        frames = [f for _lo, _hi, f in self.slices]
+        return self.layout, frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
 
     def reduce(self, source, **kw):
         """What :func:`ridgeline.analyzer.telemetry_partitions._reduce_part` calls for this item (it does not
@@ -67,11 +82,12 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
     from ridgeline.analyzer import telemetry_partitions as TP
 
     if window_s is None or len(sliced.slices) < 2:  # --window all, or nothing to cut
-        whole = pl.concat([f for _lo, _hi, f in sliced.slices], how="vertical") if sliced.slices else None
-        if whole is None:
+        if not sliced.slices:
             return None, 0, {}, []
-        return TP._reduce_part([("long", whole, source)], window_s=window_s, th=th, warmup_s=warmup_s, check=check)
+        layout, whole = sliced.whole()
+        return TP._reduce_part([(layout, whole, source)], window_s=window_s, th=th, warmup_s=warmup_s, check=check)
     ranges = _ranges(sliced.slices, window_s)
+    wide_layout = sliced.layout == "wide"
 
     def load(rng, record=None):
         df = _read_range(rng)
@@ -82,7 +98,7 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
                 record["found"].extend(left_out)
         if record is not None:
             record["rows"] += df.height
-            for k, (n, z) in TP._sample_counts("long", df, source).items():
+            for k, (n, z) in TP._sample_counts(sliced.layout, df, source).items():
                 n0, z0 = record["counts"].get(k, (0, 0))
                 record["counts"][k] = (n0 + n, z0 + z)
         return T._with_identity(df)
@@ -93,9 +109,12 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
     fi = _field_index()
     for rng in ranges:
         df = load(rng, record)
+        if wide_layout and not any(f in df.columns for f in T.USED_FIELDS):
+            continue  # (a wide frame without an analyzed field folds to nothing, as _fold_wide says)
         idents.append(df.group_by(list(T.KEYS)).agg(pl.col("uuid").max(), pl.col("model").max()))
         if warmup_s:
-            firsts.append(df.filter(fi.is_not_null() & pl.col("timestamp").is_not_null())
+            # a wide row is a sample of every field column it has
+            firsts.append(df.filter((pl.lit(True) if wide_layout else fi.is_not_null()) & pl.col("timestamp").is_not_null())
                           .group_by(list(T.KEYS)).agg(pl.col("timestamp").min().alias("_first")))
         del df
     ident_rows = pl.concat(idents, how="vertical_relaxed").group_by(list(T.KEYS)).agg(
@@ -112,6 +131,15 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
 
     def folded(rng):
         df = load(rng)
+        if wide_layout:
+            wide = T._fold_wide(df, gid)[0]
+            if wide is None or not wide.height:
+                return None
+            wide = wide.select("_gid", "timestamp", *T.USED_FIELDS, "_nulls")  # the long fold's columns
+            if cutoff is not None:
+                wide = (wide.join(cutoff, on="_gid", how="left", maintain_order="left")
+                        .filter(pl.col("timestamp") >= pl.col("_cut")).drop("_cut"))
+            return wide if wide.height else None
         lf = df.lazy().select(
             "timestamp", *T.KEYS, "value", fi.to_physical().cast(pl.Int32).alias("_fi"),
         ).filter(pl.col("_fi").is_not_null() & pl.col("timestamp").is_not_null())

@@ -437,7 +437,34 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
     src.wide = telemetry_table.wide_frame(raw, opts=opts)
     files = telemetry_table.hive_host_files(path, opts.parquet_files.get(str(path)))
     if files is not None and "host" in raw.collect_schema().names():
-        src.hosts = {h: [(src.layout, src.frame.filter(pl.col("host") == h))] for h in files}
+        src.hosts = {h: _host_items(src, h, host_files, opts) for h, host_files in files.items()}
+
+
+def _host_items(src: TelemetrySource, host, files: list[str], opts: Options) -> list:
+    """One host's partition items of a hive Parquet input: its UTC days as time slices of the
+    wide frame (:mod:`ridgeline.analyzer.telemetry_slices`: the reduction holds one day of the
+    host at a time, whatever the store's length) when the host's files are a store's day files
+    (:func:`ridgeline.parsers.telemetry_table.day_slices`), else the host's rows whole."""
+    import polars as pl
+
+    from ridgeline.parsers import telemetry_table
+
+    whole = [(src.layout, src.frame.filter(pl.col("host") == host))]
+    if src.wide is None or len(files) < 2:
+        return whole
+    days = telemetry_table.day_slices(files)
+    if days is None:
+        return whole
+    from ridgeline.analyzer.telemetry_slices import SLICED, TimeSlices
+
+    slices = []
+    for lo, hi, day_files in days:
+        scan = pl.scan_parquet(day_files, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
+        frame = telemetry_table.wide_frame(scan, opts=opts)
+        if frame is None:
+            return whole
+        slices.append((lo, hi, frame))
+    return [(SLICED, TimeSlices(slices, layout="wide"))]
 
 
 def long_table(sources):
@@ -480,6 +507,13 @@ def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
             sub = frame if len(hosts) == 1 else frame.filter(
                 pl.col("host").is_null() if h is None else pl.col("host") == h)
             by_host.setdefault(h, []).append((src.layout, sub, _source_of(src)))
+    from ridgeline.analyzer.telemetry_slices import SLICED
+
+    for h, items in by_host.items():
+        if len(items) > 1 and any(it[0] == SLICED for it in items):
+            # a host in several inputs is reduced whole (its rows merged as one long table): a
+            # time-sliced item among them is read whole too
+            by_host[h] = [(*it[1].whole(), it[2]) if it[0] == SLICED else it for it in items]
     return [by_host[h] for h in sorted(by_host, key=lambda h: (h is None, str(h)))]
 
 

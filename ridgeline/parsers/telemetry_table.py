@@ -610,3 +610,47 @@ def label_chunks(path, *, opts, exclude=frozenset()):
             (pl.col(LABELS).cast(pl.String) if LABELS in schema.names() else pl.lit(None, pl.String)).alias(LABELS),
         ))
     return out
+
+
+def day_slices(files) -> list | None:
+    """One host's files of a store as UTC days: ``[(lo, hi, files)]`` in time order, each file's
+    rows known to lie in ``lo <= timestamp < hi`` (UTC datetimes), or None when that is not
+    known, so the host is read whole.
+
+    Known from the Parquet footers, not the folder names: every row group's ``timestamp``
+    statistics (a zone-aware timestamp column, no nulls, min and max written) put the file inside
+    the UTC day its ``date=`` folder names (a store's layout, :mod:`ridgeline.sources.store`).
+    Fewer than two days: None (nothing to cut)."""
+    import datetime as _dt
+
+    days: dict = {}
+    try:
+        import pyarrow.parquet as pq
+
+        for f in files:
+            seg = [p.split("=", 1)[1] for p in Path(f).parts[:-1] if p.lower().startswith("date=")]
+            if len(seg) != 1:
+                return None
+            lo = _dt.datetime.fromisoformat(seg[0]).replace(tzinfo=_dt.timezone.utc)
+            if (lo.hour, lo.minute, lo.second, lo.microsecond) != (0, 0, 0, 0):
+                return None
+            hi = lo + _dt.timedelta(days=1)
+            meta = pq.ParquetFile(f).metadata
+            names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+            roles = _resolve(names)
+            if "timestamp" not in roles:
+                return None
+            col = names.index(roles["timestamp"])
+            if getattr(meta.schema.to_arrow_schema().field(roles["timestamp"]).type, "tz", None) is None:
+                return None
+            for g in range(meta.num_row_groups):
+                st = meta.row_group(g).column(col).statistics
+                if st is None or not st.has_min_max or st.null_count is None or st.null_count \
+                        or not (lo <= st.min and st.max < hi):
+                    return None
+            days.setdefault(lo, []).append(str(f))
+    except Exception:  # noqa: BLE001 - a footer that does not say: read the host whole
+        return None
+    if len(days) < 2:
+        return None
+    return [(lo, lo + _dt.timedelta(days=1), fs) for lo, fs in sorted(days.items())]
