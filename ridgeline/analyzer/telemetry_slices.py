@@ -60,12 +60,18 @@ class TimeSlices:
     max_rows_read: int = 0
     layout: str = "long"  # or "wide": each slice a wide frame (one row per GPU and timestamp)
 
-    def whole(self):
-        """``(layout, LazyFrame)`` of all the slices' rows (for a partition that is not cut)."""
+    def whole(self) -> list:
+        """All the slices' rows as partition items ``[(layout, LazyFrame)]``, for a partition that
+        is not cut: one item, or (wide frames whose columns differ) one per frame, merged by the
+        reduction as the long table would merge them."""
         import polars as pl
 
         frames = [f for _lo, _hi, f in self.slices]
-        return self.layout, frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical_relaxed")
+        if len(frames) == 1:
+            return [(self.layout, frames[0])]
+        if self.layout == "wide" and len({tuple(f.collect_schema().items()) for f in frames}) > 1:
+            return [(self.layout, f) for f in frames]
+        return [(self.layout, pl.concat(frames, how="vertical"))]
 
     def reduce(self, source, **kw):
         """What :func:`ridgeline.analyzer.telemetry_partitions._reduce_part` calls for this item (it does not
@@ -84,24 +90,36 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
     if window_s is None or len(sliced.slices) < 2:  # --window all, or nothing to cut
         if not sliced.slices:
             return None, 0, {}, []
-        layout, whole = sliced.whole()
-        return TP._reduce_part([(layout, whole, source)], window_s=window_s, th=th, warmup_s=warmup_s, check=check)
+        items = [(layout, frame, source) for layout, frame in sliced.whole()]
+        return TP._reduce_part(items, window_s=window_s, th=th, warmup_s=warmup_s, check=check)
     ranges = _ranges(sliced.slices, window_s)
     wide_layout = sliced.layout == "wide"
 
     def load(rng, record=None):
-        df = _read_range(rng)
-        sliced.max_rows_read = max(sliced.max_rows_read, df.height)
-        if check is not None:
-            df, left_out = check(df, source)
+        frames = _read_range_frames(rng) if wide_layout else [_read_range(rng)]
+        kept = []
+        for df in frames:  # (wide: each file's frame on its own, with its own columns)
+            sliced.max_rows_read = max(sliced.max_rows_read, df.height)
+            if check is not None:
+                df, left_out = check(df, source)
+                if record is not None:
+                    record["found"].extend(left_out)
             if record is not None:
-                record["found"].extend(left_out)
-        if record is not None:
-            record["rows"] += df.height
-            for k, (n, z) in TP._sample_counts(sliced.layout, df, source).items():
-                n0, z0 = record["counts"].get(k, (0, 0))
-                record["counts"][k] = (n0 + n, z0 + z)
-        return T._with_identity(df)
+                record["rows"] += df.height
+                for k, (n, z) in TP._sample_counts(sliced.layout, df, source).items():
+                    n0, z0 = record["counts"].get(k, (0, 0))
+                    record["counts"][k] = (n0 + n, z0 + z)
+            if wide_layout:
+                present = [f for f in T.USED_FIELDS if f in df.columns]
+                if not present:  # no analyzed field: no sample (as its long rows would be none)
+                    continue
+                # blank values of the fields this file has: a field it lacks is no blank
+                df = df.with_columns(pl.sum_horizontal([pl.col(f).is_null() for f in present])
+                                     .cast(pl.Int64).alias("_nulls"))
+            kept.append(T._with_identity(df))
+        if not kept:
+            return None
+        return kept[0] if len(kept) == 1 else pl.concat(kept, how="diagonal_relaxed")
 
     # pass 1: identity, counts, checks, first sample time per GPU series
     record: dict[str, Any] = {"rows": 0, "counts": {}, "found": []}
@@ -109,8 +127,8 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
     fi = _field_index()
     for rng in ranges:
         df = load(rng, record)
-        if wide_layout and not any(f in df.columns for f in T.USED_FIELDS):
-            continue  # (a wide frame without an analyzed field folds to nothing, as _fold_wide says)
+        if df is None:
+            continue
         idents.append(df.group_by(list(T.KEYS)).agg(pl.col("uuid").max(), pl.col("model").max()))
         if warmup_s:
             # a wide row is a sample of every field column it has
@@ -131,6 +149,8 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
 
     def folded(rng):
         df = load(rng)
+        if df is None:
+            return None
         if wide_layout:
             wide = T._fold_wide(df, gid)[0]
             if wide is None or not wide.height:
@@ -242,6 +262,20 @@ def _read_range(rng):
         cond = pl.col("timestamp") < hi if cond is None else cond & (pl.col("timestamp") < hi)
     parts = [f.filter(cond) if cond is not None else f for f in frames] + list(untimed)
     return pl.concat(parts, how="vertical").collect()
+
+
+def _read_range_frames(rng):
+    """A range's rows of each frame (collected, one DataFrame per frame: wide files may differ
+    in their columns), filtered to ``lo <= timestamp < hi``."""
+    import polars as pl
+
+    lo, hi, frames, untimed = rng
+    cond = pl.lit(True)
+    if lo is not None:
+        cond = cond & (pl.col("timestamp") >= lo)
+    if hi is not None:
+        cond = cond & (pl.col("timestamp") < hi)
+    return [f.filter(cond).collect() for f in frames] + [f.collect() for f in untimed]
 
 
 def _median(hist):

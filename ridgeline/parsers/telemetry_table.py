@@ -612,6 +612,11 @@ def label_chunks(path, *, opts, exclude=frozenset()):
     return out
 
 
+# a host of fewer rows is read whole: slicing costs a second and third read of each day (~1.8x
+# the CPU) and saves nothing below this (benchmarks/README.md, "A store's long history")
+DAY_SLICE_MIN_ROWS = 1_500_000
+
+
 def day_slices(files) -> list | None:
     """One host's files of a store as UTC days: ``[(lo, hi, files)]`` in time order, each file's
     rows known to lie in ``lo <= timestamp < hi`` (UTC datetimes), or None when that is not
@@ -620,11 +625,17 @@ def day_slices(files) -> list | None:
     Known from the Parquet footers, not the folder names: every row group's ``timestamp``
     statistics (a zone-aware timestamp column, no nulls, min and max written) put the file inside
     the UTC day its ``date=`` folder names (a store's layout, :mod:`ridgeline.sources.store`).
-    Fewer than two days: None (nothing to cut)."""
+    Fewer than two days, or fewer than :data:`DAY_SLICE_MIN_ROWS` rows in all: None."""
     import datetime as _dt
+
+    import polars as pl
 
     days: dict = {}
     try:
+        # the row count from the footers (polars reads no page for it), before pyarrow is imported
+        if len(files) < 2 or pl.scan_parquet(list(files), missing_columns="insert",
+                                                extra_columns="ignore").select(pl.len()).collect().item() < DAY_SLICE_MIN_ROWS:
+            return None
         import pyarrow.parquet as pq
 
         for f in files:
