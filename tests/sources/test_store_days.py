@@ -107,7 +107,7 @@ def test_a_file_outside_its_day_reads_the_host_whole(store, tmp_path, monkeypatc
     part = next(copy.glob("date=2026-01-06/host=a/*.parquet"))
     df = pl.read_parquet(part, hive_partitioning=False)
     # a row of the next day filed under this day (not ridgeline's layout): the footer says so
-    late = df.tail(1).with_columns(pl.col("timestamp") + dt.timedelta(days=1, minutes=30))
+    late = df.tail(1).with_columns(pl.col("timestamp") + dt.timedelta(days=3))  # after the last day
     pl.concat([df, late]).write_parquet(part)
     files = telemetry_table.hive_host_files(copy)
     monkeypatch.setattr(telemetry_table, "DAY_SLICE_MIN_ROWS", 0)
