@@ -203,8 +203,8 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
         wide = folded(rng)
         if wide is None:
             continue
-        rows = wide if carry is None else pl.concat([carry, wide.select(carry.columns)], how="vertical")
-        part = T._reduce_wide(rows, window_s=window_s, th=th, ordered=carry is None, series=series, has=has)
+        rows = wide if carry is None else _with_carry(carry, wide.select(carry.columns))
+        part = T._reduce_wide(rows, window_s=window_s, th=th, ordered=True, series=series, has=has)
         if carry is not None:
             part = part.filter(pl.col("window_start") >= rng[0])
         if part.height:
@@ -294,6 +294,30 @@ def _median(hist):
     upper = h.filter((pl.col("_from") <= hi_rank) & (hi_rank < pl.col("_to"))).select("_gid", pl.col("gap").alias("_hi"))
     return lower.join(upper, on="_gid").select(
         "_gid", (pl.col("_lo") + (pl.col("_hi") - pl.col("_lo")) * 0.5).alias("interval_s"))
+
+
+def _with_carry(carry, wide):
+    """The carry rows (one per GPU, before the range) and the range's rows (sorted by GPU and
+    time), in (GPU, time) order: each GPU's carry row put before its rows by concatenating
+    slices, not by sorting the range (a sort copies every column of a day of the host)."""
+    import polars as pl
+
+    carry = carry.sort("_gid")
+    rle = wide.get_column("_gid").rle()
+    lens, gids = rle.struct.field("len").to_list(), rle.struct.field("value").to_list()
+    starts = [0]
+    for n in lens[:-1]:
+        starts.append(starts[-1] + n)
+    cg = carry.get_column("_gid").to_list()
+    pieces, ci, wi = [], 0, 0
+    while ci < len(cg) or wi < len(gids):
+        if wi >= len(gids) or (ci < len(cg) and cg[ci] <= gids[wi]):
+            pieces.append(carry.slice(ci, 1))
+            ci += 1
+        else:
+            pieces.append(wide.slice(starts[wi], lens[wi]))
+            wi += 1
+    return pl.concat(pieces, how="vertical", rechunk=False)
 
 
 def _carry(rows):
