@@ -100,6 +100,8 @@ def main() -> None:
     ap.add_argument("--gpus", type=int, default=8)
     ap.add_argument("--interval", type=float, default=1.0, help="sample interval, s (default 1)")
     ap.add_argument("--by", default=None, help="also run with --by BY (e.g. pod)")
+    ap.add_argument("--window", default=None, help="every run's --window (default ridgeline's, 5m): a longer "
+                    "window has fewer windows, which separates what grows with the windows from the samples")
     ap.add_argument("--before", type=Path, default=None, help="an older checkout, run on the same store")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each (the lowest peak and CPU are shown)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (printed)")
@@ -120,7 +122,9 @@ def main() -> None:
                     out = tmp / f"{code}-{days}-{name.replace(' ', '')}.json"
                     best = None
                     for _ in range(args.repeat):
-                        got = run(["telemetry", str(store), "--format", "json", "-q", "-o", str(out), *extra], root)
+                        window = ["--window", args.window] if args.window else []
+                        got = run(["telemetry", str(store), "--format", "json", "-q", "-o", str(out), *window, *extra],
+                                  root)
                         best = got if best is None else tuple(min(a, b) for a, b in zip(best, got))
                     mib, cpu, wall = best
                     print(f"{days:>4} {rows:>11,} {size:>5.0f} MiB {code:<7} {name:<10} {mib:>6.0f} MiB {cpu:>7.1f} "

@@ -165,26 +165,40 @@ def label_runs_in_chunks(chunks):
 
     keys = list(KEYS)
     runs, hists, last = [], [], None
+    first_row = pl.int_range(pl.len()) == 0
+    same_gpu = ~first_row & pl.all_horizontal([pl.col(k).eq_missing(pl.col(k).shift(1)) for k in KEYS])
+    ts, prev = pl.col("timestamp"), pl.col("timestamp").shift(1)
     for chunk in chunks:
         lf = chunk.lazy() if isinstance(chunk, pl.DataFrame) else chunk
-        df = (lf.select(*KEYS, "timestamp", "labels").group_by(*KEYS, "timestamp").agg(pl.col("labels").max())
-              .collect().sort([*KEYS, "timestamp"], nulls_last=True))
+        df = lf.select(*KEYS, "timestamp", "labels").collect()
         if not df.height:
             continue
-        times = df.select(*KEYS, "timestamp")
-        if last is not None:  # each GPU's last sample before this chunk: the gap across the boundary
-            times = pl.concat([last.join(times.select(keys).unique(), on=keys, how="semi", nulls_equal=True), times],
-                              how="vertical_relaxed").sort([*KEYS, "timestamp"], nulls_last=True)
-        gaps = times.select(*KEYS, pl.col("timestamp").diff().over(keys).alias("gap")).drop_nulls("gap")
-        hists.append(gaps.group_by(*KEYS, "gap").agg(pl.len().alias("n")))
-        tail = df.group_by(keys).agg(pl.col("timestamp").max())
+        # a store's file: each GPU's rows together, in time order, once each (then no sort)
+        tidy = df.select(((~same_gpu).sum() == pl.struct(*KEYS).n_unique()).alias("together"),
+                         (~same_gpu | (ts > prev)).all().alias("in_order")).row(0)
+        if not all(tidy):
+            # else sorted, and a (GPU, time) given twice keeps its largest label set, as label_runs
+            df = (df.group_by(*KEYS, "timestamp").agg(pl.col("labels").max())
+                  .sort([*KEYS, "timestamp"], nulls_last=True))
+        marks = df.select(same_gpu.alias("same"), (~same_gpu).alias("gpu_start"),
+                          (~same_gpu).shift(-1).fill_null(True).alias("gpu_end"),
+                          (~(same_gpu & pl.col("labels").eq_missing(pl.col("labels").shift(1)))).alias("run_start"))
+        marks = marks.with_columns(pl.col("run_start").shift(-1).fill_null(True).alias("run_end"))
+        # gaps between samples of a GPU, and from its last sample in the chunks before
+        inner = df.select(*KEYS, pl.when(marks.get_column("same")).then(ts - prev).alias("gap")).drop_nulls("gap")
+        starts = df.filter(marks.get_column("gpu_start")).select(*KEYS, "timestamp")
+        if last is not None:
+            edge = starts.join(last.rename({"timestamp": "_prev"}), on=keys, how="inner", nulls_equal=True)
+            inner = pl.concat([inner, edge.select(*KEYS, (ts - pl.col("_prev")).alias("gap"))], how="vertical_relaxed")
+        hists.append(inner.group_by(*KEYS, "gap").agg(pl.len().alias("n")))
+        tail = df.filter(marks.get_column("gpu_end")).select(*KEYS, "timestamp")
         last = tail if last is None else pl.concat([last, tail], how="vertical_relaxed").group_by(keys).agg(
             pl.col("timestamp").max())
-        df = df.with_columns(pl.struct(*KEYS, "labels").rle_id().alias("_run"))
-        runs.append(df.group_by("_run", maintain_order=True).agg(
-            *[pl.col(k).first() for k in KEYS], pl.col("timestamp").min().alias("_s"),
-            pl.col("timestamp").max().alias("_last"), pl.col("labels").first()).drop("_run"))
-        del df, times, gaps
+        # a run starts where the GPU or its labels change (no hashing of the label strings)
+        firsts = df.filter(marks.get_column("run_start")).select(*KEYS, pl.col("timestamp").alias("_s"), "labels")
+        lasts = df.filter(marks.get_column("run_end")).select(pl.col("timestamp").alias("_last"))
+        runs.append(pl.concat([firsts, lasts], how="horizontal"))
+        del df, marks, inner
     if not runs:
         return pl.DataFrame(schema={"host": pl.String, "gpu": pl.Int64, "gpu_instance": pl.String,
                                     "_s": pl.Datetime("us", "UTC"), "_e": pl.Datetime("us", "UTC"),

@@ -208,3 +208,31 @@ def test_a_corrupt_file_of_a_labelled_store_is_listed_and_the_rest_grouped(fleet
     assert [s["source"] for s in doc["skipped"]] == [str(bad)]
     keys = {g["key"] for g in doc["telemetry"]["groups"]}
     assert keys == {"team-a/train-0", "team-b/serve-1", "(no pod)"}
+
+
+def test_label_runs_in_chunks_of_untidy_rows_equal_label_runs():
+    """Chunks whose rows are shuffled, with a (GPU, time) given twice with two label sets (a
+    hand-over inside one scrape) and a GPU that skips a chunk: the runs of the rows at once."""
+    import datetime as dt
+
+    from ridgeline.analyzer.groups import label_runs, label_runs_in_chunks
+
+    t0 = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
+    rows = []
+    for gpu in (0, 1):
+        for k in range(90):
+            lab = 'pod="a"' if k < 40 else None if k < 55 else 'pod="b"'
+            if gpu == 1 and 30 <= k < 60:
+                continue  # GPU 1 is silent through the second chunk
+            rows.append({"host": "h", "gpu": gpu, "gpu_instance": None, "timestamp": t0 + dt.timedelta(seconds=15 * k),
+                         "labels": lab})
+    rows.append({**rows[70], "labels": 'pod="c"'})  # a second label set at one time
+    df = pl.DataFrame(rows, schema={"host": pl.String, "gpu": pl.Int64, "gpu_instance": pl.String,
+                                    "timestamp": pl.Datetime("us", "UTC"), "labels": pl.String})
+    cut = [t0 + dt.timedelta(seconds=15 * k) for k in (30, 60)]
+    chunks = [df.filter(pl.col("timestamp") < cut[0]),
+              df.filter((pl.col("timestamp") >= cut[0]) & (pl.col("timestamp") < cut[1])),
+              df.filter(pl.col("timestamp") >= cut[1])]
+    chunks = [c.sample(fraction=1.0, shuffle=True, seed=3) for c in chunks]
+    order = ["host", "gpu", "gpu_instance", "_s"]
+    assert label_runs_in_chunks(chunks).sort(order).equals(label_runs(df).sort(order))
