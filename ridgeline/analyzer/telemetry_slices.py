@@ -34,6 +34,13 @@ UTC day (one row per GPU and timestamp). The passes are the same; a range is fol
 rows' fold, and counted as the wide item it is, so the windows equal the whole-host wide
 reduction's (tests compare them) and the store is never unpivoted.
 
+**Two reads instead of three**: when the partition is one host of whole GPUs (no MIG instance,
+every row with a GPU index: the usual store or pull), the GPU id is the GPU index whatever the
+other ranges hold, so passes 1 and 2 run in one read of each range (the warm-up cut is known in
+time: ranges come in time order, so a GPU's first sample lies in the first range that has it).
+Otherwise the first range that shows a MIG instance, another host or a GPU without index stops
+that and the two passes run as described.
+
 Memory: one range of one host's long rows (read, checked, folded) plus one row per GPU (carry,
 statistics) plus the histogram of gap values (as many rows as distinct gaps per GPU: a handful
 for telemetry on a fixed scrape grid; at most the samples for jittered clocks) plus the window
@@ -121,34 +128,8 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
             return None
         return kept[0] if len(kept) == 1 else pl.concat(kept, how="diagonal_relaxed")
 
-    # pass 1: identity, counts, checks, first sample time per GPU series
-    record: dict[str, Any] = {"rows": 0, "counts": {}, "found": []}
-    idents, firsts = [], []
-    fi = _field_index()
-    for rng in ranges:
-        df = load(rng, record)
-        if df is None:
-            continue
-        idents.append(df.group_by(list(T.KEYS)).agg(pl.col("uuid").max(), pl.col("model").max()))
-        if warmup_s:
-            # a wide row is a sample of every field column it has
-            firsts.append(df.filter((pl.lit(True) if wide_layout else fi.is_not_null()) & pl.col("timestamp").is_not_null())
-                          .group_by(list(T.KEYS)).agg(pl.col("timestamp").min().alias("_first")))
-        del df
-    ident_rows = pl.concat(idents, how="vertical_relaxed").group_by(list(T.KEYS)).agg(
-        pl.col("uuid").max(), pl.col("model").max())
-    del idents
-    if not ident_rows.height:
-        return None, record["rows"], record["counts"], record["found"]
-    ident, gid = T._ident_and_gid(ident_rows)
-    cutoff = None
-    if warmup_s and firsts:
-        us = int(round(warmup_s * 1e6))
-        cutoff = (pl.concat(firsts, how="vertical_relaxed").group_by(list(T.KEYS)).agg(pl.col("_first").min())
-                  .select(gid, (pl.col("_first") + pl.duration(microseconds=us)).alias("_cut")))
-
-    def folded(rng):
-        df = load(rng)
+    def fold(df, gid, cutoff):
+        """A range's rows (loaded) -> per-timestamp wide rows after the warm-up, or None."""
         if df is None:
             return None
         if wide_layout:
@@ -156,46 +137,88 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
             if wide is None or not wide.height:
                 return None
             wide = wide.select("_gid", "timestamp", *T.USED_FIELDS, "_nulls")  # the long fold's columns
-            if cutoff is not None:
-                wide = (wide.join(cutoff, on="_gid", how="left", maintain_order="left")
-                        .filter(pl.col("timestamp") >= pl.col("_cut")).drop("_cut"))
-            return wide if wide.height else None
-        lf = df.lazy().select(
-            "timestamp", *T.KEYS, "value", fi.to_physical().cast(pl.Int32).alias("_fi"),
-        ).filter(pl.col("_fi").is_not_null() & pl.col("timestamp").is_not_null())
-        wide, _ordered = T._fold_per_timestamp(lf, None, gid)
-        if not wide.height:
-            return None
+        else:
+            lf = df.lazy().select(
+                "timestamp", *T.KEYS, "value", fi.to_physical().cast(pl.Int32).alias("_fi"),
+            ).filter(pl.col("_fi").is_not_null() & pl.col("timestamp").is_not_null())
+            wide, _ordered = T._fold_per_timestamp(lf, None, gid)
+            if not wide.height:
+                return None
         if cutoff is not None:
             wide = (wide.join(cutoff, on="_gid", how="left", maintain_order="left")
                     .filter(pl.col("timestamp") >= pl.col("_cut")).drop("_cut"))
         return wide if wide.height else None
 
-    # pass 2: per-GPU first/last time, gap histogram (exact median), fields with a value
-    hist = ext = last = None
-    has: set = set()
+    def first_times(df):
+        # a wide row is a sample of every field column it has
+        return (df.filter((pl.lit(True) if wide_layout else fi.is_not_null()) & pl.col("timestamp").is_not_null())
+                .group_by(list(T.KEYS)).agg(pl.col("timestamp").min().alias("_first")))
+
+    def cutoff_of(firsts, gid):
+        if not warmup_s or not firsts:
+            return None
+        us = int(round(warmup_s * 1e6))
+        return (pl.concat(firsts, how="vertical_relaxed").group_by(list(T.KEYS)).agg(pl.col("_first").min())
+                .select(gid, (pl.col("_first") + pl.duration(microseconds=us)).alias("_cut")))
+
+    fi = _field_index()
+    # passes 1 and 2 at once, when the GPU id needs no look at the whole partition: one host of
+    # whole GPUs (the usual store or pull), whose id is the GPU index in every range. The warm-up
+    # cut is known in time: ranges come in time order, so a GPU's first sample is in the first
+    # range that has it. Else (MIG instances, several hosts, a GPU without index): the two passes.
+    simple = pl.col("gpu").cast(pl.UInt64).alias("_gid")
+    record: dict[str, Any] = {"rows": 0, "counts": {}, "found": []}
+    stats, idents, firsts, hosts = _Stats(), [], [], set()
     for rng in ranges:
-        wide = folded(rng)
-        if wide is None:
+        df = load(rng, record)
+        if df is None:
             continue
-        has |= {c for c in T.USED_FIELDS if wide.get_column(c).null_count() < wide.height}
-        times = wide.select("_gid", "timestamp")
-        if last is not None:  # each GPU's last time before this range, then its times here
-            times = pl.concat([last, times], how="vertical").sort("_gid", "timestamp", maintain_order=True)
-        same = pl.col("_gid") == pl.col("_gid").shift(1)
-        gaps = times.select("_gid", pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6)
-                            .otherwise(None).alias("gap")).drop_nulls("gap")
-        counts = gaps.group_by("_gid", "gap").agg(pl.len().alias("n"))
-        hist = counts if hist is None else pl.concat([hist, counts]).group_by("_gid", "gap").agg(pl.col("n").sum())
-        span = wide.group_by("_gid").agg(pl.col("timestamp").min().alias("_t0"), pl.col("timestamp").max().alias("_t1"))
-        ext = span if ext is None else pl.concat([ext, span]).group_by("_gid").agg(pl.col("_t0").min(), pl.col("_t1").max())
-        tail = wide.group_by("_gid").agg(pl.col("timestamp").last())
-        last = (tail if last is None else pl.concat([last, tail]).group_by("_gid").agg(pl.col("timestamp").max())
-                ).sort("_gid")
-        del wide, times, gaps
-    if ext is None:
+        host = df.get_column("host")
+        if (host.null_count() or df.get_column("gpu").null_count()
+                or df.get_column("gpu_instance").null_count() < df.height or host.n_unique() > 1
+                or len(hosts | {host[0]}) > 1):
+            stats = None
+            break
+        hosts.add(host[0])
+        idents.append(df.group_by(list(T.KEYS)).agg(pl.col("uuid").max(), pl.col("model").max()))
+        if warmup_s:
+            firsts.append(first_times(df))
+        stats.add(fold(df, simple, cutoff_of(firsts, simple)))
+        del df
+    if stats is None:
+        # pass 1: identity, counts, checks, first sample time per GPU series
+        record = {"rows": 0, "counts": {}, "found": []}
+        idents, firsts = [], []
+        for rng in ranges:
+            df = load(rng, record)
+            if df is None:
+                continue
+            idents.append(df.group_by(list(T.KEYS)).agg(pl.col("uuid").max(), pl.col("model").max()))
+            if warmup_s:
+                firsts.append(first_times(df))
+            del df
+    if not idents:
         return None, record["rows"], record["counts"], record["found"]
-    series = ext.join(_median(hist), on="_gid", how="left").with_columns(pl.col("interval_s").fill_null(1.0))
+    ident_rows = pl.concat(idents, how="vertical_relaxed").group_by(list(T.KEYS)).agg(
+        pl.col("uuid").max(), pl.col("model").max())
+    del idents
+    if not ident_rows.height:
+        return None, record["rows"], record["counts"], record["found"]
+    ident, gid = T._ident_and_gid(ident_rows)
+    cutoff = cutoff_of(firsts, gid)
+
+    def folded(rng):
+        return fold(load(rng), gid, cutoff)
+
+    if stats is None:
+        # pass 2: per-GPU first/last time, gap histogram (exact median), fields with a value
+        stats = _Stats()
+        for rng in ranges:
+            stats.add(folded(rng))
+    if stats.ext is None:
+        return None, record["rows"], record["counts"], record["found"]
+    series = stats.ext.join(_median(stats.hist), on="_gid", how="left").with_columns(pl.col("interval_s").fill_null(1.0))
+    has = stats.has
 
     # pass 3: the windows of each range, after one carry row per GPU seen before
     out, carry = [], None
@@ -215,6 +238,40 @@ def reduce_sliced(sliced: TimeSlices, source, *, window_s, th, warmup_s, check=N
         return None, record["rows"], record["counts"], record["found"]
     windows = pl.concat(out, how="vertical").join(ident, on="_gid", how="left")
     return windows, record["rows"], record["counts"], record["found"]
+
+
+class _Stats:
+    """Per-GPU statistics of a partition's folded ranges, added range by range in time order:
+    first and last time (``ext``), the histogram of gaps between samples (``hist``: the gap from
+    the previous range's last sample included), the fields that hold a value (``has``)."""
+
+    def __init__(self):
+        self.hist = self.ext = self.last = None
+        self.has: set = set()
+
+    def add(self, wide) -> None:
+        import polars as pl
+
+        from ridgeline.analyzer.telemetry import USED_FIELDS
+
+        if wide is None:
+            return
+        self.has |= {c for c in USED_FIELDS if wide.get_column(c).null_count() < wide.height}
+        times = wide.select("_gid", "timestamp")
+        if self.last is not None:  # each GPU's last time before this range, then its times here
+            times = pl.concat([self.last, times], how="vertical").sort("_gid", "timestamp", maintain_order=True)
+        same = pl.col("_gid") == pl.col("_gid").shift(1)
+        gaps = times.select("_gid", pl.when(same).then(pl.col("timestamp").diff().dt.total_microseconds() / 1e6)
+                            .otherwise(None).alias("gap")).drop_nulls("gap")
+        counts = gaps.group_by("_gid", "gap").agg(pl.len().alias("n"))
+        self.hist = counts if self.hist is None else pl.concat([self.hist, counts]).group_by("_gid", "gap").agg(
+            pl.col("n").sum())
+        span = wide.group_by("_gid").agg(pl.col("timestamp").min().alias("_t0"), pl.col("timestamp").max().alias("_t1"))
+        self.ext = span if self.ext is None else pl.concat([self.ext, span]).group_by("_gid").agg(
+            pl.col("_t0").min(), pl.col("_t1").max())
+        tail = wide.group_by("_gid").agg(pl.col("timestamp").last())
+        self.last = (tail if self.last is None else pl.concat([self.last, tail]).group_by("_gid").agg(
+            pl.col("timestamp").max())).sort("_gid")
 
 
 def _field_index():
