@@ -44,7 +44,8 @@ that and the two passes run as described.
 Memory: one range of one host's long rows (read, checked, folded) plus one row per GPU (carry,
 statistics) plus the histogram of gap values (as many rows as distinct gaps per GPU: a handful
 for telemetry on a fixed scrape grid; at most the samples for jittered clocks) plus the window
-rows. The price is three reads of each range (the first one does not fold). ``--window all``
+rows. The price is three reads of each range (the first one does not fold; two for one host of
+whole GPUs, above). ``--window all``
 (one window per GPU over the whole run) cannot be cut by time: it reduces the partition whole.
 """
 
