@@ -170,7 +170,8 @@ def label_runs_in_chunks(chunks):
     ts, prev = pl.col("timestamp"), pl.col("timestamp").shift(1)
     for chunk in chunks:
         lf = chunk.lazy() if isinstance(chunk, pl.DataFrame) else chunk
-        df = lf.select(*KEYS, "timestamp", "labels").collect()
+        # labels as categories: each row holds a small code, compared without reading the text
+        df = lf.select(*KEYS, "timestamp", pl.col("labels").cast(pl.Categorical)).collect()
         if not df.height:
             continue
         # a store's file: each GPU's rows together, in time order, once each (then no sort)
@@ -178,7 +179,8 @@ def label_runs_in_chunks(chunks):
                          (~same_gpu | (ts > prev)).all().alias("in_order")).row(0)
         if not all(tidy):
             # else sorted, and a (GPU, time) given twice keeps its largest label set, as label_runs
-            df = (df.group_by(*KEYS, "timestamp").agg(pl.col("labels").max())
+            # (the largest as text, as label_runs compares them)
+            df = (df.group_by(*KEYS, "timestamp").agg(pl.col("labels").cast(pl.String).max().cast(pl.Categorical))
                   .sort([*KEYS, "timestamp"], nulls_last=True))
         marks = df.select(same_gpu.alias("same"), (~same_gpu).alias("gpu_start"),
                           (~same_gpu).shift(-1).fill_null(True).alias("gpu_end"),
@@ -186,17 +188,19 @@ def label_runs_in_chunks(chunks):
         marks = marks.with_columns(pl.col("run_start").shift(-1).fill_null(True).alias("run_end"))
         # gaps between samples of a GPU, and from its last sample in the chunks before
         inner = df.select(*KEYS, pl.when(marks.get_column("same")).then(ts - prev).alias("gap")).drop_nulls("gap")
-        starts = df.filter(marks.get_column("gpu_start")).select(*KEYS, "timestamp")
+        # (rows picked by index, not by filter: polars' filter result holds on to the whole
+        # chunk's buffers, which the kept runs and tails would carry from file to file)
+        starts = df[marks.get_column("gpu_start").arg_true()].select(*KEYS, "timestamp")
         if last is not None:
             edge = starts.join(last.rename({"timestamp": "_prev"}), on=keys, how="inner", nulls_equal=True)
             inner = pl.concat([inner, edge.select(*KEYS, (ts - pl.col("_prev")).alias("gap"))], how="vertical_relaxed")
         hists.append(inner.group_by(*KEYS, "gap").agg(pl.len().alias("n")))
-        tail = df.filter(marks.get_column("gpu_end")).select(*KEYS, "timestamp")
+        tail = df[marks.get_column("gpu_end").arg_true()].select(*KEYS, "timestamp")
         last = tail if last is None else pl.concat([last, tail], how="vertical_relaxed").group_by(keys).agg(
             pl.col("timestamp").max())
-        # a run starts where the GPU or its labels change (no hashing of the label strings)
-        firsts = df.filter(marks.get_column("run_start")).select(*KEYS, pl.col("timestamp").alias("_s"), "labels")
-        lasts = df.filter(marks.get_column("run_end")).select(pl.col("timestamp").alias("_last"))
+        # a run starts where the GPU or its labels change
+        firsts = df[marks.get_column("run_start").arg_true()].select(*KEYS, pl.col("timestamp").alias("_s"), "labels")
+        lasts = df[marks.get_column("run_end").arg_true()].select(pl.col("timestamp").alias("_last"))
         runs.append(pl.concat([firsts, lasts], how="horizontal"))
         del df, marks, inner
     if not runs:
@@ -204,7 +208,8 @@ def label_runs_in_chunks(chunks):
                                     "_s": pl.Datetime("us", "UTC"), "_e": pl.Datetime("us", "UTC"),
                                     "labels": pl.String})
     # runs that meet across chunks with the same labels are one run
-    allruns = pl.concat(runs, how="vertical_relaxed").sort([*KEYS, "_s"], nulls_last=True)
+    allruns = (pl.concat(runs, how="vertical_relaxed").with_columns(pl.col("labels").cast(pl.String))
+               .sort([*KEYS, "_s"], nulls_last=True))
     allruns = allruns.with_columns(pl.struct(*KEYS, "labels").rle_id().alias("_run")).group_by(
         "_run", maintain_order=True).agg(*[pl.col(k).first() for k in KEYS], pl.col("_s").min(),
                                          pl.col("_last").max(), pl.col("labels").first())
