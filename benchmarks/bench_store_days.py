@@ -113,7 +113,13 @@ def main() -> None:
     try:
         for days in args.days:
             store = tmp / f"store-{days}"
-            rows = write_store(store, days=days, hosts=args.hosts, gpus=args.gpus, interval_s=args.interval)
+            # written by a child process: a parent that held the generated days would pass its
+            # resident memory to each measured child (ru_maxrss counts the child from fork on)
+            code = (f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); from bench_store_days import "
+                    f"write_store; from pathlib import Path; print(write_store(Path({str(store)!r}), days={days}, "
+                    f"hosts={args.hosts}, gpus={args.gpus}, interval_s={args.interval}))")
+            rows = int(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                                      env=dict(os.environ, PYTHONPATH=str(ROOT))).stdout)
             size = sum(f.stat().st_size for f in store.rglob("*.parquet")) / 2**20
             docs = {}
             for code, root in codes:
