@@ -16,8 +16,9 @@
 ==================  ==========================================================================
 
 Where the labels come from: the readers keep each series' workload labels per row (the
-``labels`` column of the TELEMETRY table: dcgm-exporter text, Prometheus JSON and pulls;
-``dcgmi dmon``, nvidia-smi and Parquet stores carry none). :func:`label_runs` turns them into
+``labels`` column of the TELEMETRY table: dcgm-exporter text, Prometheus JSON and pulls, and
+the Parquet stores saved from them, which keep it per row (:mod:`ridgeline.sources.store`);
+``dcgmi dmon``, nvidia-smi and stores written before labels were kept carry none). :func:`label_runs` turns them into
 runs: per GPU, consecutive samples with the same label set, ``[first sample, next run's first
 sample)`` (the last run ends one sample interval after its last sample). Slurm jobs
 (:mod:`ridgeline.parsers.sacct`) are spans per node: ``[Start, End)``, on the GPUs the file
@@ -144,6 +145,88 @@ def label_runs(long):
         pl.col("timestamp").max().alias("_last"), pl.col("labels").first(), pl.col("_gap").first())
     nxt = pl.col("_s").shift(-1).over(list(KEYS), order_by="_s")
     return runs.with_columns(
+        pl.coalesce(nxt, pl.col("_last") + pl.col("_gap").fill_null(pl.duration(seconds=1)))
+        .alias("_e")).select(*KEYS, "_s", "_e", "labels")
+
+
+def label_runs_in_chunks(chunks):
+    """:func:`label_runs` of rows read one chunk at a time (a store's files, one UTC day of one
+    host each), in memory bounded by one chunk plus the runs: the same runs, value for value,
+    as :func:`label_runs` over all the chunks' rows at once, when no GPU's samples interleave
+    between chunks (a store's day files do not).
+
+    ``chunks``: Lazy- or DataFrames of ``host, gpu, gpu_instance, timestamp, labels``. Each is
+    folded to its own runs, first and last sample time per run, and the histogram of each GPU's
+    gaps between samples (the gap from its previous chunk's last sample included), so the
+    median gap that ends a GPU's last run is the median over all its samples; runs that meet
+    across chunks with the same labels are then merged, and each run ends at the next one's
+    first sample."""
+    import polars as pl
+
+    keys = list(KEYS)
+    runs, hists, last = [], [], None
+    first_row = pl.int_range(pl.len()) == 0
+    same_gpu = ~first_row & pl.all_horizontal([pl.col(k).eq_missing(pl.col(k).shift(1)) for k in KEYS])
+    ts, prev = pl.col("timestamp"), pl.col("timestamp").shift(1)
+    for chunk in chunks:
+        lf = chunk.lazy() if isinstance(chunk, pl.DataFrame) else chunk
+        # labels as categories: each row holds a small code, compared without reading the text
+        df = lf.select(*KEYS, "timestamp", pl.col("labels").cast(pl.Categorical)).collect()
+        if not df.height:
+            continue
+        # a store's file: each GPU's rows together, in time order, once each (then no sort)
+        tidy = df.select(((~same_gpu).sum() == pl.struct(*KEYS).n_unique()).alias("together"),
+                         (~same_gpu | (ts > prev)).all().alias("in_order")).row(0)
+        if not all(tidy):
+            # else sorted, and a (GPU, time) given twice keeps its largest label set, as label_runs
+            # (the largest as text, as label_runs compares them)
+            df = (df.group_by(*KEYS, "timestamp").agg(pl.col("labels").cast(pl.String).max().cast(pl.Categorical))
+                  .sort([*KEYS, "timestamp"], nulls_last=True))
+        marks = df.select(same_gpu.alias("same"), (~same_gpu).alias("gpu_start"),
+                          (~same_gpu).shift(-1).fill_null(True).alias("gpu_end"),
+                          (~(same_gpu & pl.col("labels").eq_missing(pl.col("labels").shift(1)))).alias("run_start"))
+        marks = marks.with_columns(pl.col("run_start").shift(-1).fill_null(True).alias("run_end"))
+        # gaps between samples of a GPU, and from its last sample in the chunks before
+        inner = df.select(*KEYS, pl.when(marks.get_column("same")).then(ts - prev).alias("gap")).drop_nulls("gap")
+        # (rows picked by index, not by filter: polars' filter result holds on to the whole
+        # chunk's buffers, which the kept runs and tails would carry from file to file)
+        starts = df[marks.get_column("gpu_start").arg_true()].select(*KEYS, "timestamp")
+        if last is not None:
+            edge = starts.join(last.rename({"timestamp": "_prev"}), on=keys, how="inner", nulls_equal=True)
+            inner = pl.concat([inner, edge.select(*KEYS, (ts - pl.col("_prev")).alias("gap"))], how="vertical_relaxed")
+        hists.append(inner.group_by(*KEYS, "gap").agg(pl.len().alias("n")))
+        tail = df[marks.get_column("gpu_end").arg_true()].select(*KEYS, "timestamp")
+        last = tail if last is None else pl.concat([last, tail], how="vertical_relaxed").group_by(keys).agg(
+            pl.col("timestamp").max())
+        # a run starts where the GPU or its labels change
+        firsts = df[marks.get_column("run_start").arg_true()].select(*KEYS, pl.col("timestamp").alias("_s"), "labels")
+        lasts = df[marks.get_column("run_end").arg_true()].select(pl.col("timestamp").alias("_last"))
+        runs.append(pl.concat([firsts, lasts], how="horizontal"))
+        del df, marks, inner
+    if not runs:
+        return pl.DataFrame(schema={"host": pl.String, "gpu": pl.Int64, "gpu_instance": pl.String,
+                                    "_s": pl.Datetime("us", "UTC"), "_e": pl.Datetime("us", "UTC"),
+                                    "labels": pl.String})
+    # runs that meet across chunks with the same labels are one run
+    allruns = (pl.concat(runs, how="vertical_relaxed").with_columns(pl.col("labels").cast(pl.String))
+               .sort([*KEYS, "_s"], nulls_last=True))
+    allruns = allruns.with_columns(pl.struct(*KEYS, "labels").rle_id().alias("_run")).group_by(
+        "_run", maintain_order=True).agg(*[pl.col(k).first() for k in KEYS], pl.col("_s").min(),
+                                         pl.col("_last").max(), pl.col("labels").first())
+    # the median gap per GPU from the histogram (as polars' median over the gaps: the midpoint of
+    # the two middle ones)
+    h = (pl.concat(hists, how="vertical_relaxed").group_by(*KEYS, "gap").agg(pl.col("n").sum())
+         .sort([*KEYS, "gap"], nulls_last=True))
+    h = h.with_columns(pl.col("n").cum_sum().over(keys).alias("_to"), pl.col("n").sum().over(keys).alias("_total"))
+    h = h.with_columns((pl.col("_to") - pl.col("n")).alias("_from"))
+    lo, hi = (pl.col("_total") - 1) // 2, pl.col("_total") // 2
+    lower = h.filter((pl.col("_from") <= lo) & (lo < pl.col("_to"))).select(*KEYS, pl.col("gap").alias("_lo"))
+    upper = h.filter((pl.col("_from") <= hi) & (hi < pl.col("_to"))).select(*KEYS, pl.col("gap").alias("_hi"))
+    gap = lower.join(upper, on=keys, nulls_equal=True).select(
+        *KEYS, (pl.col("_lo") + (pl.col("_hi") - pl.col("_lo")) / 2).alias("_gap"))
+    allruns = allruns.join(gap, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    nxt = pl.col("_s").shift(-1).over(keys, order_by="_s")
+    return allruns.with_columns(
         pl.coalesce(nxt, pl.col("_last") + pl.col("_gap").fill_null(pl.duration(seconds=1)))
         .alias("_e")).select(*KEYS, "_s", "_e", "labels")
 
@@ -381,9 +464,10 @@ def group_report(windows, by, *, runs=None, jobs=None, have_labels: bool = True)
     notes: list[str] = []
     label_dims = [d.name for d in dims if d.source == "label"]
     if label_dims and not have_labels:
-        notes.append(f"--by {', '.join(label_dims)}: the inputs carry no workload labels (only dcgm-exporter "
-                     "text, Prometheus JSON and Prometheus pulls do; dcgmi dmon, nvidia-smi and Parquet stores "
-                     "do not): every GPU is in the group " + ", ".join(f"(no {_noun(n)})" for n in label_dims))
+        notes.append(f"--by {', '.join(label_dims)}: the inputs carry no workload labels (dcgm-exporter text, "
+                     "Prometheus JSON, Prometheus pulls and stores saved from them do; dcgmi dmon, nvidia-smi and "
+                     "stores written before ridgeline kept labels do not): every GPU is in the group "
+                     + ", ".join(f"(no {_noun(n)})" for n in label_dims))
     table = group_summary(windows, dims, runs=runs, jobs=jobs, notes=notes)
     main = main_groups(windows, dims, runs=runs, jobs=jobs)
     if "pod" in label_dims:

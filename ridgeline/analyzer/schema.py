@@ -347,7 +347,7 @@ TELEMETRY_COLUMNS: dict[str, tuple[str, str]] = {
     "value": ("f64", "value in canonical units (ratios 0..1); null = not reported (never 0)"),
     "source": ("str", "input file"),
     "pod": ("str", "k8s pod owning the GPU, 'namespace/pod' (exporter exported_pod|pod labels); null if none"),
-    "labels": ("str", "the series' workload labels (exporter text, Prometheus JSON and pulls): every label but the GPU's identity (gpu, UUID, device, modelName, Hostname, GPU_I_*...), as name=\"value\" pairs sorted by name and joined by ','; what --by pod|namespace|job|label=NAME groups by; null if none"),
+    "labels": ("str", "the series' workload labels (exporter text, Prometheus JSON and pulls, and the Parquet stores saved from them, which keep them per row): every label but the GPU's identity (gpu, UUID, device, modelName, Hostname, GPU_I_*...), as name=\"value\" pairs sorted by name and joined by ','; what --by pod|namespace|job|label=NAME groups by; null if none"),
 }
 
 # canonical telemetry field -> (unit, description)

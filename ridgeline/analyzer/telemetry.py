@@ -309,9 +309,10 @@ def _ident_and_gid(df):
     return ident.with_columns(gid), gid
 
 
-def _fold_wide(df):
+def _fold_wide(df, gid=None):
     """A partition's wide frame (one row per GPU and timestamp, one column per canonical field,
     ``_nulls`` = blank values in the row) -> (rows ordered by (GPU, time) with ``_gid``, ident).
+    ``gid``: the ``_gid`` expression of the whole partition (a time slice of it; ident is then None).
 
     Repeated (GPU, timestamp) rows are merged as the long table would be: per field the last
     row's value (blank included), blanks summed. None when no analyzed field is present.
@@ -326,7 +327,7 @@ def _fold_wide(df):
         nully = [f for f in present if df.get_column(f).null_count()]
         df = df.with_columns((pl.sum_horizontal([pl.col(f).is_null() for f in nully]) if nully
                               else pl.lit(0, pl.Int64)).alias("_nulls"))
-    ident, gid = _ident_and_gid(df)
+    ident, gid = _ident_and_gid(df) if gid is None else (None, gid)
     if df.get_column("timestamp").null_count():  # a filter copies every column: only when one is needed
         df = df.filter(pl.col("timestamp").is_not_null())
     df = df.select(gid, "timestamp", *present, pl.col("_nulls").cast(pl.Int64))

@@ -423,21 +423,52 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
         if any(w is None for _files, w in scans):
             return  # a long (or odd) table among them: the long rows are reduced
         hosts: dict = {}
+        host_files: dict = {}
         for files, w in scans:
             by_host = telemetry_table.hive_host_files(path, files)  # files: the readable ones
             if by_host is None or "host" not in w.collect_schema().names():
                 return
-            for h in by_host:
+            for h, fs in by_host.items():
                 hosts.setdefault(h, []).append(("wide", w.filter(pl.col("host") == h)))
+                host_files.setdefault(h, []).extend(fs)
         src.wide = pl.concat([w for _files, w in scans], how="diagonal_relaxed")
-        src.hosts = hosts
+        src.hosts = {h: _host_items(items, sorted(host_files[h]), opts) for h, items in hosts.items()}
         return
     source = telemetry_table.parquet_source(path, opts=opts)
     raw = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
     src.wide = telemetry_table.wide_frame(raw, opts=opts)
     files = telemetry_table.hive_host_files(path, opts.parquet_files.get(str(path)))
     if files is not None and "host" in raw.collect_schema().names():
-        src.hosts = {h: [(src.layout, src.frame.filter(pl.col("host") == h))] for h in files}
+        src.hosts = {h: _host_items([(src.layout, src.frame.filter(pl.col("host") == h))] if src.wide is not None
+                                    else None, fs, opts) or [(src.layout, src.frame.filter(pl.col("host") == h))]
+                     for h, fs in files.items()}
+
+
+def _host_items(whole, files: list[str], opts: Options) -> list | None:
+    """One host's partition items of a wide hive Parquet input (``whole``: its items read whole,
+    None for a long table): its files as time slices, each a UTC day of one file's wide frame
+    (:mod:`ridgeline.analyzer.telemetry_slices`: the reduction holds one day of the host at a
+    time, whatever the store's length), when they are a store's day files and the host is large
+    (:func:`ridgeline.parsers.telemetry_table.day_slices`); else ``whole``."""
+    import polars as pl
+
+    from ridgeline.parsers import telemetry_table
+
+    if whole is None or len(files) < 2:
+        return whole
+    days = telemetry_table.day_slices(files)
+    if days is None:
+        return whole
+    from ridgeline.analyzer.telemetry_slices import SLICED, TimeSlices
+
+    slices = []
+    for lo, hi, day_files in days:
+        for f in day_files:  # a file's own columns (a field a day lacks is absent, not blank)
+            frame = telemetry_table.wide_frame(pl.scan_parquet(f, hive_partitioning=True), opts=opts)
+            if frame is None:
+                return whole
+            slices.append((lo, hi, frame))
+    return [(SLICED, TimeSlices(slices, layout="wide"))]
 
 
 def long_table(sources):
@@ -480,6 +511,14 @@ def telemetry_partitions(sources) -> list[list[tuple[str, Any]]]:
             sub = frame if len(hosts) == 1 else frame.filter(
                 pl.col("host").is_null() if h is None else pl.col("host") == h)
             by_host.setdefault(h, []).append((src.layout, sub, _source_of(src)))
+    from ridgeline.analyzer.telemetry_slices import SLICED
+
+    for h, items in by_host.items():
+        if len(items) > 1 and any(it[0] == SLICED for it in items):
+            # a host in several inputs is reduced whole (its rows merged as one long table): a
+            # time-sliced item among them is read whole too
+            by_host[h] = [whole for it in items
+                          for whole in ([(*w, it[2]) for w in it[1].whole()] if it[0] == SLICED else [it])]
     return [by_host[h] for h in sorted(by_host, key=lambda h: (h is None, str(h)))]
 
 

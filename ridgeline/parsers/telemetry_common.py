@@ -46,6 +46,20 @@ def workload_labels(labels) -> str | None:
     return ",".join(f'{k}="{v}"' for k, v in kept) or None
 
 
+def pod_of_labels(labels):
+    """The TELEMETRY ``pod`` column (``namespace/pod``) from a ``labels`` column expression, by
+    the exporter readers' rule: ``exported_pod`` | ``pod``, with ``exported_namespace`` |
+    ``namespace`` when there is one (the ``exported_*`` form first)."""
+    import polars as pl
+
+    def first(names):
+        found = [labels.str.extract(r'(?:^|,)' + n + r'="((?:[^"\\]|\\.)*)"', 1) for n in names]
+        return pl.coalesce([pl.when(x == "").then(None).otherwise(x) for x in found])
+
+    pod, ns = first(("exported_pod", "pod")), first(("exported_namespace", "namespace"))
+    return pl.when(ns.is_null()).then(pod).otherwise(ns + "/" + pod)
+
+
 def wide_to_long_rows(wide):
     """A reader's wide frame (identity columns + one column per canonical field) -> long rows
     (identity, field, value), field by field in column order (Data- or LazyFrame)."""

@@ -13,6 +13,11 @@ The column convention (case-insensitive names):
   canonically or by DCGM name, same scaling rules.
 * ``timestamp``: a datetime (zone-aware, or naive = ``--tz``/UTC), an ISO-8601 string, or
   epoch numbers (seconds, milliseconds, microseconds or nanoseconds by magnitude).
+* ``labels`` (optional, either layout): the rows' workload labels as the TELEMETRY table's
+  ``labels`` column holds them (``name="value"`` pairs sorted by name; ridgeline's store writes
+  it, :mod:`ridgeline.sources.store`): passed through, so ``--by pod|namespace|label=NAME`` groups
+  a store as it groups the source it was written from (:func:`carries_labels` tells whether an
+  input has the column).
 * Parquet folders may be hive-partitioned (``date=2026-01-01/host=node1/part-0.parquet``):
   partition keys become columns, so ``host`` may live in the path.
 
@@ -27,8 +32,11 @@ from pathlib import Path
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.dcgm_fields import scaled
+from ridgeline.parsers.telemetry_common import pod_of_labels
 from ridgeline.parsers.telemetry_syntax import ALIASES
 from ridgeline.result import InputInfo, Skipped
+
+LABELS = "labels"  # the workload labels column a store keeps (ridgeline.sources.store): passed through
 
 def _resolve(names: list[str]) -> dict[str, str]:
     """canonical role -> actual column name."""
@@ -111,6 +119,8 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
         (pl.col(roles["gpu_instance"]).cast(pl.String) if "gpu_instance" in roles else pl.lit(None, pl.String)).alias("gpu_instance"),
         (pl.col(roles["model"]).cast(pl.String) if "model" in roles else pl.lit(None, pl.String)).alias("model"),
     ]
+    if LABELS in names:  # a store's workload labels (ridgeline.sources.store), per row
+        ident += [pl.col(LABELS).cast(pl.String).alias(LABELS), pod_of_labels(pl.col(LABELS).cast(pl.String)).alias("pod")]
     if "host" not in roles and opts.host is None:
         opts.note(f"{path}: table has no host column; host left empty (give --host)")
     if layout == "long":
@@ -152,7 +162,7 @@ def _normalize(lf, *, path: Path, opts, skipped: list[Skipped], kind: str, eager
             )
     else:
         parts = []
-        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date"}
+        used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date", LABELS}
         for col in names:
             if col in used:
                 continue
@@ -504,7 +514,7 @@ def scan_table_parquet(path, *, opts):
             parts.append(_normalize(pl.scan_parquet(files, hive_partitioning=True), path=path, opts=opts,
                                     skipped=part_skipped, kind="telemetry-parquet", eager=False))
             skipped += [s for s in part_skipped if s not in skipped]
-        out = pl.concat(parts, how="vertical_relaxed")
+        out = pl.concat(parts, how="diagonal_relaxed")  # (a set of files without labels: null labels)
     else:
         out = _normalize(lf, path=path, opts=opts, skipped=skipped, kind="telemetry-parquet", eager=False)
     return out, InputInfo(str(path), "telemetry-parquet", int(rows)), skipped
@@ -550,3 +560,108 @@ def _column_groups(folder: Path, *, opts=None) -> list[list[str]] | None:
         return list(groups.values())
     except Exception:  # noqa: BLE001 - the one-scan path reports what is wrong
         return None
+
+
+def carries_labels(path, *, opts=None) -> bool:
+    """Whether a telemetry table keeps workload labels: a ``labels`` column in any of its Parquet
+    files (footers only) or in a CSV's header. A store written before labels were kept has none."""
+    path = Path(path)
+    try:
+        if path.is_dir() or path.suffix.lower() == ".parquet":
+            import polars as pl
+
+            return any(LABELS in pl.read_parquet_schema(f) for f in parquet_files(path, opts=opts)
+                       if not any(part.startswith(".") for part in f.parts[len(path.parts):]))
+        with open(path, encoding="utf-8-sig", errors="replace") as fh:
+            return LABELS in [c.strip().strip('"') for c in fh.readline().rstrip("\r\n").split(",")]
+    except Exception:  # noqa: BLE001 - unreadable: reported where it was read
+        return False
+
+
+def label_chunks(path, *, opts, exclude=frozenset()):
+    """The workload labels of a Parquet table (a store), one lazy frame per file in path order
+    (a store: by day, then host): ``host, gpu, gpu_instance, timestamp, labels``, the identity
+    and time read as :func:`_normalize` reads them, ``labels`` null in a file without the
+    column. What :func:`ridgeline.analyzer.groups.label_runs_in_chunks` folds a file at a time:
+    the runs of a long history without the store's rows in memory at once (the long table
+    repeats every row's labels once per field). ``exclude``: files left out (the corrupt ones
+    the reader listed as skipped)."""
+    import polars as pl
+
+    path = Path(path)
+    out = []
+    for f in parquet_files(path, opts=opts):
+        if str(f) in exclude or (path.is_dir() and any(part.startswith(".") for part in f.relative_to(path).parts)):
+            continue
+        lf = pl.scan_parquet(f, hive_partitioning=True)
+        schema = lf.collect_schema()
+        roles = _resolve(schema.names())
+        if "timestamp" not in roles:
+            continue
+        host = pl.col(roles["host"]).cast(pl.String) if "host" in roles else pl.lit(None, pl.String)
+        if opts.host is not None:
+            host = pl.coalesce(host, pl.lit(opts.host))
+        out.append(lf.select(
+            host.alias("host"),
+            (pl.col(roles["gpu"]).cast(pl.Int64, strict=False) if "gpu" in roles else pl.lit(None, pl.Int64)).alias("gpu"),
+            (pl.col(roles["gpu_instance"]).cast(pl.String) if "gpu_instance" in roles
+             else pl.lit(None, pl.String)).alias("gpu_instance"),
+            _timestamp_expr(roles["timestamp"], schema[roles["timestamp"]], opts.tz).alias("timestamp"),
+            (pl.col(LABELS).cast(pl.String) if LABELS in schema.names() else pl.lit(None, pl.String)).alias(LABELS),
+        ))
+    return out
+
+
+# a host of fewer rows is read whole: slicing costs a second and third read of each day (~1.8x
+# the CPU) and saves nothing below this (benchmarks/README.md, "A store's long history")
+DAY_SLICE_MIN_ROWS = 1_500_000
+
+
+def day_slices(files) -> list | None:
+    """One host's files of a store as UTC days: ``[(lo, hi, files)]`` in time order, each file's
+    rows known to lie in ``lo <= timestamp < hi`` (UTC datetimes), or None when that is not
+    known, so the host is read whole.
+
+    Known from the Parquet footers, not the folder names: every row group's ``timestamp``
+    statistics (a zone-aware timestamp column, no nulls, min and max written) put the file inside
+    the UTC day its ``date=`` folder names (a store's layout, :mod:`ridgeline.sources.store`).
+    Fewer than two days, or fewer than :data:`DAY_SLICE_MIN_ROWS` rows in all: None."""
+    import datetime as _dt
+
+    import polars as pl
+
+    days: dict = {}
+    try:
+        # the row count from the footers (polars reads no page for it), before pyarrow is imported
+        if len(files) < 2 or pl.scan_parquet(list(files), missing_columns="insert",
+                                                extra_columns="ignore").select(pl.len()).collect().item() < DAY_SLICE_MIN_ROWS:
+            return None
+        import pyarrow.parquet as pq
+
+        for f in files:
+            seg = [p.split("=", 1)[1] for p in Path(f).parts[:-1] if p.lower().startswith("date=")]
+            if len(seg) != 1:
+                return None
+            lo = _dt.datetime.fromisoformat(seg[0]).replace(tzinfo=_dt.timezone.utc)
+            if (lo.hour, lo.minute, lo.second, lo.microsecond) != (0, 0, 0, 0):
+                return None
+            hi = lo + _dt.timedelta(days=1)
+            meta = pq.ParquetFile(f).metadata
+            names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+            roles = _resolve(names)
+            if "timestamp" not in roles:
+                return None
+            col = names.index(roles["timestamp"])
+            if getattr(meta.schema.to_arrow_schema().field(roles["timestamp"]).type, "tz", None) is None:
+                return None
+            for g in range(meta.num_row_groups):
+                st = meta.row_group(g).column(col).statistics
+                if st is None or not st.has_min_max or st.null_count is None or st.null_count \
+                        or not (lo <= st.min and st.max < hi):
+                    return None
+            days.setdefault(lo, []).append(str(f))
+    except Exception:  # noqa: BLE001 - a footer that does not say: read the host whole
+        return None
+    if len(days) < 2:
+        return None
+    return [(lo, lo + _dt.timedelta(days=1), fs) for lo, fs in sorted(days.items())]

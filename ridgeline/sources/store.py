@@ -9,7 +9,19 @@ One file per UTC day and host. Columns: ``timestamp`` (UTC), ``gpu``, ``uuid``, 
 canonical units, so nothing is scaled again on reading). ``date`` and ``host`` live in the path.
 A partition holds a column for each field its host exported (so partitions may differ; the
 reader normalizes each set of files on its own); a value that was not reported is null, never 0.
-The k8s ``pod`` label is not kept.
+
+Workload labels: a ``labels`` column (after ``model``) keeps, per row (GPU and timestamp), the
+TELEMETRY table's ``labels`` (the series' workload labels, ``name="value"`` pairs sorted by name:
+``container="main",namespace="team-a",pod="train-0"``), what ``--by pod|namespace|job|label=NAME``
+groups by. One value per row, not time ranges: a pod rescheduled to another GPU mid-day is simply
+another value from that row on, the store's merge (rows added, blanks filled) needs no range
+arithmetic, and Parquet's dictionary encoding (which polars uses for a string column) stores a
+day of one GPU's few label sets in a few kilobytes (a 691,200-row column of 5 label sets: 5 KB).
+Where the source's series carry several label sets at one timestamp (a hand-over inside one
+scrape), the row keeps the largest, as :func:`ridgeline.analyzer.groups.label_runs` picks per
+timestamp, so the groups read from the store are the source's. The column is written only in a
+partition where some row has labels (like a field: no column of nulls); a store written before
+labels were kept has none anywhere, and ``--by pod`` on it says so.
 
 Writes are atomic: each partition is written to a hidden temporary file in its folder and
 renamed into place (:mod:`ridgeline.atomic`), so a run that dies midway leaves whole partitions
@@ -27,6 +39,7 @@ from typing import Any
 from urllib.parse import quote
 
 ID_COLUMNS = ("timestamp", "gpu", "uuid", "gpu_instance", "model")
+LABELS = "labels"  # the workload labels column (see the module docstring)
 KEY_COLUMNS = ("timestamp", "gpu", "uuid", "gpu_instance")
 PART_NAME = "part-0.parquet"
 UNKNOWN_HOST = "unknown"
@@ -49,7 +62,9 @@ class StoreReport:
 
 
 def wide_frame(long: Any):
-    """TELEMETRY long rows -> one row per timestamp / host / GPU, one column per field."""
+    """TELEMETRY long rows -> one row per timestamp / host / GPU, one column per field, and the
+    row's workload ``labels`` (the largest of its series' label sets; null: none) when the rows
+    carry a ``labels`` column."""
     import polars as pl
 
     from ridgeline.analyzer.schema import TELEMETRY_FIELDS
@@ -60,8 +75,13 @@ def wide_frame(long: Any):
     index = ["host", *ID_COLUMNS]
     wide = df.select(*index, "field", "value").pivot(on="field", index=index, values="value",
                                                      aggregate_function="first")
-    return wide.select(*index, *[pl.col(f) if f in wide.columns else pl.lit(None, pl.Float64).alias(f)
-                                 for f in fields])
+    labels = []
+    if LABELS in df.columns:
+        per_row = df.group_by(index).agg(pl.col(LABELS).cast(pl.String).max())
+        wide = wide.join(per_row, on=index, how="left", nulls_equal=True, maintain_order="left")
+        labels = [LABELS]
+    return wide.select(*index, *labels, *[pl.col(f) if f in wide.columns else pl.lit(None, pl.Float64).alias(f)
+                                          for f in fields])
 
 
 def _cells(df) -> int:
@@ -113,6 +133,7 @@ def save(long: Any, folder: str | Path) -> StoreReport:
             rows = part.drop("_date", "_host", "host").sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
             # a field this host did not export is no column at all (not a column of nulls, which
             # would read back as blank values)
+            # (nor a labels column without a label)
             rows = rows.select([c for c in rows.columns if c in ID_COLUMNS or rows.get_column(c).null_count() < rows.height])
             if target.exists():
                 old = pl.read_parquet(target, hive_partitioning=False)

@@ -188,7 +188,7 @@ def test_a_field_under_two_names_is_kept_once(stub):
     assert any("came twice" in n for n in pulled.notes)
 
 
-def test_a_pull_keeps_the_workload_labels_for_by_pod(stub):
+def test_a_pull_keeps_the_workload_labels_for_by_pod(stub, tmp_path):
     from click.testing import CliRunner
 
     from ridgeline.cli import cli
@@ -196,9 +196,14 @@ def test_a_pull_keeps_the_workload_labels_for_by_pod(stub):
     # the exporter's own pod (the scrape's labels) and the workload's (exported_*, honorLabels off)
     _Stub.extra = {"namespace": "gpu-operator", "pod": "dcgm-exporter-abc", "exported_namespace": "ml",
                    "exported_pod": "train-0", "job": "dcgm"}
+    store = tmp_path / "store"
     args = ["telemetry", "--prometheus", stub, "--from", "2026-01-05T00:00:00Z", "--to", "2026-01-05T00:00:15Z",
             "--by", "pod", "--by", "job", "--format", "json"]
-    res = CliRunner().invoke(cli, args)
+    res = CliRunner().invoke(cli, [*args, "--save", str(store)])
     assert res.exit_code == 0, res.output
-    groups = json.loads(res.output)["telemetry"]["groups"]
+    groups = json.loads(res.stdout)["telemetry"]["groups"]  # (stderr: "saved to ...")
     assert [g["keys"] for g in groups] == [{"pod": "ml/train-0", "job": "dcgm"}]
+    # the store it saved keeps the labels: the same groups read back from it
+    res = CliRunner().invoke(cli, ["telemetry", str(store), "--by", "pod", "--by", "job", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["telemetry"]["groups"] == groups
