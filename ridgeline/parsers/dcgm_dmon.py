@@ -259,6 +259,13 @@ class _OddText(Exception):
     """A piece polars does not split into lines as Python would: the line-by-line reader runs."""
 
 
+#: bytes per piece of a dmon capture: half the other text readers' (text_chunks.CHUNK_BYTES). A dmon
+#: line turns into ~2x less frame than an exporter line, so the pieces' temporaries decide more of
+#: its peak: an 83 MB capture peaked at 240 MiB (3.02x the file) with 4 MiB pieces, 231 MiB with
+#: 2 MiB, 229 MiB with 1 MiB; CPU +10% at 2 MiB, +30% at 1 MiB (benchmarks/README.md)
+DMON_CHUNK_BYTES = 2 << 20
+
+
 def read_dmon_wide(path, *, opts, chunk_bytes: int | None = None):
     """Parse a ``dcgmi dmon`` capture with polars, one row per GPU row of the file.
 
@@ -279,7 +286,7 @@ def read_dmon_wide(path, *, opts, chunk_bytes: int | None = None):
     path = Path(path)
     state = _DmonPieces(path, opts)
     try:
-        for data, last in line_chunks(path, chunk_bytes):
+        for data, last in line_chunks(path, chunk_bytes or DMON_CHUNK_BYTES):
             state.feed(data, last)
     except _OddText:
         long, info, skipped = _read_dmon_python(path, opts=opts)
