@@ -81,7 +81,9 @@ def analyze_ranges(acts, api, source: str, top: int = TOP):
     s = a.get_column("start_ns").to_numpy()
     e = a.get_column("end_ns").to_numpy()
     is_k = (a.get_column("kind") == "kernel").to_numpy()
-    devices = np.unique(dev)
+    from ridgeline.analyzer.intervals import unique_sorted
+
+    devices = unique_sorted(dev)
     rows = []
     for (name, kind), part in r.group_by(["range", "kind"], maintain_order=True):
         hs, he = merge_intervals(part.get_column("start_ns").to_numpy(), part.get_column("end_ns").to_numpy())

@@ -111,7 +111,9 @@ def _intersect(as_, ae, bs, be):
     """Intersection of two disjoint sorted unions -> disjoint sorted intervals."""
     if not as_.size or not bs.size:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    pts = np.unique(np.concatenate([as_, ae, bs, be]))
+    from ridgeline.analyzer.intervals import unique_sorted
+
+    pts = unique_sorted(np.concatenate([as_, ae, bs, be]))
     lo, hi = pts[:-1], pts[1:]
     mid = lo + (hi - lo) // 2
 
@@ -185,7 +187,9 @@ def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
         return []
     by = np.argsort(step_of[placed], kind="stable")
     sid, ss, ee = step_of[placed][by], s[placed][by], e[placed][by]
-    present, at, counts = np.unique(sid, return_index=True, return_counts=True)
+    from ridgeline.analyzer.intervals import sorted_runs
+
+    present, at, counts = sorted_runs(sid)  # sid is sorted (by)
     first = np.minimum.reduceat(ss, at)
     last = np.maximum.reduceat(ee, at)
     order = np.argsort(first, kind="stable")
