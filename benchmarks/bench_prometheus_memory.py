@@ -40,6 +40,13 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 def run(args: list[str], root: Path = ROOT) -> tuple[float, float, str]:
     """(peak RSS MiB, seconds, stderr) of ``ridgeline ARGS`` (the code at ``root``) in a fresh process."""
+    rss, _cpu, secs, text = run_usage(args, root)
+    return rss, secs, text
+
+
+def run_usage(args: list[str], root: Path = ROOT) -> tuple[float, float, float, str]:
+    """(peak RSS MiB, CPU s, wall s, stderr) of ``ridgeline ARGS`` (the code at ``root``) in a fresh
+    process (also benchmarks/bench_store_days.py's measurement)."""
     cmd = [sys.executable, "-c", "import sys; from ridgeline.cli import main; main(sys.argv[1:])", *args]
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     t = time.perf_counter()
@@ -53,7 +60,7 @@ def run(args: list[str], root: Path = ROOT) -> tuple[float, float, str]:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         sys.exit(f"ridgeline {' '.join(args)} exited {code}: {text.strip()[-400:]}")
-    return usage.ru_maxrss / 1024, secs, text  # ru_maxrss is KiB on Linux
+    return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, secs, text  # ru_maxrss is KiB on Linux
 
 
 STAGES = r"""

@@ -27,7 +27,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,19 +77,10 @@ def write_store(folder: Path, *, days: int, hosts: int, gpus: int, interval_s: f
 
 def run(args: list[str], root: Path) -> tuple[float, float, float]:
     """(peak RSS MiB, CPU s, wall s) of ``ridgeline ARGS`` (the code at ``root``) in a fresh process."""
-    cmd = [sys.executable, "-c", "import sys; from ridgeline.cli import main; main(sys.argv[1:])", *args]
-    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    t = time.perf_counter()
-    with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env, cwd=root)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-        err.seek(0)
-        text = err.read().decode(errors="replace")
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        sys.exit(f"ridgeline {' '.join(args)} exited {code}: {text.strip()[-400:]}")
-    return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, wall
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_prometheus_memory import run_usage
+
+    return run_usage(args, root)[:3]
 
 
 def main() -> None:

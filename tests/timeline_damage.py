@@ -181,6 +181,17 @@ def _edit(seed: Path, out: Path, fn, cats=_GPU_CATS) -> Path | None:
     return out
 
 
+def set_field(e: dict, key: str, value) -> None:
+    """Set ``key`` of one trace event to ``value``; ``args.NAME`` sets NAME in its args (made an
+    object first if it is not one)."""
+    if key.startswith("args."):
+        if not isinstance(e.get("args"), dict):
+            e["args"] = {}
+        e["args"][key[5:]] = value
+    else:
+        e[key] = value
+
+
 def _set_arg(key, value):
     def fn(e):
         e.setdefault("args", {})[key] = value

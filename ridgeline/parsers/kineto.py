@@ -39,17 +39,17 @@ import re
 import zlib
 from pathlib import Path
 
-from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
 from ridgeline.errors import InputError
-from ridgeline.parsers.kineto_events import (  # noqa: F401 (re-exported: the reader's names)
+from ridgeline.parsers.kineto_events import (
     _CONTEXT_CATS,
     _GPU_CATS,
     _HOST_CATS,
     _LEGACY_PIDS,
-    _LONG_TS,
+    _RUNTIME_CATS,
     _TS_TEXT,
-    _kineto_schemas,
     assemble_frames,
+    kept_call,
+    kept_range,
     quote_long_ts,
 )
 from ridgeline.parsers.timeline_common import (
@@ -252,16 +252,14 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
                 legacy_gpu += 1
             elif old == "cpu_op":
                 host.append((i, e))
-    runtime = [e for _i, e in host if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")]
+    runtime = [e for _i, e in host if e.get("cat") in _RUNTIME_CATS]
     stats = {"host": len(host), "runtime": len(runtime), "legacy": legacy_gpu, "events": len(events),
              "hip": sum(1 for e in runtime if isinstance(e.get("name"), str) and e["name"].startswith("hip"))}
     context = []
     if host_calls == "sync":  # what the analysis reads: sync calls, launches, annotations, step/data-loader ops (steps.py)
-        sync, launch = re.compile(SYNC_RE), re.compile(LAUNCH_RE)
-        step, loader = re.compile(STEP_RE), re.compile(DATALOADER_RE)
         kept = [(i, e) for i, e in host if isinstance(e.get("name"), str) and (
-            (sync.match(e["name"]) or launch.match(e["name"])) if e.get("cat") in ("cuda_runtime", "cuda_driver", "Runtime")
-            else (e.get("cat") == "user_annotation" or step.match(e["name"]) or loader.search(e["name"])))]
+            kept_call(e["name"]) if e.get("cat") in _RUNTIME_CATS
+            else (e.get("cat") == "user_annotation" or kept_range(e["name"])))]
         # and what the CPU was doing (idle_causes.host_late_activity): the other CPU ops, annotations
         # and Python functions, read lean (each event once: those kept above are not repeated)
         kept_rows = {i for i, _e in kept}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
 from ridgeline.parsers.timeline_common import MAX_TIME_NS
 
 _GPU_CATS = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset", "Kernel": "kernel",
@@ -16,6 +17,8 @@ _HOST_CATS = {"cuda_runtime": "runtime", "cuda_driver": "driver", "cpu_op": "cpu
 #: host events that say what the CPU was doing (kept by host_calls="sync" too: they name the work
 #: behind host-late idle time, ridgeline.analyzer.idle_causes.host_late_activity)
 _CONTEXT_CATS = ("cpu_op", "Operator", "user_annotation", "python_function")
+#: the categories of runtime/driver API calls (``Runtime`` in early Kineto)
+_RUNTIME_CATS = ("cuda_runtime", "cuda_driver", "Runtime")
 _LEGACY_PIDS = {"cuda functions": "kernel", "cpu functions": "cpu_op"}  # the legacy autograd profiler
 #: a ``"ts"`` value of 8e12 us or more with decimals (epoch microseconds with nanosecond decimals,
 #: 1.7e15): quoted before parsing so it reaches :func:`ridgeline.parsers.kineto.exact_ns` as text. A float64 holds a value
@@ -23,6 +26,20 @@ _LEGACY_PIDS = {"cuda functions": "kernel", "cpu functions": "cpu_op"}  # the le
 #: its spacing grows to 256 ns at epoch microseconds (the error HTA's float reading makes).
 _LONG_TS = re.compile(rb'"ts": ?((?:[0-9]{14,}|[89][0-9]{12})\.[0-9]+)')
 _TS_TEXT = re.compile(r"[0-9]{13,}\.[0-9]+")
+
+
+_SYNC, _LAUNCH, _STEP, _LOADER = (re.compile(p) for p in (SYNC_RE, LAUNCH_RE, STEP_RE, DATALOADER_RE))
+
+
+def kept_call(name: str) -> bool:
+    """A runtime/driver call the analysis reads (``host_calls="sync"``): a synchronizing call or a
+    launch (kernels, graphs, async copies and memsets)."""
+    return bool(_SYNC.match(name) or _LAUNCH.match(name))
+
+
+def kept_range(name: str) -> bool:
+    """A host range the analysis reads besides annotations: a numbered step or data-loader work."""
+    return bool(_STEP.match(name) or _LOADER.search(name))
 
 
 def quote_long_ts(data: bytes) -> bytes:

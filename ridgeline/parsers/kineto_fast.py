@@ -23,13 +23,21 @@ with a file, it only recognizes files where nothing is.
 from __future__ import annotations
 
 import math
-import re
 from typing import Annotated
 
 import msgspec
 
-from ridgeline.analyzer.schema import DATALOADER_RE, LAUNCH_RE, STEP_RE, SYNC_RE
-from ridgeline.parsers.kineto_events import _CONTEXT_CATS, _GPU_CATS, _HOST_CATS, _LEGACY_PIDS, _TS_TEXT, assemble_frames
+from ridgeline.parsers.kineto_events import (
+    _CONTEXT_CATS,
+    _GPU_CATS,
+    _HOST_CATS,
+    _LEGACY_PIDS,
+    _RUNTIME_CATS,
+    _TS_TEXT,
+    assemble_frames,
+    kept_call,
+    kept_range,
+)
 from ridgeline.parsers.timeline_common import MAX_DEVICE
 
 _I64 = Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
@@ -64,7 +72,6 @@ class _Document(msgspec.Struct):
 
 _EVENTS = msgspec.json.Decoder(list[_Event])
 _DOCUMENT = msgspec.json.Decoder(_Document)
-_SYNC, _LAUNCH, _STEP, _LOADER = (re.compile(p) for p in (SYNC_RE, LAUNCH_RE, STEP_RE, DATALOADER_RE))
 
 
 def decode_events(data: bytes, host_calls: str, base: int = 0):
@@ -113,7 +120,6 @@ def _frames(events: list[_Event], host_calls: str, base: int):
             host.append(e)
         elif cat is unset and isinstance(e.pid, str) and e.pid.lower() in _LEGACY_PIDS:
             return None  # the legacy autograd layout: the standard path reads it
-    runtime_cats = ("cuda_runtime", "cuda_driver", "Runtime")
     stats = {"host": len(host), "runtime": 0, "legacy": 0, "events": len(events), "hip": 0}
     gpu_cols = host_cols = context_cols = launch_cols = None
     if gpu:
@@ -122,9 +128,8 @@ def _frames(events: list[_Event], host_calls: str, base: int):
             return None
         pid = cols["pid"]
         device = cols["device"]
-        if set(map(type, device)) != {type(None)}:  # args.device where given, else the pid where it is a GPU index
-            if not all(d is None or 0 <= d <= MAX_DEVICE for d in device):
-                return None
+        if not all(d is None or 0 <= d <= MAX_DEVICE for d in device):  # a device no GPU index: named by the standard path
+            return None
         raw = pl.DataFrame({
             "_row": pl.Series(gpu_rows, dtype=pl.Int64), "cat": pl.Series(cols["cat"], dtype=pl.String),
             "device": pl.Series(device, dtype=pl.Int64), "stream": pl.Series(cols["stream"], dtype=pl.Int64),
@@ -149,7 +154,7 @@ def _frames(events: list[_Event], host_calls: str, base: int):
             return None
         cat = pl.Series(cols["cat"], dtype=pl.String)
         name = pl.Series(cols["name"], dtype=pl.String)
-        is_runtime = cat.is_in(runtime_cats)
+        is_runtime = cat.is_in(_RUNTIME_CATS)
         stats["runtime"] = int(is_runtime.sum())
         stats["hip"] = int((is_runtime & name.str.starts_with("hip")).sum())
         frame = pl.DataFrame({
@@ -161,8 +166,8 @@ def _frames(events: list[_Event], host_calls: str, base: int):
         }, schema_overrides={"ts": pl.Float64, "dur": pl.Float64})
         if host_calls == "sync":  # the rows the analysis reads (as kineto._kineto_frames), each name matched once
             names = set(cols["name"]) - {None}
-            calls = [n for n in names if _SYNC.match(n) or _LAUNCH.match(n)]
-            ranges = [n for n in names if _STEP.match(n) or _LOADER.search(n)]
+            calls = [n for n in names if kept_call(n)]
+            ranges = [n for n in names if kept_range(n)]
             keep = name.is_not_null() & pl.when(is_runtime).then(name.is_in(calls)).otherwise(
                 (cat == "user_annotation") | name.is_in(ranges))
             keep = pl.select(keep.fill_null(False)).to_series()

@@ -16,8 +16,8 @@ import json
 import pytest
 from polars.testing import assert_frame_equal
 
-from ridgeline.parsers import kineto, kineto_fast
-from tests.timeline_damage import KINETO_DAMAGES, _raw, kineto_seeds
+from ridgeline.parsers import kineto, kineto_events, kineto_fast
+from tests.timeline_damage import KINETO_DAMAGES, _raw, kineto_seeds, set_field
 
 SEEDS = kineto_seeds()
 
@@ -140,7 +140,7 @@ def test_a_chunk_of_context_rows_only_keeps_the_host_schema():
               for i in range(5)]
     g, h, launch, stats = kineto_fast.decode_events(json.dumps(events).encode(), "sync", 0)
     assert g is None and launch is None and stats["host"] == 5
-    assert list(h.columns) == list(kineto._kineto_schemas()[1])
+    assert list(h.columns) == list(kineto_events._kineto_schemas()[1])
     _same((g, h, launch, stats), kineto._kineto_frames(events, "sync"))
 
 
@@ -170,15 +170,7 @@ def test_random_values_are_declined_or_read_the_same(seed):
     doc = json.loads(_raw(kineto_seeds()[0]))
     events = doc["traceEvents"]
     for _ in range(rng.randint(1, 3)):
-        e = rng.choice(events)
-        key = rng.choice(_KEYS)
-        value = rng.choice(_VALUES)
-        if key.startswith("args."):
-            if not isinstance(e.get("args"), dict):
-                e["args"] = {}
-            e["args"][key[5:]] = value
-        else:
-            e[key] = value
+        set_field(rng.choice(events), rng.choice(_KEYS), rng.choice(_VALUES))
     text = json.dumps(doc).encode().replace(b'"1683564901565486.123"', b"1683564901565486.123", 1) \
         if rng.random() < 0.3 else json.dumps(doc).encode()
     for host_calls in ("all", "sync"):

@@ -278,13 +278,7 @@ def test_any_value_in_any_kineto_field(tmp_path, pick, key, value, name):
         elif doc.get("deviceProperties"):
             doc["deviceProperties"][pick % len(doc["deviceProperties"])]["id"] = value
     else:
-        e = events[pick % len(events)]
-        if key.startswith("args."):
-            if not isinstance(e.get("args"), dict):
-                e["args"] = {}
-            e["args"][key[5:]] = value
-        else:
-            e[key] = value
+        D.set_field(events[pick % len(events)], key, value)
     path = tmp_path / "trace.json"
     path.write_text(json.dumps(doc, allow_nan=True))
     for extra in ((), ("--lenient",)):
