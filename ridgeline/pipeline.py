@@ -67,7 +67,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
 
 def detect(path: Path) -> tuple[str, str] | None:
     """``("ncu", layout)`` or ``("telemetry", format)`` from the file's content, else None."""
-    from ridgeline.parsers.ncu import detect_ncu_layout
+    from ridgeline.parsers.ncu_blocks import detect_ncu_layout
     from ridgeline.parsers.telemetry import detect_telemetry_format
 
     layout = detect_ncu_layout(path)

@@ -44,11 +44,8 @@ catalogue (a configured name or alias wins over a bundled one)::
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
-import json
 import re
-from importlib import resources
 
 from ridgeline.errors import UsageError
 
@@ -266,7 +263,10 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
 
 @functools.lru_cache(maxsize=1)
 def _bundled() -> tuple[GPU, ...]:
-    raw = json.loads(resources.files("ridgeline.analyzer").joinpath("gpus.json").read_text("utf-8"))
+    import json
+    from pathlib import Path  # the file beside this module (importlib.resources costs ~4 ms of start-up)
+
+    raw = json.loads(Path(__file__).with_name("gpus.json").read_text("utf-8"))
     return tuple(parse_entry(e.get("name", "?"), e, where=f"gpus.json: {e.get('name', '?')}") for e in raw["gpus"])
 
 
@@ -358,6 +358,8 @@ def lookup(name: str) -> tuple[GPU, str]:
     spelled = {normalize(n): n for n in names}
     for alias, g in aliases.items():
         spelled.setdefault(alias, g.name)
+    import difflib
+
     close = difflib.get_close_matches(key, list(spelled), n=5, cutoff=0.5)
     close_names = list(dict.fromkeys(spelled[c] for c in close))
     hint = f"did you mean {', '.join(close_names)}? " if close_names else ""

@@ -439,7 +439,7 @@ def _cut_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
                 k += 1
             if k < len(buf) and buf[k:k + 1] == b"{":
                 try:
-                    return _decode_events(b"[" + buf[:i + 1] + b"]", host_calls, base), buf[k:]
+                    return _decode_events(b"".join((b"[", memoryview(buf)[:i + 1], b"]")), host_calls, base), buf[k:]
                 except ValueError:
                     pass
         end = i
@@ -454,7 +454,7 @@ def _last_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
         if i < 0:
             break
         try:
-            return _decode_events(b"[" + buf[:i + 1], host_calls, base), buf[i + 1:]
+            return _decode_events(b"".join((b"[", memoryview(buf)[:i + 1])), host_calls, base), buf[i + 1:]
         except ValueError:
             pass
         end = i
