@@ -283,10 +283,11 @@ def _kernel_durations(acts):
         return pl.DataFrame(schema=schema)
     return (
         acts.filter(pl.col("kind") == "kernel")
-        .with_columns(((pl.col("end_ns") - pl.col("start_ns")) / 1e9).alias("d"))
-        .group_by("name")
-        .agg(pl.col("short_name").first(), pl.len().cast(pl.Int64).alias("launches"), pl.col("d").sum().alias("total_s"),
-             pl.col("d").median().alias("median_s"))
+        .with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("d"))
+        # whole ns summed (exact, the same every run: a float sum's last bits follow the threads' split)
+        .group_by("name", maintain_order=True)
+        .agg(pl.col("short_name").first(), pl.len().cast(pl.Int64).alias("launches"), (pl.col("d").sum() / 1e9).alias("total_s"),
+             (pl.col("d").median() / 1e9).alias("median_s"))
         .select([pl.col(c).cast(t) for c, t in schema.items()])
     )
 
@@ -306,7 +307,7 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     k = pl.concat([p.kernel_shares for p in parts], how="vertical") if parts else None
     capture = float(devices.get_column("capture_s").sum()) if devices.height else 0.0
     if k is not None and k.height:
-        k = k.group_by("name").agg(
+        k = k.group_by("name", maintain_order=True).agg(  # (in order: the float sums below are the same every run)
             pl.col("short_name").first(),
             pl.col("launches").sum(),
             pl.col("total_s").sum(),
