@@ -77,11 +77,10 @@ def _decode_events(data: bytes, host_calls: str, base: int):
     :func:`_kineto_frames`. ValueError: not JSON (for the chunked reader, a cut in the wrong place)."""
     from ridgeline.parsers import kineto_fast
 
-    data = quote_long_ts(data)
-    got = kineto_fast.decode_events(data, host_calls, base)
+    got = kineto_fast.decode_events(data, host_calls, base)  # reads long ts values exactly as written
     if got is not None:
         return got
-    events = _loads(data)
+    events = _loads(data)  # (quotes the long ts values first)
     if not isinstance(events, list):
         raise ValueError("not a JSON array")
     return _kineto_frames(events, host_calls, base)
@@ -517,7 +516,6 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
             raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt: {plain_reason(err)}") from err
         from ridgeline.parsers import kineto_fast
 
-        raw = quote_long_ts(raw)
         fast = kineto_fast.decode_document(raw, host_calls)  # None: read the standard way (kineto_fast's contract)
         try:
             meta = fast[0] if fast is not None else _loads(raw)

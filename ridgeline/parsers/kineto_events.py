@@ -24,7 +24,7 @@ _LEGACY_PIDS = {"cuda functions": "kernel", "cpu functions": "cpu_op"}  # the le
 #: 1.7e15): quoted before parsing so it reaches :func:`ridgeline.parsers.kineto.exact_ns` as text. A float64 holds a value
 #: below 2^43 us (8.8e12) to better than 0.5 ns, so rounding it gives the exact nanosecond; above,
 #: its spacing grows to 256 ns at epoch microseconds (the error HTA's float reading makes).
-_LONG_TS = re.compile(rb'"ts": ?((?:[0-9]{14,}|[89][0-9]{12})\.[0-9]+)')
+_LONG_TS = re.compile(rb'"ts"\s*:\s*((?:[0-9]{14,}|[89][0-9]{12})\.[0-9]+)(?![0-9eE])')
 _TS_TEXT = re.compile(r"[0-9]{13,}\.[0-9]+")
 
 

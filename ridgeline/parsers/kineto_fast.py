@@ -7,8 +7,10 @@ event, every ``args`` key kept) and then walks the dicts in Python, checking eve
 against a schema of the few fields the reader uses (``ph cat name ts dur pid tid`` and
 ``args.device stream correlation grid block bytes``; every other key is skipped unparsed), with
 the value checks in the schema itself: ids are int64, grid and block three whole numbers below
-2^32, times numbers (long decimal ``ts`` values arrive as text, quoted by
-:func:`ridgeline.parsers.kineto_events.quote_long_ts`, exact to the nanosecond as before).
+2^32. ``ts`` is taken as written (``msgspec.Raw``) and read in polars (:func:`_times`): long
+decimal values stay text, exact to the nanosecond, with no pass over the whole text beforehand
+(the standard path quotes them first with :func:`ridgeline.parsers.kineto_events.quote_long_ts`,
+a scan that cost as much as half the decoding).
 
 The contract: :func:`decode_events` / :func:`decode_document` return exactly what the standard
 path returns for the same bytes (``tests/parsers/test_kineto_fast.py`` compares both on every real
@@ -57,7 +59,7 @@ class _Event(msgspec.Struct, gc=False):
     ph: str | None = None
     cat: str | None | msgspec.UnsetType = msgspec.UNSET  # absent: maybe the legacy layout
     name: str | None = None
-    ts: float | str | None = None
+    ts: msgspec.Raw = msgspec.Raw(b"null")  # the value as written: long decimals stay exact (_times)
     dur: float | None = None
     pid: _I64 | str | None = None
     tid: _I64 | str | None = None
@@ -75,8 +77,9 @@ _DOCUMENT = msgspec.json.Decoder(_Document)
 
 
 def decode_events(data: bytes, host_calls: str, base: int = 0):
-    """A JSON array of trace events (long ``ts`` values already quoted) -> ``(gpu, host, launch,
-    stats)`` as :func:`ridgeline.parsers.kineto._kineto_frames`, or None (see the module)."""
+    """A JSON array of trace events -> ``(gpu, host, launch, stats)`` as
+    :func:`ridgeline.parsers.kineto._kineto_frames` gives for the same text with its long ``ts``
+    values quoted (:func:`ridgeline.parsers.kineto_events.quote_long_ts`), or None (see the module)."""
     try:
         events = _EVENTS.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
@@ -192,6 +195,46 @@ def _frames(events: list[_Event], host_calls: str, base: int):
     return g, h, launch, stats
 
 
+#: a JSON number the standard path reads as text (kineto_events._LONG_TS: epoch microseconds with
+#: decimals, past what a float64 holds to the nanosecond)
+_LONG_NUMBER = r"^(?:[0-9]{14,}|[89][0-9]{12})\.[0-9]+$"
+
+
+def _times(raw: list[msgspec.Raw]):
+    """The ``ts`` values as written -> (float Series, text Series: the value where the standard path
+    keeps it as text, else null), or None where one is not a usable time (null, absent, a text
+    that is not a decimal number, not finite): the standard path names it.
+
+    Read in polars from the values joined by newlines (no Python per event, and no pass of
+    :func:`ridgeline.parsers.kineto_events.quote_long_ts` over the text before decoding): a JSON
+    number is its own text; the long ones (:data:`_LONG_NUMBER`) are kept as text, exact to the
+    nanosecond; a JSON string is kept as text where it is a decimal number (``_TS_TEXT``)."""
+    import polars as pl
+
+    joined = b"\n".join(raw)  # (a JSON value holds no raw newline)
+    text = pl.Series("ts", [joined.decode("utf-8", "replace")], dtype=pl.String).str.split("\n").explode()
+    if len(text) != len(raw):
+        return None
+    if b'"' in joined:  # some written as JSON strings: kept as text where they are decimal numbers
+        is_str = text.str.starts_with('"')
+        inner = pl.when(is_str).then(text.str.slice(1, text.str.len_chars() - 2)).otherwise(text)
+        got = pl.select(
+            inner.cast(pl.Float64, strict=False).alias("ts"),
+            pl.when(is_str).then(inner).when(text.str.contains(_LONG_NUMBER)).then(text).alias("ts_text"),
+            (is_str & ~inner.str.contains(f"^{_TS_TEXT.pattern}$")).alias("bad_text"),
+        )
+        if got.get_column("bad_text").any():
+            return None
+        ts, ts_text = got.get_column("ts"), got.get_column("ts_text")
+    else:  # numbers only (the common case: no look at the text beyond the cast where none has a decimal point)
+        ts = text.cast(pl.Float64, strict=False)
+        ts_text = (pl.select(pl.when(text.str.contains(_LONG_NUMBER)).then(text)).to_series() if b"." in joined
+                   else pl.Series("ts_text", [None] * len(text), dtype=pl.String))
+    if ts.null_count() or not ts.is_finite().all():  # null, absent, true...: the standard path names it
+        return None
+    return ts, ts_text
+
+
 _EMPTY_ARGS = _Args()
 _NONE = type(None)
 
@@ -219,24 +262,10 @@ def _columns(events: list[_Event]):
     grid = [a.grid for a in args]
     block = [a.block for a in args]
     nbytes = [a.nbytes for a in args]
-    kinds = set(map(type, ts))
-    if kinds == {float}:
-        ts_f, ts_t = ts, [None] * len(ts)
-    elif kinds == {float, str} or kinds == {str}:
-        ts_f, ts_t = [], []
-        for v in ts:
-            if v.__class__ is float:
-                ts_f.append(v)
-                ts_t.append(None)
-            elif _TS_TEXT.fullmatch(v):
-                ts_f.append(float(v))
-                ts_t.append(v)
-            else:
-                return None
-    else:
+    times = _times(ts)
+    if times is None or _NONE in set(map(type, dur)) or not all(map(math.isfinite, dur)):
         return None
-    if _NONE in set(map(type, dur)) or not all(map(math.isfinite, ts_f)) or not all(map(math.isfinite, dur)):
-        return None
+    ts_f, ts_t = times
     tid_raw = tid if str in set(map(type, tid)) else None
     return {"cat": cat, "name": name, "ts": ts_f, "ts_text": ts_t, "dur": dur, "pid": _int_only(pid),
             "tid": _int_only(tid), "tid_raw": tid_raw, "device": device, "stream": stream, "correlation": correlation,

@@ -37,10 +37,15 @@ def _same(fast, slow):
 
 
 def _check(data: bytes, host_calls: str):
-    """The fast result (or None) after checking it against the standard one."""
-    fast = kineto_fast.decode_document(kineto.quote_long_ts(data), host_calls)
+    """The fast result (or None) after checking it against the standard one. The fast path reads the
+    text as written (long ``ts`` values kept as text by _times); with them quoted first, as the
+    standard path reads them, it gives the same frames."""
+    fast = kineto_fast.decode_document(data, host_calls)
     if fast is not None:
         _same(fast[1:], _standard(data, host_calls))
+        quoted = kineto_fast.decode_document(kineto.quote_long_ts(data), host_calls)
+        assert quoted is not None
+        _same(quoted[1:], fast[1:])
         meta = json.loads(kineto.quote_long_ts(data))
         for key in ("deviceProperties", "distributedInfo"):
             assert fast[0][key] == meta.get(key)
@@ -62,7 +67,7 @@ def test_chunks_match_the_standard_path(seed):
     doc = json.loads(_raw(seed))
     events = doc if isinstance(doc, list) else doc["traceEvents"]
     part = json.dumps(events[len(events) // 3: len(events) // 3 + 500]).encode()
-    fast = kineto_fast.decode_events(kineto.quote_long_ts(part), "sync", 1234)
+    fast = kineto_fast.decode_events(part, "sync", 1234)
     slow = kineto._kineto_frames(json.loads(part), "sync", 1234)
     if fast is not None:
         _same(fast, slow)
@@ -84,7 +89,7 @@ def test_damaged_traces_are_declined_or_read_the_same(damage, tmp_path):
         try:
             json.loads(kineto.quote_long_ts(data))
         except (ValueError, RecursionError):  # not JSON: the fast path must not read it either
-            assert kineto_fast.decode_document(kineto.quote_long_ts(data), "all") is None
+            assert kineto_fast.decode_document(data, "all") is None
             seen += 1
             continue
         fast = _check(data, "all")
@@ -133,6 +138,23 @@ def test_generated_values_that_need_a_look(host_calls):
     assert gpu.filter(gpu["name"] == "k2")["device"].to_list() == [3]
     assert gpu.filter(gpu["name"] == "k3")["device"].to_list() == [None]
     assert fast[4]["hip"] == 1 and fast[4]["runtime"] == 2
+
+
+@pytest.mark.parametrize("spelling", [
+    b'"ts": 1683564901565486.123', b'"ts":1683564901565486.123', b'"ts" :\n 1683564901565486.123',
+    b'"ts": 1683564901565486', b'"ts": 1683564901565486.123e0', b'"ts": 8683564901565.5', b'"ts": 7683564901565.5',
+    b'"ts": -1683564901565486.123', b'"ts": "1683564901565486.123"', b'"ts": "1365627862757.064"', b'"ts": 1.5E3',
+    b'"ts": "\\u0031683564901565486.123"', b'"ts": "12.5"', b'"ts": true', b'"ts": null',
+])
+def test_every_spelling_of_a_time_is_declined_or_read_the_same(spelling):
+    """The fast path reads ``ts`` as written (a long decimal kept as text, exact): the same frames
+    as the standard path, which quotes those values before parsing, whatever the JSON spacing."""
+    text = _doc([_event(5.0), _event(6.0)]).replace(b'"ts": 5.0', spelling)
+    assert spelling in text
+    for host_calls in ("all", "sync"):
+        fast = _check(text, host_calls)
+        if spelling in (b'"ts": 1683564901565486.123', b'"ts" :\n 1683564901565486.123', b'"ts": 8683564901565.5'):
+            assert fast is not None and fast[1]["ts_text"].to_list()[0] == spelling.split()[-1].decode().lstrip(":")
 
 
 def test_a_chunk_of_context_rows_only_keeps_the_host_schema():
