@@ -4,7 +4,7 @@ Per device and stream, kernels in start order form *runs*: consecutive kernels e
 than ``fuse_kernel_s`` (default 50 us) with at most ``fuse_gap_s`` (default 50 us) of idle
 between one's end and the next one's start. A longer kernel or a longer gap ends a run. Every
 window of n = 2..6 consecutive kernels inside a run is an n-gram; n-grams are counted by a hash
-of their kernel-name ids (a polynomial over uint64, numpy, no per-event Python), and an n-gram's
+of their kernel-name ids (a polynomial over uint64 on polars Series, no per-event Python), and an n-gram's
 occurrences that overlap (``A A A`` holds ``A A`` twice) are counted once (greedy, left to right).
 
 Per candidate: ``count``; ``span_s`` (first start to last end, summed: kernel time plus the
@@ -23,8 +23,6 @@ candidate's occurrences is left out, so no gap is offered twice (``A B`` inside 
 
 from __future__ import annotations
 
-import numpy as np
-
 from ridgeline.analyzer.schema import LAUNCH_RE
 
 FUSE_KERNEL_S = 50e-6
@@ -35,7 +33,7 @@ TOP = 10
 MAX_SHARED = 0.5
 #: n-grams per n scored exactly (the rest are ranked by a vectorized upper bound first)
 PRESELECT = 100
-_P = np.uint64(1099511628211)  # FNV prime: the hash's multiplier
+_P = 1099511628211  # FNV prime: the hash's multiplier (uint64 arithmetic wraps around, as in FNV)
 
 FUSION_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
@@ -70,16 +68,14 @@ def _launch_cost_ns(api) -> float | None:
     return float(d) if d is not None else None
 
 
-def _non_overlapping(pos: np.ndarray, n: int) -> np.ndarray:
-    """Greedy left-to-right: occurrences starting at least n after the last one kept."""
-    if pos.size < 2 or np.diff(pos).min() >= n:
-        return pos
+def _non_overlapping(pos: list[int], n: int) -> list[int]:
+    """Greedy left-to-right over sorted positions: occurrences starting at least n after the last one kept."""
     keep, nxt = [], -1
-    for p in pos.tolist():
+    for p in pos:
         if p >= nxt:
             keep.append(p)
             nxt = p + n
-    return np.asarray(keep, dtype=pos.dtype)
+    return keep
 
 
 def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KERNEL_S, fuse_gap_s: float = FUSE_GAP_S,
@@ -116,70 +112,92 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
     return pl.DataFrame(rows, schema=polars_schema(FUSION_COLUMNS))
 
 
+def _ngram_groups(s, e, ids, run, dur_cum, n: int, launch_ns):
+    """The best :data:`PRESELECT` n-grams of length ``n`` by their rough score, best first: a frame
+    of ``pos`` (sorted start positions, overlapping ones included) and ``min_step`` (the smallest
+    distance between two of them). Ties in the rough score go to the smaller hash, as a stable sort
+    of the hashes would have them."""
+    import polars as pl
+
+    from ridgeline.analyzer.intervals import series
+
+    m = s.len() - n + 1
+    valid = run.slice(0, m) == run.slice(n - 1, m)
+    if not valid.any():
+        return None
+    h = ids.slice(0, m)
+    for j in range(1, n):
+        h = h * _P + ids.slice(j, m)
+    pos = valid.arg_true().cast(pl.Int64)
+    # rough score per n-gram, overlapping occurrences counted (an upper bound: vectorized); only
+    # the best PRESELECT per n are scored exactly (_device_candidates)
+    gap = (e.gather(pos + (n - 1)) - s.gather(pos)) - (dur_cum.gather(pos + n) - dur_cum.gather(pos))
+    size = pl.len().cast(pl.Int64)
+    rough = (pl.col("gap").sum().cast(pl.Float64) + (size * (n - 1)).cast(pl.Float64) * float(launch_ns or 0.0))
+    return (pl.DataFrame({"h": h.filter(valid), "pos": pos, "gap": series(gap)})
+            .group_by("h").agg(pl.col("pos").sort(), pl.col("pos").sort().diff().min().alias("min_step"),
+                               pl.when(size < 2).then(pl.lit(-1.0)).otherwise(rough).alias("rough"))
+            .sort(["rough", "h"], descending=[True, False]).head(PRESELECT)
+            .filter(pl.col("rough") > 0).select("pos", "min_step"))
+
+
 def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
-    s = part.get_column("start_ns").to_numpy()
-    e = part.get_column("end_ns").to_numpy()
-    ids = part.get_column("nid").to_numpy()
-    stream = part.get_column("stream").fill_null(-1).to_numpy()
+    import polars as pl
+
+    from ridgeline.analyzer.intervals import where
+
+    s = part.get_column("start_ns")
+    e = part.get_column("end_ns")
+    ids = part.get_column("nid")
+    stream = part.get_column("stream").fill_null(-1)
+    size = s.len()
     short = (e - s) <= short_ns
-    brk = np.ones(s.size, dtype=bool)
-    brk[1:] = (stream[1:] != stream[:-1]) | ((s[1:] - e[:-1]) > gap_ns) | ~short[:-1]
-    run = np.cumsum(brk)
-    run = np.where(short, run, -np.arange(1, s.size + 1))  # a long kernel is in no run (a run of its own, never n>=2)
-    dur_cum = np.concatenate([[0], np.cumsum(e - s)])
-    cands = []
+    brk = pl.concat([pl.Series([True]), (stream.slice(1) != stream.slice(0, size - 1))
+                     | ((s.slice(1) - e.slice(0, size - 1)) > gap_ns) | ~short.slice(0, size - 1)])
+    # a long kernel is in no run (a run of its own, never n >= 2)
+    run = where(short, brk.cum_sum().cast(pl.Int64), -pl.int_range(1, size + 1, dtype=pl.Int64, eager=True))
+    dur_cum = pl.concat([pl.Series([0], dtype=pl.Int64), (e - s).cum_sum()])
+    cands = []  # (n, sorted positions of the occurrences, overlapping ones removed)
     for n in range(NGRAM_MIN, NGRAM_MAX + 1):
-        m = s.size - n + 1
-        if m <= 0:
+        if size - n + 1 <= 0:
             break
-        valid = run[:m] == run[n - 1:]
-        if not valid.any():
+        groups = _ngram_groups(s, e, ids, run, dur_cum, n, launch_ns)
+        if groups is None:
             continue
-        h = np.zeros(m, dtype=np.uint64)
-        with np.errstate(over="ignore"):
-            for j in range(n):
-                h = h * _P + ids[j:j + m]
-        pos = np.flatnonzero(valid)
-        hv = h[pos]
-        order = np.argsort(hv, kind="stable")
-        hv, pos = hv[order], pos[order]
-        starts = np.flatnonzero(np.r_[True, hv[1:] != hv[:-1]])
-        sizes = np.diff(np.r_[starts, hv.size])
-        # rough score per n-gram, overlapping occurrences counted (an upper bound: vectorized); only
-        # the best PRESELECT per n are scored exactly below
-        gap = (e[pos + n - 1] - s[pos]) - (dur_cum[pos + n] - dur_cum[pos])
-        rough = np.add.reduceat(gap, starts).astype(np.float64) + sizes * (n - 1) * (launch_ns or 0.0)
-        rough[sizes < 2] = -1.0
-        best = np.argsort(-rough, kind="stable")[:PRESELECT]
-        for g in best[rough[best] > 0].tolist():
-            cands.append((n, pos[starts[g]:starts[g] + sizes[g]]))
+        for pos, min_step in zip(groups.get_column("pos"), groups.get_column("min_step").to_list()):
+            if min_step is not None and min_step < n:
+                pos = pl.Series(_non_overlapping(pos.to_list(), n), dtype=pl.Int64)
+            if pos.len() >= 2:
+                cands.append((n, pos))
     if not cands:
         return []
+    # exact scores of all candidates at once: span and kernel time of each occurrence, summed per candidate
+    cid = pl.concat([pl.repeat(c, pos.len(), dtype=pl.Int64, eager=True) for c, (_n, pos) in enumerate(cands)])
+    all_pos = pl.concat([pos for _n, pos in cands])
+    last = pl.concat([pos + (n - 1) for n, pos in cands])
+    sums = (pl.DataFrame({"cid": cid, "span": e.gather(last) - s.gather(all_pos),
+                          "kern": dur_cum.gather(last + 1) - dur_cum.gather(all_pos)})
+            .group_by("cid").agg(pl.col("span").sum(), pl.col("kern").sum()).sort("cid"))
     scored = []
-    for n, pos in cands:
-        pos = _non_overlapping(np.sort(pos), n)
-        if pos.size < 2:
-            continue
-        span = int((e[pos + n - 1] - s[pos]).sum())
-        kern = int((dur_cum[pos + n] - dur_cum[pos]).sum())
-        host = pos.size * (n - 1) * launch_ns if launch_ns is not None else None
+    for (n, pos), span, kern in zip(cands, sums.get_column("span").to_list(), sums.get_column("kern").to_list()):
+        host = pos.len() * (n - 1) * launch_ns if launch_ns is not None else None
         scored.append((span - kern + (host or 0.0), n, pos, span, kern, host))
-    scored.sort(key=lambda t: (-t[0], -t[1], int(t[2][0])))
+    scored.sort(key=lambda t: (-t[0], -t[1], t[2][0]))
     names = part.get_column("name")
-    covered = np.zeros(s.size, dtype=bool)  # kernels already in a picked candidate's occurrences
+    covered = pl.repeat(False, size, dtype=pl.Boolean, eager=True)  # kernels already in a picked candidate's occurrences
     rows = []
     for score, n, pos, span, kern, host in scored:
         if len(rows) >= top or score <= 0:
             break
-        members = (pos[:, None] + np.arange(n)).ravel()
-        if covered[members].mean() > MAX_SHARED:
+        members = pl.concat([pos + j for j in range(n)])
+        if covered.gather(members).mean() > MAX_SHARED:
             continue
-        covered[members] = True
-        first = int(pos[0])
+        covered.scatter(members, True)
+        first = pos[0]
         rows.append({
             "source": source, "device": device, "n": n,
             "sequence": None, "names": names.slice(first, n).to_list(),
-            "count": int(pos.size), "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": (span - kern) / 1e9,
+            "count": pos.len(), "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": (span - kern) / 1e9,
             "launch_host_s": host / 1e9 if host is not None else None,
         })
     return rows

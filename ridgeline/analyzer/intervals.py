@@ -1,81 +1,180 @@
-"""Interval arithmetic on sorted numpy arrays (no per-row Python): unions of intervals and the
-covered length before given times. Shared by the timeline analysis (:mod:`ridgeline.analyzer.timeline`),
-the idle causes (:mod:`ridgeline.analyzer.idle_causes`) and the step view
-(:mod:`ridgeline.analyzer.steps`). Times are int64 nanoseconds."""
+"""Interval arithmetic on sorted polars Series (no per-row Python): unions of intervals and the
+covered length before given times, and numpy's median / linear quantile. Shared by the timeline
+analysis (:mod:`ridgeline.analyzer.timeline`), the idle causes (:mod:`ridgeline.analyzer.idle_causes`),
+the communication figures (:mod:`ridgeline.analyzer.comm`), steps, fusion candidates and ranges.
+Times are int64 nanoseconds, kept exact (no float on the way).
+
+Why polars Series and not numpy: start-up. ``import numpy`` costs ~50 ms and ~15 MB of a short
+run (a 14 MB trace analyses in ~0.4 s), and polars, already loaded to read the trace, does the
+same work: each Series call costs a few microseconds (a DataFrame query ~0.1 ms, so the helpers
+never build one), and on large arrays polars is as fast or faster (multi-threaded). Analysing a
+Kineto trace or an nsys export therefore never imports numpy (tests/test_no_numpy.py). The
+helpers accept Series or plain sequences and return Int64 Series; tests compare them with
+numpy's own functions (tests/analyzer/test_intervals.py).
+
+Two numpy idioms and their polars spelling here: ``np.maximum.reduceat(e, starts_of_runs)`` over
+runs of a running maximum is the running maximum at each run's last element, and
+``np.searchsorted`` is ``Series.search_sorted(side=...)`` (whose unsigned index is cast to Int64
+before any subtraction).
+"""
 
 from __future__ import annotations
 
 
-def merge_intervals(starts, ends):
-    """Union of intervals -> (starts, ends) of disjoint sorted intervals (numpy int64 arrays)."""
-    import numpy as np
+def series(values, dtype=None):
+    """``values`` as a polars Series (Int64 unless ``dtype``): a Series is cast, not copied, when it
+    has the dtype already; anything else (a list, a range, a numpy array in tests) is converted."""
+    import polars as pl
 
-    s = np.asarray(starts, dtype=np.int64)
-    e = np.asarray(ends, dtype=np.int64)
-    if s.size == 0:
+    dtype = dtype or pl.Int64
+    if isinstance(values, pl.Series):
+        return values if values.dtype == dtype else values.cast(dtype)
+    return pl.Series(values, dtype=dtype)
+
+
+def empty():
+    """An empty Int64 Series."""
+    import polars as pl
+
+    return pl.Series([], dtype=pl.Int64)
+
+
+def where(mask, yes, no):
+    """``np.where(mask, yes, no)`` for Series (``yes``/``no`` Series of mask's length or scalars)."""
+    import polars as pl
+
+    n = mask.len()
+    dtype = yes.dtype if isinstance(yes, pl.Series) else no.dtype if isinstance(no, pl.Series) else pl.Int64
+    if not isinstance(yes, pl.Series):
+        yes = pl.repeat(yes, n, dtype=dtype, eager=True)
+    if not isinstance(no, pl.Series):
+        no = pl.repeat(no, n, dtype=dtype, eager=True)
+    return yes.zip_with(mask.fill_null(False), no)
+
+
+def maximum(a, b):
+    """Elementwise maximum of two Series of one length (``b`` may be a scalar)."""
+    return where(a >= b, a, b)
+
+
+def minimum(a, b):
+    """Elementwise minimum of two Series of one length (``b`` may be a scalar)."""
+    return where(a <= b, a, b)
+
+
+def search(sorted_values, t, side: str = "left"):
+    """``np.searchsorted(sorted_values, t, side)`` as an Int64 Series."""
+    import polars as pl
+
+    if not sorted_values.len():
+        return pl.repeat(0, t.len(), dtype=pl.Int64, eager=True)
+    return sorted_values.search_sorted(t, side=side).cast(pl.Int64)
+
+
+def merge_intervals(starts, ends):
+    """Union of intervals -> (starts, ends) of disjoint sorted intervals (Int64 Series).
+
+    Sorted by start, each interval's end raised to its start, a new union member begins where a
+    start lies past the running maximum of the ends before it; that member ends at the running
+    maximum at its last interval (numpy's ``np.maximum.reduceat`` over the runs)."""
+    s = series(starts)
+    e = series(ends)
+    if not s.len():
         return s, e
-    order = np.argsort(s, kind="stable")
-    s, e = s[order], np.maximum(e[order], s[order])
-    run_max = np.maximum.accumulate(e)
-    new = np.empty(s.size, dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > run_max[:-1]
-    idx = np.flatnonzero(new)
-    out_s = s[idx]
-    out_e = np.maximum.reduceat(e, idx)
-    return out_s, out_e
+    order = s.arg_sort()  # ties in start order do not change the union
+    s, e = s.gather(order), e.gather(order)
+    e = maximum(e, s)
+    run_max = e.cum_max()
+    new = (s > run_max.shift(1)).fill_null(True)
+    last = new.shift(-1).fill_null(True)
+    return s.filter(new), run_max.filter(last)
 
 
 def coverage(ms, me, t):
-    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t``."""
-    import numpy as np
+    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t`` (Int64 Series)."""
+    import polars as pl
 
-    t = np.asarray(t, dtype=np.int64)
-    if ms.size == 0:
-        return np.zeros(t.shape, dtype=np.int64)
-    lengths = me - ms
-    cum = np.concatenate([[0], np.cumsum(lengths)])
-    i = np.searchsorted(ms, t, side="right")  # intervals starting at or before t
-    before = cum[np.maximum(i - 1, 0)]
-    last_s = ms[np.maximum(i - 1, 0)]
-    last_e = me[np.maximum(i - 1, 0)]
-    partial = np.clip(t - last_s, 0, last_e - last_s)
-    return np.where(i > 0, before + partial, 0)
+    t = series(t)
+    if not ms.len():
+        return pl.repeat(0, t.len(), dtype=pl.Int64, eager=True)
+    before = pl.concat([pl.Series([0], dtype=pl.Int64), (me - ms).cum_sum()])
+    i = search(ms, t, "right")  # intervals starting at or before t
+    j = (i - 1).clip(0, None)
+    last_s, last_e = ms.gather(j), me.gather(j)
+    partial = minimum(maximum(t - last_s, 0), last_e - last_s)
+    return where(i > 0, before.gather(j) + partial, 0)
+
+
+def covered_between(ms, me, a, b):
+    """Covered length of disjoint sorted intervals (ms, me) inside each ``[a[i], b[i])``."""
+    return coverage(ms, me, b) - coverage(ms, me, a)
+
+
+def union_len(ms, me) -> int:
+    """Total length of disjoint intervals."""
+    return int((me - ms).sum()) if ms.len() else 0
+
+
+_EXACT = 2.0 ** 53  # integers beyond this do not all convert to float64 exactly
+
+
+def _neighbours(a, q: float):
+    """The two values around position ``q * (n - 1)`` in sorted order and the fraction between them,
+    as numpy reads them (Python numbers: ints stay ints where a float would round them)."""
+    import math
+
+    import polars as pl
+
+    if not isinstance(a, pl.Series):
+        a = pl.Series(a)
+    n = a.len()
+    pos = q * (n - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, n - 1)
+    x, y = a.quantile(q, "lower"), a.quantile(q, "higher")
+    if a.dtype.is_integer() and max(abs(x), abs(y)) >= _EXACT:  # exact integers where float would round
+        s = a.sort()
+        x, y = s[lo], s[hi]
+    elif a.dtype.is_integer():
+        x, y = int(x), int(y)
+    elif a.dtype != pl.Float64:
+        x, y = float(x), float(y)
+    return x, y, pos - lo
 
 
 def quantile(a, q: float) -> float:
     """``np.quantile(a, q)`` (the default, linear method: the value at ``q * (n - 1)`` between its
-    two neighbours in sorted order), by partitioning around those two neighbours: the same number,
-    and numpy's quantile imports numpy.ma on first use (~40 ms of a short run's start-up)."""
-    import numpy as np
-
-    a = np.asarray(a)
-    pos = q * (a.size - 1)
-    lo = int(np.floor(pos))
-    hi = min(lo + 1, a.size - 1)
-    part = np.partition(a, [lo, hi])
-    x, y, t = part[lo], part[hi], pos - lo
+    two neighbours in sorted order), with numpy's own arithmetic (its ``_lerp``): the same number.
+    The neighbours come from polars' ``quantile(q, "lower"/"higher")`` (selection, no sort)."""
+    x, y, t = _neighbours(a, q)
     d = y - x
     return float(y - d * (1 - t)) if t >= 0.5 else float(x + d * t)
 
 
-def unique_sorted(a):
-    """``np.unique(a)`` of a 1-D array (sorted distinct values) without numpy.ma's import."""
-    import numpy as np
+def median(a) -> float:
+    """``np.median(a)``: the middle value, or the mean of the two middle ones (numpy adds them as
+    float64 and halves the sum)."""
+    x, y, _t = _neighbours(a, 0.5)
+    return (float(x) + float(y)) / 2
 
-    s = np.sort(np.asarray(a), kind="stable")
-    if s.size < 2:
-        return s
-    return s[np.concatenate(([True], s[1:] != s[:-1]))]
+
+def unique_sorted(a):
+    """``np.unique(a)`` of a 1-D Series (sorted distinct values)."""
+    import polars as pl
+
+    a = a if isinstance(a, pl.Series) else pl.Series(a)
+    return a.unique().sort()
 
 
 def sorted_runs(a):
-    """A sorted 1-D array -> (its distinct values, the index where each starts, how many of each):
-    ``np.unique(a, return_index=True, return_counts=True)`` for sorted input, without numpy.ma."""
-    import numpy as np
+    """A sorted Series -> (its distinct values, the index where each starts, how many of each) as
+    Series: ``np.unique(a, return_index=True, return_counts=True)`` for sorted input."""
+    import polars as pl
 
-    a = np.asarray(a)
-    if not a.size:
-        return a, np.empty(0, np.intp), np.empty(0, np.intp)
-    at = np.flatnonzero(np.concatenate(([True], a[1:] != a[:-1])))
-    return a[at], at, np.diff(np.append(at, a.size))
+    a = a if isinstance(a, pl.Series) else pl.Series(a)
+    if not a.len():
+        return a, empty(), empty()
+    runs = a.rle().struct.unnest()
+    counts = runs.get_column("len").cast(pl.Int64)
+    at = counts.cum_sum() - counts
+    return runs.get_column("value"), at, counts

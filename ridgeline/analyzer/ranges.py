@@ -23,8 +23,6 @@ first row saying how many were left out (never silently).
 
 from __future__ import annotations
 
-import numpy as np
-
 TOP = 30
 
 RANGE_COLUMNS: dict[str, tuple[str, str]] = {
@@ -76,27 +74,28 @@ def analyze_ranges(acts, api, source: str, top: int = TOP):
     a = a.join(launches, on="correlation_id", how="left") if launches.height else a.with_columns(
         pl.lit(None, dtype=pl.Int64).alias("launch_ns"))
     a = a.with_columns(pl.coalesce("launch_ns", "start_ns").alias("launch_ns")).sort("launch_ns")
-    launch = a.get_column("launch_ns").to_numpy()
-    dev = a.get_column("device").fill_null(-1).to_numpy()
-    s = a.get_column("start_ns").to_numpy()
-    e = a.get_column("end_ns").to_numpy()
-    is_k = (a.get_column("kind") == "kernel").to_numpy()
-    from ridgeline.analyzer.intervals import unique_sorted
+    launch = a.get_column("launch_ns")
+    dev = a.get_column("device").fill_null(-1)
+    s = a.get_column("start_ns")
+    e = a.get_column("end_ns")
+    is_k = (a.get_column("kind") == "kernel").fill_null(False)
+    from ridgeline.analyzer.intervals import search, unique_sorted
 
-    devices = unique_sorted(dev)
+    devices = [(d, dev == d) for d in unique_sorted(dev).to_list()]
     rows = []
     for (name, kind), part in r.group_by(["range", "kind"], maintain_order=True):
-        hs, he = merge_intervals(part.get_column("start_ns").to_numpy(), part.get_column("end_ns").to_numpy())
-        i = np.searchsorted(hs, launch, side="right") - 1
-        inside = (i >= 0) & (launch < he[np.maximum(i, 0)])
-        for d in devices:
-            m = inside & (dev == d)
+        hs, he = merge_intervals(part.get_column("start_ns"), part.get_column("end_ns"))
+        i = search(hs, launch, "right") - 1
+        inside = (i >= 0) & (launch < he.gather(i.clip(0, None)))
+        for d, on_d in devices:
+            m = inside & on_d
             if not m.any():
                 continue
-            us, ue = merge_intervals(s[m], e[m])
+            us, ue = merge_intervals(s.filter(m), e.filter(m))
+            mk = m & is_k
             rows.append({"source": source, "device": None if d < 0 else int(d), "range": name, "kind": kind,
                          "count": part.height, "host_s": int((he - hs).sum()) / 1e9, "activities": int(m.sum()),
-                         "kernel_s": int((e[m & is_k] - s[m & is_k]).sum()) / 1e9, "gpu_s": int((ue - us).sum()) / 1e9})
+                         "kernel_s": int((e.filter(mk) - s.filter(mk)).sum()) / 1e9, "gpu_s": int((ue - us).sum()) / 1e9})
     if not rows:
         return empty_ranges()
     schema = polars_schema(RANGE_COLUMNS)
