@@ -62,13 +62,15 @@ def comm_mask(names):
     Each distinct name is classified once."""
     import polars as pl
 
+    from ridgeline.analyzer.intervals import full
+
     if names.len() == 0:
         return pl.Series([], dtype=pl.Boolean)
     distinct = [n for n in names.unique().to_list() if n is not None]
     comm = [n for n in distinct if is_comm_name(n)]
     if not comm:
-        return pl.repeat(False, names.len(), dtype=pl.Boolean, eager=True)
-    return names.is_in(comm).fill_null(False)
+        return full(False, names.len(), pl.Boolean)
+    return pl.select(pl.lit(names).is_in(comm).fill_null(False)).to_series()
 
 
 def overlap_len(as_, ae, bs, be, coverage) -> int:

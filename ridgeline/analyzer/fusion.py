@@ -114,12 +114,10 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
 
 def _ngram_groups(s, e, ids, run, dur_cum, n: int, launch_ns):
     """The best :data:`PRESELECT` n-grams of length ``n`` by their rough score, best first: a frame
-    of ``pos`` (sorted start positions, overlapping ones included) and ``min_step`` (the smallest
-    distance between two of them). Ties in the rough score go to the smaller hash, as a stable sort
-    of the hashes would have them."""
+    of ``n``, ``pos`` (sorted start positions, overlapping ones included) and ``min_step`` (the
+    smallest distance between two of them). Ties in the rough score go to the smaller hash, as a
+    stable sort of the hashes would have them. One query."""
     import polars as pl
-
-    from ridgeline.analyzer.intervals import series
 
     m = s.len() - n + 1
     valid = run.slice(0, m) == run.slice(n - 1, m)
@@ -128,76 +126,82 @@ def _ngram_groups(s, e, ids, run, dur_cum, n: int, launch_ns):
     h = ids.slice(0, m)
     for j in range(1, n):
         h = h * _P + ids.slice(j, m)
-    pos = valid.arg_true().cast(pl.Int64)
+    pos = pl.col("pos").cast(pl.Int64)
     # rough score per n-gram, overlapping occurrences counted (an upper bound: vectorized); only
     # the best PRESELECT per n are scored exactly (_device_candidates)
-    gap = (e.gather(pos + (n - 1)) - s.gather(pos)) - (dur_cum.gather(pos + n) - dur_cum.gather(pos))
+    gap = ((pl.lit(e).gather(pos + (n - 1)) - pl.lit(s).gather(pos))
+           - (pl.lit(dur_cum).gather(pos + n) - pl.lit(dur_cum).gather(pos)))
     size = pl.len().cast(pl.Int64)
-    rough = (pl.col("gap").sum().cast(pl.Float64) + (size * (n - 1)).cast(pl.Float64) * float(launch_ns or 0.0))
-    return (pl.DataFrame({"h": h.filter(valid), "pos": pos, "gap": series(gap)})
+    rough = pl.col("gap").sum().cast(pl.Float64) + (size * (n - 1)).cast(pl.Float64) * float(launch_ns or 0.0)
+    return (pl.DataFrame({"h": h, "valid": valid}).lazy().with_row_index("pos").filter("valid")
+            .select("h", pos.alias("pos"), gap.alias("gap"))
             .group_by("h").agg(pl.col("pos").sort(), pl.col("pos").sort().diff().min().alias("min_step"),
                                pl.when(size < 2).then(pl.lit(-1.0)).otherwise(rough).alias("rough"))
             .sort(["rough", "h"], descending=[True, False]).head(PRESELECT)
-            .filter(pl.col("rough") > 0).select("pos", "min_step"))
+            .filter(pl.col("rough") > 0).select(pl.lit(n, dtype=pl.Int64).alias("n"), "pos", "min_step")
+            .collect())
 
 
 def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
     import polars as pl
 
-    from ridgeline.analyzer.intervals import where
-
-    s = part.get_column("start_ns")
-    e = part.get_column("end_ns")
-    ids = part.get_column("nid")
-    stream = part.get_column("stream").fill_null(-1)
-    size = s.len()
-    short = (e - s) <= short_ns
-    brk = pl.concat([pl.Series([True]), (stream.slice(1) != stream.slice(0, size - 1))
-                     | ((s.slice(1) - e.slice(0, size - 1)) > gap_ns) | ~short.slice(0, size - 1)])
-    # a long kernel is in no run (a run of its own, never n >= 2)
-    run = where(short, brk.cum_sum().cast(pl.Int64), -pl.int_range(1, size + 1, dtype=pl.Int64, eager=True))
-    dur_cum = pl.concat([pl.Series([0], dtype=pl.Int64), (e - s).cum_sum()])
-    cands = []  # (n, sorted positions of the occurrences, overlapping ones removed)
-    for n in range(NGRAM_MIN, NGRAM_MAX + 1):
-        if size - n + 1 <= 0:
-            break
-        groups = _ngram_groups(s, e, ids, run, dur_cum, n, launch_ns)
-        if groups is None:
-            continue
-        for pos, min_step in zip(groups.get_column("pos"), groups.get_column("min_step").to_list()):
-            if min_step is not None and min_step < n:
-                pos = pl.Series(_non_overlapping(pos.to_list(), n), dtype=pl.Int64)
-            if pos.len() >= 2:
-                cands.append((n, pos))
-    if not cands:
+    size = part.height
+    short = (pl.col("end_ns") - pl.col("start_ns")) <= short_ns
+    stream = pl.col("stream").fill_null(-1)
+    brk = ((stream != stream.shift(1)) | ((pl.col("start_ns") - pl.col("end_ns").shift(1)) > gap_ns)
+           | ~short.shift(1)).fill_null(True)
+    cols = part.select(
+        "start_ns", "end_ns", "nid",
+        # a long kernel is in no run (a run of its own, never n >= 2)
+        pl.when(short).then(brk.cum_sum().cast(pl.Int64)).otherwise(-pl.int_range(1, pl.len() + 1, dtype=pl.Int64))
+        .alias("run"),
+        (pl.col("end_ns") - pl.col("start_ns")).cum_sum().alias("cum"))
+    s, e, ids, run = (cols.get_column(c) for c in ("start_ns", "end_ns", "nid", "run"))
+    dur_cum = pl.concat([pl.Series([0], dtype=pl.Int64), cols.get_column("cum")])
+    groups = [g for n in range(NGRAM_MIN, min(NGRAM_MAX, size) + 1)
+              if (g := _ngram_groups(s, e, ids, run, dur_cum, n, launch_ns)) is not None and g.height]
+    if not groups:
+        return []
+    cands = pl.concat(groups).with_row_index("cid")
+    # overlapping occurrences (A A A holds A A twice): counted once, greedy left to right
+    overlapping = cands.filter(pl.col("min_step") < pl.col("n"))
+    if overlapping.height:
+        fixed = [_non_overlapping(p, n) for n, p in overlapping.select("n", "pos").iter_rows()]
+        cands = pl.concat([cands.filter(pl.col("min_step") >= pl.col("n")).select("cid", "n", "pos"),
+                           overlapping.select("cid", "n", pl.Series("pos", fixed, dtype=pl.List(pl.Int64)))]).sort("cid")
+    occ = cands.filter(pl.col("pos").list.len() >= 2).select("cid", "n", "pos").explode("pos")
+    if not occ.height:
         return []
     # exact scores of all candidates at once: span and kernel time of each occurrence, summed per candidate
-    cid = pl.concat([pl.repeat(c, pos.len(), dtype=pl.Int64, eager=True) for c, (_n, pos) in enumerate(cands)])
-    all_pos = pl.concat([pos for _n, pos in cands])
-    last = pl.concat([pos + (n - 1) for n, pos in cands])
-    sums = (pl.DataFrame({"cid": cid, "span": e.gather(last) - s.gather(all_pos),
-                          "kern": dur_cum.gather(last + 1) - dur_cum.gather(all_pos)})
-            .group_by("cid").agg(pl.col("span").sum(), pl.col("kern").sum()).sort("cid"))
+    last = pl.col("pos") + pl.col("n") - 1
+    per = (occ.lazy().with_columns((pl.lit(e).gather(last) - pl.lit(s).gather(pl.col("pos"))).alias("span"),
+                                   (pl.lit(dur_cum).gather(last + 1) - pl.lit(dur_cum).gather(pl.col("pos"))).alias("kern"))
+           .group_by("cid", maintain_order=True)
+           .agg(pl.col("n").first(), pl.len().alias("count"), pl.col("pos").first().alias("first"),
+                pl.col("span").sum(), pl.col("kern").sum()).collect())
     scored = []
-    for (n, pos), span, kern in zip(cands, sums.get_column("span").to_list(), sums.get_column("kern").to_list()):
-        host = pos.len() * (n - 1) * launch_ns if launch_ns is not None else None
-        scored.append((span - kern + (host or 0.0), n, pos, span, kern, host))
-    scored.sort(key=lambda t: (-t[0], -t[1], t[2][0]))
+    offset = 0
+    for _cid, n, count, first, span, kern in per.iter_rows():
+        host = count * (n - 1) * launch_ns if launch_ns is not None else None
+        scored.append((span - kern + (host or 0.0), n, first, offset, count, span, kern, host))
+        offset += count
+    scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    occ_pos = occ.get_column("pos")
     names = part.get_column("name")
-    covered = pl.repeat(False, size, dtype=pl.Boolean, eager=True)  # kernels already in a picked candidate's occurrences
+    covered = pl.Series([False], dtype=pl.Boolean).new_from_index(0, size)  # kernels in a picked candidate's occurrences
     rows = []
-    for score, n, pos, span, kern, host in scored:
+    for score, n, first, offset, count, span, kern, host in scored:
         if len(rows) >= top or score <= 0:
             break
+        pos = occ_pos.slice(offset, count)
         members = pl.concat([pos + j for j in range(n)])
-        if covered.gather(members).mean() > MAX_SHARED:
+        if pl.select(pl.lit(covered).gather(members).mean()).item() > MAX_SHARED:
             continue
         covered.scatter(members, True)
-        first = pos[0]
         rows.append({
             "source": source, "device": device, "n": n,
             "sequence": None, "names": names.slice(first, n).to_list(),
-            "count": pos.len(), "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": (span - kern) / 1e9,
+            "count": count, "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": (span - kern) / 1e9,
             "launch_host_s": host / 1e9 if host is not None else None,
         })
     return rows

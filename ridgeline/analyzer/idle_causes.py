@@ -71,16 +71,17 @@ def next_launch(acts, gap_end):
     starting exactly there (:data:`NO_LAUNCH` where none has a launch record)."""
     import polars as pl
 
-    from ridgeline.analyzer.intervals import empty, search, where
+    from ridgeline.analyzer.intervals import empty
 
     if not gap_end.len():
         return empty()
     firsts = (acts.group_by("start_ns").agg(pl.col("launch_ns").min()).sort("start_ns")
               .with_columns(pl.col("launch_ns").fill_null(NO_LAUNCH)))
-    starts = firsts.get_column("start_ns")
-    launches = firsts.get_column("launch_ns")
-    i = search(starts, gap_end).clip(None, starts.len() - 1)
-    return where(starts.gather(i) == gap_end, launches.gather(i), NO_LAUNCH)
+    starts = pl.lit(firsts.get_column("start_ns"))
+    i = pl.min_horizontal(starts.search_sorted(pl.col("b"), side="left").cast(pl.Int64), firsts.height - 1)
+    hit = starts.gather(i) == pl.col("b")
+    return pl.DataFrame({"b": gap_end}).select(
+        pl.when(hit).then(pl.lit(firsts.get_column("launch_ns")).gather(i)).otherwise(NO_LAUNCH)).to_series()
 
 
 def queue_depths(launch, start):
@@ -166,10 +167,12 @@ def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float, co
     launch records, launch delay and queue depth (the TIMELINE_DEVICE columns)."""
     import polars as pl
 
+    from ridgeline.analyzer.intervals import full
+
     n = max(busy_s.len() - 1, 0)
     gap_a, gap_b = busy_e.slice(0, n), busy_s.slice(1)
     has = "launch_ns" in acts.columns
-    launch = next_launch(acts, gap_b) if has else pl.repeat(NO_LAUNCH, gap_b.len(), dtype=pl.Int64, eager=True)
+    launch = next_launch(acts, gap_b) if has else full(NO_LAUNCH, gap_b.len())
     c = gap_causes(gap_a, gap_b, launch, sync_s, sync_e, launch_gap_ns)
     row = {f"idle_{k}_s": v / 1e9 for k, v in c.items()}
     row["idle_host_cpu"] = host_late_activity(context, *host_late_windows(gap_a, gap_b, launch, launch_gap_ns)) \

@@ -32,11 +32,18 @@ def series(values, dtype=None):
     return pl.Series(values, dtype=dtype)
 
 
-def empty():
-    """An empty Int64 Series."""
+def empty(dtype=None):
+    """An empty Series (Int64 unless ``dtype``)."""
     import polars as pl
 
-    return pl.Series([], dtype=pl.Int64)
+    return pl.Series([], dtype=dtype or pl.Int64)
+
+
+def full(value, n: int, dtype=None):
+    """A Series of ``n`` times ``value`` (native: no query)."""
+    import polars as pl
+
+    return pl.Series([value], dtype=dtype or pl.Int64).new_from_index(0, n)
 
 
 def where(mask, yes, no):
@@ -46,10 +53,10 @@ def where(mask, yes, no):
     n = mask.len()
     dtype = yes.dtype if isinstance(yes, pl.Series) else no.dtype if isinstance(no, pl.Series) else pl.Int64
     if not isinstance(yes, pl.Series):
-        yes = pl.repeat(yes, n, dtype=dtype, eager=True)
+        yes = full(yes, n, dtype)
     if not isinstance(no, pl.Series):
-        no = pl.repeat(no, n, dtype=dtype, eager=True)
-    return yes.zip_with(mask.fill_null(False), no)
+        no = full(no, n, dtype)
+    return yes.zip_with(mask, no)
 
 
 def maximum(a, b):
@@ -67,8 +74,8 @@ def search(sorted_values, t, side: str = "left"):
     import polars as pl
 
     if not sorted_values.len():
-        return pl.repeat(0, t.len(), dtype=pl.Int64, eager=True)
-    return sorted_values.search_sorted(t, side=side).cast(pl.Int64)
+        return full(0, t.len())
+    return pl.select(pl.lit(sorted_values).search_sorted(pl.lit(t), side=side).cast(pl.Int64)).to_series()
 
 
 def merge_intervals(starts, ends):
@@ -76,33 +83,34 @@ def merge_intervals(starts, ends):
 
     Sorted by start, each interval's end raised to its start, a new union member begins where a
     start lies past the running maximum of the ends before it; that member ends at the running
-    maximum at its last interval (numpy's ``np.maximum.reduceat`` over the runs)."""
+    maximum at its last interval (numpy's ``np.maximum.reduceat`` over the runs). Two queries."""
+    import polars as pl
+
     s = series(starts)
-    e = series(ends)
     if not s.len():
-        return s, e
-    order = s.arg_sort()  # ties in start order do not change the union
-    s, e = s.gather(order), e.gather(order)
-    e = maximum(e, s)
-    run_max = e.cum_max()
-    new = (s > run_max.shift(1)).fill_null(True)
-    last = new.shift(-1).fill_null(True)
-    return s.filter(new), run_max.filter(last)
+        return s, series(ends)
+    run = pl.max_horizontal("e", "s").cum_max()
+    new = (pl.col("s") > run.shift(1)).fill_null(True)
+    out = pl.DataFrame({"s": s, "e": series(ends)}).sort("s").select(
+        pl.col("s").filter(new), run.filter(new.shift(-1).fill_null(True)).alias("e"))
+    return out.get_column("s"), out.get_column("e")
 
 
 def coverage(ms, me, t):
-    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t`` (Int64 Series)."""
+    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t`` (Int64 Series;
+    one query)."""
     import polars as pl
 
     t = series(t)
-    if not ms.len():
-        return pl.repeat(0, t.len(), dtype=pl.Int64, eager=True)
-    before = pl.concat([pl.Series([0], dtype=pl.Int64), (me - ms).cum_sum()])
-    i = search(ms, t, "right")  # intervals starting at or before t
-    j = (i - 1).clip(0, None)
-    last_s, last_e = ms.gather(j), me.gather(j)
-    partial = minimum(maximum(t - last_s, 0), last_e - last_s)
-    return where(i > 0, before.gather(j) + partial, 0)
+    if not ms.len() or not t.len():
+        return full(0, t.len())
+    length = pl.lit(me) - pl.lit(ms)
+    i = pl.lit(ms).search_sorted(pl.col("t"), side="right").cast(pl.Int64)  # intervals starting at or before t
+    j = pl.max_horizontal(i - 1, 0)
+    last_s, last_e = pl.lit(ms).gather(j), pl.lit(me).gather(j)
+    partial = pl.min_horizontal(pl.max_horizontal(pl.col("t") - last_s, 0), last_e - last_s)
+    before = (length.cum_sum() - length).gather(j)
+    return pl.DataFrame({"t": t}).select(pl.when(i > 0).then(before + partial).otherwise(0)).to_series()
 
 
 def covered_between(ms, me, a, b):
@@ -174,7 +182,7 @@ def sorted_runs(a):
     a = a if isinstance(a, pl.Series) else pl.Series(a)
     if not a.len():
         return a, empty(), empty()
-    runs = a.rle().struct.unnest()
+    runs = pl.select(pl.lit(a).rle()).to_series().struct.unnest()
     counts = runs.get_column("len").cast(pl.Int64)
     at = counts.cum_sum() - counts
     return runs.get_column("value"), at, counts

@@ -109,7 +109,7 @@ def _intersect(as_, ae, bs, be):
     """Intersection of two disjoint sorted unions -> disjoint sorted intervals (Int64 Series)."""
     import polars as pl
 
-    from ridgeline.analyzer.intervals import empty, search, unique_sorted
+    from ridgeline.analyzer.intervals import empty, unique_sorted
 
     if not as_.len() or not bs.len():
         return empty(), empty()
@@ -118,11 +118,11 @@ def _intersect(as_, ae, bs, be):
     mid = lo + (hi - lo) // 2
 
     def inside(us, ue):
-        i = search(us, mid, "right") - 1
-        j = i.clip(0, None)
-        return (i >= 0) & (mid < ue.gather(j)) & (mid >= us.gather(j))
+        i = pl.lit(us).search_sorted(pl.col("mid"), side="right").cast(pl.Int64) - 1
+        j = pl.max_horizontal(i, 0)
+        return (i >= 0) & (pl.col("mid") < pl.lit(ue).gather(j)) & (pl.col("mid") >= pl.lit(us).gather(j))
 
-    keep = inside(as_, ae) & inside(bs, be) & (hi > lo)
+    keep = pl.DataFrame({"mid": mid}).select(inside(as_, ae) & inside(bs, be)).to_series() & (hi > lo)
     return _union(lo.filter(keep), hi.filter(keep))
 
 
@@ -176,15 +176,15 @@ def analyze_steps(acts, api, source: str):
 def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
     import polars as pl
 
-    from ridgeline.analyzer.intervals import maximum, search, where
+    from ridgeline.analyzer.intervals import full, maximum
 
-    launch = part.get_column("launch_ns")
-    idx = search(r_s, launch, "right") - 1
-    inside = (idx >= 0) & (launch < r_e.gather(idx.clip(0, None)))
-    step_of = where(inside, idx, -1)
+    idx = pl.lit(r_s).search_sorted(pl.col("launch_ns"), side="right").cast(pl.Int64) - 1
+    inside = (idx >= 0) & (pl.col("launch_ns") < pl.lit(r_e).gather(pl.max_horizontal(idx, 0)))
+    cols = part.select(pl.when(inside).then(idx).otherwise(-1).alias("step_of"),
+                       (pl.col("kind") == "kernel").fill_null(False).alias("is_kernel"))
+    step_of, is_kernel = cols.get_column("step_of"), cols.get_column("is_kernel")
     s = part.get_column("start_ns")
     e = part.get_column("end_ns")
-    is_kernel = (part.get_column("kind") == "kernel").fill_null(False)
     comm = is_communication(part.get_column("name")) & is_kernel
     compute = is_kernel & ~comm
     placed = step_of >= 0
@@ -217,7 +217,7 @@ def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
         is_, ie_ = _intersect(holes_s.filter(keep), holes_e.filter(keep), ls, le)
         loader_t = _covered(is_, ie_, w0, w1)
     else:
-        loader_t = pl.repeat(0, win.len(), dtype=pl.Int64, eager=True)
+        loader_t = full(0, win.len())
     rows = []
     r_start, r_end = r_s.to_list(), r_e.to_list()
     cols = zip(present.to_list(), w0.to_list(), w1.to_list(), win.to_list(), compute_t.to_list(), comm_t.to_list(),

@@ -115,16 +115,14 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     import polars as pl
 
     from ridgeline.analyzer.comm import device_figures
-    from ridgeline.analyzer.intervals import maximum, median, union_len
+    from ridgeline.analyzer.intervals import median, union_len
 
     launch_gap_ns = opts["launch_gap_s"] * 1e9
     short_ns = opts["short_kernel_s"] * 1e9
     s_all = acts.get_column("start_ns")
     e_all = acts.get_column("end_ns")
-    kind = acts.get_column("kind")
-    is_k = (kind == "kernel").fill_null(False)
-    is_c = (kind == "memcpy").fill_null(False)
-    is_m = (kind == "memset").fill_null(False)
+    masks = acts.select((pl.col("kind") == k).fill_null(False).alias(k) for k in ("kernel", "memcpy", "memset"))
+    is_k, is_c, is_m = masks.get_column("kernel"), masks.get_column("memcpy"), masks.get_column("memset")
     t0, t1 = int(s_all.min()), int(e_all.max())
     bs, be = merge_intervals(s_all, e_all)
     ks, ke = merge_intervals(s_all.filter(is_k), e_all.filter(is_k))
@@ -141,15 +139,12 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     ends = coverage(sync_s, sync_e, [t0, t1])
     sync_api = int(ends[1] - ends[0])
     # kernels: durations and the gap before each one (device order; the first kernel has none: -1)
-    k = acts.filter(pl.col("kind") == "kernel").sort("start_ns")
-    kd = k.get_column("end_ns") - k.get_column("start_ns")
-    gap_before = None
-    if k.height:
-        prev_end = k.get_column("end_ns").cum_max().slice(0, k.height - 1)
-        gap_before = pl.concat([pl.Series([-1], dtype=pl.Int64),
-                                maximum(k.get_column("start_ns").slice(1) - prev_end, 0)])
-    short = kd < short_ns if k.height else pl.Series([], dtype=pl.Boolean)
-    short_gaps = gap_before.filter(short & (gap_before >= 0)) if k.height else pl.Series([], dtype=pl.Int64)
+    k = acts.filter(pl.col("kind") == "kernel").sort("start_ns").select(
+        (pl.col("end_ns") - pl.col("start_ns")).alias("d"),
+        pl.max_horizontal(pl.col("start_ns") - pl.col("end_ns").cum_max().shift(1), 0).fill_null(-1).alias("gap"))
+    kd, gap_before = k.get_column("d"), k.get_column("gap")
+    short = kd < short_ns
+    short_gaps = gap_before.filter(short & (gap_before >= 0))
     short_kd = kd.filter(short)
     copies = acts.filter(pl.col("kind") == "memcpy").with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("d"))
 
@@ -198,17 +193,20 @@ def _bins(source, device, t0, t1, unions, n):
     half to even: float64 ``i * step + t0``, the last edge t1) and the busy share of each."""
     import polars as pl
 
+    from ridgeline.analyzer.intervals import maximum
+
     bs, be, ks, ke, cs, ce = unions
     n = max(1, min(n, int((t1 - t0) // 1000) or 1))  # no bins shorter than 1 us
     step = (float(t1) - float(t0)) / n
-    edges = (pl.int_range(0, n, dtype=pl.Int64, eager=True).cast(pl.Float64) * step + float(t0)).round(0)
-    edges = pl.concat([edges, pl.Series([float(t1)])]).cast(pl.Int64)
-    width = edges.diff().slice(1).clip(1, None)
+    edges = pl.select(pl.concat([(pl.int_range(0, n, dtype=pl.Int64).cast(pl.Float64) * step + float(t0)).round(0),
+                                 pl.lit(float(t1), dtype=pl.Float64)]).cast(pl.Int64)).to_series()
+    lo, hi = edges.slice(0, n), edges.slice(1)
+    width = maximum(hi - lo, 1)
 
     def ratio(s, e):
-        return (coverage(s, e, edges).diff().slice(1) / width).rename("")
+        c = coverage(s, e, edges)
+        return (c.slice(1) - c.slice(0, n)) / width
 
-    lo, hi = edges.slice(0, n), edges.slice(1)
     return {
         "source": [source] * n,
         "device": [device] * n,
