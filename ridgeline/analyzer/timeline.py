@@ -141,7 +141,7 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
     # kernels: durations and the gap before each one (device order; the first kernel has none: -1)
     k = acts.filter(pl.col("kind") == "kernel").sort("start_ns").select(
         (pl.col("end_ns") - pl.col("start_ns")).alias("d"),
-        pl.max_horizontal(pl.col("start_ns") - pl.col("end_ns").cum_max().shift(1), 0).fill_null(-1).alias("gap"))
+        (pl.col("start_ns") - pl.col("end_ns").cum_max().shift(1)).clip(0).fill_null(-1).alias("gap"))
     kd, gap_before = k.get_column("d"), k.get_column("gap")
     short = kd < short_ns
     short_gaps = gap_before.filter(short & (gap_before >= 0))
@@ -193,7 +193,7 @@ def _bins(source, device, t0, t1, unions, n):
     half to even: float64 ``i * step + t0``, the last edge t1) and the busy share of each."""
     import polars as pl
 
-    from ridgeline.analyzer.intervals import maximum
+    from ridgeline.analyzer.intervals import full, maximum
 
     bs, be, ks, ke, cs, ce = unions
     n = max(1, min(n, int((t1 - t0) // 1000) or 1))  # no bins shorter than 1 us
@@ -202,6 +202,7 @@ def _bins(source, device, t0, t1, unions, n):
                                  pl.lit(float(t1), dtype=pl.Float64)]).cast(pl.Int64)).to_series()
     lo, hi = edges.slice(0, n), edges.slice(1)
     width = maximum(hi - lo, 1)
+    giga = full(1e9, n, pl.Float64)  # a Series: polars divides by a scalar as x * (1 / 1e9), numpy does not
 
     def ratio(s, e):
         c = coverage(s, e, edges)
@@ -210,8 +211,8 @@ def _bins(source, device, t0, t1, unions, n):
     return {
         "source": [source] * n,
         "device": [device] * n,
-        "t0_s": (lo - t0) / 1e9,
-        "t1_s": (hi - t0) / 1e9,
+        "t0_s": (lo - t0) / giga,
+        "t1_s": (hi - t0) / giga,
         "kernel_ratio": ratio(ks, ke),
         "copy_ratio": ratio(cs, ce),
         "busy_ratio": ratio(bs, be),
