@@ -112,11 +112,11 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
     return pl.DataFrame(rows, schema=polars_schema(FUSION_COLUMNS))
 
 
-def _ngram_groups(s, e, ids, run, dur_cum, n: int, launch_ns):
-    """The best :data:`PRESELECT` n-grams of length ``n`` by their rough score, best first: a frame
-    of ``n``, ``pos`` (sorted start positions, overlapping ones included) and ``min_step`` (the
-    smallest distance between two of them). Ties in the rough score go to the smaller hash, as a
-    stable sort of the hashes would have them. One query."""
+def _ngram_occurrences(s, e, ids, run, dur_cum, n: int, launch_ns):
+    """The occurrences (``rank``, ``pos``: start positions, overlapping ones included, sorted by rank
+    and position) of the best :data:`PRESELECT` n-grams of length ``n`` by their rough score, rank 0
+    the best. Ties in the rough score go to the smaller hash, as a stable sort of the hashes would
+    have them. Three queries: the n-grams, their scores, the chosen ones' occurrences."""
     import polars as pl
 
     m = s.len() - n + 1
@@ -131,15 +131,16 @@ def _ngram_groups(s, e, ids, run, dur_cum, n: int, launch_ns):
     # the best PRESELECT per n are scored exactly (_device_candidates)
     gap = ((pl.lit(e).gather(pos + (n - 1)) - pl.lit(s).gather(pos))
            - (pl.lit(dur_cum).gather(pos + n) - pl.lit(dur_cum).gather(pos)))
+    grams = pl.DataFrame({"h": h, "valid": valid}).with_row_index("pos").filter("valid").select(
+        "h", pos.alias("pos"), gap.alias("gap"))
     size = pl.len().cast(pl.Int64)
     rough = pl.col("gap").sum().cast(pl.Float64) + (size * (n - 1)).cast(pl.Float64) * float(launch_ns or 0.0)
-    return (pl.DataFrame({"h": h, "valid": valid}).lazy().with_row_index("pos").filter("valid")
-            .select("h", pos.alias("pos"), gap.alias("gap"))
-            .group_by("h").agg(pl.col("pos").sort(), pl.col("pos").sort().diff().min().alias("min_step"),
-                               pl.when(size < 2).then(pl.lit(-1.0)).otherwise(rough).alias("rough"))
-            .sort(["rough", "h"], descending=[True, False]).head(PRESELECT)
-            .filter(pl.col("rough") > 0).select(pl.lit(n, dtype=pl.Int64).alias("n"), "pos", "min_step")
-            .collect())
+    best = (grams.group_by("h").agg(pl.when(size < 2).then(pl.lit(-1.0)).otherwise(rough).alias("rough"))
+            .sort(["rough", "h"], descending=[True, False]).head(PRESELECT).filter(pl.col("rough") > 0)
+            .select("h", pl.int_range(pl.len(), dtype=pl.Int64).alias("rank")))
+    if not best.height:
+        return None
+    return grams.join(best, on="h", how="inner").select("rank", "pos").sort("rank", "pos")
 
 
 def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
@@ -158,18 +159,26 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
         (pl.col("end_ns") - pl.col("start_ns")).cum_sum().alias("cum"))
     s, e, ids, run = (cols.get_column(c) for c in ("start_ns", "end_ns", "nid", "run"))
     dur_cum = pl.concat([pl.Series([0], dtype=pl.Int64), cols.get_column("cum")])
-    groups = [g for n in range(NGRAM_MIN, min(NGRAM_MAX, size) + 1)
-              if (g := _ngram_groups(s, e, ids, run, dur_cum, n, launch_ns)) is not None and g.height]
-    if not groups:
+    found = []
+    for n in range(NGRAM_MIN, min(NGRAM_MAX, size) + 1):
+        occ = _ngram_occurrences(s, e, ids, run, dur_cum, n, launch_ns)
+        if occ is not None:
+            found.append(occ.select((pl.col("rank") + n * PRESELECT).alias("cid"), pl.lit(n, dtype=pl.Int64).alias("n"), "pos"))
+    if not found:
         return []
-    cands = pl.concat(groups).with_row_index("cid")
+    occ = pl.concat(found)  # sorted by cid (n, then rank) and position
     # overlapping occurrences (A A A holds A A twice): counted once, greedy left to right
-    overlapping = cands.filter(pl.col("min_step") < pl.col("n"))
+    step = pl.col("pos").diff().over("cid")
+    overlapping = occ.filter((step < pl.col("n")).any().over("cid"))
     if overlapping.height:
-        fixed = [_non_overlapping(p, n) for n, p in overlapping.select("n", "pos").iter_rows()]
-        cands = pl.concat([cands.filter(pl.col("min_step") >= pl.col("n")).select("cid", "n", "pos"),
-                           overlapping.select("cid", "n", pl.Series("pos", fixed, dtype=pl.List(pl.Int64)))]).sort("cid")
-    occ = cands.filter(pl.col("pos").list.len() >= 2).select("cid", "n", "pos").explode("pos")
+        fixed = [(cid, n, _non_overlapping(pos, n)) for cid, n, pos in
+                 overlapping.group_by("cid", maintain_order=True).agg(pl.col("n").first(), "pos").iter_rows()]
+        occ = pl.concat([occ.filter(~pl.col("cid").is_in(overlapping.get_column("cid").unique().implode())),
+                         pl.DataFrame({"cid": [c for c, _n, _p in fixed], "n": [n for _c, n, _p in fixed],
+                                       "pos": [p for _c, _n, p in fixed]},
+                                      schema={"cid": pl.Int64, "n": pl.Int64, "pos": pl.List(pl.Int64)}).explode("pos")]
+                        ).sort("cid", "pos")
+    occ = occ.filter(pl.len().over("cid") >= 2)
     if not occ.height:
         return []
     # exact scores of all candidates at once: span and kernel time of each occurrence, summed per candidate
