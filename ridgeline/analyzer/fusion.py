@@ -112,35 +112,42 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
     return pl.DataFrame(rows, schema=polars_schema(FUSION_COLUMNS))
 
 
-def _ngram_occurrences(s, e, ids, run, dur_cum, n: int, launch_ns):
-    """The occurrences (``rank``, ``pos``: start positions, overlapping ones included, sorted by rank
-    and position) of the best :data:`PRESELECT` n-grams of length ``n`` by their rough score, rank 0
-    the best. Ties in the rough score go to the smaller hash, as a stable sort of the hashes would
-    have them. Three queries: the n-grams, their scores, the chosen ones' occurrences."""
+def _ngram_occurrences(s, e, ids, run, dur_cum, launch_ns):
+    """The occurrences (``cid``, ``n``, ``pos``: start positions, overlapping ones included, sorted by
+    cid and position) of the best :data:`PRESELECT` n-grams of each length n by their rough score
+    (``cid``: ``n * PRESELECT`` + the n-gram's rank by hash). Ties in the rough score at the cut go
+    to the smaller hash, as a stable sort of the hashes would have them. One query per n (a
+    group_by on one hash column per n is several times faster than one on (n, hash), and ``top_k``
+    than a sort of every n-gram)."""
     import polars as pl
 
-    m = s.len() - n + 1
-    valid = run.slice(0, m) == run.slice(n - 1, m)
-    if not valid.any():
+    size = s.len()
+    index = pl.int_range(size, dtype=pl.Int64, eager=True)
+    found = []
+    for n in range(NGRAM_MIN, min(NGRAM_MAX, size) + 1):
+        m = size - n + 1
+        valid = run.slice(0, m) == run.slice(n - 1, m)
+        if not valid.any():
+            continue
+        h = ids.slice(0, m)
+        for j in range(1, n):
+            h = h * _P + ids.slice(j, m)
+        pos = pl.col("pos")
+        gap = ((pl.lit(e).gather(pos + (n - 1)) - pl.lit(s).gather(pos))
+               - (pl.lit(dur_cum).gather(pos + n) - pl.lit(dur_cum).gather(pos)))
+        grams = pl.DataFrame({"h": h, "pos": index.slice(0, m), "valid": valid}).lazy().filter("valid").select(
+            "h", "pos", gap.alias("gap"))
+        # rough score per n-gram, overlapping occurrences counted (an upper bound: vectorized); only
+        # the best PRESELECT per n are scored exactly (_device_candidates)
+        count = pl.len().cast(pl.Int64)
+        rough = pl.col("gap").sum().cast(pl.Float64) + (count * (n - 1)).cast(pl.Float64) * float(launch_ns or 0.0)
+        best = (grams.group_by("h").agg(pl.when(count < 2).then(pl.lit(-1.0)).otherwise(rough).alias("rough"))
+                .filter(pl.col("rough") > 0).top_k(PRESELECT, by=["rough", "h"], reverse=[False, True])
+                .select("h", (pl.col("h").rank("dense").cast(pl.Int64) - 1 + n * PRESELECT).alias("cid")))
+        found.append(grams.join(best, on="h", how="inner").select("cid", pl.lit(n, dtype=pl.Int64).alias("n"), "pos"))
+    if not found:
         return None
-    h = ids.slice(0, m)
-    for j in range(1, n):
-        h = h * _P + ids.slice(j, m)
-    pos = pl.col("pos").cast(pl.Int64)
-    # rough score per n-gram, overlapping occurrences counted (an upper bound: vectorized); only
-    # the best PRESELECT per n are scored exactly (_device_candidates)
-    gap = ((pl.lit(e).gather(pos + (n - 1)) - pl.lit(s).gather(pos))
-           - (pl.lit(dur_cum).gather(pos + n) - pl.lit(dur_cum).gather(pos)))
-    grams = pl.DataFrame({"h": h, "valid": valid}).with_row_index("pos").filter("valid").select(
-        "h", pos.alias("pos"), gap.alias("gap"))
-    size = pl.len().cast(pl.Int64)
-    rough = pl.col("gap").sum().cast(pl.Float64) + (size * (n - 1)).cast(pl.Float64) * float(launch_ns or 0.0)
-    best = (grams.group_by("h").agg(pl.when(size < 2).then(pl.lit(-1.0)).otherwise(rough).alias("rough"))
-            .sort(["rough", "h"], descending=[True, False]).head(PRESELECT).filter(pl.col("rough") > 0)
-            .select("h", pl.int_range(pl.len(), dtype=pl.Int64).alias("rank")))
-    if not best.height:
-        return None
-    return grams.join(best, on="h", how="inner").select("rank", "pos").sort("rank", "pos")
+    return pl.concat(pl.collect_all(found)).sort("cid", "pos")
 
 
 def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
@@ -159,14 +166,9 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
         (pl.col("end_ns") - pl.col("start_ns")).cum_sum().alias("cum"))
     s, e, ids, run = (cols.get_column(c) for c in ("start_ns", "end_ns", "nid", "run"))
     dur_cum = pl.concat([pl.Series([0], dtype=pl.Int64), cols.get_column("cum")])
-    found = []
-    for n in range(NGRAM_MIN, min(NGRAM_MAX, size) + 1):
-        occ = _ngram_occurrences(s, e, ids, run, dur_cum, n, launch_ns)
-        if occ is not None:
-            found.append(occ.select((pl.col("rank") + n * PRESELECT).alias("cid"), pl.lit(n, dtype=pl.Int64).alias("n"), "pos"))
-    if not found:
+    occ = _ngram_occurrences(s, e, ids, run, dur_cum, launch_ns)
+    if occ is None or not occ.height:
         return []
-    occ = pl.concat(found)  # sorted by cid (n, then rank) and position
     # overlapping occurrences (A A A holds A A twice): counted once, greedy left to right
     step = pl.col("pos").diff().over("cid")
     overlapping = occ.filter((step < pl.col("n")).any().over("cid"))

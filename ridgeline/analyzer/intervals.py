@@ -96,26 +96,43 @@ def merge_intervals(starts, ends):
     return out.get_column("s"), out.get_column("e")
 
 
-def coverage(ms, me, t):
-    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t`` (Int64 Series;
-    one query)."""
+def _covered_expr(ms, me, col: str):
+    """Expression: the covered length of (ms, me) before each value of column ``col``, whose
+    ``np.searchsorted(ms, col, "right")`` is column ``col + "_i"``."""
     import polars as pl
 
+    i = pl.col(col + "_i")
+    j = pl.max_horizontal(i - 1, 0)
+    length = pl.lit(me - ms)
+    last_s, last_e = pl.lit(ms).gather(j), pl.lit(me).gather(j)
+    partial = pl.min_horizontal(pl.max_horizontal(pl.col(col) - last_s, 0), last_e - last_s)
+    return pl.when(i > 0).then((length.cum_sum() - length).gather(j) + partial).otherwise(0)
+
+
+def _searched(ms, cols: dict):
+    """Frame of ``cols`` (name -> Int64 Series) with each one's search index into ``ms`` (one query)."""
+    import polars as pl
+
+    frame = pl.DataFrame({k: series(v) for k, v in cols.items()})
+    return frame.with_columns(pl.lit(ms).search_sorted(pl.col(k), side="right").cast(pl.Int64).alias(k + "_i")
+                              for k in cols)
+
+
+def coverage(ms, me, t):
+    """Covered length of disjoint sorted intervals (ms, me) before each time in ``t`` (Int64 Series;
+    two queries: polars evaluates a repeated sub-expression, such as the search, each time)."""
     t = series(t)
     if not ms.len() or not t.len():
         return full(0, t.len())
-    length = pl.lit(me) - pl.lit(ms)
-    i = pl.lit(ms).search_sorted(pl.col("t"), side="right").cast(pl.Int64)  # intervals starting at or before t
-    j = pl.max_horizontal(i - 1, 0)
-    last_s, last_e = pl.lit(ms).gather(j), pl.lit(me).gather(j)
-    partial = pl.min_horizontal(pl.max_horizontal(pl.col("t") - last_s, 0), last_e - last_s)
-    before = (length.cum_sum() - length).gather(j)
-    return pl.DataFrame({"t": t}).select(pl.when(i > 0).then(before + partial).otherwise(0)).to_series()
+    return _searched(ms, {"t": t}).select(_covered_expr(ms, me, "t")).to_series()
 
 
 def covered_between(ms, me, a, b):
-    """Covered length of disjoint sorted intervals (ms, me) inside each ``[a[i], b[i])``."""
-    return coverage(ms, me, b) - coverage(ms, me, a)
+    """Covered length of disjoint sorted intervals (ms, me) inside each ``[a[i], b[i])`` (two queries)."""
+    a, b = series(a), series(b)
+    if not ms.len() or not a.len():
+        return full(0, a.len())
+    return _searched(ms, {"a": a, "b": b}).select(_covered_expr(ms, me, "b") - _covered_expr(ms, me, "a")).to_series()
 
 
 def union_len(ms, me) -> int:
