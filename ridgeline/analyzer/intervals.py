@@ -154,8 +154,7 @@ def _neighbours(a, q: float):
         a = pl.Series(a)
     n = a.len()
     pos = q * (n - 1)
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, n - 1)
+    lo, hi = int(math.floor(pos)), int(math.ceil(pos))  # as polars' "lower" and "higher"
     x, y = a.quantile(q, "lower"), a.quantile(q, "higher")
     if a.dtype.is_integer() and max(abs(x), abs(y)) >= _EXACT:  # exact integers where float would round
         s = a.sort()
