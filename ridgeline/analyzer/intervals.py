@@ -4,18 +4,27 @@ analysis (:mod:`ridgeline.analyzer.timeline`), the idle causes (:mod:`ridgeline.
 the communication figures (:mod:`ridgeline.analyzer.comm`), steps, fusion candidates and ranges.
 Times are int64 nanoseconds, kept exact (no float on the way).
 
-Why polars Series and not numpy: start-up. ``import numpy`` costs ~50 ms and ~15 MB of a short
-run (a 14 MB trace analyses in ~0.4 s), and polars, already loaded to read the trace, does the
-same work: each Series call costs a few microseconds (a DataFrame query ~0.1 ms, so the helpers
-never build one), and on large arrays polars is as fast or faster (multi-threaded). Analysing a
-Kineto trace or an nsys export therefore never imports numpy (tests/test_no_numpy.py). The
-helpers accept Series or plain sequences and return Int64 Series; tests compare them with
-numpy's own functions (tests/analyzer/test_intervals.py).
+Why polars and not numpy: start-up. ``import numpy`` costs ~50 ms and ~15 MB of a short run (a
+14 MB trace analyses in ~0.4 s), and polars, loaded anyway to read the trace, does the same work.
+Analysing a Kineto trace or an nsys export therefore never imports numpy, not even through polars
+(``to_numpy()``, a Series built from an ndarray): tests/test_no_numpy.py. The helpers accept
+Series or plain sequences and return Int64 Series; tests compare them with numpy's own functions
+(tests/analyzer/test_intervals.py).
 
-Two numpy idioms and their polars spelling here: ``np.maximum.reduceat(e, starts_of_runs)`` over
-runs of a running maximum is the running maximum at each run's last element, and
-``np.searchsorted`` is ``Series.search_sorted(side=...)`` (whose unsigned index is cast to Int64
-before any subtraction).
+What a call costs decides the shape of the code. Series arithmetic, comparisons, ``filter``,
+``zip_with``, ``slice``, ``new_from_index``, ``sum``/``min``/``max``/``quantile`` run natively (a
+few us); most other Series methods (``gather``, ``search_sorted``, ``cum_max``, ``shift``,
+``clip``, ``fill_null``, ``unique``...) run a DataFrame query each (~50-100 us, against ~1 us for
+numpy). So each helper is one or two queries whatever its length, and a loop over groups (range
+names, fusion candidates) becomes one query over all of them. Polars evaluates a sub-expression
+used twice in one query twice: a search feeds several gathers as a column of an earlier query.
+
+Numpy idioms and their spelling here: ``np.maximum.reduceat(e, starts_of_runs)`` over runs of a
+running maximum is the running maximum at each run's last element; ``np.searchsorted`` is
+``search_sorted(side=...)``, whose unsigned index is cast to Int64 before any subtraction; an
+integer Series divided by a float *scalar* is multiplied by its reciprocal in polars (last-bit
+differences from numpy's division), so seconds are divided by a Series of 1e9 where they leave as
+a column.
 """
 
 from __future__ import annotations
