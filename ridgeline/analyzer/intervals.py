@@ -105,12 +105,12 @@ def merge_intervals(starts, ends):
     return out.get_column("s"), out.get_column("e")
 
 
-def _covered_expr(ms, me, col: str):
+def _covered_expr(ms, me, col: str, index: str | None = None):
     """Expression: the covered length of (ms, me) before each value of column ``col``, whose
-    ``np.searchsorted(ms, col, "right")`` is column ``col + "_i"``."""
+    ``np.searchsorted(ms, col, "right")`` is column ``index`` (default ``col + "_i"``)."""
     import polars as pl
 
-    i = pl.col(col + "_i")
+    i = pl.col(index or col + "_i")
     j = pl.max_horizontal(i - 1, 0)
     length = pl.lit(me - ms)
     last_s, last_e = pl.lit(ms).gather(j), pl.lit(me).gather(j)
@@ -134,6 +134,19 @@ def coverage(ms, me, t):
     if not ms.len() or not t.len():
         return full(0, t.len())
     return _searched(ms, {"t": t}).select(_covered_expr(ms, me, "t")).to_series()
+
+
+def coverages(unions, t):
+    """``[coverage(ms, me, t) for ms, me in unions]`` in two queries."""
+    import polars as pl
+
+    t = series(t)
+    frame = pl.DataFrame({"t": t}).with_columns(
+        pl.lit(ms).search_sorted(pl.col("t"), side="right").cast(pl.Int64).alias(f"t{k}_i")
+        for k, (ms, _me) in enumerate(unions) if ms.len())
+    out = frame.select((_covered_expr(ms, me, "t", f"t{k}_i") if ms.len() else pl.repeat(0, pl.len(), dtype=pl.Int64))
+                       .alias(f"c{k}") for k, (ms, me) in enumerate(unions))
+    return [out.get_column(f"c{k}") for k in range(len(unions))]
 
 
 def covered_between(ms, me, a, b):

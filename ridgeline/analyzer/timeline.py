@@ -193,7 +193,7 @@ def _bins(source, device, t0, t1, unions, n):
     half to even: float64 ``i * step + t0``, the last edge t1) and the busy share of each."""
     import polars as pl
 
-    from ridgeline.analyzer.intervals import full, maximum
+    from ridgeline.analyzer.intervals import coverages, full, maximum
 
     bs, be, ks, ke, cs, ce = unions
     n = max(1, min(n, int((t1 - t0) // 1000) or 1))  # no bins shorter than 1 us
@@ -204,18 +204,15 @@ def _bins(source, device, t0, t1, unions, n):
     width = maximum(hi - lo, 1)
     giga = full(1e9, n, pl.Float64)  # a Series: polars divides by a scalar as x * (1 / 1e9), numpy does not
 
-    def ratio(s, e):
-        c = coverage(s, e, edges)
-        return (c.slice(1) - c.slice(0, n)) / width
-
+    kernel, copy, busy = ((c.slice(1) - c.slice(0, n)) / width for c in coverages([(ks, ke), (cs, ce), (bs, be)], edges))
     return {
         "source": [source] * n,
         "device": [device] * n,
         "t0_s": (lo - t0) / giga,
         "t1_s": (hi - t0) / giga,
-        "kernel_ratio": ratio(ks, ke),
-        "copy_ratio": ratio(cs, ce),
-        "busy_ratio": ratio(bs, be),
+        "kernel_ratio": kernel,
+        "copy_ratio": copy,
+        "busy_ratio": busy,
     }
 
 

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 from ridgeline.analyzer.idle_causes import NO_LAUNCH, gap_causes, queue_depths
-from ridgeline.analyzer.intervals import (coverage, covered_between, median, merge_intervals, quantile, sorted_runs,
-                                          unique_sorted)
+from ridgeline.analyzer.intervals import (coverage, coverages, covered_between, median, merge_intervals, quantile,
+                                          sorted_runs, unique_sorted)
 from ridgeline.analyzer.steps import _intersect
 
 
@@ -114,6 +114,9 @@ def test_merge_coverage_intersect_equal_numpys_on_random_intervals():
         assert all(b < c for b, c in zip(me.to_list()[:-1], ms.to_list()[1:]))
         t = rng.integers(-10, 260, int(rng.integers(0, 12)))
         assert coverage(ms, me, t.tolist()).to_list() == np_coverage(ws, we, t).tolist()
+        none = merge_intervals([], [])
+        assert [c.to_list() for c in coverages([(ms, me), none, (ms, me)], t.tolist())] == \
+            [np_coverage(ws, we, t).tolist(), [0] * t.size, np_coverage(ws, we, t).tolist()]
         a = rng.integers(-10, 250, t.size)
         b = a + rng.integers(0, 30, t.size)
         assert covered_between(ms, me, a.tolist(), b.tolist()).to_list() == \
