@@ -87,11 +87,15 @@ def next_launch(acts, gap_end):
 def queue_depths(launch, start):
     """At each launch, how many of these activities were launched (at or before it) and had not
     started yet; an activity that starts before its launch call (clock skew) is never queued."""
-    from ridgeline.analyzer.intervals import maximum, search, series
+    import polars as pl
+
+    from ridgeline.analyzer.intervals import maximum, series
 
     launch = series(launch)
     start = maximum(series(start), launch)
-    return search(launch.sort(), launch, "right") - search(start.sort(), launch, "right")
+    return pl.DataFrame({"launch": launch}).select(
+        pl.lit(launch.sort()).search_sorted(pl.col("launch"), side="right").cast(pl.Int64)
+        - pl.lit(start.sort()).search_sorted(pl.col("launch"), side="right").cast(pl.Int64)).to_series()
 
 
 def host_late_windows(a, b, launch, launch_gap_ns: float):
