@@ -78,15 +78,6 @@ def minimum(a, b):
     return where(a <= b, a, b)
 
 
-def search(sorted_values, t, side: str = "left"):
-    """``np.searchsorted(sorted_values, t, side)`` as an Int64 Series."""
-    import polars as pl
-
-    if not sorted_values.len():
-        return full(0, t.len())
-    return pl.select(pl.lit(sorted_values).search_sorted(pl.lit(t), side=side).cast(pl.Int64)).to_series()
-
-
 def merge_intervals(starts, ends):
     """Union of intervals -> (starts, ends) of disjoint sorted intervals (Int64 Series).
 
@@ -210,17 +201,3 @@ def unique_sorted(a):
 
     a = a if isinstance(a, pl.Series) else pl.Series(a)
     return a.unique().sort()
-
-
-def sorted_runs(a):
-    """A sorted Series -> (its distinct values, the index where each starts, how many of each) as
-    Series: ``np.unique(a, return_index=True, return_counts=True)`` for sorted input."""
-    import polars as pl
-
-    a = a if isinstance(a, pl.Series) else pl.Series(a)
-    if not a.len():
-        return a, empty(), empty()
-    runs = pl.select(pl.lit(a).rle()).to_series().struct.unnest()
-    counts = runs.get_column("len").cast(pl.Int64)
-    at = counts.cum_sum() - counts
-    return runs.get_column("value"), at, counts

@@ -15,7 +15,7 @@ import pytest
 
 from ridgeline.analyzer.idle_causes import NO_LAUNCH, gap_causes, queue_depths
 from ridgeline.analyzer.intervals import (coverage, coverages, covered_between, median, merge_intervals, quantile,
-                                          sorted_runs, unique_sorted)
+                                          unique_sorted)
 from ridgeline.analyzer.steps import _intersect
 
 
@@ -168,11 +168,7 @@ def test_quantile_and_median_of_integers_past_float_precision():
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 50, 5000])
-def test_unique_and_runs_equal_numpys_unique(n):
+def test_unique_equals_numpys_unique(n):
     rng = np.random.default_rng(n)
     a = rng.integers(0, 7, n)
     assert unique_sorted(pl.Series(a.tolist(), dtype=pl.Int64)).to_list() == np.unique(a).tolist()
-    s = np.sort(a)
-    got = sorted_runs(pl.Series(s.tolist(), dtype=pl.Int64))
-    for g, w in zip(got, np.unique(s, return_index=True, return_counts=True)):
-        assert g.to_list() == w.tolist()
