@@ -78,7 +78,8 @@ def next_launch(acts, gap_end):
     firsts = (acts.group_by("start_ns").agg(pl.col("launch_ns").min()).sort("start_ns")
               .with_columns(pl.col("launch_ns").fill_null(NO_LAUNCH)))
     starts = pl.lit(firsts.get_column("start_ns"))
-    i = pl.min_horizontal(starts.search_sorted(pl.col("b"), side="left").cast(pl.Int64), firsts.height - 1)
+    i = starts.search_sorted(pl.col("b"), side="left").cast(pl.Int64)
+    i = pl.when(i < firsts.height).then(i).otherwise(firsts.height - 1)
     hit = starts.gather(i) == pl.col("b")
     return pl.DataFrame({"b": gap_end}).select(
         pl.when(hit).then(pl.lit(firsts.get_column("launch_ns")).gather(i)).otherwise(NO_LAUNCH)).to_series()

@@ -89,11 +89,12 @@ def merge_intervals(starts, ends):
     s = series(starts)
     if not s.len():
         return s, series(ends)
-    run = pl.max_horizontal("e", "s").cum_max()
-    new = (pl.col("s") > run.shift(1)).fill_null(True)
-    out = pl.DataFrame({"s": s, "e": series(ends)}).sort("s").select(
-        pl.col("s").filter(new), run.filter(new.shift(-1).fill_null(True)).alias("e"))
-    return out.get_column("s"), out.get_column("e")
+    run = pl.DataFrame({"s": s, "e": maximum(series(ends), s)}).sort("s").select("s", pl.col("e").cum_max())
+    s, run = run.get_column("s"), run.get_column("e")
+    n = s.len()
+    new = s.slice(1) > run.slice(0, n - 1)  # interval i + 1 starts a new member
+    first, last = pl.Series([True]), pl.Series([True])
+    return s.filter(pl.concat([first, new])), run.filter(pl.concat([new, last]))
 
 
 def _covered_expr(ms, me, col: str, index: str | None = None):
@@ -102,11 +103,13 @@ def _covered_expr(ms, me, col: str, index: str | None = None):
     import polars as pl
 
     i = pl.col(index or col + "_i")
-    j = pl.max_horizontal(i - 1, 0)
-    length = pl.lit(me - ms)
-    last_s, last_e = pl.lit(ms).gather(j), pl.lit(me).gather(j)
-    partial = pl.min_horizontal(pl.max_horizontal(pl.col(col) - last_s, 0), last_e - last_s)
-    return pl.when(i > 0).then((length.cum_sum() - length).gather(j) + partial).otherwise(0)
+    j = pl.when(i > 0).then(i - 1).otherwise(0)  # (when/then: max_horizontal and clip cost ~3x more per call)
+    length = me - ms
+    before = length.cum_sum() - length
+    last_s, last_len = pl.lit(ms).gather(j), pl.lit(length).gather(j)
+    into = pl.col(col) - last_s
+    partial = pl.when(into < 0).then(0).when(into > last_len).then(last_len).otherwise(into)
+    return pl.when(i > 0).then(pl.lit(before).gather(j) + partial).otherwise(0)
 
 
 def _searched(ms, cols: dict):

@@ -119,7 +119,7 @@ def _intersect(as_, ae, bs, be):
 
     def inside(us, ue):
         i = pl.lit(us).search_sorted(pl.col("mid"), side="right").cast(pl.Int64) - 1
-        j = pl.max_horizontal(i, 0)
+        j = pl.when(i > 0).then(i).otherwise(0)
         return (i >= 0) & (pl.col("mid") < pl.lit(ue).gather(j)) & (pl.col("mid") >= pl.lit(us).gather(j))
 
     keep = pl.DataFrame({"mid": mid}).select(inside(as_, ae) & inside(bs, be)).to_series() & (hi > lo)
@@ -179,7 +179,7 @@ def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
     from ridgeline.analyzer.intervals import full, maximum
 
     idx = pl.lit(r_s).search_sorted(pl.col("launch_ns"), side="right").cast(pl.Int64) - 1
-    inside = (idx >= 0) & (pl.col("launch_ns") < pl.lit(r_e).gather(pl.max_horizontal(idx, 0)))
+    inside = (idx >= 0) & (pl.col("launch_ns") < pl.lit(r_e).gather(pl.when(idx > 0).then(idx).otherwise(0)))
     cols = part.select(pl.when(inside).then(idx).otherwise(-1).alias("step_of"),
                        (pl.col("kind") == "kernel").fill_null(False).alias("is_kernel"))
     step_of, is_kernel = cols.get_column("step_of"), cols.get_column("is_kernel")
