@@ -31,8 +31,8 @@ duration includes the time it waits for the slowest peer to arrive (NCCL kernels
 every rank joins), so on a job with a straggler the fast ranks show long exposed communication
 and the straggler short: :mod:`ridgeline.analyzer.ranks` reads exactly that.
 
-Cost: the names are classified once per distinct name (cached), intervals are merged with numpy
-(:func:`ridgeline.analyzer.timeline.merge_intervals`, passed in: this module sits below the timeline
+Cost: the names are classified once per distinct name (cached), intervals are merged on polars
+Series (:func:`ridgeline.analyzer.timeline.merge_intervals`, passed in: this module sits below the timeline
 analysis and imports nothing of it); no Python per launch.
 """
 
@@ -58,45 +58,43 @@ def is_comm_name(name: str | None) -> bool:
 
 
 def comm_mask(names):
-    """numpy bool array: which of ``names`` (a polars Series of full kernel names) are communication.
+    """Boolean Series: which of ``names`` (a polars Series of full kernel names) are communication.
     Each distinct name is classified once."""
-    import numpy as np
     import polars as pl
 
+    from ridgeline.analyzer.intervals import full
+
     if names.len() == 0:
-        return np.zeros(0, dtype=bool)
+        return pl.Series([], dtype=pl.Boolean)
     distinct = [n for n in names.unique().to_list() if n is not None]
     comm = [n for n in distinct if is_comm_name(n)]
     if not comm:
-        return np.zeros(names.len(), dtype=bool)
-    return names.is_in(comm).fill_null(False).to_numpy()
+        return full(False, names.len(), pl.Boolean)
+    return pl.select(pl.lit(names).is_in(comm).fill_null(False)).to_series()
 
 
 def overlap_len(as_, ae, bs, be, coverage) -> int:
-    """Length of the intersection of two unions of disjoint sorted intervals (``coverage``:
-    :func:`ridgeline.analyzer.timeline.coverage`)."""
-    import numpy as np
-
-    if as_.size == 0 or bs.size == 0:
+    """Length of the intersection of two unions of disjoint sorted intervals (Int64 Series;
+    ``coverage``: :func:`ridgeline.analyzer.timeline.coverage`)."""
+    if not as_.len() or not bs.len():
         return 0
-    covered = coverage(bs, be, ae) - coverage(bs, be, as_)
-    return int(np.asarray(covered).sum())
+    return int((coverage(bs, be, ae) - coverage(bs, be, as_)).sum())
 
 
 def device_figures(names, starts, ends, is_kernel, merge_intervals, coverage) -> dict:
-    """The COMM_COLUMNS of one device: ``names`` the activities' full names (polars Series),
-    ``starts``/``ends`` int64 ns arrays, ``is_kernel`` a bool array (kernels among the activities).
+    """The COMM_COLUMNS of one device: ``names`` the activities' full names, ``starts``/``ends``
+    their int64 ns, ``is_kernel`` which are kernels (polars Series, one row per activity).
     The interval helpers are the timeline's own (:func:`ridgeline.analyzer.timeline.merge_intervals`
     and ``coverage``), passed in by that module, which calls this one."""
     is_comm = comm_mask(names) & is_kernel
     is_compute = is_kernel & ~is_comm
-    cs, ce = merge_intervals(starts[is_comm], ends[is_comm])
-    ks, ke = merge_intervals(starts[is_compute], ends[is_compute])
-    comm = int((ce - cs).sum()) if cs.size else 0
+    cs, ce = merge_intervals(starts.filter(is_comm), ends.filter(is_comm))
+    ks, ke = merge_intervals(starts.filter(is_compute), ends.filter(is_compute))
+    comm = int((ce - cs).sum()) if cs.len() else 0
     exposed = comm - overlap_len(cs, ce, ks, ke, coverage)
     return {
         "comm_kernels": int(is_comm.sum()),
-        "compute_busy_s": (int((ke - ks).sum()) if ks.size else 0) / 1e9,
+        "compute_busy_s": (int((ke - ks).sum()) if ks.len() else 0) / 1e9,
         "comm_busy_s": comm / 1e9,
         "comm_exposed_s": exposed / 1e9,
         "comm_overlap_share": (1.0 - exposed / comm) if comm else None,

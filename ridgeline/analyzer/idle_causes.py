@@ -1,7 +1,7 @@
 """Why the GPU waited: every nanosecond of a device's idle time in exactly one cause, and the
 launch delay and queue depth per stream.
 
-Tables in, numbers out (numpy on sorted arrays; no per-row Python). Idle time is the union's
+Tables in, numbers out (polars Series, :mod:`ridgeline.analyzer.intervals`; no per-row Python). Idle time is the union's
 holes on a device (:mod:`ridgeline.analyzer.timeline`): each gap runs from the end of the busy
 interval before it (``a``) to the start of the work that ends it (``b``). That work's launch
 record decides the cause: ``L``, the start of the host runtime/driver call that launched it
@@ -36,82 +36,77 @@ device (per stream: on the same stream) were launched and had not started yet (m
 
 from __future__ import annotations
 
-def _empty():
-    import numpy as np
-
-    return np.empty(0, np.int64)
-
-
 def gap_causes(a, b, launch, sync_s, sync_e, launch_gap_ns: float) -> dict[str, int]:
-    """Idle ns per cause over gaps ``[a[i], b[i]]`` (numpy int64), ``launch[i]`` the next work's launch
+    """Idle ns per cause over gaps ``[a[i], b[i]]`` (int64 Series), ``launch[i]`` the next work's launch
     call start (int64, or a negative sentinel ``NO_LAUNCH`` where unknown), sync calls as disjoint
     sorted intervals. Returns ``{"launch", "sync", "host", "queued", "other"}`` in ns."""
-    import numpy as np
+    from ridgeline.analyzer.intervals import covered_between, maximum, minimum, series, where
 
-    from ridgeline.analyzer.intervals import coverage
-
-    a = np.asarray(a, np.int64)
-    b = np.asarray(b, np.int64)
+    a, b, launch = series(a), series(b), series(launch)
+    sync_s, sync_e = series(sync_s), series(sync_e)
     length = b - a
     short = length <= launch_gap_ns
     known = launch != NO_LAUNCH
-    lc = np.where(known, np.clip(launch, a, b), b)  # end of the host window (unknown: the whole gap)
-    sync = coverage(sync_s, sync_e, lc) - coverage(sync_s, sync_e, a) if a.size else _empty()
+    lc = where(known, minimum(maximum(launch, a), b), b)  # end of the host window (unknown: the whole gap)
+    sync = covered_between(sync_s, sync_e, a, lc)
     host_window = lc - a
     tail = b - lc
     late = known & (launch > a)
-    launch_tail = np.where(late, np.minimum(tail, int(launch_gap_ns)), 0)
+    launch_tail = where(late, minimum(tail, int(launch_gap_ns)), 0)
     long_ = ~short
-    out = {
-        "launch": int(length[short].sum() + launch_tail[long_].sum()),
-        "sync": int(sync[long_].sum()),
-        "host": int((host_window - sync)[long_ & known].sum()),
-        "queued": int((tail - launch_tail)[long_ & known].sum()),
-        "other": int((host_window - sync)[long_ & ~known].sum()),
+    return {
+        "launch": int(length.filter(short).sum() + launch_tail.filter(long_).sum()),
+        "sync": int(sync.filter(long_).sum()),
+        "host": int((host_window - sync).filter(long_ & known).sum()),
+        "queued": int((tail - launch_tail).filter(long_ & known).sum()),
+        "other": int((host_window - sync).filter(long_ & ~known).sum()),
     }
-    return out
 
 
 NO_LAUNCH = -(1 << 63)  # int64 min: no launch record (real times are within +-7.3e18 ns, the year 2200)
 
 
 def next_launch(acts, gap_end):
-    """For each gap end, the earliest ``launch_ns`` among the device's activities starting exactly
-    there (:data:`NO_LAUNCH` where none has a launch record)."""
-    import numpy as np
+    """For each gap end (Int64 Series), the earliest ``launch_ns`` among the device's activities
+    starting exactly there (:data:`NO_LAUNCH` where none has a launch record)."""
     import polars as pl
 
-    if not len(gap_end):
-        return np.empty(0, np.int64)
+    from ridgeline.analyzer.intervals import empty
+
+    if not gap_end.len():
+        return empty()
     firsts = (acts.group_by("start_ns").agg(pl.col("launch_ns").min()).sort("start_ns")
               .with_columns(pl.col("launch_ns").fill_null(NO_LAUNCH)))
-    starts = firsts.get_column("start_ns").to_numpy()
-    launches = firsts.get_column("launch_ns").to_numpy()
-    i = np.searchsorted(starts, gap_end)
-    i = np.minimum(i, starts.size - 1)
-    return np.where(starts[i] == gap_end, launches[i], NO_LAUNCH)
+    starts = pl.lit(firsts.get_column("start_ns"))
+    i = starts.search_sorted(pl.col("b"), side="left").cast(pl.Int64)
+    i = pl.when(i < firsts.height).then(i).otherwise(firsts.height - 1)
+    hit = starts.gather(i) == pl.col("b")
+    return pl.DataFrame({"b": gap_end}).select(
+        pl.when(hit).then(pl.lit(firsts.get_column("launch_ns")).gather(i)).otherwise(NO_LAUNCH)).to_series()
 
 
 def queue_depths(launch, start):
     """At each launch, how many of these activities were launched (at or before it) and had not
     started yet; an activity that starts before its launch call (clock skew) is never queued."""
-    import numpy as np
+    import polars as pl
 
-    launch = np.asarray(launch, np.int64)
-    start = np.maximum(np.asarray(start, np.int64), launch)
-    ls, ss = np.sort(launch), np.sort(start)
-    return np.searchsorted(ls, launch, side="right") - np.searchsorted(ss, launch, side="right")
+    from ridgeline.analyzer.intervals import maximum, series
+
+    launch = series(launch)
+    start = maximum(series(start), launch)
+    return pl.DataFrame({"launch": launch}).select(
+        pl.lit(launch.sort()).search_sorted(pl.col("launch"), side="right").cast(pl.Int64)
+        - pl.lit(start.sort()).search_sorted(pl.col("launch"), side="right").cast(pl.Int64)).to_series()
 
 
 def host_late_windows(a, b, launch, launch_gap_ns: float):
     """``(starts, ends)``: ``[a, L]`` of the longer gaps whose next work was launched late (``a < L``),
     the time the GPU had run dry before the launch call (host late and sync), disjoint and sorted."""
-    import numpy as np
+    from ridgeline.analyzer.intervals import minimum, series
 
-    a = np.asarray(a, np.int64)
-    b = np.asarray(b, np.int64)
+    a, b, launch = series(a), series(b), series(launch)
     m = ((b - a) > launch_gap_ns) & (launch != NO_LAUNCH) & (launch > a)
-    return a[m], np.minimum(launch[m], b[m])
+    return a.filter(m), minimum(launch.filter(m), b.filter(m))
 
 
 #: HOST_API kinds that say what the CPU was doing (Kineto cpu_op, user_annotation, python_function)
@@ -139,19 +134,15 @@ def host_late_activity(ctx, ws, we, top: int = 3) -> str | None:
     Events nest per thread (Kineto writes properly nested ``X`` events); the stack pass that finds
     each event's parent runs in Python over the events that overlap a window only (a few per late
     launch), never over the whole trace."""
-    import numpy as np
     import polars as pl
 
-    from ridgeline.analyzer.intervals import coverage
+    from ridgeline.analyzer.intervals import covered_between
 
-    total = int((we - ws).sum()) if ws.size else 0
+    total = int((we - ws).sum()) if ws.len() else 0
     if ctx is None or not total:
         return None
-    s = ctx.get_column("start_ns").to_numpy()
-    e = ctx.get_column("end_ns").to_numpy()
-    over = coverage(ws, we, e) - coverage(ws, we, s)
-    # (from a list: polars builds a Series from a numpy array through numpy.ma, a ~40 ms import)
-    hit = (ctx.with_columns(pl.Series("over", np.asarray(over, np.int64).tolist(), dtype=pl.Int64)).filter(pl.col("over") > 0)
+    over = covered_between(ws, we, ctx.get_column("start_ns"), ctx.get_column("end_ns"))
+    hit = (ctx.with_columns(over.alias("over")).filter(pl.col("over") > 0)
            .sort(["thread_id", "start_ns", "end_ns"], descending=[False, False, True], nulls_last=True))
     if not hit.height:
         return None
@@ -179,12 +170,14 @@ def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float, co
     """One device's activities (TIMELINE rows with ``launch_ns``) and busy union -> the idle causes
     (``idle_*_s``), what the CPU did before late launches (``context``: :func:`context_events`),
     launch records, launch delay and queue depth (the TIMELINE_DEVICE columns)."""
-    import numpy as np
     import polars as pl
 
-    gap_a, gap_b = busy_e[:-1], busy_s[1:]
+    from ridgeline.analyzer.intervals import full
+
+    n = max(busy_s.len() - 1, 0)
+    gap_a, gap_b = busy_e.slice(0, n), busy_s.slice(1)
     has = "launch_ns" in acts.columns
-    launch = next_launch(acts, gap_b) if has else np.full(gap_b.size, NO_LAUNCH, np.int64)
+    launch = next_launch(acts, gap_b) if has else full(NO_LAUNCH, gap_b.len())
     c = gap_causes(gap_a, gap_b, launch, sync_s, sync_e, launch_gap_ns)
     row = {f"idle_{k}_s": v / 1e9 for k, v in c.items()}
     row["idle_host_cpu"] = host_late_activity(context, *host_late_windows(gap_a, gap_b, launch, launch_gap_ns)) \
@@ -194,20 +187,22 @@ def device_causes(acts, busy_s, busy_e, sync_s, sync_e, launch_gap_ns: float, co
     row["launch_delay_median_s"] = row["launch_delay_p90_s"] = None
     row["queue_depth_median"] = row["queue_depth_max"] = None
     if launched.height:
-        from ridgeline.analyzer.intervals import quantile
-
-        delay = (launched.get_column("start_ns") - launched.get_column("launch_ns")).to_numpy()
-        row["launch_delay_median_s"] = float(np.median(delay)) / 1e9
-        row["launch_delay_p90_s"] = quantile(delay, 0.9) / 1e9
-        depth = queue_depths(launched.get_column("launch_ns").to_numpy(), launched.get_column("start_ns").to_numpy())
-        row["queue_depth_median"] = float(np.median(depth))
-        row["queue_depth_max"] = int(depth.max())
+        row.update(_launch_figures(launched))
     return row
+
+
+def _launch_figures(launched) -> dict:
+    """Launch delay (median, p90) and queue depth (median, max) of activities with launch records."""
+    from ridgeline.analyzer.intervals import median, quantile
+
+    delay = launched.get_column("start_ns") - launched.get_column("launch_ns")
+    depth = queue_depths(launched.get_column("launch_ns"), launched.get_column("start_ns"))
+    return {"launch_delay_median_s": median(delay) / 1e9, "launch_delay_p90_s": quantile(delay, 0.9) / 1e9,
+            "queue_depth_median": median(depth), "queue_depth_max": int(depth.max())}
 
 
 def stream_rows(acts, source, device) -> list[dict]:
     """The STREAM rows of one device (a stream per row; activities without a stream id: stream null)."""
-    import numpy as np
     import polars as pl
 
     rows = []
@@ -218,13 +213,7 @@ def stream_rows(acts, source, device) -> list[dict]:
                "launch_records": launched.height, "launch_delay_median_s": None, "launch_delay_p90_s": None,
                "queue_depth_median": None, "queue_depth_max": None}
         if launched.height:
-            from ridgeline.analyzer.intervals import quantile
-
-            delay = (launched.get_column("start_ns") - launched.get_column("launch_ns")).to_numpy()
-            depth = queue_depths(launched.get_column("launch_ns").to_numpy(), launched.get_column("start_ns").to_numpy())
-            row.update(launch_delay_median_s=float(np.median(delay)) / 1e9,
-                       launch_delay_p90_s=quantile(delay, 0.9) / 1e9,
-                       queue_depth_median=float(np.median(depth)), queue_depth_max=int(depth.max()))
+            row.update(_launch_figures(launched))
         rows.append(row)
     return rows
 

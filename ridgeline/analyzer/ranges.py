@@ -17,13 +17,15 @@ too):
 * ``gpu_s``: the union of those activities' GPU intervals (the device time the phase's work
   occupied, overlaps counted once).
 
+All names at once, no loop over them: host intervals merged per name, activities matched to
+them by an inequality join (``join_where``; a name's merged intervals are disjoint, so an
+activity counts once per name) and unions measured per name and device (:func:`_union_length`).
+
 The :data:`TOP` names with the most ``gpu_s`` per device are kept, plus ``ranges_dropped`` on the
 first row saying how many were left out (never silently).
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 TOP = 30
 
@@ -61,7 +63,7 @@ def analyze_ranges(acts, api, source: str, top: int = TOP):
     """One file's activities and host rows -> RANGE_COLUMNS frame (see the module docstring)."""
     import polars as pl
 
-    from ridgeline.analyzer.intervals import merge_intervals
+    from ridgeline.analyzer.intervals import full
     from ridgeline.analyzer.schema import polars_schema
 
     if api is None or not api.height or acts is None or not acts.height:
@@ -75,32 +77,30 @@ def analyze_ranges(acts, api, source: str, top: int = TOP):
     a = acts.select("device", "kind", "start_ns", "end_ns", "correlation_id")
     a = a.join(launches, on="correlation_id", how="left") if launches.height else a.with_columns(
         pl.lit(None, dtype=pl.Int64).alias("launch_ns"))
-    a = a.with_columns(pl.coalesce("launch_ns", "start_ns").alias("launch_ns")).sort("launch_ns")
-    launch = a.get_column("launch_ns").to_numpy()
-    dev = a.get_column("device").fill_null(-1).to_numpy()
-    s = a.get_column("start_ns").to_numpy()
-    e = a.get_column("end_ns").to_numpy()
-    is_k = (a.get_column("kind") == "kernel").to_numpy()
-    from ridgeline.analyzer.intervals import unique_sorted
-
-    devices = unique_sorted(dev)
-    rows = []
-    for (name, kind), part in r.group_by(["range", "kind"], maintain_order=True):
-        hs, he = merge_intervals(part.get_column("start_ns").to_numpy(), part.get_column("end_ns").to_numpy())
-        i = np.searchsorted(hs, launch, side="right") - 1
-        inside = (i >= 0) & (launch < he[np.maximum(i, 0)])
-        for d in devices:
-            m = inside & (dev == d)
-            if not m.any():
-                continue
-            us, ue = merge_intervals(s[m], e[m])
-            rows.append({"source": source, "device": None if d < 0 else int(d), "range": name, "kind": kind,
-                         "count": part.height, "host_s": int((he - hs).sum()) / 1e9, "activities": int(m.sum()),
-                         "kernel_s": int((e[m & is_k] - s[m & is_k]).sum()) / 1e9, "gpu_s": int((ue - us).sum()) / 1e9})
-    if not rows:
+    a = a.select(pl.col("device").fill_null(-1).alias("dev"), (pl.col("kind") == "kernel").fill_null(False).alias("is_k"),
+                 "start_ns", "end_ns", pl.coalesce("launch_ns", "start_ns").alias("launch_ns"))
+    # range names (and kinds) in order of first appearance, each with its host intervals merged
+    groups = r.group_by(["range", "kind"], maintain_order=True).agg(pl.len().alias("count")).with_row_index("g")
+    host = _merged(r.join(groups.select("range", "kind", "g"), on=["range", "kind"], how="inner")
+                   .select("g", pl.col("start_ns").alias("s"), pl.col("end_ns").alias("e")), ["g"])
+    host_s = host.group_by("g").agg((pl.col("he") - pl.col("hs")).sum().alias("host_ns"))
+    # every activity launched inside a merged range (disjoint per name: once per name), per name and device
+    hit = a.join_where(host, pl.col("launch_ns") >= pl.col("hs"), pl.col("launch_ns") < pl.col("he"))
+    if not hit.height:
         return empty_ranges()
+    per = (_union_length(hit.select("g", "dev", pl.col("start_ns").alias("s"), pl.col("end_ns").alias("e"),
+                                    pl.when("is_k").then(pl.col("end_ns") - pl.col("start_ns")).otherwise(0).alias("k")),
+                         ["g", "dev"])
+           .group_by("g", "dev").agg(pl.len().alias("activities"), pl.col("k").sum().alias("kernel_ns"),
+                                     pl.col("covered").sum().alias("gpu_ns"))
+           .join(groups, on="g").join(host_s, on="g").sort("g", "dev"))
+    giga = pl.lit(full(1e9, per.height, pl.Float64))  # a column: polars divides by a scalar as x * (1 / 1e9)
+    out = per.select(pl.lit(source, dtype=pl.String).alias("source"),
+                     pl.when(pl.col("dev") >= 0).then(pl.col("dev")).alias("device"), "range", "kind", "count",
+                     (pl.col("host_ns") / giga).alias("host_s"), "activities", (pl.col("kernel_ns") / giga).alias("kernel_s"),
+                     (pl.col("gpu_ns") / giga).alias("gpu_s"))
     schema = polars_schema(RANGE_COLUMNS)
-    out = pl.DataFrame(rows, schema={c: t for c, t in schema.items() if c != "ranges_dropped"})
+    out = out.select([pl.col(c).cast(t) for c, t in schema.items() if c != "ranges_dropped"])
     out = out.sort(["device", "gpu_s", "range"], descending=[False, True, False], nulls_last=True)
     counts = out.group_by("device").agg(pl.len().alias("_n"))
     kept = out.filter(pl.int_range(pl.len()).over("device") < top).join(counts, on="device", how="left",
@@ -108,3 +108,31 @@ def analyze_ranges(acts, api, source: str, top: int = TOP):
     first = pl.int_range(pl.len()).over("device") == 0
     kept = kept.with_columns(pl.when(first).then(pl.col("_n") - pl.len().over("device")).alias("ranges_dropped"))
     return kept.select([pl.col(c).cast(t) for c, t in schema.items()])
+
+
+def _union_length(df, keys):
+    """``df`` (columns ``s``, ``e`` and the ``keys``) with ``covered``: what each interval adds to
+    the union of the intervals before it with the same keys (sorted by keys and start), so that
+    the sum of ``covered`` per key is the length of that key's union. With ``run`` the running
+    maximum of the ends (each raised to its start) and ``prev`` the one before: ``run - max(s, prev)``
+    (``prev`` null at a key's first interval), never negative."""
+    import polars as pl
+
+    run = pl.max_horizontal("e", "s").cum_max().over(keys)
+    df = df.sort([*keys, "s"]).with_columns(run.alias("run"))
+    return df.with_columns((pl.col("run") - pl.max_horizontal("s", pl.col("run").shift(1).over(keys))).alias("covered"))
+
+
+def _merged(df, keys):
+    """Per keys, the union of the intervals ``s``, ``e`` as disjoint sorted intervals ``hs``, ``he``
+    (one row each, with the keys): a member starts where a start lies past the running maximum of
+    the ends before it."""
+    import polars as pl
+
+    run = pl.max_horizontal("e", "s").cum_max().over(keys)
+    df = df.sort([*keys, "s"]).with_columns(run.alias("run"))
+    new = (pl.col("s") > pl.col("run").shift(1).over(keys)).fill_null(True)
+    return (df.with_columns(new.cum_sum().alias("member"))
+            .group_by("member", maintain_order=True)
+            .agg(*[pl.col(k).first() for k in keys], pl.col("s").first().alias("hs"), pl.col("run").last().alias("he"))
+            .drop("member"))

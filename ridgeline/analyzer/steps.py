@@ -45,8 +45,6 @@ window ends at its own last activity and so holds whatever queue of work was sti
 
 from __future__ import annotations
 
-import numpy as np
-
 from ridgeline.analyzer.robust import MAD_TO_SIGMA
 from ridgeline.analyzer.schema import DATALOADER_RE, STEP_RE
 
@@ -79,7 +77,7 @@ STEP_COLUMNS: dict[str, tuple[str, str]] = {
 
 
 def is_communication(names):
-    """numpy bool array: which kernel names (a polars Series of full names) are communication, by
+    """Boolean Series: which kernel names (a polars Series of full names) are communication, by
     the kernel family table (the same verdict as the per-device figures, ridgeline.analyzer.comm)."""
     from ridgeline.analyzer.comm import comm_mask
 
@@ -101,28 +99,31 @@ def _union(s, e):
 
 
 def _covered(us, ue, a, b):
-    """Covered length of the disjoint sorted union (us, ue) inside each [a, b) (arrays)."""
-    from ridgeline.analyzer.intervals import coverage
+    """Covered length of the disjoint sorted union (us, ue) inside each [a, b) (Series)."""
+    from ridgeline.analyzer.intervals import covered_between
 
-    return coverage(us, ue, b) - coverage(us, ue, a)
+    return covered_between(us, ue, a, b)
 
 
 def _intersect(as_, ae, bs, be):
-    """Intersection of two disjoint sorted unions -> disjoint sorted intervals."""
-    if not as_.size or not bs.size:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    from ridgeline.analyzer.intervals import unique_sorted
+    """Intersection of two disjoint sorted unions -> disjoint sorted intervals (Int64 Series)."""
+    import polars as pl
 
-    pts = unique_sorted(np.concatenate([as_, ae, bs, be]))
-    lo, hi = pts[:-1], pts[1:]
+    from ridgeline.analyzer.intervals import empty, unique_sorted
+
+    if not as_.len() or not bs.len():
+        return empty(), empty()
+    pts = unique_sorted(pl.concat([as_, ae, bs, be]))
+    lo, hi = pts.slice(0, pts.len() - 1), pts.slice(1)
     mid = lo + (hi - lo) // 2
 
     def inside(us, ue):
-        i = np.searchsorted(us, mid, side="right") - 1
-        return (i >= 0) & (mid < ue[np.maximum(i, 0)]) & (mid >= us[np.maximum(i, 0)])
+        i = pl.lit(us).search_sorted(pl.col("mid"), side="right").cast(pl.Int64) - 1
+        j = pl.when(i > 0).then(i).otherwise(0)
+        return (i >= 0) & (pl.col("mid") < pl.lit(ue).gather(j)) & (pl.col("mid") >= pl.lit(us).gather(j))
 
-    keep = inside(as_, ae) & inside(bs, be) & (hi > lo)
-    return _union(lo[keep], hi[keep])
+    keep = pl.DataFrame({"mid": mid}).select(inside(as_, ae) & inside(bs, be)).to_series() & (hi > lo)
+    return _union(lo.filter(keep), hi.filter(keep))
 
 
 def step_ranges(api):
@@ -147,15 +148,15 @@ def analyze_steps(acts, api, source: str):
     ranges = step_ranges(api)
     if ranges is None or acts is None or not acts.height:
         return empty_steps()
-    r_s = ranges.get_column("start_ns").to_numpy()
-    r_e = ranges.get_column("end_ns").to_numpy()
+    r_s = ranges.get_column("start_ns")
+    r_e = ranges.get_column("end_ns")
     r_names = ranges.get_column("name").to_list()
     launches = api.filter(pl.col("kind").is_in(["runtime", "driver"]) & pl.col("correlation_id").is_not_null()
                           ).group_by("correlation_id").agg(
         pl.col("start_ns").min().alias("launch_ns"))
     by_launch = launches.height > 0
     loader = api.filter(pl.col("kind").is_in(["annotation", "nvtx", "cpu_op"]) & pl.col("name").str.contains(DATALOADER_RE))
-    ls, le = _union(loader.get_column("start_ns").to_numpy(), loader.get_column("end_ns").to_numpy())
+    ls, le = _union(loader.get_column("start_ns"), loader.get_column("end_ns"))
     a = acts.select("device", "kind", "name", "start_ns", "end_ns", "correlation_id")
     if by_launch:
         a = a.join(launches, on="correlation_id", how="left")
@@ -173,33 +174,34 @@ def analyze_steps(acts, api, source: str):
 
 
 def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
-    launch = part.get_column("launch_ns").to_numpy()
-    idx = np.searchsorted(r_s, launch, side="right") - 1
-    inside = (idx >= 0) & (launch < r_e[np.maximum(idx, 0)])
-    step_of = np.where(inside, idx, -1)
-    s = part.get_column("start_ns").to_numpy()
-    e = part.get_column("end_ns").to_numpy()
-    kind = part.get_column("kind").to_numpy()
-    comm = is_communication(part.get_column("name")) & (kind == "kernel")
-    compute = (kind == "kernel") & ~comm
+    import polars as pl
+
+    from ridgeline.analyzer.intervals import full, maximum
+
+    idx = pl.lit(r_s).search_sorted(pl.col("launch_ns"), side="right").cast(pl.Int64) - 1
+    inside = (idx >= 0) & (pl.col("launch_ns") < pl.lit(r_e).gather(pl.when(idx > 0).then(idx).otherwise(0)))
+    cols = part.select(pl.when(inside).then(idx).otherwise(-1).alias("step_of"),
+                       (pl.col("kind") == "kernel").fill_null(False).alias("is_kernel"))
+    step_of, is_kernel = cols.get_column("step_of"), cols.get_column("is_kernel")
+    s = part.get_column("start_ns")
+    e = part.get_column("end_ns")
+    comm = is_communication(part.get_column("name")) & is_kernel
+    compute = is_kernel & ~comm
     placed = step_of >= 0
     if not placed.any():
         return []
-    by = np.argsort(step_of[placed], kind="stable")
-    sid, ss, ee = step_of[placed][by], s[placed][by], e[placed][by]
-    from ridgeline.analyzer.intervals import sorted_runs
-
-    present, at, counts = sorted_runs(sid)  # sid is sorted (by)
-    first = np.minimum.reduceat(ss, at)
-    last = np.maximum.reduceat(ee, at)
-    order = np.argsort(first, kind="stable")
-    present, first, last, counts = present[order], first[order], last[order], counts[order]
-    w0 = first
-    w1 = np.append(first[1:], last[-1])
-    w1 = np.maximum(w1, w0)
-    ks, ke = _union(s[compute], e[compute])
-    cms, cme = _union(s[comm], e[comm])
-    kall_s, kall_e = _union(s[kind == "kernel"], e[kind == "kernel"])
+    # per step launched here: its first GPU start, last GPU end, activity count; steps in order of
+    # their first start (ties: the earlier step first)
+    per = (pl.DataFrame({"sid": step_of.filter(placed), "s": s.filter(placed), "e": e.filter(placed)})
+           .group_by("sid").agg(pl.col("s").min().alias("first"), pl.col("e").max().alias("last"),
+                                pl.len().cast(pl.Int64).alias("n"))
+           .sort("first", "sid"))
+    present, w0, counts = per.get_column("sid"), per.get_column("first"), per.get_column("n")
+    last = per.get_column("last")
+    w1 = maximum(pl.concat([w0.slice(1), last.slice(last.len() - 1)]), w0)
+    ks, ke = _union(s.filter(compute), e.filter(compute))
+    cms, cme = _union(s.filter(comm), e.filter(comm))
+    kall_s, kall_e = _union(s.filter(is_kernel), e.filter(is_kernel))
     bs, be = _union(s, e)
     win = w1 - w0
     compute_t = _covered(ks, ke, w0, w1)
@@ -208,24 +210,27 @@ def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
     busy_t = _covered(bs, be, w0, w1)
     idle_t = win - busy_t
     # idle intervals = the holes of the busy union (whole device span), intersected with data-loader ranges
-    if ls.size and bs.size:
-        holes_s = np.concatenate([[w0.min()], be])
-        holes_e = np.concatenate([bs, [w1.max()]])
+    if ls.len() and bs.len():
+        holes_s = pl.concat([pl.Series([w0.min()], dtype=pl.Int64), be])
+        holes_e = pl.concat([bs, pl.Series([w1.max()], dtype=pl.Int64)])
         keep = holes_e > holes_s
-        is_, ie_ = _intersect(holes_s[keep], holes_e[keep], ls, le)
+        is_, ie_ = _intersect(holes_s.filter(keep), holes_e.filter(keep), ls, le)
         loader_t = _covered(is_, ie_, w0, w1)
     else:
-        loader_t = np.zeros(win.shape, dtype=np.int64)
+        loader_t = full(0, win.len())
     rows = []
-    for j, i in enumerate(present):
+    r_start, r_end = r_s.to_list(), r_e.to_list()
+    cols = zip(present.to_list(), w0.to_list(), w1.to_list(), win.to_list(), compute_t.to_list(), comm_t.to_list(),
+               kernel_t.to_list(), busy_t.to_list(), idle_t.to_list(), loader_t.to_list(), counts.to_list())
+    for j, (i, a, b, length, comp, com, kern, busy, idle, loader, count) in enumerate(cols):
         rows.append({
             "source": source, "device": device, "step": r_names[i], "index": j,
-            "start_ns": int(w0[j]), "end_ns": int(w1[j]), "step_s": int(win[j]) / 1e9,
-            "host_step_s": int(r_e[i] - r_s[i]) / 1e9,
-            "compute_s": int(compute_t[j]) / 1e9, "comm_s": int(comm_t[j]) / 1e9,
-            "comm_exposed_s": int(kernel_t[j] - compute_t[j]) / 1e9,
-            "copy_s": int(busy_t[j] - kernel_t[j]) / 1e9, "idle_s": int(idle_t[j]) / 1e9,
-            "dataloader_s": int(loader_t[j]) / 1e9, "activities": int(counts[j]), "placed_by": placed_by,
+            "start_ns": a, "end_ns": b, "step_s": length / 1e9,
+            "host_step_s": (r_end[i] - r_start[i]) / 1e9,
+            "compute_s": comp / 1e9, "comm_s": com / 1e9,
+            "comm_exposed_s": (kern - comp) / 1e9,
+            "copy_s": (busy - kern) / 1e9, "idle_s": idle / 1e9,
+            "dataloader_s": loader / 1e9, "activities": count, "placed_by": placed_by,
         })
     return rows
 

@@ -1,6 +1,7 @@
 """TIMELINE tables -> busy/idle per device, the idle split, launch-bound figures, kernel shares.
 
-Tables in, tables out (polars; interval arithmetic on sorted numpy arrays, no per-row Python).
+Tables in, tables out (polars; interval arithmetic on sorted polars Series, :mod:`ridgeline.analyzer.intervals`,
+no per-row Python).
 Per device (``source`` x ``device``), with every GPU activity of the capture:
 
 * ``capture_s``: last activity end - first activity start on that device.
@@ -91,13 +92,6 @@ class TimelineAnalysis:
 
 
 # --------------------------------------------------------------------------------------
-# interval helpers (numpy, sorted arrays)
-# --------------------------------------------------------------------------------------
-def _union_len(ms, me) -> int:
-    return int((me - ms).sum()) if ms.size else 0
-
-
-# --------------------------------------------------------------------------------------
 # analysis
 # --------------------------------------------------------------------------------------
 def sync_filter():
@@ -108,57 +102,50 @@ def sync_filter():
 
 
 def _sync_intervals(api):
-    import numpy as np
+    from ridgeline.analyzer.intervals import empty
 
     if api is None or not api.height:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
+        return empty(), empty()
     sync = api.filter(sync_filter())
-    return merge_intervals(sync.get_column("start_ns").to_numpy(), sync.get_column("end_ns").to_numpy())
+    return merge_intervals(sync.get_column("start_ns"), sync.get_column("end_ns"))
 
 
 def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_calls=0, host_api=None, vendor=None,
                 framework=None, context=None):
-    import numpy as np
     import polars as pl
 
     from ridgeline.analyzer.comm import device_figures
+    from ridgeline.analyzer.intervals import median, union_len
 
     launch_gap_ns = opts["launch_gap_s"] * 1e9
     short_ns = opts["short_kernel_s"] * 1e9
-    s_all = acts.get_column("start_ns").to_numpy()
-    e_all = acts.get_column("end_ns").to_numpy()
-    kind = acts.get_column("kind")
-    is_k = (kind == "kernel").to_numpy()
-    is_c = (kind == "memcpy").to_numpy()
-    is_m = (kind == "memset").to_numpy()
+    s_all = acts.get_column("start_ns")
+    e_all = acts.get_column("end_ns")
+    masks = acts.select((pl.col("kind") == k).fill_null(False).alias(k) for k in ("kernel", "memcpy", "memset"))
+    is_k, is_c, is_m = masks.get_column("kernel"), masks.get_column("memcpy"), masks.get_column("memset")
     t0, t1 = int(s_all.min()), int(e_all.max())
     bs, be = merge_intervals(s_all, e_all)
-    ks, ke = merge_intervals(s_all[is_k], e_all[is_k])
-    cs, ce = merge_intervals(s_all[is_c], e_all[is_c])
-    ms_, me_ = merge_intervals(s_all[is_m], e_all[is_m])
-    kms, kme = merge_intervals(s_all[is_k | is_m], e_all[is_k | is_m])
-    busy = _union_len(bs, be)
-    gap_s, gap_e = be[:-1], bs[1:]
-    gap_len = gap_e - gap_s
+    ks, ke = merge_intervals(s_all.filter(is_k), e_all.filter(is_k))
+    cs, ce = merge_intervals(s_all.filter(is_c), e_all.filter(is_c))
+    ms_, me_ = merge_intervals(s_all.filter(is_m), e_all.filter(is_m))
+    kms, kme = merge_intervals(s_all.filter(is_k | is_m), e_all.filter(is_k | is_m))
+    busy = union_len(bs, be)
+    gap_len = bs.slice(1) - be.slice(0, max(be.len() - 1, 0))
     launch = gap_len <= launch_gap_ns
     idle = (t1 - t0) - busy
     from ridgeline.analyzer.idle_causes import device_causes
 
     causes = device_causes(acts, bs, be, sync_s, sync_e, launch_gap_ns, context)  # idle_*_s by cause, launch delay, queue
-    sync_api = int(coverage(sync_s, sync_e, np.array([t1]))[0] - coverage(sync_s, sync_e, np.array([t0]))[0])
-    # kernels: durations and the gap before each one (device order)
-    k = acts.filter(pl.col("kind") == "kernel").sort("start_ns")
-    kd = (k.get_column("end_ns") - k.get_column("start_ns")).to_numpy()
-    gap_before = None
-    if k.height:
-        ks_arr = k.get_column("start_ns").to_numpy()
-        prev_end = np.maximum.accumulate(k.get_column("end_ns").to_numpy())
-        gb = np.empty(k.height, dtype=np.int64)
-        gb[0] = -1
-        gb[1:] = np.maximum(ks_arr[1:] - prev_end[:-1], 0)
-        gap_before = gb
-    short = kd < short_ns if k.height else np.zeros(0, bool)
-    short_gaps = gap_before[short & (gap_before >= 0)] if k.height else np.zeros(0)
+    ends = coverage(sync_s, sync_e, [t0, t1])
+    sync_api = int(ends[1] - ends[0])
+    # kernels: durations and the gap before each one (device order; the first kernel has none: -1)
+    k = acts.filter(pl.col("kind") == "kernel").sort("start_ns").select(
+        (pl.col("end_ns") - pl.col("start_ns")).alias("d"),
+        (pl.col("start_ns") - pl.col("end_ns").cum_max().shift(1)).clip(0).fill_null(-1).alias("gap"))
+    kd, gap_before = k.get_column("d"), k.get_column("gap")
+    short = kd < short_ns
+    short_gaps = gap_before.filter(short & (gap_before >= 0))
+    short_kd = kd.filter(short)
     copies = acts.filter(pl.col("kind") == "memcpy").with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("d"))
 
     def dir_s(kinds):
@@ -174,15 +161,15 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "kernels": int(is_k.sum()),
         "memcpys": int(is_c.sum()),
         "memsets": int(is_m.sum()),
-        "kernel_busy_s": _union_len(ks, ke) / 1e9,
+        "kernel_busy_s": union_len(ks, ke) / 1e9,
         "busy_s": busy / 1e9,
         "idle_s": idle / 1e9,
         **causes,
-        "gaps": int(gap_len.size),
+        "gaps": int(gap_len.len()),
         "launch_gaps": int(launch.sum()),
-        "memcpy_busy_s": _union_len(cs, ce) / 1e9,
-        "memset_busy_s": _union_len(ms_, me_) / 1e9,
-        "copy_only_s": (busy - _union_len(kms, kme)) / 1e9,
+        "memcpy_busy_s": union_len(cs, ce) / 1e9,
+        "memset_busy_s": union_len(ms_, me_) / 1e9,
+        "copy_only_s": (busy - union_len(kms, kme)) / 1e9,
         "htod_s": dir_s(["HtoD"]),
         "dtoh_s": dir_s(["DtoH"]),
         "dtod_s": dir_s(["DtoD", "PtoP"]),
@@ -193,34 +180,39 @@ def _device_row(acts, source, device, device_name, sync_s, sync_e, opts, host_ca
         "vendor": vendor,
         "framework": framework,
         "short_kernels": int(short.sum()),
-        "short_kernel_time_s": float(kd[short].sum()) / 1e9 if k.height else 0.0,
-        "median_short_kernel_s": float(np.median(kd[short])) / 1e9 if short.any() else None,
-        "median_gap_before_short_s": float(np.median(short_gaps)) / 1e9 if short_gaps.size else None,
-        "median_kernel_s": float(np.median(kd)) / 1e9 if k.height else None,
+        "short_kernel_time_s": float(short_kd.sum()) / 1e9 if k.height else 0.0,
+        "median_short_kernel_s": median(short_kd) / 1e9 if short_kd.len() else None,
+        "median_gap_before_short_s": median(short_gaps) / 1e9 if short_gaps.len() else None,
+        "median_kernel_s": median(kd) / 1e9 if k.height else None,
         **device_figures(acts.get_column("name"), s_all, e_all, is_k, merge_intervals, coverage),
     }, (bs, be, ks, ke, cs, ce)
 
 
 def _bins(source, device, t0, t1, unions, n):
-    import numpy as np
+    """Plot bins: ``n`` equal bins from t0 to t1 (edges as ``np.linspace(t0, t1, n + 1)`` rounded
+    half to even: float64 ``i * step + t0``, the last edge t1) and the busy share of each."""
+    import polars as pl
+
+    from ridgeline.analyzer.intervals import coverages, full, maximum
 
     bs, be, ks, ke, cs, ce = unions
     n = max(1, min(n, int((t1 - t0) // 1000) or 1))  # no bins shorter than 1 us
-    edges = np.linspace(t0, t1, n + 1).round().astype(np.int64)
-    width = np.maximum(np.diff(edges), 1)
+    step = (float(t1) - float(t0)) / n
+    edges = pl.select(pl.concat([(pl.int_range(0, n, dtype=pl.Int64).cast(pl.Float64) * step + float(t0)).round(0),
+                                 pl.lit(float(t1), dtype=pl.Float64)]).cast(pl.Int64)).to_series()
+    lo, hi = edges.slice(0, n), edges.slice(1)
+    width = maximum(hi - lo, 1)
+    giga = full(1e9, n, pl.Float64)  # a Series: polars divides by a scalar as x * (1 / 1e9), numpy does not
 
-    def ratio(s, e):
-        c = coverage(s, e, edges)
-        return np.diff(c) / width
-
+    kernel, copy, busy = ((c.slice(1) - c.slice(0, n)) / width for c in coverages([(ks, ke), (cs, ce), (bs, be)], edges))
     return {
         "source": [source] * n,
         "device": [device] * n,
-        "t0_s": ((edges[:-1] - t0) / 1e9).tolist(),
-        "t1_s": ((edges[1:] - t0) / 1e9).tolist(),
-        "kernel_ratio": ratio(ks, ke).tolist(),
-        "copy_ratio": ratio(cs, ce).tolist(),
-        "busy_ratio": ratio(bs, be).tolist(),
+        "t0_s": (lo - t0) / giga,
+        "t1_s": (hi - t0) / giga,
+        "kernel_ratio": kernel,
+        "copy_ratio": copy,
+        "busy_ratio": busy,
     }
 
 

@@ -156,7 +156,7 @@ def test_gap_causes_resolve_overlaps_in_time_order():
 
 def test_queue_depth_never_counts_work_that_started_before_its_launch_call():
     # third activity: its start (5) precedes its launch record (7): clock skew, never queued
-    assert queue_depths([0, 1, 7], [10, 12, 5]).tolist() == [1, 2, 2]
+    assert queue_depths([0, 1, 7], [10, 12, 5]).to_list() == [1, 2, 2]
 
 
 # ---------------------------------------------------------------- exact Kineto nanoseconds
