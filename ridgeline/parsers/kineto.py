@@ -71,13 +71,13 @@ from ridgeline.parsers.timeline_common import (
 
 
 
-def _decode_events(data: bytes, host_calls: str, base: int):
+def _decode_events(data: bytes, host_calls: str, base: int, hint: dict | None = None):
     """A JSON array of trace events -> (GPU frame, host frame, launch frame, stats): the fast typed
     decoder (:mod:`ridgeline.parsers.kineto_fast`) where it is sure, else the standard library and
     :func:`_kineto_frames`. ValueError: not JSON (for the chunked reader, a cut in the wrong place)."""
     from ridgeline.parsers import kineto_fast
 
-    got = kineto_fast.decode_events(data, host_calls, base)  # reads long ts values exactly as written
+    got = kineto_fast.decode_events(data, host_calls, base, hint)  # reads long ts values exactly as written
     if got is not None:
         return got
     events = _loads(data)  # (quotes the long ts values first)
@@ -369,6 +369,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     """
     key = b'"traceEvents"'
     gpus, hosts, launches, stats = [], [], [], new_stats()
+    hint: dict = {}  # kineto_fast.decode_events: how the last chunk's times were read
     with _open_stream(path) as fh:
         buf = b""
         if fh.read(4096).lstrip().startswith(b"["):  # the array form: parsed whole
@@ -400,13 +401,13 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
                 eof = True
             if eof:
                 break
-            (g, h, lr, n), buf = _cut_events(buf, host_calls, stats["events"])
+            (g, h, lr, n), buf = _cut_events(buf, host_calls, stats["events"], hint)
             _add(stats, n)
             for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
                 if x is not None:
                     frames.append(x)
     # the end: the remaining events, ']', then the rest of the top-level object
-    (g, h, lr, n), suffix = _last_events(buf, host_calls, stats["events"])
+    (g, h, lr, n), suffix = _last_events(buf, host_calls, stats["events"], hint)
     _add(stats, n)
     for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
         if x is not None:
@@ -422,7 +423,7 @@ def _add(stats, more):
         stats[k] += v
 
 
-def _cut_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
+def _cut_events(buf: bytes, host_calls: str, base: int, hint: dict | None = None, attempts: int = 50):
     """(the frames of the events from the start of buf up to an event boundary, the remaining bytes)."""
     end = len(buf)
     for _ in range(attempts):
@@ -438,14 +439,14 @@ def _cut_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
                 k += 1
             if k < len(buf) and buf[k:k + 1] == b"{":
                 try:
-                    return _decode_events(b"".join((b"[", memoryview(buf)[:i + 1], b"]")), host_calls, base), buf[k:]
+                    return _decode_events(b"".join((b"[", memoryview(buf)[:i + 1], b"]")), host_calls, base, hint), buf[k:]
                 except ValueError:
                     pass
         end = i
     raise _NotStreamable("no event boundary found in a chunk")
 
 
-def _last_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
+def _last_events(buf: bytes, host_calls: str, base: int, hint: dict | None = None, attempts: int = 50):
     """(the frames of the last events, the bytes after the array's closing bracket)."""
     end = len(buf)
     for _ in range(attempts):
@@ -453,7 +454,7 @@ def _last_events(buf: bytes, host_calls: str, base: int, attempts: int = 50):
         if i < 0:
             break
         try:
-            return _decode_events(b"".join((b"[", memoryview(buf)[:i + 1])), host_calls, base), buf[i + 1:]
+            return _decode_events(b"".join((b"[", memoryview(buf)[:i + 1])), host_calls, base, hint), buf[i + 1:]
         except ValueError:
             pass
         end = i

@@ -7,10 +7,11 @@ event, every ``args`` key kept) and then walks the dicts in Python, checking eve
 against a schema of the few fields the reader uses (``ph cat name ts dur pid tid`` and
 ``args.device stream correlation grid block bytes``; every other key is skipped unparsed), with
 the value checks in the schema itself: ids are int64, grid and block three whole numbers below
-2^32. ``ts`` is taken as written (``msgspec.Raw``) and read in polars (:func:`_times`): long
-decimal values stay text, exact to the nanosecond, with no pass over the whole text beforehand
-(the standard path quotes them first with :func:`ridgeline.parsers.kineto_events.quote_long_ts`,
-a scan that cost as much as half the decoding).
+2^32. ``ts`` is decoded as a number where none can be a long decimal (all below
+:data:`LONG_TS_MIN`, or whole numbers), else taken as written (``msgspec.Raw``) and read in polars
+(:func:`_times`): long decimal values stay text, exact to the nanosecond, with no pass over the
+whole text beforehand (the standard path quotes them first with
+:func:`ridgeline.parsers.kineto_events.quote_long_ts`, a scan that cost as much as half the decoding).
 
 The contract: :func:`decode_events` / :func:`decode_document` return exactly what the standard
 path returns for the same bytes (``tests/parsers/test_kineto_fast.py`` compares both on every real
@@ -59,11 +60,15 @@ class _Event(msgspec.Struct, gc=False):
     ph: str | None = None
     cat: str | None | msgspec.UnsetType = msgspec.UNSET  # absent: maybe the legacy layout
     name: str | None = None
-    ts: msgspec.Raw = msgspec.Raw(b"null")  # the value as written: long decimals stay exact (_times)
+    ts: int | float | str | None = None  # a decimal past LONG_TS_MIN: read again as written (_EventRaw)
     dur: float | None = None
     pid: _I64 | str | None = None
     tid: _I64 | str | None = None
     args: _Args | None = None
+
+
+class _EventRaw(_Event, gc=False):
+    ts: msgspec.Raw = msgspec.Raw(b"null")  # the value as written: long decimals stay exact (_times)
 
 
 class _Document(msgspec.Struct):
@@ -72,19 +77,41 @@ class _Document(msgspec.Struct):
     distributedInfo: msgspec.Raw = msgspec.Raw(b"null")  # noqa: N815
 
 
-_EVENTS = msgspec.json.Decoder(list[_Event])
-_DOCUMENT = msgspec.json.Decoder(_Document)
+class _DocumentRaw(_Document):
+    traceEvents: list[_EventRaw]  # noqa: N815
 
 
-def decode_events(data: bytes, host_calls: str, base: int = 0):
+_EVENTS = {False: msgspec.json.Decoder(list[_Event]), True: msgspec.json.Decoder(list[_EventRaw])}
+_DOCUMENT = {False: msgspec.json.Decoder(_Document), True: msgspec.json.Decoder(_DocumentRaw)}
+#: the smallest ``ts`` the standard path may keep as text (kineto_events._LONG_TS: 13 digits from 8e12
+#: with decimals): a chunk whose decimal ``ts`` values all stay below it reads them as numbers
+LONG_TS_MIN = 8e12
+
+
+class _NeedsRaw(Exception):
+    """A ``ts`` read as a number may be a long decimal the standard path keeps as text: decode as written."""
+
+
+def decode_events(data: bytes, host_calls: str, base: int = 0, hint: dict | None = None):
     """A JSON array of trace events -> ``(gpu, host, launch, stats)`` as
     :func:`ridgeline.parsers.kineto._kineto_frames` gives for the same text with its long ``ts``
-    values quoted (:func:`ridgeline.parsers.kineto_events.quote_long_ts`), or None (see the module)."""
-    try:
-        events = _EVENTS.decode(data)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None
-    return _frames(events, host_calls, base)
+    values quoted (:func:`ridgeline.parsers.kineto_events.quote_long_ts`), or None (see the module).
+
+    ``ts`` is decoded as a number (the fast case) unless one could be a long decimal (a float from
+    :data:`LONG_TS_MIN`): then the chunk is decoded again with every ``ts`` as written
+    (:func:`_times`), and ``hint["raw"]`` (kept by the caller across a file's chunks) starts the
+    next chunks that way."""
+    hint = {} if hint is None else hint
+    for raw in (True,) if hint.get("raw") else (False, True):
+        try:
+            events = _EVENTS[raw].decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+            return None
+        try:
+            return _frames(events, host_calls, base, raw)
+        except _NeedsRaw:
+            hint["raw"] = True
+    return None  # (not reached: the raw decoding never asks for itself)
 
 
 def decode_document(data: bytes, host_calls: str):
@@ -93,17 +120,22 @@ def decode_document(data: bytes, host_calls: str):
     library), or None."""
     import json
 
-    try:
-        doc = _DOCUMENT.decode(data)
-        meta = {k: json.loads(bytes(v)) for k, v in (("deviceProperties", doc.deviceProperties),
-                                                      ("distributedInfo", doc.distributedInfo))}
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
-        return None
-    got = _frames(doc.traceEvents, host_calls, 0)
-    return None if got is None else (meta, *got)
+    for raw in (False, True):
+        try:
+            doc = _DOCUMENT[raw].decode(data)
+            meta = {k: json.loads(bytes(v)) for k, v in (("deviceProperties", doc.deviceProperties),
+                                                          ("distributedInfo", doc.distributedInfo))}
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
+            return None
+        try:
+            got = _frames(doc.traceEvents, host_calls, 0, raw)
+        except _NeedsRaw:
+            continue
+        return None if got is None else (meta, *got)
+    return None
 
 
-def _frames(events: list[_Event], host_calls: str, base: int):
+def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool = False):
     """The frames of :func:`ridgeline.parsers.kineto._kineto_frames` from typed events, or None.
     One list per field (attribute reads, no checks); the per-value Python left is for the rare
     values that need a look (text ``ts``, text ids); the rest is done in polars."""
@@ -126,7 +158,7 @@ def _frames(events: list[_Event], host_calls: str, base: int):
     stats = {"host": len(host), "runtime": 0, "legacy": 0, "events": len(events), "hip": 0}
     gpu_cols = host_cols = context_cols = launch_cols = None
     if gpu:
-        cols = _columns(gpu)
+        cols = _columns(gpu, as_written)
         if cols is None:
             return None
         pid = cols["pid"]
@@ -152,7 +184,7 @@ def _frames(events: list[_Event], host_calls: str, base: int):
             *(f"{k}_{x}" for k in ("grid", "block") for x in "xyz"),
             "bytes", "process_id")
     if host:
-        cols = _columns(host)
+        cols = _columns(host, as_written)
         if cols is None:
             return None
         cat = pl.Series(cols["cat"], dtype=pl.String)
@@ -244,7 +276,23 @@ def _int_only(values):
     return values if str not in set(map(type, values)) else [v if v.__class__ is int else None for v in values]
 
 
-def _columns(events: list[_Event]):
+def _numbers(ts: list):
+    """``ts`` values decoded as numbers -> (floats, no text), or None where one is no number
+    (text, null: :func:`_times` reads them as written). _NeedsRaw where one could be a long
+    decimal the standard path keeps as text (a float from :data:`LONG_TS_MIN`; ints are exact)."""
+    kinds = set(map(type, ts))
+    if not kinds <= {int, float}:
+        raise _NeedsRaw
+    if float in kinds:
+        top = max(ts) if kinds == {float} else max(v for v in ts if v.__class__ is float)
+        if top >= LONG_TS_MIN:
+            raise _NeedsRaw
+        if not all(map(math.isfinite, ts)):
+            return None
+    return ts, [None] * len(ts)
+
+
+def _columns(events: list[_Event], as_written: bool = False):
     """The events' fields as columns (tuples), times checked; None where a time is missing or a
     ``ts`` text is not a number (damage the standard path names)."""
     cat = [e.cat for e in events]
@@ -262,7 +310,7 @@ def _columns(events: list[_Event]):
     grid = [a.grid for a in args]
     block = [a.block for a in args]
     nbytes = [a.nbytes for a in args]
-    times = _times(ts)
+    times = _times(ts) if as_written else _numbers(ts)
     if times is None or _NONE in set(map(type, dur)) or not all(map(math.isfinite, dur)):
         return None
     ts_f, ts_t = times

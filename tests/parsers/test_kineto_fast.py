@@ -197,3 +197,58 @@ def test_random_values_are_declined_or_read_the_same(seed):
         if rng.random() < 0.3 else json.dumps(doc).encode()
     for host_calls in ("all", "sync"):
         _check(text, host_calls)
+
+
+def test_nanosecond_times_read_in_chunks_equal_the_standard_path(tmp_path, monkeypatch):
+    """Epoch microseconds with nanosecond decimals (PyTorch 2.x): the first chunk finds a float past
+    LONG_TS_MIN and is decoded again as written; the next chunks start that way (hint). Chunked, the
+    tables equal those of the standard path (fast path off), to the nanosecond."""
+    from polars.testing import assert_frame_equal
+
+    base = 1_683_564_901_565_486
+    events = []
+    for i in range(8000):  # past the reader's first 1 MiB read, so that several chunks follow it
+        ts = f"{base + 10 * i}.{i % 1000:03d}"
+        events.append(f'{{"ph": "X", "cat": "kernel", "name": "k{i % 3}", "pid": 0, "tid": 7, "ts": {ts}, "dur": 1.5, '
+                      f'"args": {{"device": 0, "stream": 7, "correlation": {i}}}}}')
+        events.append(f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, '
+                      f'"ts": {base + 10 * i - 3}.25, "dur": 2, "args": {{"correlation": {i}}}}}')
+    path = tmp_path / "ns.json"
+    path.write_text('{"traceEvents": [' + ",\n".join(events) + "]}")
+    seen = []
+    original = kineto_fast.decode_events
+
+    def spy(data, host_calls, base=0, hint=None):
+        seen.append(bool(hint and hint.get("raw")))
+        return original(data, host_calls, base, hint)
+
+    monkeypatch.setattr(kineto_fast, "decode_events", spy)
+    fast = kineto.read_kineto(path, stream_min_bytes=0, chunk_bytes=1 << 16)
+    assert len(seen) > 5 and seen[0] is False and all(seen[1:])  # the hint carried from the first chunk on
+    monkeypatch.setattr(kineto_fast, "decode_events", lambda *a, **k: None)
+    slow = kineto.read_kineto(path, stream_min_bytes=0, chunk_bytes=1 << 16)
+    assert_frame_equal(fast.activities, slow.activities)
+    assert_frame_equal(fast.api, slow.api)
+    assert fast.activities["start_ns"].to_list()[:2] == [base * 1000, (base + 10) * 1000 + 1]  # exact ns
+
+
+def test_numbers_below_the_long_threshold_are_not_decoded_twice():
+    calls = []
+    decoders = dict(kineto_fast._EVENTS)
+
+    class Count:
+        def __init__(self, raw):
+            self.raw = raw
+
+        def decode(self, data):
+            calls.append(self.raw)
+            return decoders[self.raw].decode(data)
+
+    events = json.dumps([_event(1365627862757.064), _event(1683564901565486)]).encode()  # a short decimal, an int
+    try:
+        kineto_fast._EVENTS = {False: Count(False), True: Count(True)}
+        got = kineto_fast.decode_events(events, "all")
+    finally:
+        kineto_fast._EVENTS = decoders
+    assert got is not None and calls == [False]
+    assert got[0]["ts_text"].to_list() == [None, None]
