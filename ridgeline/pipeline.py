@@ -65,8 +65,31 @@ def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
     return out
 
 
+#: how a timeline export may begin (gzip, SQLite, JSON): such a file is offered to the timeline
+#: detector first, so a trace does not load the ncu and telemetry readers to be ruled out by them
+#: (an ncu CSV or report begins otherwise; a file the timeline detector declines goes on below)
+_TIMELINE_STARTS = (b"\x1f\x8b", b"SQLite format 3\x00", b"{", b"[")
+
+
+def _timeline_first(path: Path) -> tuple[str, str] | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return None
+    if not head.startswith(_TIMELINE_STARTS):
+        return None
+    from ridgeline.parsers.timeline import detect_timeline_format
+
+    kind = detect_timeline_format(path)
+    return ("timeline", kind) if kind else None
+
+
 def detect(path: Path) -> tuple[str, str] | None:
     """``("ncu", layout)`` or ``("telemetry", format)`` from the file's content, else None."""
+    first = _timeline_first(path)
+    if first:
+        return first
     from ridgeline.parsers.ncu_blocks import detect_ncu_layout
     from ridgeline.parsers.telemetry import detect_telemetry_format
 
