@@ -9,7 +9,7 @@ analysis) of:
 * ``hta``: ``TraceAnalysis(trace_dir=...)`` (parse) + ``get_temporal_breakdown()`` +
   ``get_idle_time_breakdown()`` (HTA's answers to the same questions).
 
-Each run is a fresh subprocess; the best of ``--repeat`` runs is kept for wall and CPU time
+Each run is a fresh subprocess, ridgeline's and HTA's interleaved; the best of ``--repeat`` runs is kept for wall and CPU time
 (user + system: less moved than wall time by other jobs on a shared machine), the largest peak for
 memory. HTA parses traces in a multiprocessing pool, so CPU time and memory count the process's
 children too: CPU = self + children; memory = self's peak + the largest child's peak (an upper
@@ -93,7 +93,9 @@ def best(runs: list[dict]) -> dict:
     if not ok:
         return runs[-1]
     out = min(ok, key=lambda r: r["s"])
-    return dict(out, rss_mb=max(r["rss_mb"] for r in ok), cpu_s=min(r["cpu_s"] for r in ok))
+    walls = sorted(r["s"] for r in ok)
+    return dict(out, rss_mb=max(r["rss_mb"] for r in ok), cpu_s=min(r["cpu_s"] for r in ok),
+                median_s=walls[len(walls) // 2])
 
 
 def main(argv=None) -> int:
@@ -139,10 +141,14 @@ def main(argv=None) -> int:
                 os.symlink(trace.resolve(), one)
             except OSError:
                 shutil.copy(trace, one)
-            r = best([run([args.python, "-c", RIDGELINE_CHILD, str(args.ridgeline_root), str(one)])
-                      for _ in range(args.repeat)])
-            h = {"error": "not run (--no-hta)"} if args.no_hta else \
-                best([run([args.hta_python, "-c", HTA_CHILD, tmp]) for _ in range(args.repeat)])
+            # interleaved (ridgeline, HTA, ridgeline, ...): both meet the same moments of a shared machine
+            r_runs, h_runs = [], []
+            for _ in range(args.repeat):
+                r_runs.append(run([args.python, "-c", RIDGELINE_CHILD, str(args.ridgeline_root), str(one)]))
+                if not args.no_hta:
+                    h_runs.append(run([args.hta_python, "-c", HTA_CHILD, tmp]))
+            r = best(r_runs)
+            h = {"error": "not run (--no-hta)"} if args.no_hta else best(h_runs)
         size = trace.stat().st_size / 1e6
         if args.no_hta and "error" not in r:
             print(f"{trace.name[:39]:<40}{size:>6.1f}{r['s']:>10.2f}s{'-':>9}{'-':>8}{r['cpu_s']:>7.2f}s{'-':>13}"
@@ -151,9 +157,10 @@ def main(argv=None) -> int:
         if "error" in r or "error" in h:
             print(f"{trace.name[:39]:<40}{size:>6.1f}  ridgeline: {r.get('error', 'ok')}; HTA: {h.get('error', 'ok')}")
             continue
-        print(f"{trace.name[:39]:<40}{size:>6.1f}{r['s']:>10.2f}s{h['s']:>8.2f}s{h['s'] / r['s']:>7.1f}x"
+        print(f"{trace.name[:39]:<40}{size:>6.1f}{r['s']:>10.3f}s{h['s']:>8.3f}s{h['s'] / r['s']:>7.2f}x"
               f"{r['cpu_s']:>6.2f}/{h['cpu_s']:<6.2f}{h['cpu_s'] / r['cpu_s']:>6.1f}x"
-              f"{r['rss_mb']:>5.0f}/{h['rss_mb']:<5.0f}{r['rss_mb'] / h['rss_mb']:>6.2f}")
+              f"{r['rss_mb']:>5.0f}/{h['rss_mb']:<5.0f}{r['rss_mb'] / h['rss_mb']:>6.2f}"
+              f"   (medians {r['median_s']:.3f}s / {h['median_s']:.3f}s: {h['median_s'] / r['median_s']:.2f}x)")
     return 0
 
 
