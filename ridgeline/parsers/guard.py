@@ -68,7 +68,7 @@ def library_error(err: BaseException) -> bool:
         return True
     module = type(err).__module__ or ""
     if module.split(".")[0] in ("polars", "pyarrow", "sqlite3", "_sqlite3", "google", "zstandard", "gzip", "zlib",
-                                "lz4"):
+                                "lz4", "isal", "igzip_lib"):
         return True
     import gzip
     import sqlite3

@@ -116,6 +116,28 @@ MAX_GZIP_RATIO = 100
 GZIP_RATIO_AFTER = 64 << 20
 
 
+def _gzip_open(path):
+    """A gzip trace opened for reading: ISA-L's igzip (the ``isal`` package: inflates about 3x as
+    fast as zlib, 10-30 ms of a short trace's run) where installed, else the standard library."""
+    try:
+        from isal import igzip
+    except ImportError:  # an interpreter or platform without its wheels: the same bytes, slower
+        return gzip.open(path, "rb")
+    return igzip.open(path, "rb")
+
+
+def _gzip_errors() -> tuple[type[BaseException], ...]:
+    """What reading a damaged gzip trace raises, with either inflater."""
+    try:
+        from isal import isal_zlib
+    except ImportError:
+        return _READ_ERRORS
+    return _READ_ERRORS + (isal_zlib.error,)
+
+
+_READ_ERRORS = (OSError, EOFError, gzip.BadGzipFile, zlib.error)
+
+
 class _Bounded:
     """A file object over a trace (gzip or plain) that refuses, with an InputError naming the file,
     to give more than :data:`MAX_TRACE_BYTES` (or ``limit``) or, for gzip, more than
@@ -127,7 +149,7 @@ class _Bounded:
         with open(path, "rb") as fh:
             self.gz = fh.read(2) == b"\x1f\x8b"
         self.size = _file_size(path)
-        self.fh = gzip.open(path, "rb") if self.gz else open(path, "rb")
+        self.fh = _gzip_open(path) if self.gz else open(path, "rb")
         self.limit = MAX_TRACE_BYTES if limit is None else limit
         self.total = 0
 
@@ -474,7 +496,7 @@ def _inflates_past(path, n: int) -> bool:
                     return False
                 got += len(piece)
             return True
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error):
+    except _gzip_errors():
         return False
 
 
@@ -505,13 +527,13 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     if _file_size(path) >= stream_min_bytes or _inflates_past(path, stream_min_bytes):
         try:
             meta, gpus, hosts, launches, stats = _kineto_stream(path, host_calls, chunk_bytes)
-        except (_NotStreamable, ValueError, OSError, EOFError, gzip.BadGzipFile, zlib.error):
+        except (_NotStreamable, ValueError, *_gzip_errors()):
             meta = None
     if meta is None:
         try:
             with _Bounded(path, MAX_WHOLE_PARSE_BYTES) as fh:
                 raw = fh.read()
-        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as err:
+        except _gzip_errors() as err:
             from ridgeline.parsers.plain import plain_reason
 
             raise InputError(path, f"expected a readable PyTorch profiler trace; the file looks truncated or corrupt: {plain_reason(err)}") from err

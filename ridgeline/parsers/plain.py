@@ -115,6 +115,8 @@ def plain_reason(err: BaseException) -> str:
         return _sqlite_reason(text)
     if isinstance(err, EOFError) or "Compressed file ended" in text:
         return "the compressed stream is cut short"
+    if "CRC check failed" in text or "Incorrect length of data produced" in text:
+        return "damaged compressed data (its checksum does not match)"
     if "Not a gzipped file" in text:
         return "not gzip data, though the name ends in .gz"
     if text.startswith("Error -3 while") or "invalid stored block" in text or "incorrect header check" in text:
