@@ -357,13 +357,16 @@ def configure_gpus(cfg: Mapping[str, Any] | None) -> None:
 
 def _what_if_targets(specs: list[str], batch: float | None) -> dict[str, Any]:
     """GPU name -> catalogue entry for the ``--what-if`` GPU specs (UsageError for a bad spec)."""
-    from ridgeline.analyzer.gpus import lookup
-    from ridgeline.analyzer.whatif import parse_spec
     from ridgeline.errors import UsageError
 
     if batch is not None and not (batch > 0):
         raise UsageError(f"--batch {batch!r}: expected a number > 0")
-    out = {}
+    out: dict[str, Any] = {}
+    if not specs:  # (the what-if model is not loaded for a run without projections)
+        return out
+    from ridgeline.analyzer.gpus import lookup
+    from ridgeline.analyzer.whatif import parse_spec
+
     for spec in specs:
         kind, value = parse_spec(spec)
         if kind == "gpu":

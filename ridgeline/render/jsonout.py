@@ -332,6 +332,8 @@ def to_document(result) -> dict[str, Any]:
 
 
 def _what_if_records(result) -> list[dict[str, Any]]:
+    if not getattr(result, "what_if", None):  # (the what-if model is not loaded without projections)
+        return []
     from ridgeline.render.whatif import records
 
     return records(result)

@@ -3,7 +3,6 @@ and an HTML section: measured and projected side by side, with the model's assum
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from ridgeline.analyzer.whatif import KERNEL_KEYS
@@ -156,6 +155,8 @@ def _plot(result, p) -> str:
     fig = P.roofline_figure(result, what_if=p, compare_gpu=compare, top=6)
     prefix = "w" + "".join(ch for ch in p.scenario.lower() if ch.isalnum())[:12] + "-"
     svg = embed_svg(P.figure_svg(fig), prefix, f"Roofline with the {p.scenario} projection")
+    import html
+
     return (f'<figure id="plot-what-if-{html.escape(prefix[:-1])}">{svg}<figcaption>Filled: measured; hollow: '
             f"projected ({html.escape(p.scenario)}), same colour; grey dashed: the target GPU's roofs.</figcaption>"
             "</figure>")
@@ -166,6 +167,8 @@ def html_section(result, *, top: int = 15, plots: bool = True) -> str:
     projections = getattr(result, "what_if", None) or []
     if not projections:
         return ""
+    import html
+
     e = html.escape
     parts = ['<section id="what-if"><h2>What if</h2>']
     for p in projections:

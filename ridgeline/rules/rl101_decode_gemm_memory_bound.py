@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-from ridgeline.analyzer.whatif import (
-    estimate_batch,
-    memory_batch_limit,
-    projected_batch_time,
-)
 from ridgeline.rules import kernels as K
 from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
@@ -86,6 +81,8 @@ class DecodeGemmMemoryBound(Rule):
         )
         total = K.total_gpu_time(ctx)
         shape_tokens, shape_from = _tokens_from_launch_shapes(ctx)
+        from ridgeline.analyzer.whatif import estimate_batch  # (here: the registry imports every rule for any input)
+
         est = estimate_batch(K.launches(ctx))
         limits: dict = {}  # GPU name -> (batch memory holds, that GPU), computed once per check
         from ridgeline.analyzer.workload import llm_evidence
@@ -188,6 +185,8 @@ def _remedy_impact(ctx: Context, row: dict, est, total: float | None, limits: di
     why = "the batch at which its intensity reaches the ridge"
     if row.get("gpu") not in limits:
         found = K.catalogue_gpu(ctx, row.get("gpu"))
+        from ridgeline.analyzer.whatif import memory_batch_limit
+
         limits[row.get("gpu")] = (memory_batch_limit(K.launches(ctx), est.batch, found)[0], found)
     limit, gpu = limits[row.get("gpu")]
     if limit is not None and limit < target:
@@ -203,6 +202,8 @@ def _remedy_impact(ctx: Context, row: dict, est, total: float | None, limits: di
         impact_s, share = K.impact(row, total)
         return impact_s, share, ()
     t0 = float(mine["duration_s"].fill_null(0.0).sum())
+    from ridgeline.analyzer.whatif import projected_batch_time
+
     t1 = projected_batch_time(mine, target, est)
     same_tokens = t1 * est.batch / target
     impact_s = max(t0 - same_tokens, 0.0)

@@ -55,9 +55,6 @@ class GpuTooPowerful(Rule):
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
-        from ridgeline.analyzer.gpus import try_lookup
-        from ridgeline.analyzer.whatif import BUSY_CAP, smaller_gpus_holding
-
         p = self.params
         c = pl.col
         util = pl.coalesce(c("gpu_util_mean_ratio"), c("gr_engine_active_mean_ratio"))
@@ -67,6 +64,8 @@ class GpuTooPowerful(Rule):
             return []
         if not w.height:
             return []
+        from ridgeline.analyzer.gpus import try_lookup
+        from ridgeline.analyzer.whatif import BUSY_CAP, smaller_gpus_holding
 
         def wmean(col: str):
             return (c(col) * c("span_s")).sum() / c("span_s").sum()

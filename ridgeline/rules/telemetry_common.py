@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ridgeline.analyzer.telemetry import describe_subject, span_text
 
 KEYS = ("host", "gpu", "gpu_instance")
 
@@ -92,7 +91,16 @@ def per_gpu(span_rows, seconds_col: str):
     return out
 
 
+def span_text(start, end) -> str:
+    """:func:`ridgeline.analyzer.telemetry.span_text` (imported on use: the registry imports every rule for any input)."""
+    from ridgeline.analyzer.telemetry import span_text as text
+
+    return text(start, end)
+
+
 def subject(key: dict[str, Any]) -> str:
+    from ridgeline.analyzer.telemetry import describe_subject
+
     return describe_subject(key)
 
 
