@@ -73,6 +73,15 @@ def test_validate_rule_refuses_broken_rules(attrs, fragment):
         engine.validate_rule(_dummy(**attrs))
 
 
+def test_every_rule_meets_the_contract():
+    """The whole contract, docstring sections included, for every rule the registry loads (which
+    checks all but the docstrings itself, at every start)."""
+    rules = engine.all_rules()
+    assert len(rules) > 30
+    for cls in rules:
+        engine.validate_rule(cls, module_name=cls.__module__.rsplit(".", 1)[-1])
+
+
 def test_validate_rule_checks_module_number():
     with pytest.raises(engine.RuleDefinitionError, match="module"):
         engine.validate_rule(_dummy(), module_name="rl198_a_condition")
