@@ -71,25 +71,24 @@ def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
 _TIMELINE_STARTS = (b"\x1f\x8b", b"SQLite format 3\x00", b"{", b"[")
 
 
-def _timeline_first(path: Path) -> tuple[str, str] | None:
+def _starts_like_timeline(path: Path) -> bool:
     try:
         with open(path, "rb") as fh:
             head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     except OSError:
-        return None
-    if not head.startswith(_TIMELINE_STARTS):
-        return None
-    from ridgeline.parsers.timeline import detect_timeline_format
-
-    kind = detect_timeline_format(path)
-    return ("timeline", kind) if kind else None
+        return False
+    return head.startswith(_TIMELINE_STARTS)
 
 
 def detect(path: Path) -> tuple[str, str] | None:
     """``("ncu", layout)`` or ``("telemetry", format)`` from the file's content, else None."""
-    first = _timeline_first(path)
-    if first:
-        return first
+    timeline_first = _starts_like_timeline(path)  # (the timeline detector runs once either way)
+    if timeline_first:
+        from ridgeline.parsers.timeline import detect_timeline_format
+
+        kind = detect_timeline_format(path)
+        if kind:
+            return "timeline", kind
     from ridgeline.parsers.ncu_blocks import detect_ncu_layout
     from ridgeline.parsers.telemetry import detect_telemetry_format
 
@@ -100,11 +99,12 @@ def detect(path: Path) -> tuple[str, str] | None:
 
     if is_ncu_report(path):
         return "ncu", "report"
-    from ridgeline.parsers.timeline import detect_timeline_format
+    if not timeline_first:
+        from ridgeline.parsers.timeline import detect_timeline_format
 
-    kind = detect_timeline_format(path)
-    if kind:
-        return "timeline", kind
+        kind = detect_timeline_format(path)
+        if kind:
+            return "timeline", kind
     kind = detect_telemetry_format(path)
     if kind:
         return "telemetry", kind

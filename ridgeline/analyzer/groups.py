@@ -318,8 +318,6 @@ def main_groups(windows, dims: list[Dim], *, runs=None, jobs=None):
     """``windows`` with a ``by:<dim>`` column per dimension: for each window the group that holds
     the largest share of it (ties: the first in :func:`attribute`'s order; a window no group holds
     keeps the "(no ...)" key as null). One row per window, in the windows' order."""
-    import polars as pl
-
     if windows is None or not windows.height:
         return windows
     cols = [d.col for d in dims]
