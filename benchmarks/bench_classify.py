@@ -88,8 +88,8 @@ def replicate_fixture(target: Path, copies: int) -> bool:
 def against_parser(copies: int, repeat: int) -> None:
     import tempfile
 
-    from ridgeline.analyzer.roofline import classify, summarize
-    from ridgeline.parsers.ncu import read_ncu
+    from ridgeline.analyzer.kernels.roofline import classify, summarize
+    from ridgeline.parsers.ncu.csv_reader import read_ncu
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.ncu-raw.csv"
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
 
-    from ridgeline.analyzer.roofline import classify, summarize
+    from ridgeline.analyzer.kernels.roofline import classify, summarize
 
     against_parser(args.copies, args.repeat)
 

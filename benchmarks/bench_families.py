@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
 
-    from ridgeline.analyzer import families
+    from ridgeline.analyzer.kernels import families
 
     df = frame(args.n, args.distinct)
 

@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args()
     from ridgeline.parsers import guard
-    from ridgeline.parsers.telemetry import Options, _reader
+    from ridgeline.parsers.telemetry.reader import Options, _reader
 
     with tempfile.TemporaryDirectory() as tmp:
         files = write_inputs(Path(tmp), args.mb)

@@ -7,8 +7,8 @@ details-page export of the same launches (long form: N x 150 rows), then times, 
 subprocess so peak memory (``ru_maxrss``) is per measurement:
 
 * ``bare``: ``polars.read_csv(path)`` (what any tool pays to load the file);
-* ``parse``: ``ridgeline.parsers.ncu.read_ncu([path])`` (KERNEL table + metrics);
-* ``parse+classify``: the above then ``ridgeline.analyzer.roofline.classify`` (when it exists).
+* ``parse``: ``ridgeline.parsers.ncu.csv_reader.read_ncu([path])`` (KERNEL table + metrics);
+* ``parse+classify``: the above then ``ridgeline.analyzer.kernels.roofline.classify`` (when it exists).
 
 Targets from the issue: raw parse within 2x of the bare read, details within 4x, peak memory
 (above the interpreter's own after imports) under 3x the file size.
@@ -172,9 +172,9 @@ def hwm_kb():
 
 sys.path.insert(0, {root!r})
 import polars as pl
-from ridgeline.parsers.ncu import read_ncu
+from ridgeline.parsers.ncu.csv_reader import read_ncu
 try:
-    from ridgeline.analyzer.roofline import classify
+    from ridgeline.analyzer.kernels.roofline import classify
 except Exception:
     classify = None
 base = hwm_kb()
@@ -211,7 +211,7 @@ def has_classify() -> bool:
     import importlib
 
     try:
-        return hasattr(importlib.import_module("ridgeline.analyzer.roofline"), "classify")
+        return hasattr(importlib.import_module("ridgeline.analyzer.kernels.roofline"), "classify")
     except Exception:
         return False
 

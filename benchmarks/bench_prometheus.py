@@ -47,7 +47,7 @@ def main() -> None:
 
     import prometheus_server as ps
 
-    from ridgeline.parsers.telemetry import scan_telemetry
+    from ridgeline.parsers.telemetry.reader import scan_telemetry
     from ridgeline.sources.prometheus import parse_time, pull
     from ridgeline.sources.store import save
 

@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     import polars as pl
 
     from bench_classify import synthetic_kernels
-    from ridgeline.analyzer.roofline import classify
+    from ridgeline.analyzer.kernels.roofline import classify
     from ridgeline.rules.base import Context
     from ridgeline.rules.engine import run_rules
 

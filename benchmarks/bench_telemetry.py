@@ -96,8 +96,8 @@ def child(mode: str, folder: str) -> None:
         _lf, inputs, _, out = reduce_telemetry([folder], window="5m")
         rows = inputs[0].rows
     elif mode == "reduce_windows":  # the long-table API (hosts in chunks of chunk_rows)
-        from ridgeline.analyzer.telemetry import reduce_windows
-        from ridgeline.parsers.telemetry import scan_telemetry
+        from ridgeline.analyzer.fleet.telemetry import reduce_windows
+        from ridgeline.parsers.telemetry.reader import scan_telemetry
 
         lf, inputs, _ = scan_telemetry([folder])
         out = reduce_windows(lf, window="5m")

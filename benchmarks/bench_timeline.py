@@ -6,8 +6,8 @@ subprocess (peak memory = the process's VmHWM minus its VmHWM after imports):
 
 * nsys sqlite with N kernel rows (plus N/10 copies and N runtime calls):
   ``bare`` = ``polars.read_database`` of ``SELECT`` the kernel table's columns (what any tool pays),
-  ``read`` = ``ridgeline.parsers.timeline.read_nsys_sqlite(host_calls="sync")`` as the pipeline
-  calls it (kernels, copies, names joined, synchronizing host calls), ``read+analyze`` = the reader then ``ridgeline.analyzer.timeline.analyze_one``.
+  ``read`` = ``ridgeline.parsers.timeline.reader.read_nsys_sqlite(host_calls="sync")`` as the pipeline
+  calls it (kernels, copies, names joined, synchronizing host calls), ``read+analyze`` = the reader then ``ridgeline.analyzer.timeline.busy.analyze_one``.
   Target (issue 13): ``read`` within 2x of ``bare`` at 5 M kernel rows.
 * Kineto trace of about S MB: ``bare`` = ``orjson.loads`` of the file (``json.loads`` when orjson
   is not installed; the ratio says which), ``read`` = ``read_kineto``, ``read+analyze``.

@@ -27,8 +27,8 @@ def main(argv=None) -> int:
 
     import polars as pl
 
-    from ridgeline.analyzer.gpus import lookup
-    from ridgeline.analyzer.whatif import project_batch, project_gpu
+    from ridgeline.analyzer.kernels.gpus import lookup
+    from ridgeline.analyzer.kernels.whatif import project_batch, project_gpu
     from ridgeline.pipeline import analyze_paths
     from ridgeline.rules.base import Context
     from ridgeline.rules.engine import run_rules

@@ -4,7 +4,7 @@ A report is megabytes of protobuf, too big for byte-level mutation from scratch,
 bytes drive *edits of a real report*: which seed, then up to eight edits (cut at an offset, flip
 a bit, overwrite a run of bytes, repeat a span), offsets chosen by the fuzzer. Each mutant is
 read through ``ridgeline.pipeline.analyze_paths`` (strict or lenient, also chosen), which walks
-the block layout (:mod:`ridgeline.parsers.ncu_rep_layout`), loads it with NVIDIA's
+the block layout (:mod:`ridgeline.parsers.ncu.rep_layout`), loads it with NVIDIA's
 ``ncu_report`` and derives the KERNEL table. The right answers: a ``RidgelineError`` whose message
 is one line, or a result with no negative or non-finite per-launch figure. Anything else
 (another exception, a figure below zero) is a finding atheris saves with its input.
@@ -13,7 +13,7 @@ is one line, or a result with no negative or non-finite per-launch figure. Anyth
     python fuzz/fuzz_ncu_rep.py -max_total_time=3600 -rss_limit_mb=4096 [SEED.ncu-rep ...]
 
 Seeds default to ``../shared/samples/ncu-rep/*.ncu-rep``; name others after the options.
-:func:`one_input` needs no atheris (``tests/parsers/test_fuzz_ncu_rep.py`` runs it on a few
+:func:`one_input` needs no atheris (``tests/parsers/ncu/test_fuzz_ncu_rep.py`` runs it on a few
 fixed inputs so the harness itself stays working).
 """
 

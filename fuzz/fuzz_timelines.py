@@ -17,7 +17,7 @@ device that is no GPU index), is a crash atheris saves with its input.
     python fuzz/fuzz_timelines.py -max_total_time=3600 -rss_limit_mb=4096
 
 Seeds: ``fixtures/timeline`` and, when present, the small files of ``../shared/samples/nsys`` and
-``../shared/samples/kineto``. ``tests/parsers/test_timeline_fuzz_harness.py`` runs
+``../shared/samples/kineto``. ``tests/parsers/timeline/test_timeline_fuzz_harness.py`` runs
 :func:`one_input` on random bytes (no atheris needed) so the harness itself stays working.
 """
 
@@ -203,7 +203,7 @@ EDITS = {"sqlite": (edit_sqlite, ".sqlite"), "kineto": (edit_kineto, ".json"), "
 
 def check_figures(result) -> None:
     """Raise AssertionError for an absurd figure in a result that was read."""
-    from ridgeline.parsers.timeline_common import MAX_CAPTURE_S, MAX_DEVICE
+    from ridgeline.parsers.timeline.common import MAX_CAPTURE_S, MAX_DEVICE
 
     tl = getattr(result, "timeline", None)
     if tl is None or tl.devices is None:
@@ -247,10 +247,10 @@ def main() -> None:
 
     os.environ.setdefault("POLARS_MAX_THREADS", "1")
     with atheris.instrument_imports():
-        import ridgeline.parsers.kineto  # noqa: F401
-        import ridgeline.parsers.nsys_csv  # noqa: F401
-        import ridgeline.parsers.nsys_sqlite  # noqa: F401
-        import ridgeline.parsers.timeline_common  # noqa: F401
+        import ridgeline.parsers.timeline.kineto  # noqa: F401
+        import ridgeline.parsers.timeline.nsys_csv  # noqa: F401
+        import ridgeline.parsers.timeline.nsys_sqlite  # noqa: F401
+        import ridgeline.parsers.timeline.common  # noqa: F401
     atheris.Setup(sys.argv, one_input)
     atheris.Fuzz()
 

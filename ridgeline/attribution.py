@@ -1,6 +1,6 @@
 """Wiring of ``ridgeline telemetry --by ... --jobs FILE``: reads the jobs file, takes the label runs
 from the long table where the inputs carry labels, and builds the group report
-(:mod:`ridgeline.analyzer.groups`). Sits beside :mod:`ridgeline.pipeline` (it calls a parser and
+(:mod:`ridgeline.analyzer.fleet.groups`). Sits beside :mod:`ridgeline.pipeline` (it calls a parser and
 the analyzer, which may not call each other)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def carries_labels(info) -> bool:
     if info.kind in LABELLED_KINDS:
         return True
     if info.kind in TABLE_KINDS:
-        from ridgeline.parsers.telemetry_table import carries_labels as table_has_labels
+        from ridgeline.parsers.telemetry.table import carries_labels as table_has_labels
 
         return table_has_labels(info.path)
     return False
@@ -48,24 +48,24 @@ def check_by(by, jobs_path) -> None:
             raise InputError(jobs_path, "expected a file of sacct --parsable2 output (--jobs)",
                              actual="no such file" if not Path(jobs_path).exists() else "not a regular file")
     if by:
-        from ridgeline.analyzer.groups import parse_by
+        from ridgeline.analyzer.fleet.groups import parse_by
 
         parse_by(by, have_jobs=bool(jobs_path))
 
 
 def telemetry_groups(lf, inputs, windows, *, by=(), jobs_path=None, tz=None, notes: list[str] | None = None,
                      skipped: list | None = None):
-    """The :class:`~ridgeline.analyzer.groups.GroupReport` of ``--by`` / ``--jobs``, or None when
+    """The :class:`~ridgeline.analyzer.fleet.groups.GroupReport` of ``--by`` / ``--jobs``, or None when
     neither was given. ``notes`` and ``skipped`` receive the jobs file's notes and the jobs that
     never started; the report's own notes are added to ``notes`` too."""
     if not by and not jobs_path:
         return None
-    from ridgeline.analyzer.groups import group_report, parse_by
+    from ridgeline.analyzer.fleet.groups import group_report, parse_by
 
     dims = parse_by(by or (["job"] if jobs_path else []), have_jobs=bool(jobs_path))  # bad --by before reading
     jobs = None
     if jobs_path:
-        from ridgeline.parsers.sacct import read_sacct
+        from ridgeline.parsers.telemetry.sacct import read_sacct
 
         jobs, left_out = read_sacct(jobs_path, tz=tz, notes=notes)
         if skipped is not None:
@@ -87,18 +87,18 @@ def telemetry_groups(lf, inputs, windows, *, by=(), jobs_path=None, tz=None, not
 
 def _runs(lf, inputs, labelled, *, tz=None, left_out=frozenset()):
     """The label runs of every input: a Parquet table that keeps labels (a store) file by file
-    (:func:`ridgeline.analyzer.groups.label_runs_in_chunks`: memory bounded by one file, not
+    (:func:`ridgeline.analyzer.fleet.groups.label_runs_in_chunks`: memory bounded by one file, not
     the store's long table; ``left_out``: the files the reader skipped, corrupt ones), the others
     from the long table, whole (:func:`label_runs`)."""
     import polars as pl
 
-    from ridgeline.analyzer.groups import label_runs, label_runs_in_chunks
+    from ridgeline.analyzer.fleet.groups import label_runs, label_runs_in_chunks
 
     stores = [i for i, has in zip(inputs, labelled) if i.kind == "telemetry-parquet" and has]
     if not stores:
         return label_runs(lf)
-    from ridgeline.parsers.telemetry import Options
-    from ridgeline.parsers.telemetry_table import label_chunks
+    from ridgeline.parsers.telemetry.reader import Options
+    from ridgeline.parsers.telemetry.table import label_chunks
 
     opts = Options(tz=tz)
     parts = [label_runs_in_chunks(label_chunks(i.path, opts=opts, exclude=left_out)) for i in stores]

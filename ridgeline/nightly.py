@@ -7,9 +7,9 @@ a folder, tonight is its latest document (``diff nights/``). A folder's file tha
 (``nights/`` holding ``tonight.json``) is not its own baseline; files named as arguments are
 used as given.
 
-* one baseline: the pairwise diff (:func:`ridgeline.analyzer.diff.compare`), as two files give;
+* one baseline: the pairwise diff (:func:`ridgeline.analyzer.nightly.diff.compare`), as two files give;
 * fewer than ``trend_min_baselines``: the pairwise diff against the latest baseline, saying so;
-* otherwise the trend (:func:`ridgeline.analyzer.trend.trend`).
+* otherwise the trend (:func:`ridgeline.analyzer.nightly.trend.trend`).
 
 "Latest" is by the document's time (its first telemetry window) when every document has one,
 else by argument order, a folder's files in name order.
@@ -43,9 +43,9 @@ def _same(a: str, b: str) -> bool:
 
 
 def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
-    """(baselines, tonight, notices): :class:`ridgeline.analyzer.trend.Night` objects, oldest first."""
-    from ridgeline.analyzer.docshape import check_document
-    from ridgeline.analyzer.trend import Night, order_nights
+    """(baselines, tonight, notices): :class:`ridgeline.analyzer.nightly.trend.Night` objects, oldest first."""
+    from ridgeline.analyzer.nightly.docshape import check_document
+    from ridgeline.analyzer.nightly.trend import Night, order_nights
 
     notices: list[str] = []
     files: list[tuple[str, bool]] = []  # (path, found in a folder)
@@ -77,8 +77,8 @@ def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
 
 def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) -> tuple[str, bool]:
     """The rendered comparison and whether it regressed."""
-    from ridgeline.analyzer.diff import compare, thresholds
-    from ridgeline.analyzer.trend import order_nights, trend
+    from ridgeline.analyzer.nightly.diff import compare, thresholds
+    from ridgeline.analyzer.nightly.trend import order_nights, trend
 
     baselines, tonight, notices = collect(paths, read)
     order = order_nights(baselines)
@@ -90,12 +90,12 @@ def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) 
             notices.append(f"{len(baselines)} baselines, fewer than trend_min_baselines = {need}: compared with the "
                            f"latest ({latest.label}, by {order}) only")
         cmp.notices[:0] = notices
-        from ridgeline.render import diff as R
+        from ridgeline.render.nightly import diff as R
 
         return _render(cmp, fmt, top, R.render_diff_json, R.render_diff_markdown, R.format_diff)
     tr = trend(baselines, tonight, overrides=overrides, order=order)
     tr.notices[:0] = notices
-    from ridgeline.render import trend as R
+    from ridgeline.render.nightly import trend as R
 
     return _render(tr, fmt, top, R.render_trend_json, R.render_trend_markdown, R.format_trend)
 

@@ -84,23 +84,23 @@ def detect(path: Path) -> tuple[str, str] | None:
     """``("ncu", layout)`` or ``("telemetry", format)`` from the file's content, else None."""
     timeline_first = _starts_like_timeline(path)  # (the timeline detector runs once either way)
     if timeline_first:
-        from ridgeline.parsers.timeline import detect_timeline_format
+        from ridgeline.parsers.timeline.reader import detect_timeline_format
 
         kind = detect_timeline_format(path)
         if kind:
             return "timeline", kind
-    from ridgeline.parsers.ncu_blocks import detect_ncu_layout
-    from ridgeline.parsers.telemetry import detect_telemetry_format
+    from ridgeline.parsers.ncu.blocks import detect_ncu_layout
+    from ridgeline.parsers.telemetry.reader import detect_telemetry_format
 
     layout = detect_ncu_layout(path)
     if layout:
         return "ncu", layout
-    from ridgeline.parsers.ncu_rep import is_ncu_report
+    from ridgeline.parsers.ncu.rep import is_ncu_report
 
     if is_ncu_report(path):
         return "ncu", "report"
     if not timeline_first:
-        from ridgeline.parsers.timeline import detect_timeline_format
+        from ridgeline.parsers.timeline.reader import detect_timeline_format
 
         kind = detect_timeline_format(path)
         if kind:
@@ -118,7 +118,7 @@ def _why_not_recognized(path: Path) -> InputError:
     permission error, summary page, wrong header); its reason is kept, with the telemetry
     formats added to what was expected. Anything else gets the generic list.
     """
-    from ridgeline.parsers.ncu import read_ncu
+    from ridgeline.parsers.ncu.csv_reader import read_ncu
     from ridgeline.parsers.sniff import by_name
 
     named = by_name(path, describe_head(path))
@@ -141,7 +141,7 @@ def _why_not_recognized(path: Path) -> InputError:
             )
     except Exception:  # noqa: BLE001 - the generic message below is still right
         pass
-    from ridgeline.parsers.timeline import is_nsys_report, nsys_export_error
+    from ridgeline.parsers.timeline.reader import is_nsys_report, nsys_export_error
 
     if is_nsys_report(path):
         return nsys_export_error(path)
@@ -202,14 +202,14 @@ def analyze_paths(
     ``strict``: a value that does not parse is an error (else the launch is skipped and
     listed; a telemetry cell is read as missing, a telemetry row without a usable GPU id or time
     skipped, each listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides; ``what_if``: scenario
-    specs (a GPU name or ``batch=N``, :mod:`ridgeline.analyzer.whatif`) projected onto
+    specs (a GPU name or ``batch=N``, :mod:`ridgeline.analyzer.kernels.whatif`) projected onto
     ``result.what_if``; ``batch``: the profile's decode batch for ``batch=N`` (default: inferred).
     ``engine``: how telemetry partitions (hosts) are reduced: ``"local"`` (default) or
     ``"dask"`` (``scheduler``: a dask.distributed address or Client, None = a LocalCluster of
     ``workers`` processes); ``progress(done, total, rows)`` is called per partition.
     ``strict_folders``: an unreadable telemetry file found in a folder is an error (default:
     skipped and listed). ``by`` / ``jobs``: attribute the telemetry windows to workloads
-    (``--by pod``, a sacct file: :mod:`ridgeline.analyzer.groups`) into ``result.groups``.
+    (``--by pod``, a sacct file: :mod:`ridgeline.analyzer.fleet.groups`) into ``result.groups``.
     """
     result = AnalysisResult()
     from ridgeline.rules import engine as rule_engine  # `engine` is the telemetry engine argument
@@ -217,7 +217,7 @@ def analyze_paths(
     cfg = rule_engine.load_config(config) if not isinstance(config, Mapping) else dict(config)
     configure_gpus(cfg)  # [tool.ridgeline.gpus."NAME"]: before --gpu and --what-if are resolved
     if gpu is not None:  # a bad --gpu fails before any file is read
-        from ridgeline.analyzer.roofline import resolve_gpu
+        from ridgeline.analyzer.kernels.roofline import resolve_gpu
 
         resolve_gpu(gpu)
     what_if = list(what_if or ())
@@ -270,7 +270,7 @@ def analyze_paths(
             launch_bound_max_s=latency["launch_bound_max_s"],
         )
     elif gpu is not None:
-        from ridgeline.analyzer.roofline import resolve_gpu
+        from ridgeline.analyzer.kernels.roofline import resolve_gpu
 
         gpu_entry, note = resolve_gpu(gpu)
         result.gpu_name, result.gpu_match = gpu_entry.name, note
@@ -281,7 +281,7 @@ def analyze_paths(
             engine=engine, scheduler=scheduler, workers=workers, progress=progress,
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
         )
-        if by or jobs:  # --by / --jobs: the windows attributed to workloads (ridgeline.analyzer.groups)
+        if by or jobs:  # --by / --jobs: the windows attributed to workloads (ridgeline.analyzer.fleet.groups)
             from ridgeline.attribution import telemetry_groups
 
             notes: list[str] = []
@@ -295,7 +295,7 @@ def analyze_paths(
     if tl_files:
         _analyze_timeline(result, tl_files, timeline_options=timeline_options, strict=strict)
     if what_if:
-        from ridgeline.analyzer.whatif import run_specs
+        from ridgeline.analyzer.kernels.whatif import run_specs
 
         result.what_if = run_specs(result.kernels, what_if, batch=batch, gpu=gpu_entry, resolve=targets.get,
                                    launch_floor_s=latency["launch_floor_s"],
@@ -329,7 +329,7 @@ def analyze_paths(
             ctx, select=tuple(select), ignore=tuple(ignore), config=cfg, thresholds=thresholds
         )
         if result.timeline is not None and result.timeline.join is not None:
-            from ridgeline.rules.timeline_common import weight_by_wall_time
+            from ridgeline.rules.timeline.common import weight_by_wall_time
 
             result.findings = weight_by_wall_time(result.findings, result.timeline, result.kernels)
     return result
@@ -350,7 +350,7 @@ def _corrupt_parquet(path: Path) -> InputError | None:
 
 def configure_gpus(cfg: Mapping[str, Any] | None) -> None:
     """The config's own GPUs (``[tool.ridgeline.gpus."NAME"]``) join the catalogue."""
-    from ridgeline.analyzer.gpus import configure
+    from ridgeline.analyzer.kernels.gpus import configure
 
     configure((cfg or {}).get("gpus"), origin="config")
 
@@ -364,8 +364,8 @@ def _what_if_targets(specs: list[str], batch: float | None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not specs:  # (the what-if model is not loaded for a run without projections)
         return out
-    from ridgeline.analyzer.gpus import lookup
-    from ridgeline.analyzer.whatif import parse_spec
+    from ridgeline.analyzer.kernels.gpus import lookup
+    from ridgeline.analyzer.kernels.whatif import parse_spec
 
     for spec in specs:
         kind, value = parse_spec(spec)
@@ -378,10 +378,10 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
                      latency_fraction: float, launch_floor_s: float, launch_bound_max_s: float):
     import polars as pl
 
-    from ridgeline.analyzer.devices import resolve_gpu_choice
-    from ridgeline.analyzer.roofline import classify, summarize
+    from ridgeline.analyzer.kernels.devices import resolve_gpu_choice
+    from ridgeline.analyzer.kernels.roofline import classify, summarize
 
-    from ridgeline.parsers.guard import read_ncu_checked
+    from ridgeline.parsers.ncu.guard import read_ncu_checked
 
     ncu_rules = {}
 
@@ -402,7 +402,7 @@ def _analyze_kernels(result: AnalysisResult, files: list[Path], *, gpu: Any, str
     total = roofline.get_column("duration_s").sum() if roofline.height else None
     result.total_gpu_time_s = float(total) if total else None
 
-    # which GPU, and how it was chosen (ridgeline.analyzer.devices)
+    # which GPU, and how it was chosen (ridgeline.analyzer.kernels.devices)
     choice = resolve_gpu_choice(roofline, roofs, gpu=gpu)
     entry = choice.entry
     result.gpu_name, result.gpu_match = choice.gpu_name, choice.gpu_match
@@ -453,14 +453,14 @@ def _note_uncounted_tensor_work(roofline, notes: list[str]) -> None:
 def read_kernel_files(files: list[Path], *, strict: bool = True):
     """ncu CSV exports and ``.ncu-rep`` reports -> (NcuResult, NCU_RULES table or None).
 
-    CSV only: :func:`~ridgeline.parsers.ncu.read_ncu` on all of them, as before. With reports
+    CSV only: :func:`~ridgeline.parsers.ncu.csv_reader.read_ncu` on all of them, as before. With reports
     among them, each file is read on its own and launch ids get ``"<file index>:"`` in front
     (as read_ncu does with several files), in the order given.
     """
     import polars as pl
 
-    from ridgeline.parsers.ncu import MetricsTables, NcuResult, read_ncu
-    from ridgeline.parsers.ncu_rep import is_ncu_report, read_ncu_rep
+    from ridgeline.parsers.ncu.csv_reader import MetricsTables, NcuResult, read_ncu
+    from ridgeline.parsers.ncu.rep import is_ncu_report, read_ncu_rep
 
     reports = [is_ncu_report(p) for p in files]
     if not any(reports):
@@ -524,8 +524,8 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
     Read one file at a time; the analysis keeps per-device figures and the small tables the
     rules and renderers need. With a KERNEL table in the result, kernels are joined by name.
     """
-    from ridgeline.analyzer.timeline import analyze_one, combine, join_roofline
-    from ridgeline.parsers.timeline import read_timeline
+    from ridgeline.analyzer.timeline.busy import analyze_one, combine, join_roofline
+    from ridgeline.parsers.timeline.reader import read_timeline
 
     load_polars_for_timelines()  # (a no-op where profiles or telemetry were read first)
     parts = []
@@ -614,24 +614,24 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
                      sample_counts: dict | None = None):
     """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
 
-    Inputs are read per file (:func:`ridgeline.parsers.telemetry.scan_telemetry_sources`), cut
+    Inputs are read per file (:func:`ridgeline.parsers.telemetry.reader.scan_telemetry_sources`), cut
     into one partition per host, and each partition is reduced by the same pure function
-    (:func:`ridgeline.analyzer.telemetry_partitions.reduce_partitions`) with ``engine`` ``"local"`` or
+    (:func:`ridgeline.analyzer.fleet.partitions.reduce_partitions`) with ``engine`` ``"local"`` or
     ``"dask"``. The long LazyFrame (nothing read yet) is what the rules' context and plots take.
     ``extra``: ``(name, frame)`` TELEMETRY long tables read elsewhere, or ``TelemetrySource``
     objects (a Prometheus pull: :meth:`ridgeline.sources.prometheus.Pull.source`, one lazy scan
     per host), after the files; their inputs are the caller's to list. ``found_in_folders``: files found by
     expanding a folder, skipped and listed when unreadable instead of failing the run.
-    ``strict``/``strict_folders``: as :func:`ridgeline.parsers.telemetry.scan_telemetry` (False:
+    ``strict``/``strict_folders``: as :func:`ridgeline.parsers.telemetry.reader.scan_telemetry` (False:
     ``--lenient``, bad cells read as missing and bad rows skipped, listed).
     ``sample_counts``: a dict that receives ``{source: (samples, blank values)}`` of the long
     table, counted while the partitions are reduced (no second pass over the inputs).
     """
-    from ridgeline.analyzer.telemetry_partitions import reduce_partitions
-    from ridgeline.parsers.telemetry import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
+    from ridgeline.analyzer.fleet.partitions import reduce_partitions
+    from ridgeline.parsers.telemetry.reader import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
 
     if engine == "dask":  # before any file is read
-        from ridgeline.analyzer.telemetry_partitions import DASK_EXTRA_MESSAGE, dask_available
+        from ridgeline.analyzer.fleet.partitions import DASK_EXTRA_MESSAGE, dask_available
 
         if not dask_available():
             raise UsageError(DASK_EXTRA_MESSAGE)
@@ -672,7 +672,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
 
 
 def _machine_mismatch_notes(result: AnalysisResult) -> list[str]:
-    from ridgeline.analyzer.devices import machine_mismatch_notes
+    from ridgeline.analyzer.kernels.devices import machine_mismatch_notes
 
     return machine_mismatch_notes(result.windows, result.kernels)
 
@@ -684,7 +684,7 @@ def check_window(window, windows) -> None:
         return
     if window is None or (isinstance(window, str) and window.strip().lower() == "all"):
         return
-    from ridgeline.analyzer.telemetry import parse_duration_s
+    from ridgeline.analyzer.fleet.telemetry import parse_duration_s
     from ridgeline.errors import UsageError
 
     window_s = parse_duration_s(window, what="--window")

@@ -80,12 +80,12 @@ class AnalysisResult:
     notes: list[str] = dataclasses.field(default_factory=list)  # e.g. "GPU 'H100' -> 'H100 SXM' (most common variant)"
     total_gpu_time_s: float | None = None
     ncu_rules: Any = None  # polars DataFrame, NCU_RULES table (ncu's own rule results from .ncu-rep) or None
-    timeline: Any = None  # ridgeline.analyzer.timeline.TimelineAnalysis or None
-    # --what-if projections (list[ridgeline.analyzer.whatif.Projection]), one per spec, in order
+    timeline: Any = None  # ridgeline.analyzer.timeline.busy.TimelineAnalysis or None
+    # --what-if projections (list[ridgeline.analyzer.kernels.whatif.Projection]), one per spec, in order
     what_if: list = dataclasses.field(default_factory=list)
     # {source: (samples, null values)} of the telemetry long table (ridgeline.analyzer.accounting)
     sample_counts: Any = None
-    # ridgeline.analyzer.groups.GroupReport of telemetry --by / --jobs, or None
+    # ridgeline.analyzer.fleet.groups.GroupReport of telemetry --by / --jobs, or None
     groups: Any = None
 
     def ridge(self, precision: str, path: str | None = None) -> float | None:

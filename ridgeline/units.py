@@ -1,6 +1,6 @@
 """Numbers and units as Nsight Compute prints them, converted to base units.
 
-Conventions (tested in ``tests/parsers/test_ncu_units.py``):
+Conventions (tested in ``tests/parsers/ncu/test_ncu_units.py``):
 
 * **Prefixes are SI decimal**, as ncu uses them: ``Kbyte`` = 1,000 bytes, ``Mbyte`` = 1e6,
   ``Gbyte/second`` = 1e9 byte/s, ``usecond`` = 1e-6 s, ``Mhz`` = 1e6 Hz. ncu never prints

@@ -82,7 +82,7 @@ def make_result(scale: float = 1.0, *, source: str = "decode.csv", with_telemetr
     rows = kernel_rows(scale)
     for r in rows:
         r["source"] = source
-    from ridgeline.analyzer.families import family_columns
+    from ridgeline.analyzer.kernels.families import family_columns
 
     kernels = family_columns(pl.DataFrame(rows, schema=schema))
     total = kernels["duration_s"].sum()

@@ -1,7 +1,7 @@
 """Test helper: damaged Nsight Compute inputs built from good ones (issue 21).
 
 Every function takes the bytes of a good file and returns damaged bytes; nothing is written to
-the repository (tests write into tmp_path). Used by ``tests/parsers/test_ncu_damaged.py`` (fixed
+the repository (tests write into tmp_path). Used by ``tests/parsers/ncu/test_ncu_damaged.py`` (fixed
 cases with expected answers) and its hypothesis property test (random combinations).
 
 CSV exports are edited as CSV (the lines before the header, ``==PROF==`` noise, are kept as they

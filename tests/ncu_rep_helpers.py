@@ -3,7 +3,7 @@
 What `ncu --import report.ncu-rep --csv --page raw --print-units base` would print, made
 without ncu: the identity columns ncu prints (ID, Kernel Name, Context, Stream, Block Size,
 Grid Size, Device, CC), then every metric, a units row second, values at full precision.
-Written independently of ridgeline.parsers.ncu_rep so the two paths can be compared.
+Written independently of ridgeline.parsers.ncu.rep so the two paths can be compared.
 """
 
 from __future__ import annotations

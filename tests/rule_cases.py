@@ -88,8 +88,8 @@ def launch(
 
 
 def label(name: str) -> str:
-    """The subject a finding on kernel ``name`` carries: its label (ridgeline.analyzer.families)."""
-    from ridgeline.analyzer.families import classify_name
+    """The subject a finding on kernel ``name`` carries: its label (ridgeline.analyzer.kernels.families)."""
+    from ridgeline.analyzer.kernels.families import classify_name
 
     return classify_name(name).label
 

@@ -12,6 +12,9 @@ file -> parsers -> analyzer -> rules -> render, wired by pipeline and cli.
 - cli.py and the commands import no heavy module at module level (``ridgeline --help`` stays instant).
 - no module imports itself back through others: the package's import graph (every import
   statement, deferred ones too) has no cycle; a shared name goes down a floor instead.
+- rooms, not prefixes: no module over MAX_MODULE_LINES lines, no folder (package) with more than
+  MAX_FOLDER_MODULES modules; a family that outgrows its folder gets a subpackage
+  (docs/architecture.md draws them).
 """
 
 from __future__ import annotations
@@ -24,14 +27,14 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "ridgeline"
 
 FORBIDDEN = {
-    "parsers": ("ridgeline.analyzer.roofline", "ridgeline.analyzer.gpus", "ridgeline.rules",
+    "parsers": ("ridgeline.analyzer.kernels.roofline", "ridgeline.analyzer.kernels.gpus", "ridgeline.rules",
                 "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
     "analyzer": ("ridgeline.rules", "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli",
                  "ridgeline.parsers", "ridgeline.commands"),
     "rules": ("ridgeline.parsers", "ridgeline.render", "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
     "render": ("ridgeline.parsers", "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
     # live sources fetch and hand rows to the parsers' table: nothing above that
-    "sources": ("ridgeline.analyzer.roofline", "ridgeline.analyzer.gpus", "ridgeline.rules", "ridgeline.render",
+    "sources": ("ridgeline.analyzer.kernels.roofline", "ridgeline.analyzer.kernels.gpus", "ridgeline.rules", "ridgeline.render",
                 "ridgeline.pipeline", "ridgeline.cli", "ridgeline.commands"),
     # the commands sit on top of everything but the group that registers them
     "commands": ("ridgeline.cli",),
@@ -135,7 +138,9 @@ def _module_names(root: Path, package: str) -> dict[str, Path]:
 
 def _calls_import_module(node: ast.Call) -> bool:
     f = node.func
-    return (isinstance(f, ast.Attribute) and f.attr == "import_module") or (isinstance(f, ast.Name) and f.id in ("import_module", "__import__"))
+    # former_module (ridgeline.reexport): a package serving a moved module's names on first use
+    return ((isinstance(f, ast.Attribute) and f.attr == "import_module")
+            or (isinstance(f, ast.Name) and f.id in ("import_module", "__import__", "former_module")))
 
 
 def _dynamic_targets(arg: ast.expr, tree: ast.Module, names: dict[str, Path]) -> list[str]:
@@ -147,7 +152,7 @@ def _dynamic_targets(arg: ast.expr, tree: ast.Module, names: dict[str, Path]) ->
         return [arg.value] if arg.value in names else []
     if isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
         prefix = str(arg.values[0].value)
-        return [n for n in names if n.startswith(prefix) and "." not in n[len(prefix):]]
+        return [n for n in names if n.startswith(prefix)]
     return sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in names})
 
 
@@ -306,3 +311,43 @@ def test_the_cycle_check_sees_dynamic_imports(tmp_path):
     assert set(graph["pkg.engine"]) == {"pkg.rules.r1", "pkg.rules.r2"}
     assert graph["pkg.plain"] == {"pkg.rules.r2": 2}
     assert import_cycles(graph) == [["pkg.engine", "pkg.rules.r1", "pkg.engine"], ["pkg.helpers", "pkg.lazy", "pkg.helpers"]]
+
+
+# ---- rooms: module and folder size ------------------------------------------------------------
+MAX_MODULE_LINES = 800
+MAX_FOLDER_MODULES = 20  # .py files of one package, its __init__ included; subpackages are rooms of their own
+
+
+def test_no_module_is_over_the_line_limit():
+    big = [f"{p.relative_to(PKG.parent)}: {n} lines" for p in sorted(PKG.rglob("*.py"))
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert not big, f"modules over {MAX_MODULE_LINES} lines (split by job):\n" + "\n".join(big)
+
+
+def test_no_folder_is_over_the_module_limit():
+    crowded = [f"{d.relative_to(PKG.parent)}: {n} modules" for d in sorted({p.parent for p in PKG.rglob("*.py")})
+               if (n := len(list(d.glob("*.py")))) > MAX_FOLDER_MODULES]
+    assert not crowded, f"folders over {MAX_FOLDER_MODULES} modules (group by family):\n" + "\n".join(crowded)
+
+
+def test_every_folder_of_modules_is_a_package():
+    """A folder of modules without ``__init__.py`` would be a namespace package: setuptools'
+    ``find:`` leaves it out of the wheel, and an installed ridgeline would miss it."""
+    loose = [str(d.relative_to(PKG.parent)) for d in sorted({p.parent for p in PKG.rglob("*.py")})
+             if not (d / "__init__.py").exists()]
+    assert not loose, loose
+
+
+def test_the_room_checks_catch_a_crowded_folder_and_a_long_module(tmp_path, monkeypatch):
+    pkg = tmp_path / "ridgeline"
+    (pkg / "sub").mkdir(parents=True)
+    for i in range(MAX_FOLDER_MODULES + 1):
+        (pkg / f"m{i}.py").write_text("")
+    (pkg / "sub" / "long.py").write_text("x = 1\n" * (MAX_MODULE_LINES + 1))
+    monkeypatch.setitem(globals(), "PKG", pkg)
+    with pytest.raises(AssertionError, match="long.py: 801 lines"):
+        test_no_module_is_over_the_line_limit()
+    with pytest.raises(AssertionError, match="ridgeline: 21 modules"):
+        test_no_folder_is_over_the_module_limit()
+    with pytest.raises(AssertionError, match="ridgeline/sub"):
+        test_every_folder_of_modules_is_a_package()

@@ -64,7 +64,7 @@ def test_parse_keeps_the_parts_apart():
 
 
 def test_ncu_short_name_and_timeline_short_name_use_the_one_normaliser():
-    from ridgeline.parsers.ncu import short_name as ncu_short
+    from ridgeline.parsers.ncu.csv_reader import short_name as ncu_short
 
     for name, short, _f in SHORT:
         assert ncu_short(name) == short
@@ -173,7 +173,7 @@ def test_labels_that_collide_get_the_part_that_differs():
 def test_family_columns_shows_the_gemv_pair_of_the_rtx5090_timeline_apart():
     import polars as pl
 
-    from ridgeline.analyzer.families import LABEL_MAX, family_columns
+    from ridgeline.analyzer.kernels.families import LABEL_MAX, family_columns
 
     six, seven = PAIRS[0][1].replace("(int)7", "(int)6"), PAIRS[0][1]
     out = family_columns(pl.DataFrame({"kernel_name": [seven, six, seven]}))
@@ -216,7 +216,7 @@ def _names(draw):
 def test_distinct_names_never_share_a_displayed_label(names):
     import polars as pl
 
-    from ridgeline.analyzer.families import LABEL_MAX, family_columns
+    from ridgeline.analyzer.kernels.families import LABEL_MAX, family_columns
 
     out = family_columns(pl.DataFrame({"kernel_name": names}))
     labels = dict(zip(out["kernel_name"], out["kernel_label"]))

@@ -2,7 +2,7 @@
 is a ~50 ms, ~15 MB import): ``ridgeline analyze --format json`` on Kineto traces and nsys
 exports, in a fresh interpreter, leaves ``numpy`` out of ``sys.modules``.
 
-The timeline analysis does its interval arithmetic on polars Series (ridgeline/analyzer/intervals.py
+The timeline analysis does its interval arithmetic on polars Series (ridgeline/analyzer/timeline/intervals.py
 says why); a module that brings numpy back, directly or through polars (``to_numpy()``, a Series
 built from an ndarray), fails here."""
 

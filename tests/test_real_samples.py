@@ -129,7 +129,7 @@ def _advice_texts(doc: dict) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------
-# profiles: what the file holds, in any spelling (ridgeline.parsers.ncu_spellings)
+# profiles: what the file holds, in any spelling (ridgeline.parsers.ncu.spellings)
 # --------------------------------------------------------------------------------------------
 PROFILES = [p for p in FILES if p.parent.name in ("ncu", "ncu-rep")]
 PROFILE_IDS = [f"{p.parent.name}/{p.name[:48]}" for p in PROFILES]
@@ -145,11 +145,11 @@ def metric_names(path: Path) -> frozenset:
 
     try:
         if path.suffix == ".ncu-rep":
-            from ridgeline.parsers.ncu_rep import read_ncu_rep
+            from ridgeline.parsers.ncu.rep import read_ncu_rep
 
             res, _rules = read_ncu_rep([path])
         else:
-            from ridgeline.parsers.ncu import read_ncu
+            from ridgeline.parsers.ncu.csv_reader import read_ncu
 
             res = read_ncu([path])
     except InputError:
@@ -167,14 +167,14 @@ def metric_names(path: Path) -> frozenset:
 
 
 def _held(path: Path) -> set[str]:
-    from ridgeline.parsers.ncu_spellings import quantities_held
+    from ridgeline.parsers.ncu.spellings import quantities_held
 
     return quantities_held(metric_names(path))
 
 
 @pytest.mark.parametrize("path", PROFILES, ids=PROFILE_IDS)
 def test_no_advice_to_collect_what_the_file_holds(path):
-    from ridgeline.parsers.ncu_spellings import quantity_of
+    from ridgeline.parsers.ncu.spellings import quantity_of
 
     doc = _doc(path)
     held = _held(path)
@@ -214,7 +214,7 @@ _LAUNCH_REMEDY = re.compile(r"CUDA graph|HIP graph|launch overhead|persistent ke
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)
 def test_no_launch_remedy_on_long_launches(path):
-    from ridgeline.analyzer.latency import LAUNCH_BOUND_MAX_S
+    from ridgeline.analyzer.kernels.latency import LAUNCH_BOUND_MAX_S
 
     doc = _doc(path)
     kernels = doc.get("kernels") or []

@@ -2,7 +2,7 @@
 shared real samples (``../shared/samples/nsys``, ``../shared/samples/kineto``; skipped when absent).
 
 Nothing here is committed as a file: every damaged input is made on the fly from a seed by one
-of the damages below, so ``tests/parsers/test_timeline_damage.py`` regenerates them on every run.
+of the damages below, so ``tests/parsers/timeline/test_timeline_damage.py`` regenerates them on every run.
 Classes of damage (issue 21), each applied to every seed of its format:
 
 * nsys sqlite: an end before its start, a start near 2^63 (with its end, and alone), NULL and

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 # --------------------------------------------------------------------------------------
-# KERNEL table: one row per profiled launch, produced by ridgeline.parsers.ncu
+# KERNEL table: one row per profiled launch, produced by ridgeline.parsers.ncu.csv_reader
 # --------------------------------------------------------------------------------------
 KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
     "id": ("str", "stable launch id: the ncu ID, prefixed with '<file index>:' when several files are read"),
@@ -98,7 +98,7 @@ KERNEL_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 # --------------------------------------------------------------------------------------
-# ROOFLINE table: KERNEL columns + these, produced by ridgeline.analyzer.roofline.classify
+# ROOFLINE table: KERNEL columns + these, produced by ridgeline.analyzer.kernels.roofline.classify
 # --------------------------------------------------------------------------------------
 ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "gpu": ("str", "catalogue name of the GPU whose roofs were used, e.g. 'H100 SXM'"),
@@ -115,8 +115,8 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "peak_bw_source": ("str", "'ncu', 'ncu-device-attributes', 'catalogue' or 'derived-from-device-attributes'"),
     "ridge_flop_per_byte": ("f64", "peak_flops_per_s / peak_bw_bytes_per_s"),
     "roof_flops_per_s": ("f64", "attainable FLOP/s at this intensity: min(peak, intensity * bandwidth)"),
-    "bound": ("str", "'memory', 'compute', 'latency' (far below every roof it has, or no longer than the launch floor: see ridgeline.analyzer.roofline) or 'unknown'"),
-    "latency_kind": ("str", "for bound 'latency' only: 'launch' (no longer than RL112.launch_bound_max_s, 20 us by default: launch overhead matters) or 'stall' (longer: the warps stall); null for other bounds (ridgeline.analyzer.latency) (since 1.5)"),
+    "bound": ("str", "'memory', 'compute', 'latency' (far below every roof it has, or no longer than the launch floor: see ridgeline.analyzer.kernels.roofline) or 'unknown'"),
+    "latency_kind": ("str", "for bound 'latency' only: 'launch' (no longer than RL112.launch_bound_max_s, 20 us by default: launch overhead matters) or 'stall' (longer: the warps stall); null for other bounds (ridgeline.analyzer.kernels.latency) (since 1.5)"),
     "roof_fraction": ("f64", "achieved_flops_per_s / roof_flops_per_s (0..1, may slightly exceed 1)"),
     "ridge_distance": ("f64", "intensity_dram / ridge_flop_per_byte (<1 memory side, >1 compute side)"),
     "time_to_roof_s": ("f64", "duration at 100% of the roof, never below the launch floor: max(flops / peak, dram_bytes / bandwidth, launch floor) (upper bound on savings is duration_s - this)"),
@@ -125,14 +125,14 @@ ROOFLINE_COLUMNS: dict[str, tuple[str, str]] = {
     "missing_hint": ("str", "the ncu option that collects the missing metrics"),
     "peak_l2_bw_bytes_per_s": ("f64", "L2 bandwidth roof used (median recorded L2 peak of the device; never from the catalogue), null if none recorded"),
     "peak_l1_bw_bytes_per_s": ("f64", "L1 bandwidth roof used (median recorded L1 peak of the device; never from the catalogue), null if none recorded"),
-    "kernel_family": ("str", "what the kernel is, from its full demangled name (ridgeline.analyzer.families, docs/kernel-families.md): gemm, grouped_gemm, attention, attention_aux, rope, norm, elementwise, ..."),
+    "kernel_family": ("str", "what the kernel is, from its full demangled name (ridgeline.analyzer.kernels.families, docs/kernel-families.md): gemm, grouped_gemm, attention, attention_aux, rope, norm, elementwise, ..."),
     "kernel_library": ("str", "library the kernel comes from (cuBLAS, CUTLASS, FlashAttention-3, FlashInfer, Triton, PyTorch ATen, ...), null when the name does not tell"),
     "kernel_label": ("str", "short display label naming the family and the distinguishing part, e.g. 'FlashAttention-3 fwd (sm90) 128x128x128', unique per kernel name within an analysis: names that share a family label get the part that tells them apart, 'cuBLAS gemvx <7>' / '<6>' (docs/names.md); the displayed name of every view"),
     "roof_level": ("str", "binding roof: 'dram', 'l2' or 'l1' (the memory level whose roof is lowest at the launch's intensities, i.e. largest bytes / bandwidth) or 'compute' when the compute roof is below every memory roof; levels without bytes or roof are left out; null when bound is unknown"),
 }
 
 # --------------------------------------------------------------------------------------
-# KERNEL SUMMARY: one row per short/kernel name, ridgeline.analyzer.roofline.summarize
+# KERNEL SUMMARY: one row per short/kernel name, ridgeline.analyzer.kernels.roofline.summarize
 # --------------------------------------------------------------------------------------
 SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
     "kernel_name": ("str", "kernel name"),
@@ -151,7 +151,7 @@ SUMMARY_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 # --------------------------------------------------------------------------------------
-# NCU_RULES: ncu's own rule results stored in a .ncu-rep, ridgeline.parsers.ncu_rep
+# NCU_RULES: ncu's own rule results stored in a .ncu-rep, ridgeline.parsers.ncu.rep
 # (evidence shown beside ridgeline's findings, never turned into findings)
 # --------------------------------------------------------------------------------------
 NCU_RULE_COLUMNS: dict[str, tuple[str, str]] = {
@@ -169,7 +169,7 @@ NCU_RULE_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 # --------------------------------------------------------------------------------------
-# TIMELINE: one row per GPU activity (kernel, memcpy, memset), ridgeline.parsers.timeline
+# TIMELINE: one row per GPU activity (kernel, memcpy, memset), ridgeline.parsers.timeline.reader
 # (Nsight Systems sqlite / nsys stats cuda_gpu_trace / PyTorch profiler traces)
 # --------------------------------------------------------------------------------------
 TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
@@ -225,7 +225,7 @@ SYNC_CALLS = (
 )
 SYNC_RE = "^(?:" + "|".join(re.escape(n) for n in SYNC_CALLS) + r")(?:_v[0-9]+|_ptds|_ptsz)*$"
 
-#: host rows the step view reads besides the synchronizing calls (ridgeline.analyzer.steps; docs/timeline.md):
+#: host rows the step view reads besides the synchronizing calls (ridgeline.analyzer.timeline.steps; docs/timeline.md):
 #: calls that put GPU work in a queue: kernel/graph launches, async copies and memsets (their correlation id
 #: places each GPU activity in the step whose host range issued it)
 LAUNCH_RE = r"(?i)^(?:cuda|cu|hip)[A-Za-z0-9]*(?:Launch|Memcpy|Memset)[A-Za-z0-9]*(?:_v[0-9]+|_ptds|_ptsz)*$"
@@ -247,7 +247,7 @@ TIMELINE_TOTALS_COLUMNS: dict[str, tuple[str, str]] = {
     "time_share": ("f64", "the report's own Time (%) / 100 (share within that report)"),
 }
 
-# TIMELINE_DEVICES: one row per file x device, ridgeline.analyzer.timeline.analyze_one (how each
+# TIMELINE_DEVICES: one row per file x device, ridgeline.analyzer.timeline.busy.analyze_one (how each
 # figure is computed: that module's docstring); KERNEL_SHARES: one row per kernel short name
 TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
@@ -263,7 +263,7 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "busy_s": ("f64", "union of kernel, copy and memset intervals, s"),
     "idle_s": ("f64", "capture_s - busy_s"),
     "idle_launch_s": ("f64", "idle in gaps <= launch_gap_s, and the first launch_gap_s after a late launch call "
-                      "(launch overhead; ridgeline.analyzer.idle_causes)"),
+                      "(launch overhead; ridgeline.analyzer.timeline.idle_causes)"),
     "idle_sync_s": ("f64", "idle in longer gaps while the host sat in a synchronizing call before launching the next work"),
     "idle_host_s": ("f64", "idle in longer gaps before the next work's launch call (the host was late: CPU-bound)"),
     "idle_queued_s": ("f64", "idle in longer gaps after the next work was launched (waiting on another stream, an "
@@ -297,7 +297,7 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "median_short_kernel_s": ("f64", "their median duration"),
     "median_gap_before_short_s": ("f64", "median gap before each short kernel (start - latest earlier kernel end, >= 0)"),
     "median_kernel_s": ("f64", "median kernel duration"),
-    # communication (ridgeline.analyzer.comm) and ranks (ridgeline.analyzer.ranks)
+    # communication (ridgeline.analyzer.timeline.comm) and ranks (ridgeline.analyzer.timeline.ranks)
     "comm_kernels": ("i64", "communication kernel launches (NCCL/RCCL, custom all-reduce, multimem; the family table's communication rows)"),
     "compute_busy_s": ("f64", "union of the other (compute) kernels' intervals, s"),
     "comm_busy_s": ("f64", "union of communication kernel intervals, s"),
@@ -308,7 +308,7 @@ TIMELINE_DEVICE_COLUMNS: dict[str, tuple[str, str]] = {
     "world_size": ("i64", "ranks in the job as the file records it (Kineto distributedInfo.world_size); null when not recorded"),
 }
 
-# TIMELINE_STREAMS: one row per file x device x stream, ridgeline.analyzer.idle_causes.stream_rows
+# TIMELINE_STREAMS: one row per file x device x stream, ridgeline.analyzer.timeline.idle_causes.stream_rows
 STREAM_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("str", "input file"),
     "device": ("i64", "CUDA device index"),
@@ -334,7 +334,7 @@ KERNEL_SHARE_COLUMNS: dict[str, tuple[str, str]] = {
 
 
 # --------------------------------------------------------------------------------------
-# TELEMETRY long table: one row per (timestamp, gpu, field), ridgeline.parsers.telemetry
+# TELEMETRY long table: one row per (timestamp, gpu, field), ridgeline.parsers.telemetry.reader
 # --------------------------------------------------------------------------------------
 TELEMETRY_COLUMNS: dict[str, tuple[str, str]] = {
     "timestamp": ("datetime_us_utc", "sample time, UTC"),
@@ -374,11 +374,11 @@ TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
     "mem_clock_hz": ("Hz", "memory clock"),
     "gpu_temp_c": ("C", "GPU temperature"),
     "power_limit_w": ("W", "board power limit (DCGM POWER_MGMT_LIMIT, nvidia-smi power.limit)"),
-    "clock_event_reasons_mask": ("mask", "DCGM CLOCK_THROTTLE_REASONS / CLOCKS_EVENT_REASONS: NVML clock event reasons bitmask (ridgeline.analyzer.throttle)"),
+    "clock_event_reasons_mask": ("mask", "DCGM CLOCK_THROTTLE_REASONS / CLOCKS_EVENT_REASONS: NVML clock event reasons bitmask (ridgeline.analyzer.fleet.throttle)"),
     "fb_used_bytes": ("byte", "device memory in use"),
     "fb_free_bytes": ("byte", "device memory free"),
     "fb_total_bytes": ("byte", "device memory total"),
-    # health (ridgeline.analyzer.health): an XID code, 0/1 flags and cumulative counters
+    # health (ridgeline.analyzer.fleet.health): an XID code, 0/1 flags and cumulative counters
     "xid_last_code": ("code", "DCGM XID_ERRORS: code of the last XID error seen, 0 = none"),
     "ecc_sbe_volatile_count": ("count", "single-bit ECC errors since the driver loaded (cumulative)"),
     "ecc_dbe_volatile_count": ("count", "double-bit ECC errors since the driver loaded (cumulative)"),
@@ -393,11 +393,11 @@ TELEMETRY_FIELDS: dict[str, tuple[str, str]] = {
     "nvlink_replay_error_count": ("count", "NVLink replays, all links (cumulative)"),
     "pcie_replay_count": ("count", "PCIe replays (cumulative)"),
 }
-# health fields (reduced by ridgeline.analyzer.health): an XID code, 0/1 flags, cumulative counters
+# health fields (reduced by ridgeline.analyzer.fleet.health): an XID code, 0/1 flags, cumulative counters
 HEALTH_FIELDS: tuple[str, ...] = tuple(k for k, (unit, _d) in TELEMETRY_FIELDS.items() if unit in ("code", "flag", "count"))
 
 # --------------------------------------------------------------------------------------
-# WINDOW table: one row per host/gpu/gpu_instance/window, ridgeline.analyzer.telemetry.reduce_windows
+# WINDOW table: one row per host/gpu/gpu_instance/window, ridgeline.analyzer.fleet.telemetry.reduce_windows
 # --------------------------------------------------------------------------------------
 WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
     "host": ("str", "host name"),
@@ -462,7 +462,7 @@ WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
     "ratio_as_percent": ("bool", "GPU-Util looked like a ratio fed as percent"),
     "stalled_fields": ("str", "profiling fields constant and non-zero over >= 30 samples"),
     "excluded": ("str", "why the window is unfit for performance rules, or null"),
-    # health (ridgeline.analyzer.health); null where the input carries no such series
+    # health (ridgeline.analyzer.fleet.health); null where the input carries no such series
     "health_fields": ("i64", "distinct health fields (XID, ECC, row remap, NVLink/PCIe error counters) reported in the window; 0/null: nothing known about health"),
     "xid_codes": ("str", "new XID codes in the window (value non-zero and changed from the GPU's previous one), comma list in order of first sight"),
     "xid_first_seen": ("datetime_us_utc", "time the first new XID of the window was reported"),
@@ -483,12 +483,12 @@ WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
 
 
 def _throttle_columns() -> dict[str, tuple[str, str]]:
-    from ridgeline.analyzer.throttle import window_schema
+    from ridgeline.analyzer.fleet.throttle import window_schema
 
     return window_schema()
 
 
-# clock event (throttle) reasons, temperature, power limit (ridgeline.analyzer.throttle)
+# clock event (throttle) reasons, temperature, power limit (ridgeline.analyzer.fleet.throttle)
 WINDOW_COLUMNS.update(_throttle_columns())
 
 _DTYPES = {

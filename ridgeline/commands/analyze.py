@@ -101,7 +101,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         _write_plot(result, plot_path)
     try:
         if fmt in ("csv", "parquet"):
-            from ridgeline.render.tables import write_table
+            from ridgeline.render.kernels.tables import write_table
 
             if result.kernels is None or not result.kernels.height:
                 click.echo("ridgeline: no kernels in the input: the per-launch table is empty"
@@ -144,7 +144,7 @@ def _write_plot(result, path) -> None:
         result.summary is not None and result.summary.height
     )
     if not has_kernels:
-        from ridgeline.render.timeline_plot import timeline_figure
+        from ridgeline.render.timeline.plot import timeline_figure
 
         fig = timeline_figure(result)  # a timeline without a profile: its busy/idle plot
         if fig is not None:
@@ -156,7 +156,7 @@ def _write_plot(result, path) -> None:
     projection = result.what_if[0] if getattr(result, "what_if", None) else None
     compare = None
     if projection is not None and projection.kind == "gpu":
-        from ridgeline.analyzer.gpus import lookup
+        from ridgeline.analyzer.kernels.gpus import lookup
 
         compare = lookup(projection.target_gpu)[0]
     _save_plot(roofline_figure(result, what_if=projection, compare_gpu=compare), path)

@@ -78,7 +78,7 @@ def _parse_start(start: str | None):
 def _parse_interval(interval: str | None):
     if interval is None:
         return None
-    from ridgeline.analyzer.telemetry import parse_duration_s
+    from ridgeline.analyzer.fleet.telemetry import parse_duration_s
 
     return parse_duration_s(interval, what="--interval")
 

@@ -20,7 +20,7 @@ from ridgeline.commands.options import ISOLATED_OPTION, OUTPUT_OPTION
               help="TOML file whose [tool.ridgeline.diff] table sets the thresholds (default: found as for analyze).")
 @ISOLATED_OPTION
 @click.option("--threshold", "diff_thresholds", multiple=True, metavar="NAME=VALUE",
-              help="Override a regression threshold, e.g. kernel_time_rel=0.2 (see ridgeline.analyzer.diff).")
+              help="Override a regression threshold, e.g. kernel_time_rel=0.2 (see ridgeline.analyzer.nightly.diff).")
 @click.option("--top", type=click.IntRange(min=1), default=15, show_default=True,
               help="Kernels, hosts and GPUs shown per table.")
 @click.pass_context
@@ -55,7 +55,7 @@ def diff_cmd(ctx, documents, fmt, output, config, diff_thresholds, top):
     Exit codes: 0 no regression, 1 regression, 2 bad input (not ridgeline
     JSON, different kinds, incompatible schema versions), 3 a bug in ridgeline.
     """
-    from ridgeline.analyzer.diff import compare
+    from ridgeline.analyzer.nightly.diff import compare
     from ridgeline.errors import UsageError
     from ridgeline.rules.engine import load_config
 
@@ -84,21 +84,21 @@ def diff_cmd(ctx, documents, fmt, output, config, diff_thresholds, top):
         ctx.exit(1 if regressed else 0)
     base, new = documents
     docs = [_read_json_document(p) for p in (base, new)]
-    from ridgeline.analyzer.docshape import check_document
+    from ridgeline.analyzer.nightly.docshape import check_document
 
     for doc, label in zip(docs, (base, new)):
         check_document(doc, label)
     cmp = compare(docs[0], docs[1], base_label=base, new_label=new, overrides=overrides)
     if fmt == "json":
-        from ridgeline.render.diff import render_diff_json
+        from ridgeline.render.nightly.diff import render_diff_json
 
         text = render_diff_json(cmp)
     elif fmt == "markdown":
-        from ridgeline.render.diff import render_diff_markdown
+        from ridgeline.render.nightly.diff import render_diff_markdown
 
         text = render_diff_markdown(cmp, top=top)
     else:
-        from ridgeline.render.diff import format_diff
+        from ridgeline.render.nightly.diff import format_diff
 
         text = format_diff(cmp, top=top)
     _emit(text, output)

@@ -40,7 +40,7 @@ def gpus_cmd(name, fmt, config=None):
     """
     import json
 
-    from ridgeline.analyzer.gpus import PRECISION_LABELS, PRECISIONS, catalogue, lookup
+    from ridgeline.analyzer.kernels.gpus import PRECISION_LABELS, PRECISIONS, catalogue, lookup
     from ridgeline.pipeline import configure_gpus
     from ridgeline.rules.engine import load_config
 
@@ -83,7 +83,7 @@ def gpus_cmd(name, fmt, config=None):
             return "-"
         return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 10 else f"{v:.2f}"
 
-    from ridgeline.analyzer.gpus import configured
+    from ridgeline.analyzer.kernels.gpus import configured
 
     # grouped by segment, then architecture (newest first), so ~90 entries stay readable
     mine = {id(g) for g in configured()}

@@ -42,7 +42,7 @@ RULE_OPTIONS = _options(
     click.option("--threshold", "thresholds", multiple=True, metavar="CODE.NAME=VALUE",
                  help="Override a rule threshold."),
 )
-# projections of the measured kernels (ridgeline.analyzer.whatif)
+# projections of the measured kernels (ridgeline.analyzer.kernels.whatif)
 WHAT_IF_OPTIONS = _options(
     click.option("--what-if", "what_if", multiple=True, metavar="GPU|batch=N",
                  help="Project the measured kernels onto another GPU (--what-if H200) or the decode step onto "
@@ -166,7 +166,7 @@ def _timeline_options(launch_gap, short_kernel):
 
 
 
-#: --by / --jobs: attribution of telemetry to workloads (ridgeline.analyzer.groups), for telemetry,
+#: --by / --jobs: attribution of telemetry to workloads (ridgeline.analyzer.fleet.groups), for telemetry,
 #: analyze and report alike
 GROUP_OPTIONS = _options(
     click.option("--by", "by", multiple=True, metavar="KEY",

@@ -63,7 +63,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
 
     check_by(by, jobs)  # a bad --by before any file is read
     if compare_gpu:  # a misspelled GPU is an error whatever the format (it is drawn in HTML only)
-        from ridgeline.analyzer.gpus import lookup
+        from ridgeline.analyzer.kernels.gpus import lookup
 
         lookup(compare_gpu)
     files, stdin_dir = _stdin_inputs(files)
@@ -79,7 +79,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
     else:
         compare = None
         if compare_gpu:
-            from ridgeline.analyzer.gpus import lookup
+            from ridgeline.analyzer.kernels.gpus import lookup
 
             compare, _note = lookup(compare_gpu)
         from ridgeline.render.html import render_html

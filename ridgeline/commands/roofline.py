@@ -62,7 +62,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
     configure_gpus(load_config(None))  # ./ridgeline.toml's own GPUs
     compare = None
     if compare_gpu:
-        from ridgeline.analyzer.gpus import lookup
+        from ridgeline.analyzer.kernels.gpus import lookup
 
         compare, _note = lookup(compare_gpu)
     runs = []

@@ -70,7 +70,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 bad input or usage,
     3 a bug in ridgeline (one line; --debug for the traceback).
     """
-    from ridgeline.analyzer.telemetry import parse_duration_s
+    from ridgeline.analyzer.fleet.telemetry import parse_duration_s
     from ridgeline.errors import UsageError
     from ridgeline.pipeline import reduce_telemetry
     from ridgeline.progress import Progress
@@ -137,7 +137,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
             raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
     else:
         if fmt == "csv":
-            from ridgeline.render.tables import safe_cells
+            from ridgeline.render.kernels.tables import safe_cells
 
             text = safe_cells(windows).write_csv()
         elif fmt == "json":
@@ -147,7 +147,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         elif fmt in ("sarif", "github"):
             text = _ci_text(result, fmt)
         else:
-            from ridgeline.render.telemetry import format_telemetry_report
+            from ridgeline.render.fleet.telemetry import format_telemetry_report
 
             text = format_telemetry_report(result, max_rows=max_rows, all_windows=all_windows, worst=worst,
                                            width=_terminal_width() if not output or output == "-" else 80)

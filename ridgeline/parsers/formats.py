@@ -2,7 +2,7 @@
 
 The "expected ..." part of the error for a file no reader claims (``pipeline._why_not_recognized``,
 an empty input folder, ``read_timeline``) is generated from :data:`FORMATS`, so it lists every
-format and cannot drift from the readers: ``tests/parsers/test_timeline_facts.py`` checks that every id a
+format and cannot drift from the readers: ``tests/parsers/timeline/test_timeline_facts.py`` checks that every id a
 detector can return (``pipeline.detect``: ``ncu``, ``timeline`` and ``telemetry`` kinds) has a row
 here and that every row is named in the message.
 

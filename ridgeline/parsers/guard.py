@@ -9,14 +9,13 @@ module does that at the one place every reader is called from:
 * :func:`read_guarded` calls a telemetry reader, translates library errors raised on the
   file's behalf, and checks the frame it returns before anything downstream casts it: GPU
   indices in ``0..MAX_GPU_INDEX``, timestamps between :data:`MIN_TIME` and :data:`MAX_TIME`.
-* :func:`check_kernels` checks the launch table of the ncu readers: a grid or block that is
-  not three whole numbers, a launch ID that did not fit (null where the export had one).
+* :mod:`ridgeline.parsers.ncu.guard` does the same for the ncu readers' launch table.
 * :func:`library_error` tells a library's complaint about data from a bug of ours.
 
 Kept apart from the readers so their internals can change (speed work) without losing the
 guarantees; the tests in ``tests/parsers/test_corpus.py`` and ``tests/parsers/test_fuzz_readers.py`` hold them.
 The spellings it checks (table column roles, exporter sample lines) come from
-:mod:`ridgeline.parsers.telemetry_syntax`, the floor below both it and the readers: the readers
+:mod:`ridgeline.parsers.telemetry.syntax`, the floor below both it and the readers: the readers
 import this module, so it never imports a reader.
 """
 
@@ -189,7 +188,7 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
 
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_HEX, NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
+    from ridgeline.parsers.telemetry.dcgm_fields import NVIDIA_SMI_HEX, NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
 
     with open(path, encoding="utf-8-sig", errors="replace") as fh:  # -sig: a byte-order mark is no header text
         header_line = fh.readline()
@@ -252,7 +251,7 @@ def find_table_gpu_cells(path, *, limit: int | None = None) -> list[Problem]:
     :func:`check_table_gpu_cells`), in file order, at most ``limit``."""
     import polars as pl
 
-    from ridgeline.parsers.telemetry_syntax import ALIASES
+    from ridgeline.parsers.telemetry.syntax import ALIASES
 
     with open(path, encoding="utf-8-sig", errors="replace") as fh:
         header = [h.strip() for h in fh.readline().rstrip("\r\n").split(",")]
@@ -283,7 +282,7 @@ def find_exporter_problems(path, *, limit: int | None = None, times: bool = True
     ``times``) whose own timestamp lies outside :data:`MIN_TIME`..:data:`MAX_TIME`, in file order."""
     import polars as pl
 
-    from ridgeline.parsers.telemetry_syntax import SAMPLE_RE
+    from ridgeline.parsers.telemetry.syntax import SAMPLE_RE
 
     lf = pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
                      new_columns=["line"], truncate_ragged_lines=True).with_row_index("_line", offset=1)
@@ -369,7 +368,7 @@ def _check_duplicates(frame, path, strict: bool, opts):
     the first is kept and the others listed."""
     import polars as pl
 
-    from ridgeline.parsers.telemetry_common import IDENTITY
+    from ridgeline.parsers.telemetry.common import IDENTITY
 
     # one sample = one GPU (host, index, instance, UUID) at one time; the model is an attribute
     key = [c for c in IDENTITY if c != "model" and c in frame.columns]
@@ -598,8 +597,8 @@ def find_smi_problems(path, *, opts: Any) -> list[Problem]:
     rows whose timestamp does not parse or lies outside :data:`MIN_TIME`..:data:`MAX_TIME`."""
     import polars as pl
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_IDENTITY
-    from ridgeline.parsers.telemetry_common import parse_local_times
+    from ridgeline.parsers.telemetry.dcgm_fields import NVIDIA_SMI_IDENTITY
+    from ridgeline.parsers.telemetry.common import parse_local_times
 
     found = find_smi_query_cells(path)
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -627,7 +626,7 @@ def find_smi_dmon_problems(path) -> list[Problem]:
     columns that are neither a number nor ``-`` (the reader's rules; one pass over the lines)."""
     import re
 
-    from ridgeline.parsers.dcgm_fields import NVIDIA_SMI_DMON
+    from ridgeline.parsers.telemetry.dcgm_fields import NVIDIA_SMI_DMON
 
     number = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
     out: list[Problem] = []
@@ -768,77 +767,3 @@ def read_lenient(reader: Callable, kind: str, path: Any, *, opts: Any):
         return frame, info, [*skipped, *listed, *lenient]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-# ------------------------------------------------------------------------------------------
-# ncu launch tables
-# ------------------------------------------------------------------------------------------
-# "(x, y, z)" as ncu writes it, or one whole number (older exports write "256")
-_DIM3 = r"^\s*(\d{1,10}|\(\s*\d{1,10}\s*(,\s*\d{1,10}\s*){0,2}\))\s*$"
-
-
-def check_kernels(kernels, *, strict: bool = True):
-    """Launches whose grid/block is not three whole numbers, or whose ID did not fit.
-
-    Strict: InputError naming the file and the launch. Lenient: the launches are dropped and
-    returned as Skipped items. Returns ``(kernels, skipped)``.
-    """
-    import polars as pl
-
-    from ridgeline.result import Skipped
-
-    if kernels is None or not kernels.height:
-        return kernels, []
-    cols = kernels.columns
-    problems = []
-    for col, what in (("grid_size", "Grid Size"), ("block_size", "Block Size")):
-        if col in cols:
-            problems.append((pl.col(col).is_not_null() & ~pl.col(col).str.contains(_DIM3),
-                             f"column {what!r}: expected (x, y, z) in whole numbers", col))
-    if "id" in cols and "launch_id" in cols:
-        problems.append((pl.col("id").is_not_null() & (pl.col("id").cast(pl.String).str.strip_chars() != "")
-                         & pl.col("launch_id").is_null(),
-                         "column 'ID': expected a launch ID 0..2^63-1", "id"))
-    skipped: list[Skipped] = []
-    drop = pl.lit(False)
-    for cond, text, col in problems:
-        bad = kernels.filter(cond)
-        if not bad.height:
-            continue
-        row = bad.row(0, named=True)
-        source = row.get("source") or "(ncu export)"
-        if strict:
-            name = str(row.get("kernel_name"))
-            name = name if len(name) <= 60 else name[:57] + "..."
-            raise InputError(source, f"{text} (launch of {name!r}; --lenient skips such launches)",
-                             actual=row.get(col))
-        for r in bad.iter_rows(named=True):
-            skipped.append(Skipped(str(r.get("source")), f"launch {r.get('id')} ({str(r.get('kernel_name'))[:60]})",
-                                   f"{text}, got {r.get(col)!r}"))
-        drop = drop | cond
-    if skipped:
-        kernels = kernels.filter(~drop)
-    return kernels, skipped
-
-
-def read_ncu_checked(read_ncu: Callable, files, *, strict: bool = True):
-    """``read_ncu(files, strict=strict)`` at the boundary: a library's error becomes one
-    InputError naming the file that caused it, and the launches pass :func:`check_kernels`.
-
-    Returns ``(parsed, kernels)``; lenient runs add the dropped launches to ``parsed.skipped``.
-    """
-    files = [str(p) for p in files]
-    what = "an Nsight Compute export (CSV or .ncu-rep)"
-    try:
-        parsed = read_ncu(files, strict=strict)
-    except RidgelineError:
-        raise
-    except Exception as err:  # noqa: BLE001 - find the file; collect_guarded re-raises what is not a library's
-        if not library_error(err):
-            raise
-        for p in files if len(files) > 1 else []:
-            collect_guarded(lambda p=p: read_ncu([p], strict=strict), p, what)
-        raise translate(err, files[0] if len(files) == 1 else ", ".join(files), what) from None
-    kernels, bad = check_kernels(parsed.kernels, strict=strict)
-    parsed.skipped.extend(bad)
-    return parsed, kernels

@@ -3,7 +3,7 @@
 A folder may hold entries no reader should open: a FIFO (opening it blocks until a writer
 comes), a socket or device, a link to nothing. :func:`not_regular` names such an entry; the
 folder walkers (``ridgeline.pipeline.expand_paths`` for ``analyze``/``report``,
-``ridgeline.parsers.telemetry.expand_paths`` for ``telemetry``) keep them in their output so the
+``ridgeline.parsers.telemetry.reader.expand_paths`` for ``telemetry``) keep them in their output so the
 caller lists each one under ``skipped`` with that reason, and a path the user named that is one
 of them is refused in one line, before it is opened.
 """

@@ -18,7 +18,7 @@ Decisions:
   no DRAM roof, or with several different ones, has no ridge (null).
 * **Time by bound.** Share of the profiled GPU time (the sum of launch durations, the same
   denominator as every share) per bound; a launch without a bound counts as ``unknown``.
-* **Kernel table figures** are the SUMMARY table's (``ridgeline.analyzer.roofline.summarize``):
+* **Kernel table figures** are the SUMMARY table's (``ridgeline.analyzer.kernels.roofline.summarize``):
   ``roof_fraction`` is the duration-weighted mean of the launches' roof fractions and
   ``saving_upper_bound_s`` the gap to the roof (GPU time minus time at the roof, summed over the
   name's launches). A finding's ``impact_s`` is what its remedy buys and can be larger than that gap
@@ -46,11 +46,11 @@ def roof_records(result) -> list[dict[str, Any]]:
 
 def time_by_bound(result) -> dict[str, float]:
     """Share of the profiled GPU time per bound as every view shows it (memory, compute, launch,
-    stall, unknown: the latency class split by kind, :func:`ridgeline.analyzer.latency.view_bound_expr`),
+    stall, unknown: the latency class split by kind, :func:`ridgeline.analyzer.kernels.latency.view_bound_expr`),
     from the launches; {} without launch durations."""
     import polars as pl
 
-    from ridgeline.analyzer.latency import view_bound_expr
+    from ridgeline.analyzer.kernels.latency import view_bound_expr
 
     def with_kind(df):
         return df if "latency_kind" in df.columns else df.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline import __version__
-from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound
+from ridgeline.analyzer.kernels.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound
 from ridgeline.render.plot_style import BOUND_COLORS as PLOT_BOUND_COLORS
 from ridgeline.render.plot_style import PRECISION_LABELS
 
@@ -180,7 +180,7 @@ def _plot_svgs(result, *, per_launch: bool, top: int, compare_gpu) -> list[tuple
             )
             out.append(("telemetry", caption, embed_svg(plots.figure_svg(fig), "t-", "Telemetry plot")))
     if getattr(result, "timeline", None) is not None:
-        from ridgeline.render.timeline_plot import timeline_figure
+        from ridgeline.render.timeline.plot import timeline_figure
 
         fig = timeline_figure(result)
         if fig is not None:
@@ -474,19 +474,19 @@ def _inputs_section(result) -> str:
 
 
 def _postmortem_sections(result) -> str:
-    from ridgeline.render.postmortem_html import ncu_rules_section, timeline_section, utilization_section
+    from ridgeline.render.timeline.postmortem_html import ncu_rules_section, timeline_section, utilization_section
 
     return utilization_section(result) + timeline_section(result) + ncu_rules_section(result)
 
 
 def _fleet_sections(result) -> str:
-    from ridgeline.render.fleet_html import fleet_sections
+    from ridgeline.render.fleet.html import fleet_sections
 
     return fleet_sections(result)
 
 
 def _what_if_section(result, plots: bool = True) -> str:
-    from ridgeline.render.whatif import html_section
+    from ridgeline.render.kernels.whatif import html_section
 
     return html_section(result, plots=plots)
 

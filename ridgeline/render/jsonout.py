@@ -15,7 +15,7 @@ import math
 import textwrap
 from typing import Any
 
-from ridgeline.analyzer.gpus import PRECISIONS, catalogue
+from ridgeline.analyzer.kernels.gpus import PRECISIONS, catalogue
 from ridgeline.analyzer.schema import (
     KERNEL_COLUMNS,
     KERNEL_SHARE_COLUMNS,
@@ -74,7 +74,7 @@ TIMELINE_KEYS: dict[str, str] = {
     "paired by ridgeline.names.match_names (docs/names.md): equal up to spelling ('exact'), same function and "
     "template arguments with namespaces aside ('key'), or same function where one side is bare ('function'); "
     "names with several candidates are 'ambiguous' and not joined",
-    "ranks": "per-rank table when at least two devices carry a rank (one job: ridgeline.analyzer.ranks), by rank: "
+    "ranks": "per-rank table when at least two devices carry a rank (one job: ridgeline.analyzer.timeline.ranks), by rank: "
     "rank, source, device, rank_from, capture_s, compute_busy_s, comm_busy_s, comm_exposed_s, idle_s, "
     "compute_vs_median (compute_busy_s / the ranks' median); empty list otherwise",
     "steps": "one record per step per device (ProfilerStep#N / NVTX step ranges; keys below); empty list when the "
@@ -211,8 +211,8 @@ def gpu_section(result) -> dict[str, Any]:
 def telemetry_section(windows, *, records: bool = True, groups=None) -> dict[str, Any]:
     """``{"windows": [...], "fleet": {"by_gpu": [...], "by_host": [...]}}`` (fleet ranked by waste;
     ``records=False``: windows left empty, for :func:`render_json` to write them), and with ``groups``
-    (a :class:`ridgeline.analyzer.groups.GroupReport`) ``"groups"``, ``"groups_by"``."""
-    from ridgeline.analyzer.telemetry import fleet_summary
+    (a :class:`ridgeline.analyzer.fleet.groups.GroupReport`) ``"groups"``, ``"groups_by"``."""
+    from ridgeline.analyzer.fleet.summary import fleet_summary
 
     gpu_keys = list(FLEET_KEYS)
     host_keys = [k for k in FLEET_KEYS if k not in ("gpu", "gpu_instance")]
@@ -253,7 +253,7 @@ def timeline_section(tl) -> dict[str, Any] | None:
     """The ``timeline`` object (see TIMELINE_KEYS), or None without a timeline input."""
     if tl is None:
         return None
-    from ridgeline.analyzer.ranks import rank_table
+    from ridgeline.analyzer.timeline.ranks import rank_table
 
     ranks = rank_table(tl.devices)
     join = None
@@ -279,8 +279,8 @@ def timeline_section(tl) -> dict[str, Any] | None:
 
 def finding_codes_by_kernel(result) -> dict[str, list[str]]:
     """Kernel short name -> codes of ridgeline's findings on it (a finding's subject is the kernels'
-    label, else short name: ``ridgeline.rules.timeline_common.subject_names`` maps it back)."""
-    from ridgeline.rules.timeline_common import finding_subject, subject_names
+    label, else short name: ``ridgeline.rules.timeline.common.subject_names`` maps it back)."""
+    from ridgeline.rules.timeline.common import finding_subject, subject_names
 
     names = subject_names(result.kernels)
     out: dict[str, list[str]] = {}
@@ -334,7 +334,7 @@ def to_document(result) -> dict[str, Any]:
 def _what_if_records(result) -> list[dict[str, Any]]:
     if not getattr(result, "what_if", None):  # (the what-if model is not loaded without projections)
         return []
-    from ridgeline.render.whatif import records
+    from ridgeline.render.kernels.whatif import records
 
     return records(result)
 
@@ -419,34 +419,34 @@ def _column_table(columns: dict[str, tuple[str, str]]) -> str:
 
 
 def _classifier_doc() -> str:
-    """The decisions section of ridgeline.analyzer.roofline's docstring, as Markdown."""
-    from ridgeline.analyzer import roofline
+    """The decisions section of ridgeline.analyzer.kernels.roofline's docstring, as Markdown."""
+    from ridgeline.analyzer.kernels import roofline
 
     text = (roofline.__doc__ or "").split("Decisions, written down once:", 1)[-1]
     return textwrap.dedent(text).strip()
 
 
 def _steps_columns():
-    from ridgeline.analyzer.steps import STEP_COLUMNS
+    from ridgeline.analyzer.timeline.steps import STEP_COLUMNS
 
     return STEP_COLUMNS
 
 
 def _fusion_columns():
-    from ridgeline.analyzer.fusion import FUSION_COLUMNS
+    from ridgeline.analyzer.timeline.fusion import FUSION_COLUMNS
 
     return FUSION_COLUMNS
 
 
 def _ranges_columns():
-    from ridgeline.analyzer.ranges import RANGE_COLUMNS
+    from ridgeline.analyzer.timeline.ranges import RANGE_COLUMNS
 
     return RANGE_COLUMNS
 
 
 def _timeline_doc() -> str:
-    """How the per-device figures are computed: ridgeline.analyzer.timeline's docstring, as Markdown."""
-    from ridgeline.analyzer import timeline
+    """How the per-device figures are computed: ridgeline.analyzer.timeline.busy's docstring, as Markdown."""
+    from ridgeline.analyzer.timeline import busy as timeline
 
     from ridgeline.analyzer.schema import SYNC_CALLS
 
@@ -454,20 +454,20 @@ def _timeline_doc() -> str:
     return (text + "\n\nSynchronizing host calls (`SYNC_CALLS`; nsys' `_vNNNN`, `_ptds`, `_ptsz` suffixes "
             "ignored): " + ", ".join(f"`{n}`" for n in SYNC_CALLS) + ".")
 def _whatif_doc() -> str:
-    from ridgeline.analyzer import whatif
+    from ridgeline.analyzer.kernels import whatif
 
     text = (whatif.__doc__ or "").split("The model, written down once:", 1)[-1]
     return textwrap.dedent(text).strip()
 
 
 def _what_if_keys() -> dict[str, str]:
-    from ridgeline.render.whatif import WHAT_IF_KEYS
+    from ridgeline.render.kernels.whatif import WHAT_IF_KEYS
 
     return WHAT_IF_KEYS
 
 
 def _what_if_kernel_keys() -> dict[str, str]:
-    from ridgeline.analyzer.whatif import KERNEL_KEYS
+    from ridgeline.analyzer.kernels.whatif import KERNEL_KEYS
 
     return KERNEL_KEYS
 
@@ -537,14 +537,14 @@ def json_schema_markdown() -> str:
         "## `telemetry.fleet`",
         "",
         "GPUs (`by_gpu`) and hosts (`by_host`) ranked by wasted GPU-hours over the whole input "
-        "(`ridgeline.analyzer.telemetry.fleet_summary`). `by_host` records have no `gpu` and `gpu_instance`.",
+        "(`ridgeline.analyzer.fleet.summary.fleet_summary`). `by_host` records have no `gpu` and `gpu_instance`.",
         "",
         _key_table(FLEET_KEYS),
         "",
         "## `telemetry.groups[]`",
         "",
         "Only with `ridgeline telemetry --by ...` or `--jobs FILE`: one record per workload group, most wasted "
-        "GPU-hours first (`ridgeline.analyzer.groups`); `telemetry.groups_by` lists the `--by` dimensions. "
+        "GPU-hours first (`ridgeline.analyzer.fleet.groups`); `telemetry.groups_by` lists the `--by` dimensions. "
         "The groups partition the windows: their `gpu_hours` add up to the fleet's, and so do their "
         "`wasted_gpu_hours`.",
         "",
@@ -601,7 +601,7 @@ def json_schema_markdown() -> str:
         "",
         "## `what_if[]`",
         "",
-        "One object per `--what-if` spec (`ridgeline.analyzer.whatif`): the same measured launches re-timed on "
+        "One object per `--what-if` spec (`ridgeline.analyzer.kernels.whatif`): the same measured launches re-timed on "
         "another GPU, or the decode step at another batch, each launch at its achieved fraction of the roof that "
         "bounds it. The model:",
         "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ridgeline.analyzer.latency import VIEW_LABELS, view_bound
+from ridgeline.analyzer.kernels.latency import VIEW_LABELS, view_bound
 from ridgeline.render.html import (
     BOUND_ORDER,
     describe_inputs,
@@ -189,7 +189,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
 
     lines += _groups_markdown(result)
     lines += _timeline_markdown(result)
-    from ridgeline.render.whatif import markdown_lines
+    from ridgeline.render.kernels.whatif import markdown_lines
 
     lines += markdown_lines(result, md=md)
     lines += ["<details><summary>Inputs and skipped rows</summary>", "", "### Inputs", ""]
@@ -222,7 +222,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
 
 def _groups_markdown(result, limit: int = 20) -> list[str]:
     """The per-group table of ``--by`` / ``--jobs`` (worst first), its notes folded."""
-    from ridgeline.render.fleet_html import group_rows
+    from ridgeline.render.fleet.html import group_rows
 
     rows = group_rows(result)
     if not rows:
@@ -251,7 +251,7 @@ def _timeline_markdown(result) -> list[str]:
     tl = getattr(result, "timeline", None)
     if tl is None or tl.devices is None or not tl.devices.height:
         return []
-    from ridgeline.analyzer.timeline import IDLE_CAUSES_LEGEND, host_calls_legend
+    from ridgeline.analyzer.timeline.busy import IDLE_CAUSES_LEGEND, host_calls_legend
 
     vendors = sorted({v for v in tl.devices.get_column("vendor").to_list() if v}) if "vendor" in tl.devices.columns else []
     lines = ["### Timeline", "",
@@ -273,7 +273,7 @@ def _timeline_markdown(result) -> list[str]:
     lines += _table(["File", "Device", "Capture", "Busy", "Kernels", "Idle", "Launch", "Sync", "Host late", "Queued",
                      "Other"], rows, ["l", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r"])
     lines.append("")
-    from ridgeline.render.comm import markdown_lines
+    from ridgeline.render.timeline.comm import markdown_lines
 
     lines += markdown_lines(tl, _table, md)
     return lines

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ridgeline import fmt
-from ridgeline.analyzer.latency import VIEW_LABELS
+from ridgeline.analyzer.kernels.latency import VIEW_LABELS
 from ridgeline.errors import UsageError
 
 # Okabe-Ito, the colour-blind-safe palette (Okabe & Ito 2008).
@@ -24,7 +24,7 @@ OKABE_ITO = {
     "purple": "#CC79A7",
 }
 
-# points are coloured by the bound every view shows (ridgeline.analyzer.latency.view_bound): the
+# points are coloured by the bound every view shows (ridgeline.analyzer.kernels.latency.view_bound): the
 # latency class split into launch-bound and stall-bound
 BOUND_COLORS = {
     "memory": OKABE_ITO["blue"],

@@ -6,23 +6,23 @@ from ridgeline.analyzer import schema
 
 SECTIONS = (
     ("KERNEL table", "one row per profiled launch, produced by the ncu parser", "KERNEL_COLUMNS"),
-    ("ROOFLINE table", "KERNEL columns plus these, produced by `ridgeline.analyzer.roofline.classify`", "ROOFLINE_COLUMNS"),
-    ("SUMMARY table", "one row per kernel name, `ridgeline.analyzer.roofline.summarize`", "SUMMARY_COLUMNS"),
-    ("TELEMETRY table", "long form, one row per (timestamp, GPU, field), `ridgeline.parsers.telemetry`", "TELEMETRY_COLUMNS"),
-    ("WINDOW table", "one row per host / GPU / GPU instance / window, `ridgeline.analyzer.telemetry.reduce_windows`", "WINDOW_COLUMNS"),
-    ("NCU_RULES table", "ncu's own rule results stored in a `.ncu-rep`, `ridgeline.parsers.ncu_rep` (evidence, never findings)",
+    ("ROOFLINE table", "KERNEL columns plus these, produced by `ridgeline.analyzer.kernels.roofline.classify`", "ROOFLINE_COLUMNS"),
+    ("SUMMARY table", "one row per kernel name, `ridgeline.analyzer.kernels.roofline.summarize`", "SUMMARY_COLUMNS"),
+    ("TELEMETRY table", "long form, one row per (timestamp, GPU, field), `ridgeline.parsers.telemetry.reader`", "TELEMETRY_COLUMNS"),
+    ("WINDOW table", "one row per host / GPU / GPU instance / window, `ridgeline.analyzer.fleet.telemetry.reduce_windows`", "WINDOW_COLUMNS"),
+    ("NCU_RULES table", "ncu's own rule results stored in a `.ncu-rep`, `ridgeline.parsers.ncu.rep` (evidence, never findings)",
      "NCU_RULE_COLUMNS"),
     ("TIMELINE table", "one row per GPU activity (kernel, memcpy, memset) of a Nsight Systems export or PyTorch profiler "
-     "trace, `ridgeline.parsers.timeline`", "TIMELINE_COLUMNS"),
+     "trace, `ridgeline.parsers.timeline.reader`", "TIMELINE_COLUMNS"),
     ("HOST_API table", "one row per host call (CUDA runtime/driver API, PyTorch operators) where the format has them",
      "HOST_API_COLUMNS"),
     ("TIMELINE_TOTALS table", "nsys stats summaries: totals per name only (no start/end, no gaps)", "TIMELINE_TOTALS_COLUMNS"),
     ("TIMELINE_DEVICES table", "one row per file x device: busy/idle and the idle split, "
-     "`ridgeline.analyzer.timeline.analyze_one` (docs/json-schema.md says how each figure is computed)",
+     "`ridgeline.analyzer.timeline.busy.analyze_one` (docs/json-schema.md says how each figure is computed)",
      "TIMELINE_DEVICE_COLUMNS"),
     ("TIMELINE_STREAMS table", "one row per file x device x stream: launch delay and queue depth, "
-     "`ridgeline.analyzer.idle_causes.stream_rows`", "STREAM_COLUMNS"),
-    ("KERNEL_SHARES table", "one row per kernel short name on the timeline, `ridgeline.analyzer.timeline.combine`",
+     "`ridgeline.analyzer.timeline.idle_causes.stream_rows`", "STREAM_COLUMNS"),
+    ("KERNEL_SHARES table", "one row per kernel short name on the timeline, `ridgeline.analyzer.timeline.busy.combine`",
      "KERNEL_SHARE_COLUMNS"),
 )
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ridgeline.analyzer.gpus import PRECISION_LABELS
-from ridgeline.analyzer.latency import VIEW_BOUNDS, VIEW_LABELS, VIEW_LEGEND, view_bound
+from ridgeline.analyzer.kernels.gpus import PRECISION_LABELS
+from ridgeline.analyzer.kernels.latency import VIEW_BOUNDS, VIEW_LABELS, VIEW_LEGEND, view_bound
 from ridgeline.render.text import (  # noqa: F401  (re-exported: the terminal's public helpers)
     GROUP_DETAIL_MAX, GROUP_LIST_MAX, GROUP_REMEDIES_MAX, TELEMETRY_KINDS, WIDTH, _findings, _impact_text, _wrap,
     distinct_labels, fmt_num, fmt_pct, fmt_seconds, fmt_si, shorten,
@@ -202,7 +202,7 @@ def _skipped(result) -> list[str]:
 def _windows(result, all_windows: bool = False, width: int = WIDTH) -> list[str]:
     if getattr(result, "windows", None) is None:
         return []
-    from ridgeline.render.telemetry import format_windows
+    from ridgeline.render.fleet.telemetry import format_windows
 
     extra = {"width": width} if width != WIDTH else {}
     text = format_windows(result, all_windows=True, **extra) if all_windows else format_windows(result, **extra)
@@ -218,11 +218,11 @@ def format_result(result, *, top: int = 10, all_windows: bool = False, width: in
         blocks.append(_gpu_lines(result))
     blocks.append(_top_kernels(result, top, width))
     blocks.append(_where_time_goes(result))
-    from ridgeline.render.whatif import format_text
+    from ridgeline.render.kernels.whatif import format_text
 
     blocks.append(format_text(result, top=top, width=WIDTH))
     blocks.append(_windows(result, all_windows, width))
-    from ridgeline.render import postmortem
+    from ridgeline.render.timeline import postmortem
 
     blocks += [postmortem.utilization_lines(result), postmortem.timeline_lines(result), postmortem.ncu_rule_lines(result)]
     blocks.append(_skipped(result))

@@ -90,7 +90,7 @@ class Context:
 
     ``kernels``: ROOFLINE table (KERNEL + ROOFLINE columns, one row per launch) or None.
     ``summary``: per-kernel-name SUMMARY table or None.
-    ``gpu``: the catalogue entry used (ridgeline.analyzer.gpus.GPU) or None.
+    ``gpu``: the catalogue entry used (ridgeline.analyzer.kernels.gpus.GPU) or None.
     ``telemetry``: TELEMETRY long table or None; ``windows``: per-GPU/per-window reduction or None.
     ``total_gpu_time_s``: the denominator for impact shares.
     """
@@ -102,7 +102,7 @@ class Context:
     windows: Any = None
     total_gpu_time_s: float | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
-    timeline: Any = None  # ridgeline.analyzer.timeline.TimelineAnalysis (timeline inputs) or None
+    timeline: Any = None  # ridgeline.analyzer.timeline.busy.TimelineAnalysis (timeline inputs) or None
 
 
 class Rule:

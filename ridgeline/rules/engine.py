@@ -73,10 +73,18 @@ class RuleDefinitionError(Exception):
 # --------------------------------------------------------------------------------------
 # discovery
 # --------------------------------------------------------------------------------------
-def _rule_modules() -> list[str]:
-    import ridgeline.rules as pkg
+# one package per family, named by the first digit of the code (RL1xx kernels, RL2xx telemetry,
+# RL4xx timeline, RL9xx data quality); one rule per module inside it
+FAMILY_PACKAGES = {"1": "kernel", "2": "telemetry", "4": "timeline", "9": "data"}
 
-    return sorted(m.name for m in pkgutil.iter_modules(pkg.__path__) if MODULE_RE.match(m.name))
+
+def _rule_modules() -> list[str]:
+    """The rule modules, as ``family.rlNNN_name``, in the order of their codes."""
+    found = []
+    for family in FAMILY_PACKAGES.values():
+        pkg = importlib.import_module(f"ridgeline.rules.{family}")
+        found += [(m.name, f"{family}.{m.name}") for m in pkgutil.iter_modules(pkg.__path__) if MODULE_RE.match(m.name)]
+    return [dotted for _name, dotted in sorted(found)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -96,7 +104,10 @@ def _registry() -> tuple[type[Rule], ...]:
         cls = classes[0]
         # the docstring's sections are checked by the tests (test_every_rule_meets_the_contract), not
         # in every run: parsing 33 docstrings was ~4 ms of a short run's start-up
-        validate_rule(cls, module_name=mod_name, docs=False)
+        validate_rule(cls, module_name=mod_name.rsplit(".", 1)[-1], docs=False)
+        if FAMILY_PACKAGES.get(cls.code[2]) != mod_name.split(".")[0]:
+            raise RuleDefinitionError(f"{cls.code} lives in ridgeline.rules.{mod_name}: its family's package is "
+                                      f"ridgeline.rules.{FAMILY_PACKAGES.get(cls.code[2], '?')}")
         rules.append(cls)
     seen: dict[str, str] = {}
     for cls in rules:

@@ -6,7 +6,7 @@ whose every value is null gets null, never 0 (missing is not zero).
 
 Group columns made by :func:`kernel_groups`:
 
-``subject`` (the kernel's label, see ``ridgeline.analyzer.families``), ``gpu``, ``precision``,
+``subject`` (the kernel's label, see ``ridgeline.analyzer.kernels.families``), ``gpu``, ``precision``,
 ``family`` (gemm = weight GEMMs incl. grouped/MoE GEMMs / attention = reads the KV cache / null), ``launches``,
 ``duration_s``, ``time_share``, ``flops``, ``dram_bytes`` and ``l2_bytes`` (summed over the
 launches where FLOPs and those bytes were both measured), ``paired_duration_s`` (duration of
@@ -28,7 +28,7 @@ from typing import Any
 
 from ridgeline import fmt as numfmt
 from ridgeline.rules.base import Context, Evidence
-from ridgeline.analyzer.families import KV_CACHE_FAMILIES, WEIGHT_GEMM_FAMILIES
+from ridgeline.analyzer.kernels.families import KV_CACHE_FAMILIES, WEIGHT_GEMM_FAMILIES
 
 # how a ROOFLINE precision reads in a message
 PRECISION_LABELS = {
@@ -199,7 +199,7 @@ def launches(ctx: Context):
     if "launches" not in cache:
         if ("kernel_label" not in df.columns or "kernel_family" not in df.columns
                 or df.get_column("kernel_label").null_count() == df.height):
-            from ridgeline.analyzer.families import family_columns
+            from ridgeline.analyzer.kernels.families import family_columns
 
             df = family_columns(df)
         kf = pl.col("kernel_family")
@@ -428,9 +428,9 @@ def remedy_impact(ctx: Context, row: dict[str, Any], total: float | None, *, bas
                   latency: bool = False) -> tuple[float | None, float | None, tuple]:
     """What a remedy buys for one group: its launches' GPU time now minus their time with DRAM bytes
     x ``dram_scale`` and compute peak x ``peak_scale``, each at its achieved fraction of its roof
-    (``ridgeline.analyzer.whatif.remedy_time``). Returns (impact_s, share, evidence: the basis,
+    (``ridgeline.analyzer.kernels.whatif.remedy_time``). Returns (impact_s, share, evidence: the basis,
     stated, and the time after the remedy); the gap to the roof when the launches cannot be found."""
-    from ridgeline.analyzer.whatif import remedy_time
+    from ridgeline.analyzer.kernels.whatif import remedy_time
 
     mine = group_launches(ctx, row, latency=latency)
     if mine is None or not mine.height:
@@ -496,7 +496,7 @@ def catalogue_gpu(ctx: Context, name: str | None):
         return gpu
     if not name:
         return None
-    from ridgeline.analyzer.gpus import try_lookup
+    from ridgeline.analyzer.kernels.gpus import try_lookup
 
     found, _note = try_lookup(name)
     return found

@@ -2,7 +2,7 @@
 
 A source is not a parser: it fetches, then hands rows to the same TELEMETRY long table the file
 readers produce (:data:`ridgeline.analyzer.schema.TELEMETRY_COLUMNS`), so the same reduction and
-the same rules run on it. Sources may use the parsers' vocabulary (``ridgeline.parsers.dcgm_fields``)
+the same rules run on it. Sources may use the parsers' vocabulary (``ridgeline.parsers.telemetry.dcgm_fields``)
 and their per-series converters; nothing above them (rules, render, pipeline, cli).
 
 * :mod:`ridgeline.sources.prometheus`: Prometheus HTTP API (``/api/v1/query_range``), also

@@ -1,11 +1,11 @@
 """Pull DCGM telemetry from a live Prometheus (or Thanos, Mimir, VictoriaMetrics) HTTP API.
 
 :func:`pull` asks ``/api/v1/query_range`` for every DCGM field ridgeline knows
-(:data:`ridgeline.parsers.dcgm_fields.FIELDS`), under every name the field goes by (exporter
+(:data:`ridgeline.parsers.telemetry.dcgm_fields.FIELDS`), under every name the field goes by (exporter
 3.x/4.x names, the 4.6 renames, the 1.x lower-case names: one ``{__name__=~"A|B|C"}`` selector
 per field), and returns the TELEMETRY long table the file readers produce: the same reduction and
 rules run on it. Each series is converted by the Prometheus JSON reader's own converter
-(:func:`ridgeline.parsers.prometheus_json.series_frame`), so a pull and a saved answer of the
+(:func:`ridgeline.parsers.telemetry.prometheus_json.series_frame`), so a pull and a saved answer of the
 same data give the same rows.
 
 How a pull is cut into requests (a *chunk* = one field, one group of hosts, one time span):
@@ -24,7 +24,7 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
   temporary per-host, per-time-slice Parquet folder (:mod:`ridgeline.sources.spill`), then
   dropped: at most ``concurrency + 1`` answers are alive at once, each at most one slice long;
   the reduction then reads one time slice of one host at a time
-  (:mod:`ridgeline.analyzer.telemetry_slices`, the same windows as a whole-host reduction) and
+  (:mod:`ridgeline.analyzer.fleet.slices`, the same windows as a whole-host reduction) and
   ``--save`` writes one (host, day) at a time, so the pull's memory does not grow with its length;
 * a chunk that still fails is listed by name (field, hosts, span) in ``skipped``: its samples
   are absent, so its windows have those fields missing (null), never 0. ``strict=True`` makes
@@ -127,7 +127,7 @@ class Pull:
     @property
     def frame(self):
         """Every sample as one in-memory TELEMETRY long table, sorted by host, GPU, time, field."""
-        from ridgeline.parsers.telemetry import finish
+        from ridgeline.parsers.telemetry.reader import finish
         from ridgeline.sources.spill import ORDER
 
         return finish(self.spill.scan(), source=self.info.path).collect().sort(ORDER, nulls_last=True)
@@ -135,9 +135,9 @@ class Pull:
     def source(self):
         """The pull as a telemetry input for :func:`ridgeline.pipeline.reduce_telemetry`'s
         ``extra``: its long table, and per host its time slices (hosts known without reading),
-        which the reduction reads one at a time (:mod:`ridgeline.analyzer.telemetry_slices`)."""
-        from ridgeline.analyzer.telemetry_slices import SLICED, TimeSlices
-        from ridgeline.parsers.telemetry import TelemetrySource, finish
+        which the reduction reads one at a time (:mod:`ridgeline.analyzer.fleet.slices`)."""
+        from ridgeline.analyzer.fleet.slices import SLICED, TimeSlices
+        from ridgeline.parsers.telemetry.reader import TelemetrySource, finish
 
         self.sliced = {h: TimeSlices(self.spill.host_slices(h)) for h in self.spill.hosts()}
         return TelemetrySource(self.info.path, "telemetry-long", finish(self.spill.scan(), source=self.info.path),
@@ -234,7 +234,7 @@ def chunk_query(chunk: Chunk, matchers: str) -> str:
 
 def field_names() -> dict[str, tuple[str, ...]]:
     """canonical field -> every metric name it goes by (exporter name first)."""
-    from ridgeline.parsers.dcgm_fields import FIELDS
+    from ridgeline.parsers.telemetry.dcgm_fields import FIELDS
 
     return {f.canonical: (f.exporter, *f.aliases) for f in FIELDS}
 
@@ -496,8 +496,8 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     """Pull ``[start, end]`` from the server at ``url``; see the module docstring. The samples
     are written to a temporary folder (in ``spill_dir``, default ``$TMPDIR``) as they arrive, in
     time slices of ``slice_s`` seconds: see :mod:`ridgeline.sources.spill`."""
-    from ridgeline.parsers.dcgm_fields import lookup_exporter
-    from ridgeline.parsers.prometheus_json import series_frame
+    from ridgeline.parsers.telemetry.dcgm_fields import lookup_exporter
+    from ridgeline.parsers.telemetry.prometheus_json import series_frame
     from ridgeline.sources.spill import Spill
 
     if end <= start:
@@ -586,7 +586,7 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
     its samples once and write them to ``spill`` (then drop them): memory holds the answers in
     flight, never the pull. Returns ``(failed, points received, fields seen, repeats dropped)``.
     Each series is
-    checked as a saved answer's would be (:func:`~ridgeline.parsers.prometheus_json.check_series`):
+    checked as a saved answer's would be (:func:`~ridgeline.parsers.telemetry.prometheus_json.check_series`):
     a series that is not ``{"metric": {...}, "values": [[t, "v"], ...]}`` is an error naming the
     request and the series (strict), else left out and listed."""
     import itertools
@@ -595,8 +595,8 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
     import polars as pl
 
     from ridgeline.errors import InputError
-    from ridgeline.parsers.prometheus_json import check_series
-    from ridgeline.parsers.telemetry import finish
+    from ridgeline.parsers.telemetry.prometheus_json import check_series
+    from ridgeline.parsers.telemetry.reader import finish
     from ridgeline.sources.spill import SAMPLE_KEY
 
     skipped = [] if skipped is None else skipped

@@ -7,7 +7,7 @@ is written to disk as it arrives and dropped: :meth:`Spill.add` splits the chunk
 and by *time slice* (``slice_s`` seconds, default one UTC day, counted from the epoch) and writes
 ``h<N>/s<slice>-c<chunk index>.parquet``. Afterwards each host is a list of time slices, each a
 lazy scan of its files (:meth:`Spill.host_slices`): the reduction reads one slice of one host at
-a time (:mod:`ridgeline.analyzer.telemetry_slices`), the store is written one (host, day) at a
+a time (:mod:`ridgeline.analyzer.fleet.slices`), the store is written one (host, day) at a
 time and repeats are found one (host, slice) at a time, so peak memory is set by one slice of
 one host and by the windows, not by the pull's length or the fleet's size. Files are ordered by
 the chunk's place in the plan, not by arrival, so a host's rows come back in the same order
@@ -169,7 +169,7 @@ class Spill:
     def host_slices(self, host) -> list:
         """One host's rows as ``[(lo, hi, LazyFrame)]`` in time order: each scan holds exactly
         the rows with ``lo <= timestamp < hi`` (UTC datetimes); rows without a time, if any,
-        come first as ``(None, None, scan)``. What :class:`ridgeline.analyzer.telemetry_slices.TimeSlices`
+        come first as ``(None, None, scan)``. What :class:`ridgeline.analyzer.fleet.slices.TimeSlices`
         takes."""
         import datetime as _dt
 
@@ -196,7 +196,7 @@ class Spill:
         """Every row: one lazy scan (empty TELEMETRY table when nothing was kept)."""
         import polars as pl
 
-        from ridgeline.parsers.telemetry_common import empty_frame
+        from ridgeline.parsers.telemetry.common import empty_frame
 
         files = [f for h in self.hosts() for f in self._files(h)]
         if not files:

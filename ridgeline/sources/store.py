@@ -1,6 +1,6 @@
 """The telemetry store: what a pull fetched, kept as hive-partitioned wide Parquet.
 
-Layout (``ridgeline telemetry DIR`` reads it back, see :mod:`ridgeline.parsers.telemetry_table`)::
+Layout (``ridgeline telemetry DIR`` reads it back, see :mod:`ridgeline.parsers.telemetry.table`)::
 
     DIR/date=2026-01-05/host=node01/part-0.parquet
 
@@ -18,7 +18,7 @@ another value from that row on, the store's merge (rows added, blanks filled) ne
 arithmetic, and Parquet's dictionary encoding (which polars uses for a string column) stores a
 day of one GPU's few label sets in a few kilobytes (a 691,200-row column of 5 label sets: 5 KB).
 Where the source's series carry several label sets at one timestamp (a hand-over inside one
-scrape), the row keeps the largest, as :func:`ridgeline.analyzer.groups.label_runs` picks per
+scrape), the row keeps the largest, as :func:`ridgeline.analyzer.fleet.groups.label_runs` picks per
 timestamp, so the groups read from the store are the source's. The column is written only in a
 partition where some row has labels (like a field: no column of nulls); a store written before
 labels were kept has none anywhere, and ``--by pod`` on it says so.

@@ -35,7 +35,7 @@ FIELDS = {
 CLOCK_FIELDS = ("sm_clock", "temp", "power_limit", "clock_reasons")
 # throttle causes of clock_series: (clock factor, power limit factor, temperature C, reasons mask).
 # Mask bits: NVML nvmlClocksEventReason* (0x4 SW power cap, 0x8 HW slowdown, 0x20 SW thermal,
-# 0x40 HW thermal; see ridgeline.analyzer.throttle.REASONS)
+# 0x40 HW thermal; see ridgeline.analyzer.fleet.throttle.REASONS)
 THROTTLE_CAUSES = {
     "power_cap": (0.62, 0.45, 66.0, 0x4),  # power limit set to 315 of 700 W: held at the cap, clock down
     "thermal": (0.70, 1.0, 91.0, 0x20 | 0x40),  # too hot: thermal slowdown

@@ -7,7 +7,7 @@ is under, never below a launch floor::
 
     duration = max(flops / peak_flops, dram_bytes / dram_bw) / fraction     (>= floor, +-2% jitter)
 
-GPU roofs come from ridgeline's catalogue (``ridgeline.analyzer.gpus``); only what a profiler
+GPU roofs come from ridgeline's catalogue (``ridgeline.analyzer.kernels.gpus``); only what a profiler
 records about a device and the catalogue lacks lives in :data:`DEVICES`.
 """
 
@@ -44,7 +44,7 @@ DEVICES = {
 class Device:
     key: str
     facts: DeviceFacts
-    gpu: object  # ridgeline.analyzer.gpus.GPU
+    gpu: object  # ridgeline.analyzer.kernels.gpus.GPU
 
     @property
     def cc(self) -> str:
@@ -78,8 +78,8 @@ class Device:
 
 
 def _catalogue_gpu(name: str):
-    """The catalogue entry for ``name`` via ridgeline.analyzer.gpus.lookup."""
-    from ridgeline.analyzer.gpus import lookup
+    """The catalogue entry for ``name`` via ridgeline.analyzer.kernels.gpus.lookup."""
+    from ridgeline.analyzer.kernels.gpus import lookup
 
     gpu, _note = lookup(name)
     return gpu

@@ -139,7 +139,7 @@ def latency_text(row: dict) -> str:
 
     busiest = row.get("busiest_roof_fraction")
     mean = (row.get("duration_s") or 0.0) / max(int(row.get("launches") or 1), 1)
-    from ridgeline.analyzer.latency import bound_label
+    from ridgeline.analyzer.kernels.latency import bound_label
 
     word = bound_label("latency", row.get("latency_kind"))
     return (f"{word}: no roof explains its time (" + (f"busiest roof at {_pct(busiest)}, " if busiest is not None

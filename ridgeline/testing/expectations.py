@@ -243,7 +243,7 @@ def _options(path: Path, prof: dict) -> dict[str, Any]:
     if "config" in prof:
         out["config"] = path.parent / str(prof["config"])
     if "interval" in prof:
-        from ridgeline.analyzer.telemetry import parse_duration_s
+        from ridgeline.analyzer.fleet.telemetry import parse_duration_s
 
         out["interval_s"] = parse_duration_s(prof["interval"], what=f"{path}: [profile] interval")
     if "start" in prof:

@@ -1,7 +1,7 @@
 """Kernel groups and how a test picks them: by family, by exact name, or by a regex.
 
 A *kernel group* is what the rules call a subject: the launches of one kernel (its label from
-``ridgeline.analyzer.families``, else its short or full name) on one GPU at one precision.
+``ridgeline.analyzer.kernels.families``, else its short or full name) on one GPU at one precision.
 :func:`kernel_table` aggregates the ROOFLINE table of an :class:`~ridgeline.result.AnalysisResult`
 into one row per group with the same sums the rules use (``ridgeline.rules.kernels``):
 intensity over the launches where FLOPs and DRAM bytes were both measured, fraction of roof as
@@ -21,7 +21,7 @@ from typing import Any
 
 # bound values a test may name; the analyzer's own values are added from the data. ``latency`` is
 # the whole latency class (launch-bound and stall-bound together); ``launch`` and ``stall`` are its
-# two kinds (ridgeline.analyzer.latency: ``bound == "latency"`` with that ``latency_kind``)
+# two kinds (ridgeline.analyzer.kernels.latency: ``bound == "latency"`` with that ``latency_kind``)
 KNOWN_BOUNDS = ("compute", "memory", "latency", "launch", "stall", "unknown")
 LATENCY_KINDS = ("launch", "stall")
 
@@ -48,7 +48,7 @@ def with_families(df):
     if ("kernel_label" in df.columns and "kernel_family" in df.columns
             and df.get_column("kernel_label").null_count() < df.height):
         return df
-    from ridgeline.analyzer.families import family_columns
+    from ridgeline.analyzer.kernels.families import family_columns
 
     return family_columns(df)
 
@@ -61,7 +61,7 @@ def launch_rows(df):
     rules' subjects) and ``family`` added: what :func:`kernel_table` groups by :data:`GROUP_KEYS`."""
     import polars as pl
 
-    from ridgeline.analyzer.latency import with_latency_kind
+    from ridgeline.analyzer.kernels.latency import with_latency_kind
 
     c = pl.col
     return with_latency_kind(with_families(df)).with_columns(
@@ -72,7 +72,7 @@ def launch_rows(df):
 
 def known_families(table=None) -> set[str]:
     """Family names a selector may use: the analyzer's vocabulary and every family in ``table``."""
-    from ridgeline.analyzer.families import FAMILIES
+    from ridgeline.analyzer.kernels.families import FAMILIES
 
     names = set(FAMILIES)
     if table is not None and "family" in table.columns:
@@ -140,7 +140,7 @@ def kernel_table(result):
         _bytes=null_sum(c("dram_bytes"), paired),
         _paired_s=null_sum(c("duration_s"), paired),
         # roof fraction: the duration-weighted mean of the launches' roof_fraction, the SUMMARY
-        # table's definition (ridgeline.analyzer.roofline.summarize), so `check --write` records
+        # table's definition (ridgeline.analyzer.kernels.roofline.summarize), so `check --write` records
         # the figure `analyze` prints. Not time_to_roof / duration: time_to_roof never goes below
         # the launch floor, so on a 2.6 us launch that ratio reads 0.77 where the launch runs at 3%
         # of its roof (issue 20, item 10).

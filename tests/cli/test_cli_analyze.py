@@ -234,7 +234,7 @@ def test_parser_fixtures_analyze(capsys, path):
     # --gpu names the GPU of exports that do not; raw-units-row.csv names H100 and V100 itself.
     # --gpu must agree with the compute capability a fixture records: the catalogue's default
     # GPU of that CC (H100 SXM when none is recorded)
-    from ridgeline.analyzer.gpus import catalogue
+    from ridgeline.analyzer.kernels.gpus import catalogue
     from ridgeline.pipeline import read_kernel_files
 
     names_devices = path.name == "raw-units-row.csv"

@@ -41,7 +41,7 @@ def test_compressed_telemetry_is_named_as_such(tmp_path):
     import gzip
 
     from ridgeline.errors import InputError
-    from ridgeline.parsers.telemetry import scan_telemetry
+    from ridgeline.parsers.telemetry.reader import scan_telemetry
 
     gz = tmp_path / "metrics.prom.gz"
     gz.write_bytes(gzip.compress(b"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 50\n"))
@@ -69,7 +69,7 @@ def test_grouped_finding_lines_keep_a_space_before_the_impact_and_fit_80_columns
 def test_fleet_summary_separates_memory_bound_time_from_idle_tensor_time():
     import polars as pl
 
-    from ridgeline.analyzer.telemetry import fleet_summary
+    from ridgeline.analyzer.fleet.summary import fleet_summary
 
     base = {"host": "n1", "gpu": 0, "gpu_instance": None, "span_s": 300.0, "excluded": None,
             "has_profiling": True, "allocated_idle_s": 0.0}

@@ -4,7 +4,7 @@ Two kinds of input per reader: arbitrary bytes behind the prefix that makes dete
 reader, and mutants of the real fixtures (byte flips, truncation, duplicated and deleted lines,
 huge and odd numbers, odd unicode). Each goes through the readers' API
 (:func:`ridgeline.pipeline.analyze_paths`, which detects, reads, checks and reduces; and
-:func:`ridgeline.parsers.telemetry.scan_telemetry` collected) and through the CLI's exit codes.
+:func:`ridgeline.parsers.telemetry.reader.scan_telemetry` collected) and through the CLI's exit codes.
 Anything but a :class:`~ridgeline.errors.RidgelineError` escaping is a failure.
 
 Profiles: ``ridgeline-ci`` (default, a few dozen examples per test: seconds) and
@@ -96,7 +96,7 @@ def mutants(draw):
 def _through_readers(data: bytes, suffix: str = ".txt") -> None:
     """analyze_paths and scan_telemetry on ``data``: a RidgelineError is fine, nothing else is."""
     from ridgeline.parsers.guard import collect_guarded
-    from ridgeline.parsers.telemetry import scan_telemetry
+    from ridgeline.parsers.telemetry.reader import scan_telemetry
     from ridgeline.pipeline import analyze_paths
 
     with tempfile.TemporaryDirectory() as tmp:

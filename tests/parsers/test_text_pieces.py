@@ -15,8 +15,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from ridgeline.errors import InputError
-from ridgeline.parsers import dcgm_dmon, dcgm_exporter, nvidia_smi
-from ridgeline.parsers.telemetry import Options
+from ridgeline.parsers.telemetry import dcgm_dmon, dcgm_exporter, nvidia_smi
+from ridgeline.parsers.telemetry.reader import Options
 from ridgeline.parsers.text_chunks import line_chunks
 
 ROOT = Path(__file__).resolve().parents[2]

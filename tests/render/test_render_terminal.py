@@ -56,9 +56,9 @@ def test_top_limits_the_table(result):
 
 
 def test_windows_are_rendered_by_the_telemetry_renderer(result, monkeypatch):
-    fake = types.ModuleType("ridgeline.render.telemetry")
+    fake = types.ModuleType("ridgeline.render.fleet.telemetry")
     fake.format_windows = lambda r: "WINDOWS GO HERE\n"
-    monkeypatch.setitem(sys.modules, "ridgeline.render.telemetry", fake)
+    monkeypatch.setitem(sys.modules, "ridgeline.render.fleet.telemetry", fake)
     result.windows = object()
     assert "WINDOWS GO HERE" in format_result(result)
 

@@ -136,7 +136,7 @@ def test_sorting_works_and_nothing_is_fetched(browser, page_file, tmp_path):
     assert out["sortedDesc"] == ["42.1%", "26.3%", "21.1%", "5.3%", "2.6%", "2.6%"]
     # by name (localeCompare): the names that start with a letter come in alphabetical order
     letters = [n for n in out["byName"] if n[0].isalpha()]
-    # (the table shows each kernel's label: what it is, ridgeline.analyzer.families)
+    # (the table shows each kernel's label: what it is, ridgeline.analyzer.kernels.families)
     assert letters == sorted(letters, key=str.lower) and len(letters) == 5
     assert letters[0] == "cuBLAS gemv_bf16" and letters[1].startswith("cuBLAS sm90 xmma gemm")
     assert SCRIPT_NAME in out["byName"]

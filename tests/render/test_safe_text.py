@@ -88,7 +88,7 @@ def test_csv_cells(cell, expected):
 def test_csv_table_cells_are_made_safe():
     import polars as pl
 
-    from ridgeline.render.tables import safe_cells
+    from ridgeline.render.kernels.tables import safe_cells
 
     df = pl.DataFrame({"name": ["ok", "=1+1", "k\x1b]0;t\x07", None], "n": [1, -2, 3, 4]})
     out = safe_cells(df)

@@ -83,7 +83,7 @@ def test_kernel_names_use_a_wider_terminal():
 
 def test_long_host_names_get_room_when_there_is_some():
     from ridgeline.pipeline import analyze_paths
-    from ridgeline.render.telemetry import format_telemetry_report
+    from ridgeline.render.fleet.telemetry import format_telemetry_report
 
     host = "gpu-node-0042.us-east-1.cluster.example.com"
     res = analyze_paths([DEMO / "infer-0.dmon"], host=host)

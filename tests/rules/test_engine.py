@@ -361,7 +361,7 @@ def test_rules_run_on_classifier_output():
     """KERNEL rows -> classify() -> run_rules(): the contract columns the rules read exist and agree."""
     import polars as pl
 
-    from ridgeline.analyzer.roofline import classify
+    from ridgeline.analyzer.kernels.roofline import classify
     from ridgeline.analyzer.schema import KERNEL_COLUMNS, polars_schema
 
     schema = polars_schema(KERNEL_COLUMNS)
@@ -375,7 +375,7 @@ def test_rules_run_on_classifier_output():
         }
         for i in range(4)
     ]
-    # an LLM's RMSNorm: the decode words (tokens, batch) are for LLM work (ridgeline.analyzer.workload)
+    # an LLM's RMSNorm: the decode words (tokens, batch) are for LLM work (ridgeline.analyzer.kernels.workload)
     rows.append({"id": "norm", "kernel_name": "vllm::rms_norm_kernel", "short_name": "rms_norm_kernel",
                  "device_name": "NVIDIA H100 80GB HBM3", "duration_s": 1e-12, "flops_fp32": 1e3, "dram_bytes": 1e3})
     kernels = pl.DataFrame([{c: r.get(c) for c in schema} for r in rows], schema=schema)

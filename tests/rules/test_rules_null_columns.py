@@ -54,7 +54,7 @@ def _analysis(name):
 
 def _ctx(result, *, kernels=None, summary=None, windows=None) -> Context:
     """A fresh context (the rules' per-context cache lives in ``extra``) like the pipeline's."""
-    from ridgeline.analyzer.gpus import lookup
+    from ridgeline.analyzer.kernels.gpus import lookup
 
     return Context(
         kernels=result.kernels if kernels is None else kernels,
@@ -199,7 +199,7 @@ def test_rl107_skips_a_gemv_without_precision():
     ridge) is left out instead of ending the run (float(None) before the fix)."""
     from rule_cases import H100_BF16, H100_BW, launch, run
 
-    from ridgeline.rules.rl107_profile_dominated_by_one_regime import ProfileDominatedByOneRegime
+    from ridgeline.rules.kernel.rl107_profile_dominated_by_one_regime import ProfileDominatedByOneRegime
 
     gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n"
     # compute-bound GEMM: 1e12 FLOP over 1e9 B (intensity 1000 > ridge 989e12/3.35e12 = 295)

@@ -127,7 +127,7 @@ def test_chunk_plan_really_splits(prom):
     start, end = parse_time(FROM), parse_time(TO)
     one = pull(prom.url, start=start, end=end, step_s=ps.STEP_S)
     many = pull(prom.url, start=start, end=end, step_s=ps.STEP_S, max_points=500, hosts_per_query=1)
-    from ridgeline.parsers.dcgm_fields import FIELDS
+    from ridgeline.parsers.telemetry.dcgm_fields import FIELDS
 
     n_fields = len(FIELDS)  # 24 activity/clock/memory fields + 13 health fields (XID, ECC, remap, links)
     assert one.chunks == n_fields  # one request per field

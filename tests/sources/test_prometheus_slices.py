@@ -1,4 +1,4 @@
-"""A long pull is reduced one time slice of one host at a time (ridgeline.analyzer.telemetry_slices)
+"""A long pull is reduced one time slice of one host at a time (ridgeline.analyzer.fleet.slices)
 and gives the same windows as the whole-host reduction, whatever the slice length; no step reads
 more than one slice. A fake Prometheus on loopback answers ``query_range`` for three days of
 SYNTHETIC series built here (values from the formulas in ``_value``), with what crosses a
@@ -107,7 +107,7 @@ def _pull(url, tmp_path, slice_s, **kw):
 
 def _whole(pulled, **kw):
     """The reference: each host's rows reduced whole (the reduction before time slices)."""
-    from ridgeline.analyzer.telemetry_partitions import reduce_partitions
+    from ridgeline.analyzer.fleet.partitions import reduce_partitions
 
     return reduce_partitions([[("long", pulled.spill.host_frame(h))] for h in pulled.spill.hosts()], **kw)
 

@@ -117,7 +117,7 @@ def test_cli_pull_removes_its_temporary_folder(fleet, tmp_path, monkeypatch):
 
 
 def test_spill_dedupe_keeps_the_first_and_recounts(tmp_path):
-    from ridgeline.parsers.telemetry import finish
+    from ridgeline.parsers.telemetry.reader import finish
 
     def rows(host, values, uuid="U"):
         return finish(pl.DataFrame({
@@ -141,7 +141,7 @@ def test_spill_dedupe_keeps_the_first_and_recounts(tmp_path):
 
 
 def test_spill_order_follows_the_plan_not_arrival(tmp_path):
-    from ridgeline.parsers.telemetry import finish
+    from ridgeline.parsers.telemetry.reader import finish
 
     def one(value):
         return finish(pl.DataFrame({"timestamp": [dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)], "host": "a",

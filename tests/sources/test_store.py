@@ -8,7 +8,7 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from ridgeline.parsers.telemetry import finish, scan_telemetry
+from ridgeline.parsers.telemetry.reader import finish, scan_telemetry
 from ridgeline.sources.store import save
 
 T0 = dt.datetime(2026, 1, 5, 23, 50, tzinfo=dt.timezone.utc)  # ten minutes before midnight

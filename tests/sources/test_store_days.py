@@ -1,5 +1,5 @@
-"""A store's long history reduced one UTC day at a time (ridgeline.parsers.telemetry._host_items,
-ridgeline.analyzer.telemetry_slices with wide slices): the windows and sample counts equal the
+"""A store's long history reduced one UTC day at a time (ridgeline.parsers.telemetry.reader._host_items,
+ridgeline.analyzer.fleet.slices with wide slices): the windows and sample counts equal the
 whole-host reduction's, for windows that cross midnight, a warm-up, gaps and blank values, on
 the local and the Dask engine; a host whose footers do not place its files in their days, or
 that another input names too, is read whole. Stores are written here by the store's own writer
@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from ridgeline.parsers import telemetry_table
-from ridgeline.parsers.telemetry import finish, scan_telemetry_sources, telemetry_partitions
+from ridgeline.parsers.telemetry import table as telemetry_table
+from ridgeline.parsers.telemetry.reader import finish, scan_telemetry_sources, telemetry_partitions
 from ridgeline.pipeline import reduce_telemetry
 from ridgeline.sources.store import save
 

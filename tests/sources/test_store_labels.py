@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from ridgeline import synth
 from ridgeline.attribution import telemetry_groups
 from ridgeline.cli import cli
-from ridgeline.parsers.telemetry import scan_telemetry
+from ridgeline.parsers.telemetry.reader import scan_telemetry
 from ridgeline.pipeline import reduce_telemetry
 from ridgeline.sources.store import save
 
@@ -180,9 +180,9 @@ def test_dask_engine_gives_the_local_groups(fleet):
 
 
 def test_label_runs_read_file_by_file_equal_the_long_tables(fleet):
-    from ridgeline.analyzer.groups import label_runs, label_runs_in_chunks
-    from ridgeline.parsers.telemetry import Options
-    from ridgeline.parsers.telemetry_table import label_chunks
+    from ridgeline.analyzer.fleet.groups import label_runs, label_runs_in_chunks
+    from ridgeline.parsers.telemetry.reader import Options
+    from ridgeline.parsers.telemetry.table import label_chunks
 
     _src, store = fleet
     chunks = label_chunks(store, opts=Options())
@@ -215,7 +215,7 @@ def test_label_runs_in_chunks_of_untidy_rows_equal_label_runs():
     hand-over inside one scrape) and a GPU that skips a chunk: the runs of the rows at once."""
     import datetime as dt
 
-    from ridgeline.analyzer.groups import label_runs, label_runs_in_chunks
+    from ridgeline.analyzer.fleet.groups import label_runs, label_runs_in_chunks
 
     t0 = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
     rows = []

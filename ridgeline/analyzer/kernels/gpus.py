@@ -1,0 +1,381 @@
+"""The GPU catalogue: datasheet roofs as data (``gpus.json``), and name matching.
+
+Each entry gives dense (non-sparse) peak FLOP/s per precision and the DRAM bandwidth, with
+the datasheet it came from. Peaks ncu measured for a run always win over these numbers
+(see :mod:`ridgeline.analyzer.kernels.roofline`); the catalogue is the fallback and the reference.
+A device it does not know gets roofs derived from its recorded attributes
+(:mod:`ridgeline.analyzer.kernels.archrates`, ``origin = "derived-from-device-attributes"``).
+
+Coverage: NVIDIA GPUs people profile ML work on since Volta, datacenter, workstation and
+GeForce (``segment``), grouped in ``ridgeline gpus`` by segment and architecture (docs/gpus.md).
+Figures not printed on the named source are listed in ``derived`` and equal SMs x per-SM rate
+(archrates.RATES) x clock; tests/analyzer/kernels/test_gpus_catalogue.py holds every entry to that.
+GeForce tensor figures are the FP32-accumulate rates (half the FP16-accumulate rate for
+fp16/bf16, tf32 and fp8), what cuBLAS and PyTorch use; ``tensor_fp32_accumulate`` ("half" /
+"full") overrides the segment's default (A10G: half; TITAN RTX: full).
+
+Matching a name (the ncu device name, or what a user typed after ``--gpu``):
+
+1. exact alias, compared after normalization (case, spaces, dashes and the words
+   ``NVIDIA``/``GeForce``/``Tesla``/``GRID`` ignored): ``NVIDIA H100 80GB HBM3`` -> ``H100 SXM``;
+   aliases hold the names ncu, nvidia-smi and DCGM record (``NVIDIA GeForce RTX 5090``,
+   ``NVIDIA A800-SXM4-80GB``, ``Tesla V100S-PCIE-32GB``);
+2. a bare family name picks the family's most common variant and says so:
+   ``H100`` -> ``H100 SXM``, ``A100`` -> ``A100 SXM 80GB``;
+3. the longest alias the name starts with (``NVIDIA A100-SXM4-80GB MIG 3g.40gb`` ->
+   ``A100 SXM 80GB``), with a note;
+4. otherwise :class:`~ridgeline.errors.UsageError` listing close matches.
+
+Your own GPUs: ``[tool.ridgeline.gpus."NAME"]`` tables in ``ridgeline.toml`` / ``pyproject.toml``
+with the catalogue's own keys (:data:`ENTRY_KEYS`), checked like the bundled entries (a missing,
+zero or negative peak is one clear line); :func:`configure` adds them, ahead of the bundled
+catalogue (a configured name or alias wins over a bundled one)::
+
+    [tool.ridgeline.gpus."Lab GPU"]          # an illustration, not a real part's figures
+    aliases = ["NVIDIA Lab GPU 48GB"]         # the device name ncu records
+    cc = "8.9"
+    sm_count = 100
+    memory_bytes = 48e9
+    dram_bw_bytes_per_s = 1.0e12
+    peak_flops = { fp32 = 50e12, fp16_tensor = 200e12 }   # dense, at boost clock
+    source = "where the figures come from (the vendor's datasheet)"
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+
+from ridgeline.errors import UsageError
+
+PRECISIONS = (
+    "fp64",
+    "fp32",
+    "fp16",
+    "tf32_tensor",
+    "fp16_tensor",
+    "fp8_tensor",
+    "int8_tensor",
+    "fp64_tensor",
+)
+TENSOR_PRECISIONS = tuple(p for p in PRECISIONS if p.endswith("_tensor"))
+CUDA_CORE_PRECISIONS = tuple(p for p in PRECISIONS if not p.endswith("_tensor"))
+
+# labels for tables: what people call each precision key
+PRECISION_LABELS = {
+    "fp64": "FP64",
+    "fp32": "FP32",
+    "fp16": "FP16",
+    "tf32_tensor": "TF32 TC",
+    "fp16_tensor": "BF16/FP16 TC",
+    "fp8_tensor": "FP8 TC",
+    "int8_tensor": "INT8 TC",
+    "fp64_tensor": "FP64 TC",
+}
+
+# words device names carry that say nothing about the part ("GRID A100-10C" is a vGPU on an A100)
+_NOISE_WORDS = ("nvidia", "geforce", "tesla", "grid")
+SEGMENTS = ("datacenter", "workstation", "geforce")
+
+
+@dataclasses.dataclass(frozen=True)
+class GPU:
+    """One catalogue entry. FLOP/s are dense peaks at boost clock."""
+
+    name: str
+    family: str
+    aliases: tuple[str, ...]
+    cc: str
+    sm_count: int
+    memory_bytes: int
+    dram_bw_bytes_per_s: float
+    peak_flops: dict[str, float]
+    source: str
+    notes: str = ""
+    derived: tuple[str, ...] = ()
+    family_default: bool = False
+    # SM clock each datasheet figure assumes (precision key or "default" -> Hz), where known:
+    # lets a datasheet roof be scaled to the clock an export recorded, as ncu's own peaks are
+    datasheet_clock_hz: dict[str, float] = dataclasses.field(default_factory=dict)
+    # "datacenter", "workstation" or "geforce" ("" when not said): groups the listing, and a
+    # GeForce part runs fp16/bf16/tf32/fp8 tensor work with FP32 accumulate at half rate
+    segment: str = ""
+    # "half" or "full": the rate of fp16/bf16/tf32/fp8 tensor work with FP32 accumulate ("" ->
+    # half on GeForce parts, full elsewhere; the A10G and TITAN RTX say so explicitly)
+    tensor_fp32_accumulate: str = ""
+    # "catalogue" (bundled or configured entry) or "derived-from-device-attributes"
+    origin: str = "catalogue"
+    # precision -> the formula a derived figure came from (derived GPUs only)
+    derivation: dict[str, str] = dataclasses.field(default_factory=dict)
+
+    @property
+    def arch(self) -> str:
+        """Architecture name from the compute capability ("Hopper"); "CC x.y" when not tabled."""
+        from ridgeline.analyzer.kernels.archtable import arch_name
+
+        return arch_name(self.cc) or f"CC {self.cc}"
+
+    @property
+    def half_rate_accumulate(self) -> bool:
+        """True for parts that run FP32-accumulate tensor work at half rate (GeForce)."""
+        if self.tensor_fp32_accumulate:
+            return self.tensor_fp32_accumulate == "half"
+        return self.segment == "geforce"
+
+    def datasheet_clock(self, precision: str) -> float | None:
+        """SM clock (Hz) the datasheet's figure for ``precision`` assumes; None when not known."""
+        return self.datasheet_clock_hz.get(precision, self.datasheet_clock_hz.get("default"))
+
+    def peak(self, precision: str) -> float | None:
+        """Dense peak FLOP/s for a precision key, None when the GPU cannot run it."""
+        return self.peak_flops.get(precision)
+
+    def ridge(self, precision: str) -> float | None:
+        """Ridge point in FLOP/byte: peak FLOP/s for ``precision`` / DRAM bandwidth."""
+        peak = self.peak_flops.get(precision)
+        if peak is None or not self.dram_bw_bytes_per_s:
+            return None
+        return peak / self.dram_bw_bytes_per_s
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "family": self.family,
+            "aliases": list(self.aliases),
+            "cc": self.cc,
+            "sm_count": self.sm_count,
+            "memory_bytes": self.memory_bytes,
+            "dram_bw_bytes_per_s": self.dram_bw_bytes_per_s,
+            "peak_flops_per_s": {p: self.peak_flops[p] for p in PRECISIONS if p in self.peak_flops},
+            "ridge_flop_per_byte": {p: self.ridge(p) for p in PRECISIONS if p in self.peak_flops},
+            "derived": list(self.derived),
+            "arch": self.arch,
+            "segment": self.segment or None,
+            "origin": self.origin,
+            "datasheet_clock_hz": dict(self.datasheet_clock_hz),
+            "source": self.source,
+            "notes": self.notes,
+        }
+
+
+def _word_ends(name: str) -> set[int]:
+    """Offsets in ``normalize(name)`` where a word of ``name`` ends (letters/digits runs)."""
+    text = name.lower()
+    for word in _NOISE_WORDS:
+        text = re.sub(rf"\b{word}\b", " ", text)
+    ends, n = set(), 0
+    for word in re.findall(r"[a-z0-9]+", text):
+        n += len(word)
+        ends.add(n)
+    return ends
+
+
+# suffix words that make a different part of a catalogue name (checked on normalized text)
+_OTHER_CHIP = re.compile(r"laptop|mobile|notebook|^ti|^super|^d\b", re.IGNORECASE)
+
+
+def normalize(name: str) -> str:
+    """Lower-case, drop vendor words and everything but letters and digits."""
+    text = name.lower()
+    for word in _NOISE_WORDS:
+        text = re.sub(rf"\b{word}\b", " ", text)
+    return re.sub(r"[^a-z0-9]", "", text)
+
+
+# keys of one catalogue entry: required ones, then optional ones
+REQUIRED_KEYS = ("cc", "sm_count", "memory_bytes", "dram_bw_bytes_per_s", "peak_flops", "source")
+OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes", "segment",
+                 "tensor_fp32_accumulate")
+ENTRY_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+_CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
+
+
+def _positive(value, what: str, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value <= 0:
+        raise UsageError(f"{where}: {what} must be a number > 0, got {value!r}")
+    return float(value)
+
+
+def parse_entry(name: str, entry, *, where: str) -> GPU:
+    """One catalogue entry (bundled or configured) as a :class:`GPU`; UsageError naming ``where``
+    and the key for anything missing, unknown, zero, negative or of the wrong type."""
+    if not isinstance(entry, dict):
+        raise UsageError(f"{where}: expected a table of {', '.join(REQUIRED_KEYS)}, got {entry!r}")
+    unknown = sorted(set(entry) - set(ENTRY_KEYS))
+    if unknown:
+        raise UsageError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(ENTRY_KEYS)}")
+    missing = [k for k in REQUIRED_KEYS if k not in entry]
+    if missing:
+        raise UsageError(f"{where}: missing {', '.join(missing)} (every GPU needs {', '.join(REQUIRED_KEYS)})")
+    peaks_raw = entry["peak_flops"]
+    if not isinstance(peaks_raw, dict) or not peaks_raw:
+        raise UsageError(f"{where}: peak_flops must be a table of precision = FLOP/s "
+                         f"(keys {', '.join(PRECISIONS)}), got {peaks_raw!r}")
+    bad = sorted(set(peaks_raw) - set(PRECISIONS))
+    if bad:
+        raise UsageError(f"{where}: peak_flops: unknown precision {bad[0]!r}; known: {', '.join(PRECISIONS)}")
+    peaks = {k: _positive(v, f"peak_flops.{k}", where) for k, v in peaks_raw.items() if v is not None}
+    if not peaks:
+        raise UsageError(f"{where}: peak_flops has no peak")
+    cc = str(entry["cc"]).strip()
+    if not _CC_RE.match(cc):
+        raise UsageError(f"{where}: cc must be a compute capability such as \"8.9\", got {entry['cc']!r}")
+    sm = entry["sm_count"]
+    if isinstance(sm, bool) or not isinstance(sm, (int, float)) or sm != int(sm) or sm <= 0:
+        raise UsageError(f"{where}: sm_count must be a whole number > 0, got {sm!r}")
+    source = entry["source"]
+    if not isinstance(source, str) or not source.strip():
+        raise UsageError(f"{where}: source must name the datasheet the figures come from")
+    aliases = entry.get("aliases", [])
+    if isinstance(aliases, str) or not isinstance(aliases, (list, tuple)) or not all(isinstance(a, str) for a in aliases):
+        raise UsageError(f"{where}: aliases must be a list of names, got {aliases!r}")
+    segment = str(entry.get("segment", "") or "")
+    if segment and segment not in SEGMENTS:
+        raise UsageError(f"{where}: segment must be one of {', '.join(SEGMENTS)}, got {segment!r}")
+    accumulate = str(entry.get("tensor_fp32_accumulate", "") or "")
+    if accumulate not in ("", "half", "full"):
+        raise UsageError(f"{where}: tensor_fp32_accumulate must be \"half\" or \"full\", got {accumulate!r}")
+    derived = entry.get("derived", ())
+    if isinstance(derived, str) or not all(d in peaks_raw for d in derived):
+        raise UsageError(f"{where}: derived must list precision keys of peak_flops, got {derived!r}")
+    clocks = entry.get("datasheet_clock_hz", {})
+    if not isinstance(clocks, dict):
+        raise UsageError(f"{where}: datasheet_clock_hz must be a table of precision (or default) = Hz")
+    return GPU(
+        name=str(entry.get("name", name)),
+        family=str(entry.get("family", name)),
+        aliases=tuple(aliases),
+        cc=cc,
+        sm_count=int(sm),
+        memory_bytes=int(_positive(entry["memory_bytes"], "memory_bytes", where)),
+        dram_bw_bytes_per_s=_positive(entry["dram_bw_bytes_per_s"], "dram_bw_bytes_per_s", where),
+        peak_flops=peaks,
+        datasheet_clock_hz={k: _positive(v, f"datasheet_clock_hz.{k}", where) for k, v in clocks.items()},
+        source=source.strip(),
+        notes=str(entry.get("notes", "")),
+        derived=tuple(entry.get("derived", ())),
+        family_default=bool(entry.get("family_default", False)),
+        segment=segment,
+        tensor_fp32_accumulate=accumulate,
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled() -> tuple[GPU, ...]:
+    import json
+    from pathlib import Path  # the file beside this module (importlib.resources costs ~4 ms of start-up)
+
+    raw = json.loads(Path(__file__).with_name("gpus.json").read_text("utf-8"))
+    return tuple(parse_entry(e.get("name", "?"), e, where=f"gpus.json: {e.get('name', '?')}") for e in raw["gpus"])
+
+
+# GPUs from [tool.ridgeline.gpus."NAME"] (ridgeline.toml / pyproject.toml), ahead of the bundled ones
+_CONFIGURED: tuple[GPU, ...] = ()
+
+
+def configure(table, *, origin: str = "config") -> list[GPU]:
+    """Add the GPUs of a ``[tool.ridgeline.gpus]`` table (``{name: entry}``) ahead of the bundled
+    catalogue, replacing any configured before; returns them. ``None`` or ``{}`` clears them."""
+    global _CONFIGURED
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise UsageError(f"{origin}: [tool.ridgeline.gpus] must hold one table per GPU, e.g. [tool.ridgeline.gpus.\"H20\"]")
+    gpus = tuple(parse_entry(str(name), entry, where=f'{origin}: [tool.ridgeline.gpus."{name}"]')
+                 for name, entry in table.items())
+    if gpus != _CONFIGURED:
+        _CONFIGURED = gpus
+        _load.cache_clear()
+        _indexes.cache_clear()
+    return list(gpus)
+
+
+@functools.lru_cache(maxsize=1)
+def _load() -> tuple[GPU, ...]:
+    return _CONFIGURED + _bundled()
+
+
+def configured() -> list[GPU]:
+    """The GPUs added with :func:`configure`."""
+    return list(_CONFIGURED)
+
+
+def catalogue() -> list[GPU]:
+    """Every GPU known: configured ones first, then the bundled catalogue in file order."""
+    return list(_load())
+
+
+HOW_TO_ADD = ('add it to ridgeline.toml as [tool.ridgeline.gpus."NAME"] with cc, sm_count, memory_bytes, '
+              "dram_bw_bytes_per_s, peak_flops and source (see 'ridgeline gpus --help')")
+
+
+@functools.lru_cache(maxsize=1)
+def _indexes() -> tuple[dict[str, GPU], dict[str, GPU]]:
+    aliases: dict[str, GPU] = {}
+    families: dict[str, GPU] = {}
+    for gpu in _load():
+        for alias in (gpu.name, *gpu.aliases):
+            aliases.setdefault(normalize(alias), gpu)
+        if gpu.family_default:
+            families[normalize(gpu.family)] = gpu
+    return aliases, families
+
+
+def lookup(name: str) -> tuple[GPU, str]:
+    """Find a catalogue entry for a device name or a user spelling.
+
+    Returns ``(gpu, note)``; the note says how the name was matched (shown to users).
+    Raises :class:`UsageError` with close matches when nothing fits.
+    """
+    if name is None or not str(name).strip():
+        raise UsageError("empty GPU name; run 'ridgeline gpus' for the known names")
+    key = normalize(str(name))
+    aliases, families = _indexes()
+    gpu = aliases.get(key)
+    if gpu is not None:
+        return gpu, f"'{name}' -> {gpu.name}"
+    gpu = families.get(key)
+    if gpu is not None:
+        others = [g.name for g in _load() if g.family == gpu.family and g is not gpu]
+        extra = f"; other variants: {', '.join(others)} (pass --gpu to pick one)" if others else ""
+        return gpu, f"'{name}' -> {gpu.name} (most common {gpu.family} variant{extra})"
+    # longest alias the name starts with: device names with suffixes (MIG profile, memory size);
+    # the alias must end where a word of the name ends ('h1000' / RTX A1000 is not an H100 / A100)
+    bounds = _word_ends(str(name))
+    # ... unless what follows names another chip: a laptop part, or a Ti/SUPER the catalogue lacks
+    # ('RTX 4090 Laptop GPU' is an AD103 with 76 SMs, not the desktop RTX 4090's 128)
+    bounds = {b for b in bounds if not _OTHER_CHIP.search(key[b:])}
+    best = max((a for a in aliases if len(a) >= 3 and key.startswith(a) and len(a) in bounds), key=len, default=None)
+    if best is not None:
+        gpu = aliases[best]
+        return gpu, f"'{name}' -> {gpu.name} (closest catalogue name; pass --gpu if wrong)"
+    fam = max((f for f in families if len(f) >= 3 and key.startswith(f) and len(f) in bounds), key=len, default=None)
+    if fam is not None:
+        gpu = families[fam]
+        return gpu, f"'{name}' -> {gpu.name} (family match, most common variant; pass --gpu if wrong)"
+    names = [g.name for g in _load()]
+    spelled = {normalize(n): n for n in names}
+    for alias, g in aliases.items():
+        spelled.setdefault(alias, g.name)
+    import difflib
+
+    close = difflib.get_close_matches(key, list(spelled), n=5, cutoff=0.5)
+    close_names = list(dict.fromkeys(spelled[c] for c in close))
+    hint = f"did you mean {', '.join(close_names)}? " if close_names else ""
+    # ~90 names do not fit one line: configured ones, then a few common parts, then where the rest are
+    common = ("H100 SXM", "H200", "B200", "A100 SXM 80GB", "L40S", "L4", "RTX 4090", "RTX 5090")
+    shown = list(dict.fromkeys([g.name for g in _CONFIGURED] + [n for n in common if n in names]))
+    listed = ", ".join(shown) if len(shown) < len(names) else ", ".join(names)
+    more = f" and {len(names) - len(shown)} more ('ridgeline gpus' lists them)" if len(shown) < len(names) else ""
+    raise UsageError(f"unknown GPU {name!r}; {hint}known: {listed}{more}; or {HOW_TO_ADD}")
+
+
+def try_lookup(name: str | None) -> tuple[GPU | None, str]:
+    """Like :func:`lookup` but returns ``(None, reason)`` instead of raising."""
+    if name is None or not str(name).strip():
+        return None, "no device name recorded"
+    try:
+        return lookup(name)
+    except UsageError:
+        return None, f"device {name!r} is not in the GPU catalogue"

@@ -1,0 +1,139 @@
+"""Ranks: several per-rank timeline files read as ONE distributed job, and its straggler.
+
+Where a device's rank comes from (column ``rank_from`` beside ``rank``)
+-----------------------------------------------------------------------
+1. ``trace``: the file records it (PyTorch profiler traces: ``distributedInfo.rank`` and
+   ``world_size``, written by Kineto when torch.distributed is initialised); ``environment``:
+   an Nsight Systems export records the profiled process's environment, where the launcher put
+   the rank (``RANK``, ``OMPI_COMM_WORLD_RANK``, ``PMI_RANK``, ``SLURM_PROCID``...:
+   :mod:`ridgeline.parsers.timeline.rank_env`).
+2. ``file name``: several timeline files, none recording a rank, each with one device, and each
+   name carrying a distinct rank number (``rank3``, ``rank_3``, ``rank-3``, ``.r3.``, ``_r3_``).
+3. ``file order``: as 2 where the names do not tell: the files sorted by path are ranks 0..n-1
+   (a guess, and the column says so).
+
+A file holding several devices without a recorded rank gets no rank (one process may drive
+several GPUs; numbering them would be invented). Per-rank nsys exports without a rank in the
+environment take 2 or 3.
+
+The per-rank table (:func:`rank_table`)
+---------------------------------------
+One row per device with a rank: compute (``compute_busy_s``), communication (``comm_busy_s``),
+exposed communication (``comm_exposed_s``), idle (``idle_s``), capture, and the compute time
+relative to the median of the ranks. Terminal, Markdown, JSON and HTML show it when at least
+two devices carry ranks.
+
+The straggler (:func:`straggler`, rule RL411)
+---------------------------------------------
+In a synchronous job every rank waits in the collective for the slowest to arrive: a collective
+kernel spins until all peers join, so the waiting shows up as *exposed communication* on the
+fast ranks. The straggler is the rank whose compute time is the longest, when
+
+* it exceeds the median compute of the other ranks by at least ``min_excess`` (a share), and
+* the other ranks' median exposed communication is at least ``min_wait`` x that excess (they
+  really waited, rather than running at their own pace), and is longer than the straggler's.
+
+Evidence: the straggler's compute vs the others' median, the others' median exposed
+communication and the straggler's. The job-time it costs (``impact_s``) is bounded by both
+figures: ``min(excess, others' median exposed comm)``; as a share of the straggler's capture.
+"""
+
+from __future__ import annotations
+
+import re
+
+RANK_NAME_RE = re.compile(r"(?i)(?:rank[-_]?|(?:^|[-_.])r)(\d{1,5})(?=$|[-_.])")
+
+RANK_TABLE_COLUMNS = ("rank", "source", "device", "rank_from", "capture_s", "compute_busy_s", "comm_busy_s",
+                      "comm_exposed_s", "idle_s", "compute_vs_median")
+
+
+def rank_from_name(path: str) -> int | None:
+    """The rank number a file name carries (``trace_rank3.json``, ``r3.sqlite``), else None."""
+    from pathlib import Path
+
+    name = Path(path).name
+    m = RANK_NAME_RE.search(name)
+    return int(m.group(1)) if m else None
+
+
+def fill_ranks(devices):
+    """``devices`` (TIMELINE_DEVICE_COLUMNS frame) with ``rank``/``rank_from`` filled where the files
+    did not record them (module docstring: file name, else file order)."""
+    import polars as pl
+
+    if devices is None or not devices.height or "rank" not in devices.columns:
+        return devices
+    per_source = devices.group_by("source").agg(pl.len().alias("n"), pl.col("rank").is_not_null().any().alias("has"))
+    if per_source.height < 2 or per_source.get_column("has").any():
+        return devices
+    if (per_source.get_column("n") > 1).any():
+        return devices
+    sources = sorted(per_source.get_column("source").to_list())
+    named = [rank_from_name(s) for s in sources]
+    if None not in named and len(set(named)) == len(named):
+        ranks, how = named, "file name"
+    else:
+        ranks, how = list(range(len(sources))), "file order"
+    mapping = dict(zip(sources, ranks))
+    return devices.with_columns(
+        pl.col("source").replace_strict(mapping, default=None, return_dtype=pl.Int64).alias("rank"),
+        pl.lit(how).alias("rank_from"),
+    )
+
+
+def ranked(devices):
+    """The devices that carry a rank, by rank; None unless at least two distinct ranks (one process
+    driving four GPUs is rank 0 four times, not a job of four ranks)."""
+    import polars as pl
+
+    if devices is None or not devices.height or "rank" not in devices.columns:
+        return None
+    d = devices.filter(pl.col("rank").is_not_null() & (pl.col("capture_s") > 0))
+    return d.sort("rank", "source", "device") if d.get_column("rank").n_unique() >= 2 else None
+
+
+def rank_table(devices):
+    """Per-rank table (RANK_TABLE_COLUMNS), or None when fewer than two devices carry a rank."""
+    import polars as pl
+
+    d = ranked(devices)
+    if d is None:
+        return None
+    med = d.get_column("compute_busy_s").median()
+    return d.with_columns(
+        (pl.col("compute_busy_s") / med if med else pl.lit(None, dtype=pl.Float64)).alias("compute_vs_median"),
+    ).select(RANK_TABLE_COLUMNS)
+
+
+def straggler(devices, *, min_excess: float = 0.1, min_wait: float = 0.5) -> dict | None:
+    """The straggling rank's row and evidence (module docstring), or None."""
+    d = ranked(devices)
+    if d is None:
+        return None
+    rows = [r for r in d.iter_rows(named=True) if (r.get("comm_busy_s") or 0) > 0]
+    if len(rows) < 2:
+        return None
+    slow = max(rows, key=lambda r: (r["compute_busy_s"] or 0.0, -r["rank"]))
+    others = [r for r in rows if r is not slow]
+    import statistics  # (here: ~1.5 ms of import a one-rank run does not need)
+
+    med = statistics.median(r["compute_busy_s"] or 0.0 for r in others)
+    excess = (slow["compute_busy_s"] or 0.0) - med
+    if med <= 0 or excess / med < min_excess:
+        return None
+    wait = statistics.median(r["comm_exposed_s"] or 0.0 for r in others)
+    own_wait = slow["comm_exposed_s"] or 0.0
+    if wait < min_wait * excess or wait <= own_wait:
+        return None
+    return {
+        "row": slow,
+        "ranks": len(rows),
+        "compute_s": slow["compute_busy_s"],
+        "others_median_compute_s": med,
+        "excess_s": excess,
+        "excess_share": excess / med,
+        "others_median_exposed_s": wait,
+        "own_exposed_s": own_wait,
+        "impact_s": min(excess, wait),
+    }

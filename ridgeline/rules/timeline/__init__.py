@@ -1,0 +1,1 @@
+"""RL4xx: rules on timelines and ranks (one rule per module; common: shared wording)."""

@@ -1,0 +1,89 @@
+"""RL411 straggler-rank."""
+
+from __future__ import annotations
+
+from ridgeline.rules import kernels as K
+from ridgeline.rules.timeline import common as T
+from ridgeline.rules.base import Context, Evidence, Finding, Rule
+
+
+class StragglerRank(Rule):
+    """One rank computes longer than the others while they wait in collectives.
+
+    What it finds
+    -------------
+    A job of per-rank timelines (devices carrying ``rank``: Kineto ``distributedInfo.rank``, or
+    one file per rank, see ``ridgeline.analyzer.timeline.ranks``) where the rank with the longest
+    compute time (``compute_busy_s``: union of its non-communication kernels) exceeds the median
+    of the other ranks by at least ``min_excess`` of that median, and the other ranks' median
+    exposed communication (``comm_exposed_s``) is at least ``min_wait`` x the excess and longer
+    than the straggler's own: the others sat in collectives waiting for it.
+
+    Why it matters
+    --------------
+    A synchronous job runs at the pace of its slowest rank. Every collective waits until the
+    last rank arrives, so one slow rank's extra compute is paid by every other GPU as idle
+    communication time; its fix speeds up the whole job, while tuning the other ranks buys
+    nothing.
+
+    What to do
+    ----------
+    Find why that rank does more or slower work: uneven data (sequence lengths, padding,
+    MoE expert load — balance the batches or the experts), uneven model partitioning (pipeline
+    stages, tensor shards), or a slower GPU (clocks, thermal or power throttling, a degraded
+    link: compare its telemetry with the others'). Then look at its own timeline.
+
+    Example
+    -------
+    ``rank 2 (rank2.json gpu:0)``: ``rank 2 computes 12.0 ms, 3.00x the other 3 ranks' median
+    4.0 ms, while they wait 8.0 ms (median) exposed in collectives (rank 2: 2.0 ms)``.
+    """
+
+    code = "RL411"
+    name = "straggler-rank"
+    severity = "warning"
+    family = "timeline"
+    thresholds = {
+        "min_excess": (0.1, "fires when the slowest rank's compute exceeds the other ranks' median by this share"),
+        "min_wait": (0.5, "and the other ranks' median exposed communication is at least this multiple of the excess"),
+    }
+
+    def check(self, ctx: Context) -> list[Finding]:
+        from pathlib import Path
+
+        from ridgeline.analyzer.timeline.ranks import straggler
+
+        tl = ctx.timeline
+        if tl is None:
+            return []
+        s = straggler(tl.devices, min_excess=self.params["min_excess"], min_wait=self.params["min_wait"])
+        if s is None:
+            return []
+        r = s["row"]
+        dev = "gpu:?" if r["device"] is None else f"gpu:{r['device']}"
+        others = s["ranks"] - 1
+        share = s["impact_s"] / r["capture_s"] if r["capture_s"] else None
+        return [self.finding(
+            subject=f"rank {r['rank']} ({Path(r['source']).name} {dev})",
+            message=(f"rank {r['rank']} computes {K.fmt_s(s['compute_s'])}, "
+                     f"{s['compute_s'] / s['others_median_compute_s']:.2f}x the other {others} rank(s)' median "
+                     f"{K.fmt_s(s['others_median_compute_s'])}, while they wait {K.fmt_s(s['others_median_exposed_s'])} "
+                     f"(median) exposed in collectives (rank {r['rank']}: {K.fmt_s(s['own_exposed_s'])})"
+                     + (f"; ranks from {r['rank_from']}" if r.get("rank_from") and r["rank_from"] != "trace" else "")),
+            remedy=("Balance that rank's work (sequence lengths, padding, MoE expert load, pipeline/tensor shards) or "
+                    "check its GPU (clocks, throttling, links against the others' telemetry); the other ranks gain "
+                    "nothing from tuning until it catches up."),
+            evidence=(
+                Evidence("rank", r["rank"], "count", "measured"),
+                Evidence("compute_busy_s", s["compute_s"], "s", "measured"),
+                Evidence("others_median_compute_s", s["others_median_compute_s"], "s", "derived"),
+                Evidence("excess_s", s["excess_s"], "s", "derived"),
+                Evidence("others_median_comm_exposed_s", s["others_median_exposed_s"], "s", "derived"),
+                Evidence("comm_exposed_s", s["own_exposed_s"], "s", "derived"),
+                Evidence("ranks", s["ranks"], "count", "measured"),
+            ),
+            impact_s=s["impact_s"],
+            impact_share=share,
+            confidence="derived",
+            subject_kind="timeline",
+        )]
