@@ -272,7 +272,7 @@ def test_docs_show_the_trend_and_cron():
     assert "ridgeline diff nights/ tonight.json" in text or "ridgeline diff \"$OUT/nights\"" in text
     for key in ("trend_k", "trend_min_baselines", "trend_window", "1.4826"):
         assert key in text
-    assert os.path.exists(ROOT / "ridgeline" / "analyzer" / "trend.py")
+    assert os.path.exists(ROOT / "ridgeline" / "analyzer" / "nightly" / "trend.py")
 
 
 # ------------------------------------------------------------------------------------------
