@@ -508,11 +508,16 @@ def write(expect_path: str | Path, profiles: Sequence[str | Path] = (), *, gpu: 
         old["gpu"] = gpu
         options = dict(options, gpu=gpu)
     profiles = [Path(p) for p in profiles]
+    from ridgeline.outpaths import refuse_over_inputs  # (the file's own profile paths too)
+
+    refuse_over_inputs([("check --write", expect_path)], profiles)
     result = analyze_paths(profiles, **options)
     text = render(result, expect_path=expect_path, profiles=profiles, min_share=min_share,
                   tolerance=tolerance, min_severity=min_severity or "warning", profile_options=old)
+    from ridgeline.atomic import write_text
+
     try:
-        expect_path.write_text(text, encoding="utf-8")
+        write_text(expect_path, text)
     except OSError as err:
         raise UsageError(f"cannot write {expect_path}: {err.strerror or err}") from None
     return text, result
