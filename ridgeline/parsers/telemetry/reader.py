@@ -297,12 +297,17 @@ def scan_telemetry_sources(
     sources: list[TelemetrySource] = []
     inputs: list[InputInfo] = []
     skipped: list[Skipped] = []
-    for path, explicit in expand_paths(paths):
+    expanded = expand_paths(paths)
+    if strict_folders:  # --strict given: what no reader may open in a folder is refused, all named at once
+        from ridgeline.parsers.paths import refuse_unusable
+
+        refuse_unusable((p, why) for p, explicit in expanded if not explicit for why in [not_regular(p)] if why)
+    for path, explicit in expanded:
         why_not = None if explicit else not_regular(path)
         if why_not is not None:  # never opened (a FIFO would block)
             if strict_folders:
                 raise InputError(path, "expected a regular file", actual=why_not)
-            skipped.append(Skipped(str(path), "file", f"not a regular file: {why_not} (found in a folder)"))
+            skipped.append(Skipped(str(path), "file", f"not read: {why_not} (found in a folder)"))
             continue
         kind = detect_telemetry_format(path)
         if kind is None:
