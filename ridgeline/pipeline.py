@@ -232,6 +232,9 @@ def analyze_paths(
     tel_files: list[Path] = []
     tl_files: list[Path] = []
     found_in_folders: set[str] = set()  # a bad one of these is skipped and listed, not fatal
+    from ridgeline.parsers.paths import links_out
+
+    _add_notes(result, links_out(paths, files))
     if strict_folders:  # --strict given: what no reader may open in a folder is refused, all named at once
         from ridgeline.parsers.paths import refuse_unusable
 

@@ -66,6 +66,28 @@ def refuse_unusable(found) -> None:
                      actual=why)
 
 
+def _inside(path, folder) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def links_out(paths, files) -> list[str]:
+    """Notes naming each file a folder walk found (``files``: ``(path, explicit)``) that is a
+    symbolic link to a file outside the folder given (``paths``): it is read with the folder's
+    files, as the walk found it, and said, so a trace from elsewhere (another job's rank) is never
+    joined to the folder's without a word."""
+    folders = [Path(p) for p in paths if Path(p).is_dir()]
+    out = []
+    for f, explicit in files:
+        if explicit or not Path(f).is_symlink() or not Path(f).is_file():
+            continue
+        folder = next((d for d in folders if Path(f).is_relative_to(d)), None)
+        if folder is not None and not _inside(f, folder):
+            out.append(f"{f}: a symbolic link to a file outside {folder} ({os.path.realpath(f)}); read with the "
+                       "folder's files (a per-rank trace is joined to the job as any other)")
+    return out
+
+
 def walk(folder: Path) -> list[Path]:
     """Every entry under ``folder`` (sorted; hidden names and what is under hidden folders left
     out) that is not a folder: regular files and the entries :func:`not_regular` names alike."""

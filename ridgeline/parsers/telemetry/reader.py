@@ -298,6 +298,10 @@ def scan_telemetry_sources(
     inputs: list[InputInfo] = []
     skipped: list[Skipped] = []
     expanded = expand_paths(paths)
+    from ridgeline.parsers.paths import links_out
+
+    for note in links_out([paths] if isinstance(paths, (str, os.PathLike)) else paths, expanded):
+        opts.note(note)
     if strict_folders:  # --strict given: what no reader may open in a folder is refused, all named at once
         from ridgeline.parsers.paths import refuse_unusable
 
