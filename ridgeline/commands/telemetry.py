@@ -85,7 +85,11 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     check_by(by, jobs)  # a bad --by before any file is read
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
-    _refuse_overwriting_inputs(output, paths)
+    _refuse_overwriting_inputs(output, paths, also=(jobs, config))
+    if prom.get("prom_save"):
+        from ridgeline.outpaths import refuse_store_over_inputs
+
+        refuse_store_over_inputs("--save", prom["prom_save"], [*paths, jobs])
     cfg = load_config(_config(config))
     notes: list[str] = []
     if engine != "dask" and (scheduler or workers):

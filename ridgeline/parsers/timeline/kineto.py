@@ -616,13 +616,12 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     host_api = None
     if stats["runtime"]:
         host_api = "Kineto " + ("HIP" if stats["hip"] else "CUDA") + " runtime events"
-    dist = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
-    rank, world = _int(dist.get("rank")), _int(dist.get("world_size"))
+    from ridgeline.parsers.timeline.rank_env import checked_rank
+
+    rank, world = checked_rank(meta.get("distributedInfo"), path, notes)
     return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
                           host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor, framework="pytorch",
-                          rank=rank if rank is not None and rank >= 0 else None,
-                          world_size=world if world is not None and world > 0 else None,
-                          rank_from="trace" if rank is not None and rank >= 0 else None)
+                          rank=rank, world_size=world, rank_from="trace" if rank is not None else None)
 
 
 def exact_ns(df):
