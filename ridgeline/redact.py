@@ -59,15 +59,21 @@ def secret_forms(*secrets: str | None, username: str | None = None, password: st
     percent-encoded forms, and the spellings ``written`` on the command line (user info as
     typed in a URL, the URL itself). Longest first, so a longer form is replaced before its parts."""
     import base64
-    from urllib.parse import quote
 
     forms = {s for s in (*secrets, password, *written) if s}
     if username is not None and password:
         pair = f"{username}:{password}"
         forms |= {pair, base64.b64encode(pair.encode("utf-8", "surrogatepass")).decode(),
-                  f"{quote(username, safe='', errors='surrogateescape')}:{quote(password, safe='', errors='surrogateescape')}"}
-    forms |= {quote(f, safe="", errors="surrogateescape") for f in list(forms)}
+                  f"{_quoted(username)}:{_quoted(password)}"}
+    forms |= {_quoted(f) for f in list(forms)}
     return sorted((f for f in forms if f), key=len, reverse=True)
+
+
+def _quoted(text: str) -> str:
+    """``text`` percent-encoded as in a URL's user info (undecodable characters kept escaped)."""
+    from urllib.parse import quote
+
+    return quote(text, safe="", errors="surrogateescape")
 
 
 def _forget_all() -> None:

@@ -37,6 +37,7 @@ def send(handler, body: bytes, code: int = 200, headers=(), length: bool = True)
         handler.send_header(k, v)
     if length:
         handler.send_header("Content-Length", str(len(body)))
+    handler.send_header("Connection", "close")  # one request per connection: no reuse race
     handler.end_headers()
     handler.wfile.write(body)
 
@@ -81,7 +82,7 @@ class Server:
         self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.http.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
-        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.http.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
 
 @contextlib.contextmanager

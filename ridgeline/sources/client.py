@@ -45,7 +45,13 @@ class PrometheusError(RidgelineError):
 
 
 class ChunkFailed(Exception):
-    """A request that failed in a way another chunk might not (after retries)."""
+    """A request that failed in a way another chunk might not (after retries). ``unanswered``:
+    no usable answer came (timed out, no connection, larger than ``--max-answer``), as opposed
+    to an answer that was an error; the pull gives up when its first requests all end so."""
+
+    def __init__(self, text: str, *, unanswered: bool = False):
+        super().__init__(text)
+        self.unanswered = unanswered
 
 
 class _Retry(Exception):
@@ -86,6 +92,9 @@ def _left(timeout: float | None, error) -> float | None:
     at = getattr(_deadline, "at", None)
     if at is None:
         return timeout
+    stop = getattr(_deadline, "stop", None)
+    if stop is not None and stop.is_set():  # the pull was given up (Client.stop): end this request too
+        raise error("the pull was stopped")
     left = at - _time.monotonic()
     if left <= 0:
         raise error("the request's --timeout has passed")
@@ -207,12 +216,18 @@ class Client:
         except (OSError, ValueError) as err:
             raise UsageError(f"cannot set up the HTTP client for {self.url}: {self._redact(str(err))}") from None
         self.deadline_pools = bound_by_deadlines(self._http)
+        self._stop = threading.Event()  # set by stop(): requests in flight end at their next read
         self._httpx = httpx
         self.retries = retries
         self.backoff_s = backoff_s
 
     def close(self) -> None:
         self._http.close()
+
+    def stop(self) -> None:
+        """Give up: every request in flight ends at its next network operation (a read waits
+        at most until its next byte or its deadline), none starts."""
+        self._stop.set()
 
     def _redact(self, text: str) -> str:
         for s in self._secrets:
@@ -227,6 +242,7 @@ class Client:
         """One attempt: ``(response, body bytes)``, redirects followed, everything by the deadline."""
         httpx = self._httpx
         _deadline.at = _time.monotonic() + self.timeout_s
+        _deadline.stop = self._stop
         try:
             method = "POST" if data is not None else "GET"
             request = self._http.build_request(method, path, params=params, data=data)
@@ -261,7 +277,7 @@ class Client:
                 raise self._fatal(tls) from None
             raise _Retry(_transport_reason(err)) from None
         finally:
-            _deadline.at = None
+            _deadline.at = _deadline.stop = None
 
     def _read(self, resp, path: str) -> bytes:
         """The body, decoded, at most ``max_answer_bytes``; by the deadline."""
@@ -277,7 +293,7 @@ class Client:
                               "gzip only (Accept-Encoding) and reads gzip, deflate or plain answers")
         length = resp.headers.get("content-length", "")
         if not codings and length.isdigit() and int(length) > cap:
-            raise ChunkFailed(self._redact(too_big + f" (Content-Length {int(length):,})"))
+            raise ChunkFailed(self._redact(too_big + f" (Content-Length {int(length):,})"), unanswered=True)
         dec = None
         if codings:
             dec = zlib.decompressobj(16 + zlib.MAX_WBITS if codings[0] != "deflate" else zlib.MAX_WBITS)
@@ -296,7 +312,7 @@ class Client:
                                       "match the body: a damaged gzip body?)") from None
             out += raw
             if len(out) > cap:
-                raise ChunkFailed(self._redact(too_big))
+                raise ChunkFailed(self._redact(too_big), unanswered=True)
         if dec is not None and not dec.eof and out:
             raise self._fatal(f"the answer from {path} does not decode (the gzip body is cut short)")
         return bytes(out)
@@ -306,7 +322,10 @@ class Client:
         """``data`` of a Prometheus answer; retries transient failures, raises PrometheusError for
         fatal ones and ChunkFailed for what survives the retries."""
         last = ""
+        unanswered = True  # every attempt so far timed out or could not connect
         for attempt in range(self.retries + 1):
+            if self._stop.is_set():
+                raise ChunkFailed("not asked: the pull was stopped")
             if attempt:
                 _time.sleep(min(self.backoff_s * 2 ** (attempt - 1), RETRY_AFTER_MAX_S))
             try:
@@ -314,6 +333,7 @@ class Client:
             except _Retry as why:
                 last = str(why)
                 continue
+            unanswered = False
             if resp.status_code in (401, 403):
                 raise self._fatal(f"HTTP {resp.status_code} {resp.reason_phrase}: the server refused the "
                                   "credentials (check --bearer-token-file/--bearer-token-env or --basic-auth)")
@@ -328,7 +348,8 @@ class Client:
                 continue
             return self._answer(resp, body, path)
         tries = self.retries + 1
-        raise ChunkFailed(self._redact(f"{last} (after {tries} attempt{'s' if tries > 1 else ''})"))
+        raise ChunkFailed(self._redact(f"{last} (after {tries} attempt{'s' if tries > 1 else ''})"),
+                          unanswered=unanswered)
 
     def _answer(self, resp, body: bytes, path: str) -> Any:
         import json

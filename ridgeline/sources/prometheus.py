@@ -413,7 +413,7 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
         return result
 
     failed = []
-    n_points = repeats = outside = 0
+    n_points = repeats = outside = answered = unanswered = 0
     seen_fields: set[str] = set()
     done = 0
     def convert(chunk: Chunk, result: list) -> None:
@@ -467,7 +467,17 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                         result = fut.result()
                     except _ChunkFailed as err:
                         failed.append((chunk, str(err)))
+                        unanswered += err.unanswered
+                        if not answered and unanswered >= concurrency and done + 1 < len(chunks):
+                            # the first --concurrency requests all went without a usable answer (timed
+                            # out, no connection, over --max-answer) and none was answered: the others
+                            # would end the same; say so now, not after each has waited out --timeout
+                            client.stop()
+                            raise client._fatal(f"the first {unanswered} requests all went unanswered "
+                                                f"({failed[0][1]}); stopped before the other "
+                                                f"{len(chunks) - done - 1}") from None
                     else:
+                        answered += 1
                         del fut
                         convert(chunk, result)
                         del result
