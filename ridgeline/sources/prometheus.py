@@ -473,8 +473,8 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                             # out, no connection, over --max-answer) and none was answered: the others
                             # would end the same; say so now, not after each has waited out --timeout
                             client.stop()
-                            raise client._fatal(f"the first {unanswered} requests all went unanswered "
-                                                f"({failed[0][1]}); stopped before the other "
+                            raise client._fatal(f"the first {unanswered} requests all ended without a usable "
+                                                f"answer ({failed[0][1]}); stopped before the other "
                                                 f"{len(chunks) - done - 1}") from None
                     else:
                         answered += 1
