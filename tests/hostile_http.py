@@ -69,7 +69,7 @@ class Server:
             def _any(self):
                 path = self.path.split("?")[0]
                 n = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(n) if n else b""
+                body = self.body = self.rfile.read(n) if n else b""  # the POSTed form, for answers that need it
                 outer.seen.append((path, self.command, self.headers.get("Authorization"), body))
                 try:
                     answer(self, path, self.command)

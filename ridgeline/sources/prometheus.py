@@ -392,7 +392,8 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
     from ridgeline.errors import InputError
     from ridgeline.parsers.telemetry.prometheus_json import check_series
     from ridgeline.parsers.telemetry.reader import finish
-    from ridgeline.sources.spill import SAMPLE_KEY
+    from ridgeline.parsers.telemetry.common import workload_labels
+    from ridgeline.sources.spill import LABEL_ID, SAMPLE_KEY
 
     skipped = [] if skipped is None else skipped
     index = {id(c): i for i, c in enumerate(chunks)}
@@ -433,7 +434,8 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                 continue
             n_points += len(points)
             seen_fields.add(fd.canonical)
-            frames.append(series_frame(labels, points, fd))
+            lid = spill.label_id(workload_labels(labels))  # the series' labels as a number (Spill.add)
+            frames.append(series_frame(labels, points, fd).with_columns(pl.lit(lid, pl.UInt32).alias(LABEL_ID)))
         if frames:
             frame = pl.concat(frames, how="vertical")
             del frames
@@ -448,7 +450,8 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                 frame = frame.filter(inside)
             kept = frame.unique(subset=SAMPLE_KEY, keep="first", maintain_order=True)
             repeats += frame.height - kept.height
-            spill.add(index[id(chunk)], group_of[chunk.hosts], finish(kept, source=client.url))
+            spill.add(index[id(chunk)], group_of[chunk.hosts],
+                      finish(kept, source=client.url).with_columns(kept.get_column(LABEL_ID)))
 
     # at most concurrency + QUEUED requests submitted at once, each answer converted, written to the
     # spill and dropped as soon as it arrives: the answers alive at any time are those few, whatever
