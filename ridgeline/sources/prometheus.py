@@ -18,8 +18,12 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
   fields and selector asked) has more than ``hosts_per_query`` values, each request names one
   group of hosts (``Hostname=~"a|b|..."``), plus one request for series without the label, so a
   request stays far below the server's 50 M samples per query;
-* requests run ``concurrency`` at a time; a timeout, a connection error, HTTP 429 or 5xx is
-  retried ``retries`` times with exponential backoff (``Retry-After`` honoured, capped);
+* requests run ``concurrency`` at a time, each bounded whole by ``timeout_s`` and its answer by
+  ``max_answer_bytes`` (:mod:`ridgeline.sources.client`); a timeout, a connection error, HTTP 429
+  or 5xx is retried ``retries`` times with exponential backoff (``Retry-After`` honoured,
+  capped); when the first ``concurrency`` requests all end without a usable answer and none was
+  answered, the pull stops with one line; points outside a request's span are dropped, counted
+  in a note;
 * each answer is converted as it arrives, its repeated samples dropped, and written to a
   temporary per-host, per-time-slice Parquet folder (:mod:`ridgeline.sources.spill`), then
   dropped: at most ``concurrency + 1`` answers are alive at once, each at most one slice long;
@@ -35,7 +39,8 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
 Errors that make the whole pull pointless are one :class:`PrometheusError` line (exit 2): a
 server that cannot be reached, HTTP 401/403, a query the server rejects (a bad ``--match``), an
 answer that is not the Prometheus API. Secrets (bearer token, password, user info in the URL)
-never appear in messages, notes or ``inputs``.
+never appear in messages, notes or ``inputs``: the URL is read once by
+:func:`ridgeline.sources.url.parse` and shown without its user info.
 
 Prometheus semantics to know: ``query_range`` returns, at each step, the latest sample at most
 5 minutes old (the server's lookback delta), so a series that stops is repeated for up to 5

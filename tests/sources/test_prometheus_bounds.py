@@ -315,3 +315,20 @@ def test_a_pull_whose_first_requests_all_go_unanswered_stops(kind):
     text = str(err.value)
     assert "the first 3 requests all ended without a usable answer" in text and "stopped before the other" in text
     assert asked <= 6 and took < 2.5, (asked, took)  # about one wave of --concurrency, not 12 timeouts
+
+
+@pytest.mark.parametrize("text, expected", [("256MiB", 256 * 2**20), ("1GiB", 2**30), ("500MB", 500 * 10**6),
+                                            ("64k", 65536), ("4096", 4096)])
+def test_max_answer_sizes(text, expected):
+    from ridgeline.sources.client import parse_size
+
+    assert parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "lots", "10", "-5MiB", "1TiB"])
+def test_max_answer_refuses_what_is_no_size(text):
+    from ridgeline.errors import UsageError
+    from ridgeline.sources.client import parse_size
+
+    with pytest.raises(UsageError, match="--max-answer"):
+        parse_size(text)
