@@ -111,10 +111,12 @@ def _say(text: str) -> None:
 
 def _tell(message: str) -> None:
     """One line on stderr; a path or quoted input in it shown with its control characters escaped
-    (ridgeline.render.safe_text.inline), so an error message cannot drive the terminal or a CI log."""
+    (ridgeline.render.safe_text.inline), so an error message cannot drive the terminal or a CI log;
+    a secret this run was given shown as ``***`` (ridgeline.redact)."""
+    from ridgeline.redact import redact  # a secret quoted by a library or a server: *** (issue 35)
     from ridgeline.render.safe_text import for_output, inline
 
-    click.echo(for_output(inline(message)), err=True)
+    click.echo(for_output(inline(redact(message))), err=True)
 
 
 def _emit(text: str, output: str | None, *, colour: bool = False, commands: bool = True) -> None:
