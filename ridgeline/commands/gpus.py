@@ -18,11 +18,14 @@ def gpus_cmd(name, fmt, config=None):
 
     Ridge point = peak FLOP/s / DRAM bandwidth: kernels whose arithmetic intensity
     is below it are memory-bound. Peaks are dense (no sparsity), at boost clock.
+    NVIDIA and AMD Instinct GPUs, listed by vendor; an AMD row is one device as HIP
+    sees it (an MI250 is two: the row is one GCD).
 
     \b
     Examples:
       ridgeline gpus                 # every GPU, ridge points per precision
       ridgeline gpus h100            # one GPU in detail, with its datasheet
+      ridgeline gpus mi300x
       ridgeline gpus --format json
 
     \b
@@ -37,6 +40,8 @@ def gpus_cmd(name, fmt, config=None):
       dram_bw_bytes_per_s = 1.0e12
       peak_flops = { fp32 = 50e12, fp16_tensor = 200e12 }
       source = "the datasheet you took the figures from"
+    An AMD GPU: vendor = "AMD", gfx = "gfx942" and cu_count (compute units) in place of
+    cc and sm_count.
     """
     import json
 
@@ -51,10 +56,12 @@ def gpus_cmd(name, fmt, config=None):
         if fmt == "json":
             _say(json.dumps(gpu.to_dict() | {"match": note}, indent=2))
             return
+        target = (f"{gpu.vendor} {gpu.arch}, {gpu.gfx} (HIP {gpu.hip_cc})" if gpu.vendor == "AMD"
+                  else f"{gpu.arch}, compute capability {gpu.cc}")
         lines = [
             f"{gpu.name}  ({note})",
-            f"  {gpu.arch}, compute capability {gpu.cc}{', ' + gpu.segment if gpu.segment else ''}, "
-            f"{gpu.sm_count} SMs, {gpu.memory_bytes / 1e9:.0f} GB, "
+            f"  {target}{', ' + gpu.segment if gpu.segment else ''}, "
+            f"{gpu.sm_count} {gpu.unit}s, {gpu.memory_bytes / 1e9:.0f} GB, "
             f"DRAM {gpu.dram_bw_bytes_per_s / 1e12:.3g} TB/s",
             f"  {'precision':<14}{'peak TFLOP/s':>14}{'ridge FLOP/B':>14}",
         ]
@@ -85,24 +92,37 @@ def gpus_cmd(name, fmt, config=None):
 
     from ridgeline.analyzer.kernels.gpus import configured
 
-    # grouped by segment, then architecture (newest first), so ~90 entries stay readable
+    # grouped by vendor, then segment, then architecture (newest first), so ~90 entries stay readable
     mine = {id(g) for g in configured()}
     titles = {"datacenter": "Datacenter", "workstation": "Workstation", "geforce": "GeForce"}
     groups: dict[tuple, list] = {}
     for g in gpus:
         seg = "configured" if id(g) in mine else (g.segment or "other")
-        cc = tuple(int(x) for x in g.cc.split("."))
-        groups.setdefault((seg, cc, g.arch), []).append(g)
+        if g.vendor == "AMD":  # gfx942 -> (9, 4, 2): newest first, as compute capabilities sort
+            from ridgeline.analyzer.kernels.archtable import hip_version
+
+            key, label = tuple(int(x) for x in (hip_version(g.gfx) or "0.0").split(".")) + (int(g.gfx[-1], 16),), g.gfx
+        else:
+            key, label = tuple(int(x) for x in g.cc.split(".")), f"CC {g.cc}"
+        groups.setdefault((g.vendor, seg, key, g.arch, label), []).append(g)
     seg_order = {"configured": 0, "datacenter": 1, "workstation": 2, "geforce": 3, "other": 4}
+    vendor_order = {"NVIDIA": 0, "AMD": 1}
     width = max(15, *(len(g.name) + 2 for g in gpus))  # 19 for the bundled names: 80 columns
     _say("Ridge points, FLOP/byte = dense peak FLOP/s / DRAM B/s ('-': no such unit)")
     _say(f"{'GPU':<{width}}{'TB/s':>5}" + "".join(f"{short[p]:>7}" for p in PRECISIONS))
-    for seg, cc, arch in sorted(groups, key=lambda k: (seg_order.get(k[0], 9), tuple(-x for x in k[1]))):
+    vendor_titles = {"NVIDIA": "NVIDIA", "AMD": "AMD Instinct (one device per row: an MI250 row is one GCD)"}
+    shown_vendor = None
+    for vendor, seg, key, arch, label in sorted(groups, key=lambda k: (vendor_order.get(k[0], 9),
+                                                                       seg_order.get(k[1], 9), tuple(-x for x in k[2]))):
+        if vendor != shown_vendor:
+            _say(f"== {vendor_titles.get(vendor, vendor)} ==")
+            shown_vendor = vendor
         title = "Your GPUs (config)" if seg == "configured" else titles.get(seg, "Other")
-        _say(f"{title}, {arch} (CC {'.'.join(map(str, cc))})")
-        for g in groups[(seg, cc, arch)]:
+        _say(f"{title}, {arch} ({label})")
+        for g in groups[(vendor, seg, key, arch, label)]:
             _say(f"  {g.name:<{width - 2}}{g.dram_bw_bytes_per_s / 1e12:>5.2f}"
                        + "".join(f"{ridge(g.ridge(p)):>7}" for p in PRECISIONS))
-    _say("tc = tensor cores (BF16tc: fp16 and bf16 inputs; GeForce: FP32-accumulate rate).")
+    _say("tc = tensor cores, AMD: matrix cores (BF16tc: fp16 and bf16 inputs; GeForce:")
+    _say("FP32-accumulate rate). AMD FP32: the packed/matrix FP32 ceiling.")
     _say("Details and sources: ridgeline gpus NAME")
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ridgeline.analyzer.kernels.archtable import RATES, arch_name  # noqa: F401  (re-exported)
+from ridgeline.analyzer.kernels.archtable import AMD_RATES, RATES, arch_name  # noqa: F401  (re-exported)
 
 #: tensor precisions a GeForce part runs at half rate with FP32 accumulate (int8 keeps its rate)
 HALF_RATE_ON_GEFORCE = ("tf32_tensor", "fp16_tensor", "fp8_tensor")
@@ -57,6 +57,24 @@ def per_sm_rate(cc: str | None, precision: str, *, half_accumulate: bool = False
         if half_accumulate and precision in HALF_RATE_ON_GEFORCE and cc not in ("7.0", "8.0", "9.0", "10.0"):
             rate /= 2
     return float(rate)
+
+
+def per_cu_rate(gfx: str | None, precision: str) -> float | None:
+    """Dense FLOP per compute unit per clock for ``precision`` on an AMD gfx target
+    (:data:`~ridgeline.analyzer.kernels.archtable.AMD_RATES`); None when the CU has no such unit
+    (or the target is not in the table)."""
+    entry = AMD_RATES.get(str(gfx).lower()) if gfx else None
+    rate = entry[1].get(precision) if entry else None
+    return float(rate) if rate is not None else None
+
+
+def unit_rate(gpu, precision: str) -> float | None:
+    """Dense FLOP per unit (SM or CU) per clock of a catalogue GPU for ``precision``: the per-SM
+    rate of its compute capability (halved for GeForce FP32-accumulate tensor work) or the per-CU
+    rate of its gfx target."""
+    if getattr(gpu, "vendor", "NVIDIA") == "AMD":
+        return per_cu_rate(gpu.gfx, precision)
+    return per_sm_rate(gpu.cc, precision, half_accumulate=gpu.half_rate_accumulate)
 
 
 def derive_gpu(name: str | None, *, cc: str | None, sm_count: float | None, clock_hz: float | None,

@@ -31,6 +31,36 @@ integer tensor ops run at the full rate on both. Sources, per architecture:
 * 12.0 / 12.1 Blackwell RTX (RTX 50, RTX PRO Blackwell, GB10): Blackwell RTX whitepaper: the
   AD10x per-SM rates (RTX 5090: FP16/FP32-acc 209.5, FP8/FP32-acc 419, INT8 838 TOPS at
   2.407 GHz x 170 SMs); FP4 is counted under fp8_tensor and its 2x rate is not modelled.
+
+AMD Instinct GPUs (:data:`AMD_RATES`) are keyed by their gfx target, not a compute capability:
+HIP reports a major.minor pair for them too (gfx90a: 9.0, gfx942: 9.4, gfx950: 9.5,
+:func:`hip_version`), which collides with CUDA's (9.0 is also Hopper), so an AMD entry has no
+``cc``. Figures are FLOP per **compute unit** (CU) per clock, dense; the keys mean on AMD:
+fp64 = vector FP64, fp64_tensor = matrix (MFMA) FP64, fp16_tensor = matrix FP16/BF16 (CDNA 1
+runs BF16 at half the FP16 rate: the roof is the FP16 one), tf32_tensor = matrix XF32 (CDNA 3
+only), fp8_tensor / int8_tensor = matrix FP8 / INT8, and **fp32 = the CU's FP32 ceiling**: the
+larger of packed vector FP32 (v_pk_fma_f32, CDNA 2 on) and matrix FP32 (MFMA F32), 256 on every
+CDNA part (plain vector FP32 is 128 on CDNA 1 and 2: a kernel may reach twice that). Vector
+FP16 (packed half) is on no datasheet ridgeline cites and is left out. Sources, per target:
+
+* gfx908 CDNA (MI100): ROCm docs, MI100 microarchitecture table (FLOPS/clock/CU: vector FP64 64,
+  matrix FP32 256, vector FP32 128, matrix FP16 1024, matrix BF16 512); INT8 1024 as rocWMMA's
+  MfmaPerfTraits<MI100, int8_t> and AMD's 184.6 TOPS (120 CUs x 1.502 GHz). No FP64 matrix unit
+  (AMD lists FP64 matrix = vector, 11.5 TFLOPS).
+* gfx90a CDNA 2 (MI210, MI250, MI250X): ROCm docs, MI250 microarchitecture table (matrix FP64
+  256, vector FP64 128, matrix FP32 256, packed FP32 256, vector FP32 128, matrix FP16/BF16/INT8
+  1024). No XF32/TF32 and no FP8.
+* gfx942 CDNA 3 (MI300X, MI300A, MI325X): ROCm docs, MI300 microarchitecture table (matrix FP64
+  256, vector FP64 128, matrix and vector FP32 256, TF32 1024, matrix FP16/BF16 2048, FP8 and INT8
+  4096; dense: rocprofiler-compute's speed-of-light config uses 4096 for MFMA F16 and 8192 for
+  INT8 on gfx942, the 2:4-sparse rates).
+* gfx950 CDNA 4 (MI350X, MI355X): FP8 8192 per CU per clock (AMD's ISSCC 2026 paper as reported:
+  doubled from CDNA 3's 4096, 32 CUs per XCD); FP16/BF16 4096, INT8 8192, FP32 256, FP64 vector
+  and matrix 128 are the published MI350X figures (FP16 2.31 PFLOPS, FP8 4.61, INT8 4.61 POPS,
+  FP32 144.2, FP64 72.1 TFLOPS, as a third-party spec page reproduces them) divided by 256 CUs x
+  2.2 GHz, the clock a real MI350X records. Weaker sources than the ROCm tables above: no AMD
+  document ridgeline can cite states the CDNA 4 per-CU rates. No TF32 figure is published (left
+  out); FP6/FP4 (2x FP8) are counted under fp8_tensor and their rate is not modelled.
 """
 
 from __future__ import annotations
@@ -60,3 +90,31 @@ def arch_name(cc: str | None) -> str | None:
     """Architecture name for a compute capability ("9.0" -> "Hopper"); None when unknown."""
     entry = RATES.get(str(cc)) if cc else None
     return entry[0] if entry else None
+
+
+# (gfx target) -> architecture name and dense FLOP per compute unit per clock per precision key
+AMD_RATES: dict[str, tuple[str, dict[str, float]]] = {
+    "gfx908": ("CDNA", {"fp64": 64, "fp32": 256, "fp16_tensor": 1024, "int8_tensor": 1024}),
+    "gfx90a": ("CDNA 2", {"fp64": 128, "fp32": 256, "fp16_tensor": 1024, "int8_tensor": 1024, "fp64_tensor": 256}),
+    "gfx942": ("CDNA 3", {"fp64": 128, "fp32": 256, "tf32_tensor": 1024, "fp16_tensor": 2048, "fp8_tensor": 4096,
+                          "int8_tensor": 4096, "fp64_tensor": 256}),
+    "gfx950": ("CDNA 4", {"fp64": 128, "fp32": 256, "fp16_tensor": 4096, "fp8_tensor": 8192, "int8_tensor": 8192,
+                          "fp64_tensor": 128}),
+}
+
+
+def amd_arch_name(gfx: str | None) -> str | None:
+    """Architecture name for an AMD gfx target ("gfx942" -> "CDNA 3"); None when not tabled."""
+    entry = AMD_RATES.get(str(gfx).lower()) if gfx else None
+    return entry[0] if entry else None
+
+
+def hip_version(gfx: str | None) -> str | None:
+    """The major.minor pair HIP reports for a gfx target (hipDeviceProp_t major/minor, what
+    PyTorch's Kineto writes as computeMajor/computeMinor): the digits before the last two are the
+    major version, the next one (hex) the minor, the last the stepping: gfx90a -> "9.0",
+    gfx942 -> "9.4", gfx950 -> "9.5", gfx1201 -> "12.0". None for anything else."""
+    import re
+
+    m = re.fullmatch(r"gfx([0-9]{1,2})([0-9a-f])([0-9a-f])", str(gfx or "").strip().lower())
+    return f"{int(m.group(1))}.{int(m.group(2), 16)}" if m else None

@@ -7,9 +7,14 @@ A device it does not know gets roofs derived from its recorded attributes
 (:mod:`ridgeline.analyzer.kernels.archrates`, ``origin = "derived-from-device-attributes"``).
 
 Coverage: NVIDIA GPUs people profile ML work on since Volta, datacenter, workstation and
-GeForce (``segment``), grouped in ``ridgeline gpus`` by segment and architecture (docs/gpus.md).
-Figures not printed on the named source are listed in ``derived`` and equal SMs x per-SM rate
-(archrates.RATES) x clock; tests/analyzer/kernels/test_gpus_catalogue.py holds every entry to that.
+GeForce (``segment``), and AMD Instinct GPUs since the MI100 (``vendor = "AMD"``), grouped in
+``ridgeline gpus`` by vendor, segment and architecture (docs/gpus.md). An AMD entry names its
+gfx target (``gfx``, e.g. ``gfx942``) instead of a CUDA compute capability (``cc`` is ``""``) and
+counts compute units (``cu_count`` in the file, :attr:`GPU.sm_count` in code: the vendor's unit);
+one entry is one device as HIP and PyTorch see it (an MI250 is two devices, one per GCD: the
+entry is the GCD). Figures not printed on the named source are listed in ``derived`` and equal
+units x per-unit rate (archrates.RATES by compute capability, archtable.AMD_RATES by gfx target)
+x clock; tests/analyzer/kernels/test_gpus_catalogue.py holds every entry to that.
 GeForce tensor figures are the FP32-accumulate rates (half the FP16-accumulate rate for
 fp16/bf16, tf32 and fp8), what cuBLAS and PyTorch use; ``tensor_fp32_accumulate`` ("half" /
 "full") overrides the segment's default (A10G: half; TITAN RTX: full).
@@ -74,9 +79,11 @@ PRECISION_LABELS = {
     "fp64_tensor": "FP64 TC",
 }
 
-# words device names carry that say nothing about the part ("GRID A100-10C" is a vGPU on an A100)
-_NOISE_WORDS = ("nvidia", "geforce", "tesla", "grid")
+# words device names carry that say nothing about the part ("GRID A100-10C" is a vGPU on an A100;
+# "AMD Instinct MI300X" is the MI300X)
+_NOISE_WORDS = ("nvidia", "geforce", "tesla", "grid", "amd", "instinct")
 SEGMENTS = ("datacenter", "workstation", "geforce")
+VENDORS = ("NVIDIA", "AMD")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,13 +115,36 @@ class GPU:
     origin: str = "catalogue"
     # precision -> the formula a derived figure came from (derived GPUs only)
     derivation: dict[str, str] = dataclasses.field(default_factory=dict)
+    # "NVIDIA" or "AMD"; an AMD GPU has a gfx target ("gfx942") and no CUDA compute capability (cc "")
+    vendor: str = "NVIDIA"
+    gfx: str = ""
 
     @property
     def arch(self) -> str:
-        """Architecture name from the compute capability ("Hopper"); "CC x.y" when not tabled."""
-        from ridgeline.analyzer.kernels.archtable import arch_name
+        """Architecture name from the compute capability ("Hopper") or the AMD gfx target ("CDNA 3");
+        "CC x.y" / the gfx target when not tabled."""
+        from ridgeline.analyzer.kernels.archtable import amd_arch_name, arch_name
 
+        if self.vendor == "AMD":
+            return amd_arch_name(self.gfx) or self.gfx
         return arch_name(self.cc) or f"CC {self.cc}"
+
+    @property
+    def unit(self) -> str:
+        """What :attr:`sm_count` counts: "SM" (NVIDIA) or "CU" (AMD compute units)."""
+        return "CU" if self.vendor == "AMD" else "SM"
+
+    @property
+    def target(self) -> str:
+        """The architecture key the per-unit rates are filed under: "CC 9.0" or "gfx942"."""
+        return self.gfx if self.vendor == "AMD" else f"CC {self.cc}"
+
+    @property
+    def hip_cc(self) -> str | None:
+        """The major.minor HIP reports for an AMD GPU (Kineto's computeMajor/Minor): gfx942 -> "9.4"."""
+        from ridgeline.analyzer.kernels.archtable import hip_version
+
+        return hip_version(self.gfx) if self.vendor == "AMD" else None
 
     @property
     def half_rate_accumulate(self) -> bool:
@@ -141,10 +171,13 @@ class GPU:
     def to_dict(self) -> dict:
         return {
             "name": self.name,
+            "vendor": self.vendor,
             "family": self.family,
             "aliases": list(self.aliases),
-            "cc": self.cc,
+            "cc": self.cc or None,
+            "gfx": self.gfx or None,
             "sm_count": self.sm_count,
+            "unit": self.unit,
             "memory_bytes": self.memory_bytes,
             "dram_bw_bytes_per_s": self.dram_bw_bytes_per_s,
             "peak_flops_per_s": {p: self.peak_flops[p] for p in PRECISIONS if p in self.peak_flops},
@@ -183,11 +216,12 @@ def normalize(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text)
 
 
-# keys of one catalogue entry: required ones, then optional ones
+# keys of one catalogue entry: required ones (an NVIDIA GPU's; an AMD GPU's), then optional ones
 REQUIRED_KEYS = ("cc", "sm_count", "memory_bytes", "dram_bw_bytes_per_s", "peak_flops", "source")
-OPTIONAL_KEYS = ("name", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes", "segment",
-                 "tensor_fp32_accumulate")
-ENTRY_KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+AMD_REQUIRED_KEYS = ("gfx", "cu_count", "memory_bytes", "dram_bw_bytes_per_s", "peak_flops", "source")
+OPTIONAL_KEYS = ("name", "vendor", "family", "family_default", "aliases", "datasheet_clock_hz", "derived", "notes",
+                 "segment", "tensor_fp32_accumulate")
+ENTRY_KEYS = REQUIRED_KEYS + ("gfx", "cu_count") + OPTIONAL_KEYS
 _CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 
 
@@ -205,9 +239,20 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     unknown = sorted(set(entry) - set(ENTRY_KEYS))
     if unknown:
         raise UsageError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(ENTRY_KEYS)}")
-    missing = [k for k in REQUIRED_KEYS if k not in entry]
+    vendor = str(entry.get("vendor", "NVIDIA") or "NVIDIA")
+    if vendor not in VENDORS:
+        raise UsageError(f"{where}: vendor must be one of {', '.join(VENDORS)}, got {entry.get('vendor')!r}")
+    amd = vendor == "AMD"
+    required = AMD_REQUIRED_KEYS if amd else REQUIRED_KEYS
+    missing = [k for k in required if k not in entry]
     if missing:
-        raise UsageError(f"{where}: missing {', '.join(missing)} (every GPU needs {', '.join(REQUIRED_KEYS)})")
+        whose = "every AMD GPU needs" if amd else "every GPU needs"
+        raise UsageError(f"{where}: missing {', '.join(missing)} ({whose} {', '.join(required)})")
+    if amd and ("cc" in entry or "sm_count" in entry):
+        raise UsageError(f"{where}: an AMD GPU has no CUDA compute capability and no SMs: give gfx (e.g. \"gfx942\") "
+                         "and cu_count (compute units)")
+    if not amd and ("gfx" in entry or "cu_count" in entry):
+        raise UsageError(f"{where}: gfx and cu_count describe an AMD GPU: add vendor = \"AMD\" (and drop cc, sm_count)")
     peaks_raw = entry["peak_flops"]
     if not isinstance(peaks_raw, dict) or not peaks_raw:
         raise UsageError(f"{where}: peak_flops must be a table of precision = FLOP/s "
@@ -218,12 +263,19 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     peaks = {k: _positive(v, f"peak_flops.{k}", where) for k, v in peaks_raw.items() if v is not None}
     if not peaks:
         raise UsageError(f"{where}: peak_flops has no peak")
-    cc = str(entry["cc"]).strip()
-    if not _CC_RE.match(cc):
-        raise UsageError(f"{where}: cc must be a compute capability such as \"8.9\", got {entry['cc']!r}")
-    sm = entry["sm_count"]
+    if amd:
+        from ridgeline.analyzer.kernels.archtable import hip_version
+
+        cc, gfx, units_key = "", str(entry["gfx"]).strip().lower(), "cu_count"
+        if hip_version(gfx) is None:
+            raise UsageError(f"{where}: gfx must be an AMD gfx target such as \"gfx942\", got {entry['gfx']!r}")
+    else:
+        cc, gfx, units_key = str(entry["cc"]).strip(), "", "sm_count"
+        if not _CC_RE.match(cc):
+            raise UsageError(f"{where}: cc must be a compute capability such as \"8.9\", got {entry['cc']!r}")
+    sm = entry[units_key]
     if isinstance(sm, bool) or not isinstance(sm, (int, float)) or sm != int(sm) or sm <= 0:
-        raise UsageError(f"{where}: sm_count must be a whole number > 0, got {sm!r}")
+        raise UsageError(f"{where}: {units_key} must be a whole number > 0, got {sm!r}")
     source = entry["source"]
     if not isinstance(source, str) or not source.strip():
         raise UsageError(f"{where}: source must name the datasheet the figures come from")
@@ -258,16 +310,46 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
         family_default=bool(entry.get("family_default", False)),
         segment=segment,
         tensor_fp32_accumulate=accumulate,
+        vendor=vendor,
+        gfx=gfx,
     )
 
 
 @functools.lru_cache(maxsize=1)
-def _bundled() -> tuple[GPU, ...]:
+def _raw() -> dict:
     import json
     from pathlib import Path  # the file beside this module (importlib.resources costs ~4 ms of start-up)
 
-    raw = json.loads(Path(__file__).with_name("gpus.json").read_text("utf-8"))
-    return tuple(parse_entry(e.get("name", "?"), e, where=f"gpus.json: {e.get('name', '?')}") for e in raw["gpus"])
+    return json.loads(Path(__file__).with_name("gpus.json").read_text("utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled() -> tuple[GPU, ...]:
+    return tuple(parse_entry(e.get("name", "?"), e, where=f"gpus.json: {e.get('name', '?')}") for e in _raw()["gpus"])
+
+
+@functools.lru_cache(maxsize=1)
+def _generic_patterns() -> tuple[re.Pattern, ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in _raw().get("generic_names", []))
+
+
+def is_generic_name(name: str | None) -> bool:
+    """True for a device name that names no part: empty, or one of gpus.json's ``generic_names``
+    ("AMD Radeon Graphics": what ROCm reports for a device its name table lacks, an Instinct GCD
+    among them; "NVIDIA Graphics Device"; a bare gfx target)."""
+    text = " ".join(str(name or "").split())
+    return not text or any(p.fullmatch(text) for p in _generic_patterns())
+
+
+def shared_name(name: str | None) -> tuple[str, ...]:
+    """The catalogue names a device name stands for when it names more than one part (gpus.json
+    ``shared_names``: ROCm calls both an MI250X GCD and an MI250 GCD "AMD Instinct MI250X/MI250");
+    () for any other name."""
+    key = normalize(str(name or ""))
+    for spelling, names in _raw().get("shared_names", {}).items():
+        if key and normalize(spelling) == key:
+            return tuple(names)
+    return ()
 
 
 # GPUs from [tool.ridgeline.gpus."NAME"] (ridgeline.toml / pyproject.toml), ahead of the bundled ones
@@ -306,8 +388,8 @@ def catalogue() -> list[GPU]:
     return list(_load())
 
 
-HOW_TO_ADD = ('add it to ridgeline.toml as [tool.ridgeline.gpus."NAME"] with cc, sm_count, memory_bytes, '
-              "dram_bw_bytes_per_s, peak_flops and source (see 'ridgeline gpus --help')")
+HOW_TO_ADD = ('add it to ridgeline.toml as [tool.ridgeline.gpus."NAME"] with cc, sm_count (AMD: vendor = "AMD", '
+              "gfx, cu_count), memory_bytes, dram_bw_bytes_per_s, peak_flops and source (see 'ridgeline gpus --help')")
 
 
 @functools.lru_cache(maxsize=1)
@@ -330,6 +412,14 @@ def lookup(name: str) -> tuple[GPU, str]:
     """
     if name is None or not str(name).strip():
         raise UsageError("empty GPU name; run 'ridgeline gpus' for the known names")
+    shared = shared_name(name)
+    if shared:
+        raise UsageError(f"{name!r} is the device name of more than one GPU ({', '.join(shared)}): the device's "
+                         "properties tell them apart where the file records them; else pass --gpu NAME")
+    if is_generic_name(name):
+        raise UsageError(f"{name!r} is a generic device name, not a GPU model (ROCm reports it for devices its name "
+                         "table lacks): the GPU is identified from the device's properties where the file records "
+                         "them; else pass --gpu NAME")
     key = normalize(str(name))
     aliases, families = _indexes()
     gpu = aliases.get(key)
@@ -377,5 +467,7 @@ def try_lookup(name: str | None) -> tuple[GPU | None, str]:
         return None, "no device name recorded"
     try:
         return lookup(name)
-    except UsageError:
+    except UsageError as err:
+        if shared_name(name) or is_generic_name(name):
+            return None, str(err)
         return None, f"device {name!r} is not in the GPU catalogue"

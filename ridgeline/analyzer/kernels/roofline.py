@@ -206,8 +206,11 @@ def match_devices(device_names, *, gpu: GPU | str | None = None,
             cc = (ccs or {}).get(name)
             if cc and cc != forced.cc:
                 shown = f"device {name!r}" if name else "the device"
+                # an AMD entry has no CUDA compute capability: never the GPU of an export that records one
+                what = f"AMD {forced.gfx}, no CUDA compute capability" if forced.vendor == "AMD" else \
+                    f"compute capability {forced.cc}"
                 raise UsageError(
-                    f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}, compute capability {forced.cc}) "
+                    f"--gpu {gpu if isinstance(gpu, str) else forced.name!s} ({forced.name}, {what}) "
                     f"contradicts the export, which records compute capability {cc} for {shown}: drop --gpu, or name "
                     f"a CC {cc} GPU (see 'ridgeline gpus'); to see these kernels on {forced.name}, use --what-if \"{forced.name}\""
                 )

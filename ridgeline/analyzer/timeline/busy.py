@@ -258,8 +258,13 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.ranges import analyze_ranges
     from ridgeline.analyzer.timeline.steps import analyze_steps
 
+    from ridgeline.analyzer.kernels.identify import identification_notes
+
+    # a device named generically ("AMD Radeon Graphics") is identified from its recorded properties
+    notes = identification_notes(tl.devices, getattr(tl, "device_properties", {}) or {}, source=tl.source,
+                                 devices=[r["device"] for r in rows]) if tl.devices else []
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
-                            inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows),
+                            inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows), notes=notes,
                             steps=analyze_steps(acts, tl.api, tl.source),
                             fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source))
 
@@ -332,6 +337,7 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         totals=tot,
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],
+        notes=list(dict.fromkeys(n for p in parts for n in p.notes)),
     )
     from ridgeline.analyzer.timeline.fusion import empty_fusion
     from ridgeline.analyzer.timeline.steps import empty_steps

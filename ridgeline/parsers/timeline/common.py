@@ -27,7 +27,11 @@ class TimelineTables:
 
     ``activities``: TIMELINE table (GPU kernels, copies, memsets); ``api``: HOST_API table or
     None; ``totals``: TIMELINE_TOTALS table (nsys stats summaries) or None; ``devices``:
-    device index -> name; ``kind``: input kind for the inputs list.
+    device index -> name; ``device_properties``: device index -> the properties the file records
+    with the name, under the keys of :data:`ridgeline.analyzer.kernels.identify.PROPERTY_KEYS`
+    (``unit_count``, ``memory_bytes``, ``compute_capability``, ``warp_size``, ``gfx``), so the
+    analyzer can identify a device whose name is generic ("AMD Radeon Graphics"); ``kind``:
+    input kind for the inputs list.
     """
 
     source: str
@@ -36,6 +40,7 @@ class TimelineTables:
     api: Any = None
     totals: Any = None
     devices: dict[int, str] = dataclasses.field(default_factory=dict)
+    device_properties: dict[int, dict] = dataclasses.field(default_factory=dict)
     notes: list[str] = dataclasses.field(default_factory=list)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
     host_calls_total: int = 0  # host calls in the file (HOST_API may hold only the synchronizing ones)

@@ -567,13 +567,17 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         gpus, hosts, launches = [[x] if x is not None else [] for x in (g, h, lr)]
     if not isinstance(meta, dict):
         raise InputError(path, "expected a PyTorch profiler trace (a JSON object with a traceEvents list)")
-    devices = {}
+    devices, device_props = {}, {}
     props = meta.get("deviceProperties")
     props = [d for d in props if isinstance(d, dict)] if isinstance(props, list) else []
     for d in props:  # an id that is no GPU index (a damaged entry) names nothing
         i = _int(d.get("id"))
         if i is not None and 0 <= i <= MAX_DEVICE and isinstance(d.get("name"), str):
             devices[i] = d["name"]
+        if i is not None and 0 <= i <= MAX_DEVICE:
+            recorded = device_properties(d)
+            if recorded:
+                device_props[i] = recorded
     vendor = trace_vendor(props, stats)
     notes = []
     if stats["legacy"]:
@@ -619,7 +623,8 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     from ridgeline.parsers.timeline.rank_env import checked_rank
 
     rank, world = checked_rank(meta.get("distributedInfo"), path, notes)
-    return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
+    return TimelineTables(src, "kineto", acts, api=api, devices=devices, device_properties=device_props, notes=notes,
+                          skipped=skipped,
                           host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor, framework="pytorch",
                           rank=rank, world_size=world, rank_from="trace" if rank is not None else None)
 
@@ -669,6 +674,29 @@ def _join_launches(df, launches):
 
 _AMD_NAME = re.compile(r"(?i)\b(AMD|Radeon|Instinct|MI[0-9]{2,3}[A-Z]*)\b|gfx[0-9]")
 _NVIDIA_NAME = re.compile(r"(?i)\b(NVIDIA|Tesla|GeForce|Quadro|TITAN|RTX|GTX)\b")
+
+
+#: Kineto deviceProperties field -> property key (ridgeline.parsers.timeline.common.TimelineTables.device_properties)
+DEVICE_PROPERTY_SPELLINGS = {"numSms": "unit_count", "totalGlobalMem": "memory_bytes", "warpSize": "warp_size"}
+
+
+def device_properties(d: dict) -> dict:
+    """The properties one ``deviceProperties`` entry records that tell a GPU apart (whole numbers
+    > 0, as numbers or text; anything else is left out, never an error: a name needs them only
+    when it is generic): SMs or CUs (``numSms``, which HIP fills with CUs), memory, warp or
+    wavefront size, ``computeMajor.computeMinor``, and the gfx target where recorded."""
+    out = {}
+    for field, key in DEVICE_PROPERTY_SPELLINGS.items():
+        v = _whole(d.get(field))
+        if v is not None and v > 0:
+            out[key] = v
+    major, minor = _whole(d.get("computeMajor")), _whole(d.get("computeMinor"))
+    if major is not None and minor is not None and 0 < major < 100 and 0 <= minor < 100:
+        out["compute_capability"] = f"{major}.{minor}"
+    arch = d.get("gcnArchName")
+    if isinstance(arch, str) and re.match(r"gfx[0-9a-f]+", arch.strip(), re.IGNORECASE):
+        out["gfx"] = arch.strip()[:80]
+    return out
 
 
 def trace_vendor(props: list[dict], stats: dict[str, int]) -> str | None:

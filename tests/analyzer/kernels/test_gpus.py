@@ -138,7 +138,7 @@ def test_unknown_gpu_lists_close_matches():
 
 def test_unknown_gpu_without_close_match_lists_known_names():
     with pytest.raises(UsageError, match="known: .*B200"):
-        lookup("MI300X")
+        lookup("Gaudi 3")
 
 
 def test_normalize_ignores_vendor_words_and_punctuation():

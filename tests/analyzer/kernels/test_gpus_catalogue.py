@@ -1,7 +1,8 @@
 """Every catalogue entry is internally consistent, and derived figures reproduce from their formula.
 
 A figure flagged ``derived`` in gpus.json was computed as SMs x per-SM rate (archrates.RATES for
-the entry's compute capability, halved for FP32-accumulate tensor work on GeForce parts) x clock.
+the entry's compute capability, halved for FP32-accumulate tensor work on GeForce parts) x clock,
+or for an AMD entry as CUs x per-CU rate (archtable.AMD_RATES for its gfx target) x clock.
 The clock is the entry's ``datasheet_clock_hz`` when it states one; otherwise the clock implied by
 a datasheet (non-derived) figure of the same unit class (CUDA-core or tensor), so ratio
 derivations ("fp16 = 2 x FP32", "FP8 = 2 x FP16 tensor") are checked the same way.
@@ -9,14 +10,19 @@ derivations ("fp16 = 2 x FP32", "FP8 = 2 x FP16 tensor") are checked the same wa
 
 import pytest
 
-from ridgeline.analyzer.kernels.archrates import RATES, per_sm_rate
+from ridgeline.analyzer.kernels.archrates import AMD_RATES, RATES, unit_rate
 from ridgeline.analyzer.kernels.gpus import CUDA_CORE_PRECISIONS, PRECISIONS, TENSOR_PRECISIONS, catalogue, lookup
 
 BUNDLED = [g for g in catalogue() if g.origin == "catalogue"]
 
 
 def _rate(g, p):
-    return per_sm_rate(g.cc, p, half_accumulate=g.half_rate_accumulate)
+    return unit_rate(g, p)
+
+
+def _table(g):
+    """The entry's per-unit rates: RATES by compute capability, AMD_RATES by gfx target."""
+    return AMD_RATES[g.gfx][1] if g.vendor == "AMD" else RATES[g.cc][1]
 
 
 def _implied_clock(g, p):
@@ -35,7 +41,11 @@ def _implied_clock(g, p):
 @pytest.mark.parametrize("gpu", BUNDLED, ids=lambda g: g.name)
 def test_entry_consistent(gpu):
     assert gpu.source and gpu.sm_count > 0 and gpu.dram_bw_bytes_per_s > 0 and gpu.memory_bytes > 0
-    assert gpu.cc in RATES, f"{gpu.name}: CC {gpu.cc} has no per-SM rates"
+    assert gpu.vendor in ("NVIDIA", "AMD")
+    if gpu.vendor == "AMD":  # a gfx target, no CUDA compute capability
+        assert gpu.gfx in AMD_RATES and gpu.cc == "", f"{gpu.name}: {gpu.gfx} has no per-CU rates"
+    else:
+        assert gpu.cc in RATES and not gpu.gfx, f"{gpu.name}: CC {gpu.cc} has no per-SM rates"
     assert gpu.segment in ("datacenter", "workstation", "geforce")
     assert set(gpu.derived) <= set(gpu.peak_flops)
     doc = gpu.to_dict()
@@ -45,7 +55,7 @@ def test_entry_consistent(gpu):
         assert gpu.ridge(p) == pytest.approx(peak / gpu.dram_bw_bytes_per_s)
         assert doc["ridge_flop_per_byte"][p] == pytest.approx(peak / gpu.dram_bw_bytes_per_s)
         # the architecture has the unit the entry claims
-        assert RATES[gpu.cc][1].get(p), f"{gpu.name}: CC {gpu.cc} has no {p} unit"
+        assert _table(gpu).get(p), f"{gpu.name}: {gpu.target} has no {p} unit"
     # a part with tensor cores: tensor fp16 beats CUDA-core fp32
     if "fp16_tensor" in gpu.peak_flops:
         assert gpu.peak("fp16_tensor") > gpu.peak("fp32")
@@ -115,8 +125,9 @@ def test_listing_groups_by_segment_and_architecture(capsys):
     assert exc.value.code == 0
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 80
-    headings = [line for line in lines if not line.startswith(" ") and "(CC " in line]
+    headings = [line for line in lines if not line.startswith(" ") and ("(CC " in line or "(gfx" in line)]
     assert "GeForce, Blackwell RTX (CC 12.0)" in headings and "Datacenter, Hopper (CC 9.0)" in headings
+    assert "Datacenter, CDNA 3 (gfx942)" in headings and "Datacenter, CDNA 2 (gfx90a)" in headings
     assert len(headings) == len(set(headings))  # one heading per group
     import re
 
@@ -139,3 +150,13 @@ def test_listing_groups_by_segment_and_architecture(capsys):
             under[name_of(line)] = current
     assert under["RTX 3070"] == "GeForce, Ampere (GA10x) (CC 8.6)"
     assert under["A800 SXM 80GB"] == "Datacenter, Ampere (GA100) (CC 8.0)"
+    assert under["MI300X"] == "Datacenter, CDNA 3 (gfx942)" and under["MI250 GCD"] == "Datacenter, CDNA 2 (gfx90a)"
+    assert under["MI355X"] == "Datacenter, CDNA 4 (gfx950)" and under["MI100"] == "Datacenter, CDNA (gfx908)"
+    # grouped by vendor: every NVIDIA row under the NVIDIA banner, every AMD row under the AMD one
+    banners = [i for i, line in enumerate(lines) if line.startswith("== ")]
+    assert [lines[i].split()[1] for i in banners] == ["NVIDIA", "AMD"]
+    amd_start = banners[1]
+    for i, line in enumerate(lines):
+        if line.startswith("  "):
+            vendor = next(g.vendor for g in catalogue() if g.name == name_of(line))
+            assert (i > amd_start) == (vendor == "AMD"), line

@@ -84,10 +84,12 @@ def test_a_bad_entry_is_one_clear_line(change, message):
 
 def test_the_bundled_catalogue_passes_the_same_checks():
     for gpu in G._bundled():
-        again = G.parse_entry(gpu.name, {"cc": gpu.cc, "sm_count": gpu.sm_count, "memory_bytes": gpu.memory_bytes,
+        unit = ({"vendor": "AMD", "gfx": gpu.gfx, "cu_count": gpu.sm_count} if gpu.vendor == "AMD"
+                else {"cc": gpu.cc, "sm_count": gpu.sm_count})
+        again = G.parse_entry(gpu.name, {**unit, "memory_bytes": gpu.memory_bytes,
                                          "dram_bw_bytes_per_s": gpu.dram_bw_bytes_per_s,
                                          "peak_flops": gpu.peak_flops, "source": gpu.source}, where=gpu.name)
-        assert again.peak_flops == gpu.peak_flops
+        assert again.peak_flops == gpu.peak_flops and again.vendor == gpu.vendor and again.gfx == gpu.gfx
 
 
 def test_gpus_command_shows_a_configured_gpu_from_pyproject(tmp_path):

@@ -2,7 +2,10 @@
 
 Device names are read from the files themselves with ridgeline's own readers (ncu device
 attribute, telemetry ``model``, timeline device names), never from a per-file list, so a
-sample added later is covered too. Skipped when ``../shared/samples`` is absent.
+sample added later is covered too. A name that names no model ("AMD Radeon Graphics", what ROCm
+6.2 records for the MI250's GCDs) resolves the way ridgeline resolves it in an analysis: from the
+device properties the same file records with it (Kineto ``deviceProperties``;
+ridgeline.analyzer.kernels.identify). Skipped when ``../shared/samples`` is absent.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ridgeline.analyzer.kernels.gpus import try_lookup
+from ridgeline.analyzer.kernels.identify import identify
 from ridgeline.errors import InputError, UsageError
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
@@ -25,8 +28,9 @@ def _files():
                   and not any(part.startswith(".") or part == "docs" for part in p.relative_to(SAMPLES).parts))
 
 
-def _names(path: Path) -> list[tuple[str, str | None]]:
-    """(device name, recorded compute capability or None) pairs the file records."""
+def _names(path: Path) -> list[tuple[str, str | None, dict]]:
+    """(device name, recorded compute capability or None, recorded device properties) the file
+    records."""
     from ridgeline.pipeline import detect
 
     found = detect(path)
@@ -39,7 +43,7 @@ def _names(path: Path) -> list[tuple[str, str | None]]:
         parsed, _rules = read_kernel_files([path], strict=False)
         k = parsed.kernels
         pairs = k.select("device_name", "cc").drop_nulls("device_name").unique().rows()
-        return [(n, cc) for n, cc in pairs if n]
+        return [(n, cc, {}) for n, cc in pairs if n]
     if kind == "telemetry":
         from ridgeline.parsers.telemetry.reader import read_telemetry
 
@@ -47,26 +51,29 @@ def _names(path: Path) -> list[tuple[str, str | None]]:
         df = df.collect() if hasattr(df, "collect") else df
         if "model" not in df.columns:
             return []
-        return [(m, None) for m in df.get_column("model").drop_nulls().unique().to_list() if m]
+        return [(m, None, {}) for m in df.get_column("model").drop_nulls().unique().to_list() if m]
     from ridgeline.parsers.timeline.reader import read_timeline
 
     tl = read_timeline(path)
-    names = set(tl.devices.values())
+    out = {(n, tuple(sorted((tl.device_properties.get(d) or {}).items()))) for d, n in tl.devices.items() if n}
+    named = {n for n, _p in out}
     for table in (tl.activities, tl.totals):
         if table is not None and "device_name" in table.columns:
-            names.update(table.get_column("device_name").drop_nulls().unique().to_list())
-    return [(n, None) for n in sorted(names) if n]
+            out.update((n, ()) for n in table.get_column("device_name").drop_nulls().unique().to_list()
+                       if n and n not in named)
+    return [(n, dict(p).get("compute_capability"), dict(p)) for n, p in sorted(out)]
 
 
 def _all_names():
+    """{(device name, recorded properties): (file, recorded compute capability, properties)}"""
     out = {}
     for path in _files():
         try:
-            pairs = _names(path)
+            found = _names(path)
         except (InputError, UsageError):  # refused files are other tests' concern
             continue
-        for name, cc in pairs:
-            out.setdefault(name, (path.name, cc))
+        for name, cc, props in found:
+            out.setdefault((name, tuple(sorted(props.items()))), (path.name, cc, props))
     return out
 
 
@@ -81,17 +88,33 @@ def test_samples_name_gpus(recorded):
 
 
 def test_every_recorded_device_name_resolves(recorded):
-    unresolved = {n: f for n, (f, _cc) in recorded.items() if try_lookup(n)[0] is None}
+    unresolved = {n: (f, identify(n, props).note) for (n, _p), (f, _cc, props) in recorded.items()
+                  if identify(n, props).gpu is None}
     assert not unresolved, f"device names not in the catalogue: {unresolved}"
 
 
 def test_resolved_entry_has_the_recorded_compute_capability(recorded):
+    """ncu's compute capability, or the computeMajor/Minor a trace records (CUDA's, or the pair HIP
+    reports for an AMD gfx target), is the resolved entry's."""
     wrong = {}
-    for name, (f, cc) in recorded.items():
-        g = try_lookup(name)[0]
-        if cc and g is not None and g.cc != cc:
-            wrong[name] = (f, cc, g.name, g.cc)
+    for (name, _p), (f, cc, props) in recorded.items():
+        g = identify(name, props).gpu
+        expected = (g.hip_cc if g.vendor == "AMD" else g.cc) if g is not None else None
+        if cc and g is not None and expected != cc:
+            wrong[name] = (f, cc, g.name, expected)
     assert not wrong, wrong
+
+
+def test_the_mi250_trace_is_identified_from_its_properties(recorded):
+    """ROCm 6.2 names the MI250's GCDs "AMD Radeon Graphics"; the trace records 104 CUs, 64 GiB,
+    HIP 9.0 and wavefronts of 64: one MI250 GCD, or an MI210, which has the same roofs."""
+    amd = {k: v for k, v in recorded.items() if k[0] == "AMD Radeon Graphics"}
+    if not amd:
+        pytest.skip("the MI250 Kineto sample is absent")
+    for (name, _p), (_f, _cc, props) in amd.items():
+        found = identify(name, props)
+        assert found.how == "properties" and found.gpu.name == "MI250 GCD"
+        assert found.label == "MI250 GCD / MI210" and "not from its name" in found.note
 
 
 def test_per_sm_rates_agree_with_the_peaks_ncu_recorded():
