@@ -658,9 +658,10 @@ def telemetry_stretch(source: GPU, target: GPU, *, dram_active: float | None, te
 def smaller_gpus_holding(source: GPU, *, dram_active: float | None, tensor_active: float | None,
                          memory_used_bytes: float | None, margin: float, catalogue_gpus=None,
                          fp32_active: float | None = None, cap: float = BUSY_CAP) -> list[tuple[GPU, float]]:
-    """Catalogue GPUs with a lower dense BF16/FP16 tensor peak than ``source`` (ridgeline knows no
-    prices: less tensor compute is what "smaller" means here) that hold the same step time within
-    ``margin`` (stretch <= 1 + margin) and have the memory in use; smallest first."""
+    """Catalogue GPUs of ``source``'s vendor with a lower dense BF16/FP16 tensor peak than ``source``
+    (ridgeline knows no prices: less tensor compute is what "smaller" means here) that hold the same
+    step time within ``margin`` (stretch <= 1 + margin) and have the memory in use; smallest first.
+    Another vendor's GPU is never offered: the same code does not run on it unchanged."""
     from ridgeline.analyzer.kernels.gpus import catalogue
 
     peak = source.peak("fp16_tensor")
@@ -668,7 +669,8 @@ def smaller_gpus_holding(source: GPU, *, dram_active: float | None, tensor_activ
         return []
     out = []
     for g in catalogue_gpus if catalogue_gpus is not None else catalogue():
-        if g.name == source.name or not g.peak("fp16_tensor") or g.peak("fp16_tensor") >= peak:
+        if g.name == source.name or g.vendor != source.vendor or not g.peak("fp16_tensor") \
+                or g.peak("fp16_tensor") >= peak:
             continue
         if memory_used_bytes and g.memory_bytes and g.memory_bytes < memory_used_bytes:
             continue

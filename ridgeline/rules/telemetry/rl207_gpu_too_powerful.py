@@ -18,7 +18,7 @@ class GpuTooPowerful(Rule):
     (``ridgeline.analyzer.kernels.whatif.smaller_gpus_holding``): each unit's busy fraction scales by the
     ratio of the two GPUs' peaks (DRAM_ACTIVE by bandwidth, tensor activity by the dense BF16
     tensor peak, FP32 pipe activity by the FP32 peak), the step stretches only when a unit would
-    pass 80% busy, and time no unit explains (latency, launches) stays the same. It lists the catalogue GPUs with less tensor compute whose stretch is
+    pass 80% busy, and time no unit explains (latency, launches) stays the same. It lists the catalogue GPUs of the same vendor with less tensor compute whose stretch is
     within ``margin`` and whose memory holds what the job used (peak FB used), smallest first.
 
     Why it matters

@@ -33,7 +33,8 @@ def _expected(dram: float, tensor: float, used: float, margin: float = 0.1) -> l
     out = []
     for g in catalogue():
         tc = g.peak("fp16_tensor")
-        if g.name == src.name or not tc or tc >= src.peak("fp16_tensor") or g.memory_bytes < used:
+        if g.name == src.name or g.vendor != src.vendor or not tc or tc >= src.peak("fp16_tensor") \
+                or g.memory_bytes < used:
             continue
         now = max(1.0, dram / 0.8, tensor / 0.8)
         then = max(1.0, dram * 3.35e12 / g.dram_bw_bytes_per_s / 0.8, tensor * 989e12 / tc / 0.8)
@@ -49,6 +50,8 @@ def test_memory_bound_h100_names_the_smaller_gpus_with_the_bandwidth():
     assert "H20" in expected and "A10G" not in expected  # 4.0 TB/s holds 3.35 TB/s of traffic; 0.6 TB/s cannot
     stretch = {e.metric.split(":", 1)[1] for e in f.evidence if e.metric.startswith("stretch_on:")}
     assert stretch == set(expected)
+    # an AMD GPU with the bandwidth (MI300A: 5.3 TB/s, less BF16 peak) is never offered to an NVIDIA fleet
+    assert "MI300A" not in stretch and all(lookup(n)[0].vendor == "NVIDIA" for n in stretch)
     assert "(memory-bound)" in f.message and "within 10%" in f.message and f.subject == "host:node1 gpu:0"
     assert f.impact_s is None and f.severity == "info"
 
