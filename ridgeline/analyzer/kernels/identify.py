@@ -161,10 +161,13 @@ def identification_notes(names: dict, props: dict, *, source: str, devices=None)
     """Notes for the devices of one file (``names``/``props``: device index -> name / recorded
     properties; ``devices``: the indexes to cover, default all named) whose name is generic or
     shared: how each was identified from its properties, or why it was not. Devices with the same
-    name and properties share one note. A device named specifically gets none (its name says it)."""
+    name and properties share one note. A device named specifically gets none (its name says it),
+    nor one the file names nowhere."""
     groups: dict[tuple, list] = {}
     for dev in sorted(devices if devices is not None else names, key=lambda d: (d is None, d)):
-        name = names.get(dev)
+        if dev not in names:  # a device the file names nowhere: nothing to say about its name
+            continue
+        name = names[dev]
         if not (is_generic_name(name) or shared_name(name)):
             continue
         p = props.get(dev) or {}

@@ -107,6 +107,7 @@ def test_notes_group_devices_and_skip_specific_names():
     assert notes[0].startswith("t.json: device 'AMD Radeon Graphics' identified") and notes[0].endswith("(devices 0, 1)")
     assert "no catalogue GPU" in notes[1] and notes[1].endswith("(device 3)")
     assert identification_notes(names, props, source="t.json", devices=[2]) == []
+    assert identification_notes(names, props, source="t.json", devices=[5]) == []  # named nowhere: no note
 
 
 def test_an_analysis_of_a_rocm_trace_says_the_gpu_came_from_its_properties(tmp_path, capsys):
