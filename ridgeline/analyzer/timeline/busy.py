@@ -327,9 +327,11 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.ranks import fill_ranks
 
     rank_notes: list[str] = []
+    ranked = fill_ranks(devices, rank_notes)
     out = TimelineAnalysis(
-        devices=fill_ranks(devices, rank_notes),
-        notes=rank_notes,
+        devices=ranked,
+        # each file's notes (a device identified from its properties), then the job's rank notes
+        notes=list(dict.fromkeys([n for p in parts for n in p.notes] + rank_notes)),
         totals_labels=totals_labels(tot),
         kernel_shares=k,
         bins=bins,
@@ -337,7 +339,6 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
         totals=tot,
         options=parts[0].options if parts else dict(DEFAULT_OPTIONS),
         inputs=[i for p in parts for i in p.inputs],
-        notes=list(dict.fromkeys(n for p in parts for n in p.notes)),
     )
     from ridgeline.analyzer.timeline.fusion import empty_fusion
     from ridgeline.analyzer.timeline.steps import empty_steps
