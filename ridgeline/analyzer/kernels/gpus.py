@@ -192,9 +192,10 @@ _CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 
 
 def _positive(value, what: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value <= 0:
-        raise UsageError(f"{where}: {what} must be a number > 0, got {value!r}")
-    return float(value)
+    """A figure inside its physical range (:data:`ridgeline.bounds.BOUNDS`, by the key's first part)."""
+    from ridgeline import bounds
+
+    return float(bounds.check(what.split(".")[0], value, where=where, name=what))
 
 
 def parse_entry(name: str, entry, *, where: str) -> GPU:
@@ -221,9 +222,7 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     cc = str(entry["cc"]).strip()
     if not _CC_RE.match(cc):
         raise UsageError(f"{where}: cc must be a compute capability such as \"8.9\", got {entry['cc']!r}")
-    sm = entry["sm_count"]
-    if isinstance(sm, bool) or not isinstance(sm, (int, float)) or sm != int(sm) or sm <= 0:
-        raise UsageError(f"{where}: sm_count must be a whole number > 0, got {sm!r}")
+    sm = _positive(entry["sm_count"], "sm_count", where)
     source = entry["source"]
     if not isinstance(source, str) or not source.strip():
         raise UsageError(f"{where}: source must name the datasheet the figures come from")

@@ -90,29 +90,24 @@ THRESHOLD_DOCS: dict[str, str] = {
 }
 
 
-def thresholds(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def thresholds(overrides: Mapping[str, Any] | None = None, *, where: str = "diff") -> dict[str, Any]:
     """:data:`DIFF_THRESHOLDS` with ``overrides`` (``[tool.ridgeline.diff]``, ``--threshold``) applied;
-    an unknown name or a wrongly typed value is a UsageError."""
+    an unknown name, a wrongly typed value or a number outside its bounds (:data:`ridgeline.bounds.BOUNDS`:
+    finite, and a share at most 1, a window at most 10,000 nights...) is a UsageError naming
+    ``where`` (the file and table, or the flag) and the key."""
+    from ridgeline import bounds
+
     out = dict(DIFF_THRESHOLDS)
+    if not isinstance(overrides, Mapping) and overrides is not None:
+        raise UsageError(f"{where}: expected a table of thresholds, e.g. kernel_time_rel = 0.2")
     for key, value in (overrides or {}).items():
         if key not in out:
-            raise UsageError(f"diff threshold {key!r} unknown; known: {', '.join(DIFF_THRESHOLDS)}")
+            raise UsageError(f"{where}: threshold {str(key)[:40]!r} unknown; known: {', '.join(DIFF_THRESHOLDS)}")
         if key == "new_finding_severity":
-            if value not in SEVERITY_RANK:
-                raise UsageError(f"diff.{key}: expected one of {', '.join(SEVERITY_RANK)}, got {value!r}")
+            if not isinstance(value, str) or value not in SEVERITY_RANK:
+                raise UsageError(f"{where}: {key} must be one of {', '.join(SEVERITY_RANK)}, got {str(value)[:40]!r}")
         else:
-            if isinstance(value, str):
-                try:
-                    value = float(value)
-                except ValueError:
-                    pass
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise UsageError(f"diff.{key}: expected a number >= 0, got {value!r}")
-            value = float(value)
-            if key in ("trend_min_baselines", "trend_window"):
-                if value < 1 or value != int(value):
-                    raise UsageError(f"diff.{key}: expected a whole number >= 1, got {value!r}")
-                value = int(value)
+            value = bounds.check(key, value, where=where, strings=True)
         out[key] = value
     return out
 
