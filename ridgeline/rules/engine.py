@@ -358,8 +358,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except RecursionError:  # arrays or inline tables nested thousands deep: valid TOML Python cannot hold
-        raise UsageError(f"config file {path}: values nest more than {_bounds().MAX_CONFIG_DEPTH} levels deep "
-                         "(ridgeline's settings are at most 3 deep)") from None
+        raise UsageError(f"config file {path}: values nest too deep to read (ridgeline's settings are at most "
+                         f"3 deep; {_bounds().MAX_CONFIG_DEPTH} levels are allowed)") from None
     except tomllib.TOMLDecodeError as err:
         msg = str(err)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -607,6 +607,10 @@ RANGE_EXCEPTIONS = {
 }
 
 
+# no threshold a rule compares (seconds, counts, bytes, FLOP/s) is larger
+MAX_THRESHOLD = 1e18
+
+
 def threshold_range(key: str) -> tuple[float, float | None, str]:
     """``(low, high, what)`` of a numeric threshold named ``key`` (high None: unbounded)."""
     if key in RANGE_EXCEPTIONS:
@@ -625,7 +629,9 @@ def _check_range(code: str, key: str, value: Any) -> Any:
         return value
     low, high, what = threshold_range(key)
     if value != value or value in (float("inf"), float("-inf")) or value < low:  # NaN, infinite, negative
-        raise UsageError(f"{code}.{key}: expected a number >= 0, got {value!r}")
+        raise UsageError(f"{code}.{key}: expected a number >= 0, got {str(value)[:40]}")
+    if value > MAX_THRESHOLD:  # an integer of 400 digits is finite, and no count or size a rule compares
+        raise UsageError(f"{code}.{key}: expected a number >= 0, at most {MAX_THRESHOLD:g}, got {str(value)[:40]}")
     if high is not None and value > high:
         raise UsageError(f"{code}.{key}: expected {what} between 0 and {high:g}, got {value!r}")
     return value
