@@ -97,8 +97,10 @@ def _loads(data: bytes):
     nesting limit)."""
     import json
 
+    from ridgeline.parsers.jsontext import lone_surrogates_as_text  # a lone \ud800 in a name: its text
+
     try:
-        return json.loads(quote_long_ts(data))
+        return json.loads(lone_surrogates_as_text(quote_long_ts(data)))
     except RecursionError as err:
         raise ValueError("JSON nested too deeply to parse (thousands of levels of [ or {)") from err
 
