@@ -410,7 +410,7 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
                 raise _NotStreamable("traceEvents not near the start")
         if array:
             prefix = None
-            rest = fh.read(1 << 20).lstrip(b"\xef\xbb\xbf \t\r\n")
+            rest = fh.read(max(chunk_bytes, 4096)).lstrip(b"\xef\xbb\xbf \t\r\n")
         else:
             k = buf.index(key)
             prefix = buf[:k]
