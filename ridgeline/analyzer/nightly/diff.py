@@ -294,8 +294,9 @@ def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
         }
         if status == "both" and _grew(bt, nt, th["kernel_time_rel"], th["kernel_time_abs_s"]):
             row["regression"] = True
+            rel = f"+{row['time_delta_rel']:.0%}, " if row["time_delta_rel"] is not None else "from none, "
             cmp.regressions.append(f"kernel {_kernel_label(row)}: GPU time {_us(bt)} -> {_us(nt)} "
-                                   f"(+{row['time_delta_rel']:.0%}, +{_us(nt - bt)})")
+                                   f"({rel}+{_us(nt - bt)})")
         rows.append(row)
     rows.sort(key=lambda r: (-abs(r["time_delta_s"]), r["kernel"], str(r["grid"]), str(r["block"])))
     cmp.kernels = rows
@@ -306,7 +307,8 @@ def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
                   "matched_by_identity": sum(r["matched_by"] is not None for r in rows)}
     if tb is not None and tn is not None and _grew(tb, tn, th["total_time_rel"], th["total_time_abs_s"]):
         cmp.totals["regression"] = True
-        cmp.regressions.append(f"total GPU time {_us(tb)} -> {_us(tn)} (+{(tn - tb) / tb:.0%})")
+        cmp.regressions.append(f"total GPU time {_us(tb)} -> {_us(tn)} "
+                               f"({f'+{(tn - tb) / tb:.0%}' if tb > 0 else 'from none'})")  # (a base of 0 s grows by no %)
     cmp.headline = _headline(gb, tb, gn, tn)
 
 

@@ -271,3 +271,10 @@ def test_known_majors_are_the_writers():
     from ridgeline.result import JSON_SCHEMA_VERSION
 
     assert int(JSON_SCHEMA_VERSION.split(".")[0]) in docshape.KNOWN_MAJORS
+
+
+def test_a_kernel_and_a_total_that_grew_from_zero_are_regressions_not_a_bug():
+    """Found by fuzz/fuzz_nightly.py: a base of 0 s made the regression message divide by zero."""
+    base, new = analyze_doc(0.0), analyze_doc(1.0)
+    cmp = compare(base, new, base_label="a", new_label="b")
+    assert cmp.regressed and any("from none" in r for r in cmp.regressions)
