@@ -171,7 +171,9 @@ def _report_bug(err: BaseException, argv: list[str] | None) -> None:
 
         from ridgeline.render.safe_text import for_output  # names and paths in it escaped (issue 21)
 
-        sys.stderr.write(for_output("".join(traceback.format_exception(type(err), err, err.__traceback__))))
+        from ridgeline.redact import redact  # a secret quoted in an exception text: *** (issue 35)
+
+        sys.stderr.write(for_output(redact("".join(traceback.format_exception(type(err), err, err.__traceback__)))))
     _tell(f"ridgeline: internal error (a bug in ridgeline {__version__}): {type(err).__name__}{where}"
           + (f": {text}" if text else "")
           + "; please report it to the ridgeline maintainers with the command line and the input file"

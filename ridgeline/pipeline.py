@@ -232,12 +232,19 @@ def analyze_paths(
     tel_files: list[Path] = []
     tl_files: list[Path] = []
     found_in_folders: set[str] = set()  # a bad one of these is skipped and listed, not fatal
+    from ridgeline.parsers.paths import links_out
+
+    _add_notes(result, links_out(paths, files))
+    if strict_folders:  # --strict given: what no reader may open in a folder is refused, all named at once
+        from ridgeline.parsers.paths import refuse_unusable
+
+        refuse_unusable((p, why) for p, explicit in files if not explicit for why in [not_regular(p)] if why)
     for path, explicit in files:
         why_not = None if explicit else not_regular(path)
         if why_not is not None:  # never opened: a FIFO would block, a dangling link has nothing
             if strict_folders:
                 raise InputError(path, "expected a regular file", actual=why_not)
-            result.skipped.append(Skipped(str(path), "file", f"not a regular file: {why_not} (found in a folder)"))
+            result.skipped.append(Skipped(str(path), "file", f"not read: {why_not} (found in a folder)"))
             continue
         found = detect(path)
         if found is None:

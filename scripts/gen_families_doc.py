@@ -17,4 +17,4 @@ from ridgeline.analyzer.kernels.families import families_markdown, family_litera
 
 if __name__ == "__main__":
     sys.exit(main({ROOT / "docs" / "kernel-families.md": families_markdown,
-                     ROOT / "ridgeline" / "analyzer" / "family_literals.py": family_literals_module}, script="gen_families_doc.py", doc=__doc__))
+                     ROOT / "ridgeline" / "analyzer" / "kernels" / "family_literals.py": family_literals_module}, script="gen_families_doc.py", doc=__doc__))

@@ -4,8 +4,9 @@
     python scripts/new_rule.py RL110 tensor-precision-wider-than-needed --severity info \\
         --summary "Tensor-core kernels in tf32 where bf16 would double the roof."
 
-Writes ``ridgeline/rules/rl110_tensor_precision_wider_than_needed.py`` (discovered by the engine,
-no list to edit) and ``tests/rules/test_rl110.py`` (two tests that fail until you fill them in).
+Writes ``ridgeline/rules/kernel/rl110_tensor_precision_wider_than_needed.py`` (the package of the
+code's family, RL1xx -> kernel/; discovered by the engine, no list to edit) and
+``tests/rules/kernel/test_rl110.py`` (two tests that fail until you fill them in).
 Then: write the docstring sections and ``check``, make both tests pass, and regenerate the
 reference page with ``python scripts/gen_rules_doc.py``. A published code is never reused.
 """
@@ -134,21 +135,28 @@ def main(argv: list[str] | None = None) -> int:
     if family is None:
         ap.error(f"{code}: no family {code[2]}xx (1 kernel, 2 telemetry, 3 run-to-run, 9 data quality)")
     root = Path(args.root)
-    rules_dir = root / "ridgeline" / "rules"
-    taken = sorted(rules_dir.glob(f"{code.lower()}_*.py"))
+    rules_root = root / "ridgeline" / "rules"
+    rules_dir = rules_root / family  # one package per family (ridgeline/rules/engine.py: FAMILY_PACKAGES)
+    taken = sorted(rules_root.glob(f"*/{code.lower()}_*.py"))
     if taken:
         ap.error(f"{code} is taken by {taken[0].name}; codes are never reused")
-    for other in rules_dir.glob("rl[0-9][0-9][0-9]_*.py"):
+    for other in rules_root.glob("*/rl[0-9][0-9][0-9]_*.py"):
         if re.search(rf'^\s*name = "{re.escape(name)}"', other.read_text(encoding="utf-8"), re.M):
             ap.error(f"name {name!r} is taken by {other.name}")
     slug = name.replace("-", "_")
     module = rules_dir / f"{code.lower()}_{slug}.py"
-    test = root / "tests" / "rules" / f"test_{code.lower()}.py"
+    test = root / "tests" / "rules" / family / f"test_{code.lower()}.py"
     if test.exists():
         ap.error(f"{test} exists")
     cls = "".join(part.capitalize() for part in name.split("-"))
     fields = dict(code=code, name=name, cls=cls, summary=args.summary, severity=args.severity, family=family,
                   slug=f"{code.lower()}_{slug}")
+    if not (rules_dir / "__init__.py").exists():  # a family's first rule makes its package
+        rules_dir.mkdir(parents=True, exist_ok=True)
+        (rules_dir / "__init__.py").write_text(f'"""{code[:3]}xx: {family} rules (one rule per module)."""\n',
+                                               encoding="utf-8")
+        print(f"wrote {(rules_dir / '__init__.py').relative_to(root)} (add {code[2]!r}: {family!r} to "
+              "FAMILY_PACKAGES in ridgeline/rules/engine.py)")
     module.write_text(MODULE.format(**fields), encoding="utf-8")
     test.parent.mkdir(parents=True, exist_ok=True)
     test.write_text(TESTS.format(**fields), encoding="utf-8")

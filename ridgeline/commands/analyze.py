@@ -70,7 +70,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
 
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
-    _refuse_overwriting_inputs(output, files, plot_path)
+    _refuse_overwriting_inputs(output, files, plot_path, also=(jobs, config))
     from ridgeline.attribution import check_by
 
     check_by(by, jobs)  # a bad --by before any file is read

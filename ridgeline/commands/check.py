@@ -37,7 +37,7 @@ def check_cmd(ctx, expect_file, profiles, write, gpu, min_share):
     from ridgeline.testing import expectations
 
     if write:
-        _refuse_overwriting_inputs(expect_file, profiles)
+        _refuse_overwriting_inputs(expect_file, profiles, option="check --write")
         _text, result = expectations.write(expect_file, profiles, gpu=gpu, min_share=min_share)
         n = len(expectations.load(expect_file).item_names())
         _tell(f"ridgeline: wrote {expect_file} ({n} expectation{'s' if n != 1 else ''} from "

@@ -91,16 +91,14 @@ def _os_error_text(err: OSError) -> str:
     return _re.sub(r"\s*\(os error \d+\).*$", "", text, flags=_re.S).strip() or str(err)
 
 
-def _refuse_overwriting_inputs(output, inputs, plot=None) -> None:
-    """-o (or --plot) naming one of the input files would destroy it after reading: a UsageError."""
-    from pathlib import Path
+def _refuse_overwriting_inputs(output, inputs, plot=None, *, option="-o", also=()) -> None:
+    """-o (or --plot) that would replace an input after reading it, named directly, through a
+    link or ``..``, as a hard link, or as a file inside an input folder: a UsageError
+    (:func:`ridgeline.outpaths.refuse_over_inputs`, the one guard). ``also``: other files read
+    (--jobs, --config)."""
+    from ridgeline.outpaths import refuse_over_inputs
 
-    from ridgeline.errors import UsageError
-
-    named = {Path(p).resolve() for p in inputs if Path(p).is_file()}
-    for target, option in ((output, "-o"), (plot, "--plot")):
-        if target and target != "-" and Path(target).resolve() in named:
-            raise UsageError(f"{option} {target} is one of the input files; write the output elsewhere")
+    refuse_over_inputs([(option, output), ("--plot", plot)], [*inputs, *also])
 
 
 def _say(text: str) -> None:
@@ -113,10 +111,12 @@ def _say(text: str) -> None:
 
 def _tell(message: str) -> None:
     """One line on stderr; a path or quoted input in it shown with its control characters escaped
-    (ridgeline.render.safe_text.inline), so an error message cannot drive the terminal or a CI log."""
+    (ridgeline.render.safe_text.inline), so an error message cannot drive the terminal or a CI log;
+    a secret this run was given shown as ``***`` (ridgeline.redact)."""
+    from ridgeline.redact import redact  # a secret quoted by a library or a server: *** (issue 35)
     from ridgeline.render.safe_text import for_output, inline
 
-    click.echo(for_output(inline(message)), err=True)
+    click.echo(for_output(inline(redact(message))), err=True)
 
 
 def _emit(text: str, output: str | None, *, colour: bool = False, commands: bool = True) -> None:

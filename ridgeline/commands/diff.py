@@ -59,7 +59,7 @@ def diff_cmd(ctx, documents, fmt, output, config, diff_thresholds, top):
     from ridgeline.errors import UsageError
     from ridgeline.rules.engine import load_config
 
-    _refuse_overwriting_inputs(output, documents)
+    _refuse_overwriting_inputs(output, documents, also=(config,))
     cfg = load_config(_config(config))
     table = cfg.get("diff", {})
     if not isinstance(table, dict):

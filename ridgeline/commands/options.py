@@ -116,7 +116,11 @@ PROMETHEUS_OPTIONS = _options(
                  help="Prometheus: client private key (PEM)."),
     click.option("--insecure", "prom_insecure", is_flag=True, help="Prometheus: do not verify the server's TLS certificate."),
     click.option("--timeout", "prom_timeout", default="60s", show_default=True, metavar="DURATION",
-                 help="Prometheus: per-request timeout."),
+                 help="Prometheus: time limit of each request, from connecting to the answer's last byte "
+                      "(each retry gets its own)."),
+    click.option("--max-answer", "prom_max_answer", default="256MiB", show_default=True, metavar="SIZE",
+                 help="Prometheus: largest answer read for one request, after gzip is inflated (e.g. 1GiB); a "
+                      "larger one fails that request."),
     click.option("--retries", "prom_retries", type=click.IntRange(min=0), default=3, show_default=True,
                  help="Prometheus: retries of a request after a timeout, connection error, 429 or 5xx (backoff doubles)."),
     click.option("--concurrency", "prom_concurrency", type=click.IntRange(min=1), default=4, show_default=True,

@@ -54,7 +54,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
 
     if fmt is None:
         fmt = "markdown" if output and Path(output).suffix.lower() in (".md", ".markdown") else "html"
-    _refuse_overwriting_inputs(output or ("report.html" if fmt == "html" else None), files)
+    _refuse_overwriting_inputs(output or ("report.html" if fmt == "html" else None), files, also=(jobs, config))
     from ridgeline.pipeline import configure_gpus
     from ridgeline.rules.engine import load_config
 

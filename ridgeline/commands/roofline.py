@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from ridgeline.commands.common import _render_analyze, _save_plot, _tell
+from ridgeline.commands.common import _refuse_overwriting_inputs, _render_analyze, _save_plot, _tell
 from ridgeline.commands.options import STRICT_OPTION
 
 
@@ -52,6 +52,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
     from ridgeline.errors import UsageError
     from ridgeline.render.plots import SAVE_FORMATS, roofline_figure
 
+    _refuse_overwriting_inputs(output, files)
     if Path(output).suffix.lower() not in SAVE_FORMATS:  # fail before the analysis, not after
         raise UsageError(f"cannot write a plot to {output!r}: use a .png, .svg or .pdf file name")
     if labels and len(labels) != len(files):

@@ -85,7 +85,11 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     check_by(by, jobs)  # a bad --by before any file is read
     if fmt == "parquet" and (not output or output == "-"):  # before any file is read
         raise UsageError("--format parquet needs -o PATH (Parquet is binary)")
-    _refuse_overwriting_inputs(output, paths)
+    _refuse_overwriting_inputs(output, paths, also=(jobs, config))
+    if prom.get("prom_save"):
+        from ridgeline.outpaths import refuse_store_over_inputs
+
+        refuse_store_over_inputs("--save", prom["prom_save"], [*paths, jobs])
     cfg = load_config(_config(config))
     notes: list[str] = []
     if engine != "dask" and (scheduler or workers):
@@ -163,7 +167,11 @@ def _pull_prometheus(prom: dict):
 
     from ridgeline.errors import UsageError
     from ridgeline.sources import prometheus as P
+    from ridgeline.sources.client import parse_size
 
+    from ridgeline.sources.url import parse
+
+    parse(prom["prom_url"])  # first: a bad URL refused, its secrets kept out of every message (issue 35)
     if not prom.get("prom_from"):
         raise UsageError("--prometheus needs --from START (e.g. --from -24h or 2026-01-05T00:00:00Z)")
     import datetime as _dt
@@ -180,6 +188,9 @@ def _pull_prometheus(prom: dict):
         token = os.environ.get(prom["prom_token_env"], "").strip()
         if not token:
             raise UsageError(f"--bearer-token-env {prom['prom_token_env']}: the variable is not set or empty")
+        from ridgeline.redact import remember
+
+        remember(token)
     password = None
     if prom.get("prom_password_file"):
         password = _read_secret(prom["prom_password_file"], "--password-file")
@@ -204,7 +215,8 @@ def _pull_prometheus(prom: dict):
                     match=prom.get("prom_match"), auth=auth, concurrency=prom["prom_concurrency"],
                     timeout_s=P.parse_duration(prom["prom_timeout"], what="--timeout"), retries=prom["prom_retries"],
                     max_points=prom["prom_max_points"], hosts_per_query=prom["prom_hosts"],
-                    strict=bool(prom.get("prom_strict")), progress=progress)
+                    strict=bool(prom.get("prom_strict")), progress=progress,
+                    max_answer_bytes=parse_size(prom.get("prom_max_answer") or "256MiB", what="--max-answer"))
     if not pulled.rows:
         pulled.close()
         from ridgeline.errors import InputError
@@ -235,5 +247,8 @@ def _read_secret(path: str, option: str) -> str:
         raise UsageError(f"{option} {path}: cannot read it ({getattr(err, 'strerror', None) or type(err).__name__})") from None
     if not value:
         raise UsageError(f"{option} {path}: the file is empty")
+    from ridgeline.redact import remember
+
+    remember(value)  # never in an error line or traceback either (ridgeline.redact)
     return value
 

@@ -1,11 +1,12 @@
 """What a path is, before anything opens it: a folder walk that keeps what it cannot read.
 
 A folder may hold entries no reader should open: a FIFO (opening it blocks until a writer
-comes), a socket or device, a link to nothing. :func:`not_regular` names such an entry; the
+comes), a socket or device, a link to nothing, a file this user may not read. :func:`not_regular` names such an entry; the
 folder walkers (``ridgeline.pipeline.expand_paths`` for ``analyze``/``report``,
 ``ridgeline.parsers.telemetry.reader.expand_paths`` for ``telemetry``) keep them in their output so the
 caller lists each one under ``skipped`` with that reason, and a path the user named that is one
-of them is refused in one line, before it is opened.
+of them is refused in one line, before it is opened. With ``--strict`` given, any of them found
+in a folder is refused (:func:`refuse_unusable`: one line naming the first, counting the rest).
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ def not_regular(path: Path) -> str | None:
     except OSError as err:
         return f"not readable ({err.strerror or err})"
     mode = st.st_mode
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISREG(mode):
+        try:  # (a regular file never blocks an open; a file without read permission fails here)
+            os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+        except OSError as err:
+            return f"not readable ({err.strerror or err})"
         return None
     if stat.S_ISFIFO(mode):
         return "a FIFO (named pipe): reading it would wait for a writer"
@@ -41,7 +48,44 @@ def refuse_if_not_regular(path: Path) -> None:
 
     why = not_regular(path)
     if why is not None:
-        raise InputError(path, "expected a regular file or a folder", actual=why)
+        raise InputError(path, "expected a readable regular file or a folder", actual=why)
+
+
+def refuse_unusable(found) -> None:
+    """``--strict`` given: the entries found in folders that no reader may open (``(path, why)``
+    from :func:`not_regular`) are an InputError naming the first and counting the others."""
+    from ridgeline.errors import InputError
+
+    found = list(found)
+    if not found:
+        return
+    (path, why), rest = found[0], found[1:]
+    more = f" ({len(rest)} more found in the folders: {', '.join(str(p) for p, _w in rest[:3])}" \
+           f"{', ...' if len(rest) > 3 else ''})" if rest else ""
+    raise InputError(path, f"expected a readable regular file (--strict: nothing in a folder is skipped){more}",
+                     actual=why)
+
+
+def _inside(path, folder) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def links_out(paths, files) -> list[str]:
+    """Notes naming each file a folder walk found (``files``: ``(path, explicit)``) that is a
+    symbolic link to a file outside the folder given (``paths``): it is read with the folder's
+    files, as the walk found it, and said, so a trace from elsewhere (another job's rank) is never
+    joined to the folder's without a word."""
+    folders = [Path(p) for p in paths if Path(p).is_dir()]
+    out = []
+    for f, explicit in files:
+        if explicit or not Path(f).is_symlink() or not Path(f).is_file():
+            continue
+        folder = next((d for d in folders if Path(f).is_relative_to(d)), None)
+        if folder is not None and not _inside(f, folder):
+            out.append(f"{f}: a symbolic link to a file outside {folder} ({os.path.realpath(f)}); read with the "
+                       "folder's files (a per-rank trace is joined to the job as any other)")
+    return out
 
 
 def walk(folder: Path) -> list[Path]:

@@ -7,6 +7,9 @@ and their per-series converters; nothing above them (rules, render, pipeline, cl
 
 * :mod:`ridgeline.sources.prometheus`: Prometheus HTTP API (``/api/v1/query_range``), also
   Thanos, Mimir, VictoriaMetrics. Needs the ``ridgeline[prometheus]`` extra (httpx).
+* :mod:`ridgeline.sources.url`: the one reading of a server URL, user info kept apart and never
+  shown; :mod:`ridgeline.sources.client`: HTTP with per-request deadlines, answer caps and
+  secret-free one-line errors; :mod:`ridgeline.sources.spill`: a pull's temporary files.
 * :mod:`ridgeline.sources.store`: the pulled table written as a hive-partitioned wide Parquet
   store that ``ridgeline telemetry DIR`` reads back.
 """

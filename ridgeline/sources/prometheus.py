@@ -18,8 +18,12 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
   fields and selector asked) has more than ``hosts_per_query`` values, each request names one
   group of hosts (``Hostname=~"a|b|..."``), plus one request for series without the label, so a
   request stays far below the server's 50 M samples per query;
-* requests run ``concurrency`` at a time; a timeout, a connection error, HTTP 429 or 5xx is
-  retried ``retries`` times with exponential backoff (``Retry-After`` honoured, capped);
+* requests run ``concurrency`` at a time, each bounded whole by ``timeout_s`` and its answer by
+  ``max_answer_bytes`` (:mod:`ridgeline.sources.client`); a timeout, a connection error, HTTP 429
+  or 5xx is retried ``retries`` times with exponential backoff (``Retry-After`` honoured,
+  capped); when the first ``concurrency`` requests all end without a usable answer and none was
+  answered, the pull stops with one line; points outside a request's span are dropped, counted
+  in a note;
 * each answer is converted as it arrives, its repeated samples dropped, and written to a
   temporary per-host, per-time-slice Parquet folder (:mod:`ridgeline.sources.spill`), then
   dropped: at most ``concurrency + 1`` answers are alive at once, each at most one slice long;
@@ -35,7 +39,8 @@ How a pull is cut into requests (a *chunk* = one field, one group of hosts, one 
 Errors that make the whole pull pointless are one :class:`PrometheusError` line (exit 2): a
 server that cannot be reached, HTTP 401/403, a query the server rejects (a bad ``--match``), an
 answer that is not the Prometheus API. Secrets (bearer token, password, user info in the URL)
-never appear in messages, notes or ``inputs``.
+never appear in messages, notes or ``inputs``: the URL is read once by
+:func:`ridgeline.sources.url.parse` and shown without its user info.
 
 Prometheus semantics to know: ``query_range`` returns, at each step, the latest sample at most
 5 minutes old (the server's lookback delta), so a series that stops is repeated for up to 5
@@ -50,21 +55,18 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import re
-import time as _time
 from typing import Any, Callable, Iterable
 
-from ridgeline.errors import RidgelineError, UsageError
+from ridgeline.errors import UsageError
 from ridgeline.result import InputInfo, Skipped
+from ridgeline.sources.client import MAX_ANSWER_BYTES, ChunkFailed as _ChunkFailed, Client as _Client, PrometheusError
 
 MAX_POINTS = 11_000  # Prometheus' limit of points per series in one query_range answer
 HOSTS_PER_QUERY = 32  # Hostname values per request once a fleet is split by host
 HOST_LABEL = "Hostname"  # dcgm-exporter's host label (the 1.x exporter's 'hostname' is not split on)
-RETRY_AFTER_MAX_S = 30.0
 QUEUED = 1  # requests submitted beyond --concurrency, so a worker starts the next one while an answer converts
 
 
-class PrometheusError(RidgelineError):
-    """A pull that cannot go on: unreachable server, 401/403, rejected query, not Prometheus."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -268,220 +270,13 @@ def _iso(t: float) -> str:
 
 
 def safe_url(url: str) -> str:
-    """The URL without user info, query or fragment (what may be shown)."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if ":" in host:  # IPv6
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
-# ------------------------------------------------------------------------------------------
-# HTTP
-# ------------------------------------------------------------------------------------------
-class _ChunkFailed(Exception):
-    """A request that failed in a way another chunk might not (after retries)."""
-
-
-class _Client:
-    """httpx.Client with retries, backoff and one-line, secret-free errors."""
-
-    def __init__(self, url: str, auth: Auth, *, timeout_s: float, retries: int, backoff_s: float):
-        try:
-            import httpx
-        except ImportError:
-            raise UsageError("--prometheus needs the httpx package: pip install 'ridgeline[prometheus]'") from None
-        from urllib.parse import unquote, urlsplit
-
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(f"--prometheus {safe_url(url)!r}: expected an http:// or https:// URL")
-        username, password = auth.username, auth.password
-        if parts.username and not username:  # user info in the URL: used, never shown
-            username, password = unquote(parts.username), unquote(parts.password or "")
-        self._secrets = _secret_forms(auth.secrets(), username, password, parts.password)
-        self.url = safe_url(url)
-        headers = {"Accept": "application/json", "User-Agent": "ridgeline"}
-        if auth.bearer_token:
-            headers["Authorization"] = f"Bearer {auth.bearer_token}"
-        verify: Any = True
-        if auth.ca_bundle or auth.client_cert:  # one SSL context carries the CA bundle and the client cert
-            verify = _ssl_context(auth)
-        elif auth.insecure:
-            verify = False
-        try:
-            self._http = httpx.Client(
-                base_url=self.url + "/", headers=headers, verify=verify, timeout=timeout_s,
-                auth=httpx.BasicAuth(username, password or "") if username else None,
-                follow_redirects=True, trust_env=True,
-            )
-        except (OSError, ValueError) as err:
-            raise UsageError(f"cannot set up the HTTP client for {self.url}: {self._redact(str(err))}") from None
-        self._httpx = httpx
-        self.retries = retries
-        self.backoff_s = backoff_s
-
-    def close(self) -> None:
-        self._http.close()
-
-    def _redact(self, text: str) -> str:
-        for s in self._secrets:
-            text = text.replace(s, "***")
-        return text
-
-    def _fatal(self, text: str) -> PrometheusError:
-        return PrometheusError(self._redact(f"{self.url}: {text}"))
-
-    def get_json(self, path: str, *, params=None, data=None) -> Any:
-        """``data`` of a Prometheus answer; retries transient failures, raises PrometheusError for
-        fatal ones and _ChunkFailed for what survives the retries."""
-        httpx = self._httpx
-        last = ""
-        for attempt in range(self.retries + 1):
-            if attempt:
-                _time.sleep(min(self.backoff_s * 2 ** (attempt - 1), RETRY_AFTER_MAX_S))
-            try:
-                if data is not None:
-                    resp = self._http.post(path, data=data)
-                else:
-                    resp = self._http.get(path, params=params)
-            except httpx.TimeoutException:
-                last = "timed out"
-                continue
-            except httpx.TooManyRedirects:  # a redirect loop: retrying follows the same loop
-                raise self._fatal(f"too many redirects from {path} (a redirect loop?); give the server's "
-                                  "final base URL") from None
-            except httpx.DecodingError:  # a gzip/deflate/brotli body that does not decode
-                raise self._fatal(f"the answer from {path} does not decode (its Content-Encoding does not match "
-                                  "the body: a damaged gzip body?)") from None
-            except httpx.TransportError as err:  # connection refused, reset, DNS, TLS
-                tls = _tls_failure(err)
-                if tls:  # retrying does not change a certificate
-                    raise self._fatal(tls) from None
-                last = _transport_reason(err)
-                continue
-            if resp.status_code in (401, 403):
-                raise self._fatal(f"HTTP {resp.status_code} {resp.reason_phrase}: the server refused the "
-                                  "credentials (check --bearer-token-file/--bearer-token-env or --basic-auth)")
-            if resp.status_code == 429 or resp.status_code >= 500:
-                last = f"HTTP {resp.status_code} {resp.reason_phrase}".strip()
-                wait = _retry_after(resp.headers.get("Retry-After"))
-                if wait and attempt < self.retries:
-                    _time.sleep(min(wait, RETRY_AFTER_MAX_S))
-                if resp.status_code == 503 and _is_prometheus_error(resp):
-                    last += f": {_error_text(resp)}"
-                continue
-            return self._answer(resp, path)
-        tries = self.retries + 1
-        raise _ChunkFailed(self._redact(f"{last} (after {tries} attempt{'s' if tries > 1 else ''})"))
-
-    def _answer(self, resp, path: str) -> Any:
-        try:
-            doc = resp.json()
-        except RecursionError:
-            raise self._fatal(f"expected a Prometheus API answer from {path}, got JSON nested deeper than "
-                              f"{_max_depth()} levels") from None
-        except ValueError:
-            kind = resp.headers.get("content-type", "no content type").split(";")[0]
-            raise self._fatal(f"expected a Prometheus API answer (JSON) from {path}, got HTTP {resp.status_code} "
-                              f"{kind}; is this the Prometheus base URL?") from None
-        if not isinstance(doc, dict) or doc.get("status") not in ("success", "error"):
-            raise self._fatal(f"expected a Prometheus API answer from {path} "
-                              "({'status': ..., 'data': ...}), got other JSON; is this the Prometheus base URL?")
-        if doc["status"] == "error":
-            text = f"{doc.get('errorType', 'error')}: {doc.get('error', '?')}"
-            if resp.status_code == 422:  # execution error (too many samples, timeout...): this chunk only
-                raise _ChunkFailed(self._redact(f"query failed: {text}"))
-            raise self._fatal(f"the server rejected the query ({self._redact(text)})")
-        if resp.status_code >= 400:
-            raise self._fatal(f"HTTP {resp.status_code} from {path}")
-        return doc.get("data")
-
-
-def _max_depth() -> int:
-    import sys
-
-    return sys.getrecursionlimit()
-
-
-def _secret_forms(secrets: Iterable[str], username: str | None, password: str | None,
-                  url_password: str | None) -> list[str]:
-    """Every form in which a secret ridgeline sends can come back from a server that echoes its
-    request: the raw token and password, ``user:password``, its base64 (the Basic header) and the
-    percent-encoded URL user info. Longest first, so a longer form is replaced before its parts."""
-    import base64
-    from urllib.parse import quote
-
-    forms = {s for s in (*secrets, password, url_password) if s}
-    if username and password:
-        pair = f"{username}:{password}"
-        forms |= {pair, base64.b64encode(pair.encode()).decode(), f"{quote(username, safe='')}:{quote(password, safe='')}"}
-    forms |= {quote(f, safe="") for f in list(forms)}
-    return sorted((f for f in forms if f), key=len, reverse=True)
-
-
-def _ssl_context(auth: Auth):
-    """An SSL context with ``--ca-bundle`` (else the system's CAs), ``--client-cert``/``--client-key``
-    and, with ``--insecure``, no verification of the server."""
-    import ssl
+    """The URL as it may be shown: no user info, query or fragment (:mod:`ridgeline.sources.url`)."""
+    from ridgeline.sources.url import parse, shown
 
     try:
-        ctx = ssl.create_default_context(cafile=auth.ca_bundle) if auth.ca_bundle else ssl.create_default_context()
-    except (OSError, ssl.SSLError) as err:
-        raise UsageError(f"--ca-bundle {auth.ca_bundle}: cannot read it as PEM certificates "
-                         f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
-    if auth.insecure:
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-    if auth.client_cert:
-        try:
-            ctx.load_cert_chain(auth.client_cert, auth.client_key)
-        except (OSError, ssl.SSLError) as err:
-            raise UsageError(f"--client-cert {auth.client_cert}: cannot load the certificate and key "
-                             f"({getattr(err, 'strerror', None) or type(err).__name__})") from None
-    return ctx
-
-
-def _tls_failure(err) -> str | None:
-    """A one-line reason when ``err`` is a TLS handshake failure, else None."""
-    text = str(err)
-    reason = re.sub(r"\s*\(_ssl\.c:\d+\)", "", re.sub(r"^\[SSL[^\]]*\]\s*", "", text)).strip()
-    if "CERTIFICATE_VERIFY_FAILED" in text or "certificate verify failed" in text:
-        return f"TLS: the server's certificate is not trusted ({reason[:120]}); give --ca-bundle FILE (or --insecure)"
-    if "alert" in text and "certificate" in text:
-        return f"TLS: the server refused the client certificate ({reason[:120]}); give --client-cert/--client-key"
-    if "[SSL" in text or "SSLError" in type(err.__cause__ or err.__context__ or err).__name__:
-        return f"TLS handshake failed ({reason[:120]})"
-    return None
-
-
-def _transport_reason(err) -> str:
-    text = str(err).strip() or type(err).__name__
-    m = re.search(r"\[Errno -?\d+\]\s*([^\]]+?)\s*$", text) or re.search(r"\]\s*(.+)$", text)
-    reason = m.group(1) if m else text
-    return f"cannot connect ({reason[:120]})"
-
-
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def _is_prometheus_error(resp) -> bool:
-    try:
-        return isinstance(resp.json(), dict)
-    except ValueError:
-        return False
-
-
-def _error_text(resp) -> str:
-    doc = resp.json()
-    return f"{doc.get('errorType', 'error')}: {doc.get('error', '?')}"
+        return parse(url).shown
+    except UsageError:
+        return shown(url)
 
 
 # ------------------------------------------------------------------------------------------
@@ -492,7 +287,7 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
          backoff_s: float = 0.5, max_points: int = MAX_POINTS, hosts_per_query: int = HOSTS_PER_QUERY,
          strict: bool = False, fields: dict[str, tuple[str, ...]] | None = None,
          progress: Callable[[int, int], None] | None = None, spill_dir: str | None = None,
-         slice_s: float = 86400.0) -> Pull:
+         slice_s: float = 86400.0, max_answer_bytes: int = MAX_ANSWER_BYTES) -> Pull:
     """Pull ``[start, end]`` from the server at ``url``; see the module docstring. The samples
     are written to a temporary folder (in ``spill_dir``, default ``$TMPDIR``) as they arrive, in
     time slices of ``slice_s`` seconds: see :mod:`ridgeline.sources.spill`."""
@@ -510,7 +305,8 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
     fields = fields or field_names()
     t0 = (start.timestamp() // step_s) * step_s
     t1 = end.timestamp()
-    client = _Client(url, auth or Auth(), timeout_s=timeout_s, retries=retries, backoff_s=backoff_s)
+    client = _Client(url, auth or Auth(), timeout_s=timeout_s, retries=retries, backoff_s=backoff_s,
+                     max_answer_bytes=max_answer_bytes)
     from ridgeline.skiplog import CappedSkipped
 
     notes: list[str] = []
@@ -543,9 +339,9 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
         chunks = plan_chunks(fields, groups, start=t0, end=t1, step=step_s, max_points=max_points, slice_s=slice_s)
         spill = Spill(spill_dir, slice_s=slice_s)
         try:
-            failed, n_points, seen_fields, repeats = _run(client, chunks, matchers, step_s, concurrency, progress,
-                                                          series_frame, lookup_exporter, spill, groups,
-                                                          strict=strict, skipped=skipped)
+            failed, n_points, seen_fields, repeats, outside = _run(client, chunks, matchers, step_s, concurrency,
+                                                                   progress, series_frame, lookup_exporter, spill,
+                                                                   groups, strict=strict, skipped=skipped)
             repeats += spill.dedupe()
         except BaseException:
             spill.close()
@@ -573,6 +369,9 @@ def pull(url: str, *, start: _dt.datetime, end: _dt.datetime, step_s: float = 15
         # two jobs) is kept once
         notes.append(f"{client.url}: {repeats} samples came twice (a field under two names, or "
                      "a GPU scraped by two jobs); kept once")
+    if outside:
+        notes.append(f"{client.url}: {outside} points were outside the time span their request asked for "
+                     "(a server or proxy answering for other times); dropped")
     bad = spill.total_nulls
     if bad:
         notes.append(f"{client.url}: {bad} points were NaN/Inf or not numbers; kept as missing (null)")
@@ -584,11 +383,12 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
          series_frame, lookup_exporter, spill, groups, *, strict: bool = False, skipped: list | None = None):
     """Run the chunks ``concurrency`` at a time; convert each answer as it arrives, keep each of
     its samples once and write them to ``spill`` (then drop them): memory holds the answers in
-    flight, never the pull. Returns ``(failed, points received, fields seen, repeats dropped)``.
+    flight, never the pull. Returns ``(failed, points received, fields seen, repeats dropped, points outside)``.
     Each series is
     checked as a saved answer's would be (:func:`~ridgeline.parsers.telemetry.prometheus_json.check_series`):
     a series that is not ``{"metric": {...}, "values": [[t, "v"], ...]}`` is an error naming the
-    request and the series (strict), else left out and listed."""
+    request and the series (strict), else left out and listed. Points outside the span their
+    request asked for are dropped and counted (the last item returned)."""
     import itertools
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
@@ -597,7 +397,8 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
     from ridgeline.errors import InputError
     from ridgeline.parsers.telemetry.prometheus_json import check_series
     from ridgeline.parsers.telemetry.reader import finish
-    from ridgeline.sources.spill import SAMPLE_KEY
+    from ridgeline.parsers.telemetry.common import workload_labels
+    from ridgeline.sources.spill import LABEL_ID, SAMPLE_KEY
 
     skipped = [] if skipped is None else skipped
     index = {id(c): i for i, c in enumerate(chunks)}
@@ -618,11 +419,11 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
         return result
 
     failed = []
-    n_points = repeats = 0
+    n_points = repeats = outside = answered = unanswered = 0
     seen_fields: set[str] = set()
     done = 0
     def convert(chunk: Chunk, result: list) -> None:
-        nonlocal n_points, repeats
+        nonlocal n_points, repeats, outside
         frames = []
         for i, series in enumerate(result):
             try:
@@ -638,13 +439,24 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                 continue
             n_points += len(points)
             seen_fields.add(fd.canonical)
-            frames.append(series_frame(labels, points, fd))
+            lid = spill.label_id(workload_labels(labels))  # the series' labels as a number (Spill.add)
+            frames.append(series_frame(labels, points, fd).with_columns(pl.lit(lid, pl.UInt32).alias(LABEL_ID)))
         if frames:
             frame = pl.concat(frames, how="vertical")
             del frames
+            # query_range evaluates at start + k * step only: a point outside the asked span is not
+            # an answer to this request (and would land in another chunk's slice), so it is dropped
+            # and counted; 1 ms of slack for the 3 decimals the span was asked with
+            ts = pl.col("timestamp").dt.epoch("us")
+            inside = ts.is_between(int(chunk.start * 1e6) - 1000, int(chunk.end * 1e6) + 1000)
+            n_out = frame.select((~inside).sum()).item()
+            if n_out:
+                outside += n_out
+                frame = frame.filter(inside)
             kept = frame.unique(subset=SAMPLE_KEY, keep="first", maintain_order=True)
             repeats += frame.height - kept.height
-            spill.add(index[id(chunk)], group_of[chunk.hosts], finish(kept, source=client.url))
+            spill.add(index[id(chunk)], group_of[chunk.hosts],
+                      finish(kept, source=client.url).with_columns(kept.get_column(LABEL_ID)))
 
     # at most concurrency + QUEUED requests submitted at once, each answer converted, written to the
     # spill and dropped as soon as it arrives: the answers alive at any time are those few, whatever
@@ -663,7 +475,17 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                         result = fut.result()
                     except _ChunkFailed as err:
                         failed.append((chunk, str(err)))
+                        unanswered += err.unanswered
+                        if not answered and unanswered >= concurrency and done + 1 < len(chunks):
+                            # the first --concurrency requests all went without a usable answer (timed
+                            # out, no connection, over --max-answer) and none was answered: the others
+                            # would end the same; say so now, not after each has waited out --timeout
+                            client.stop()
+                            raise client._fatal(f"the first {unanswered} requests all ended without a usable "
+                                                f"answer ({failed[0][1]}); stopped before the other "
+                                                f"{len(chunks) - done - 1}") from None
                     else:
+                        answered += 1
                         del fut
                         convert(chunk, result)
                         del result
@@ -679,4 +501,4 @@ def _run(client: _Client, chunks: list[Chunk], matchers: str, step_s: float, con
                 f.cancel()
             raise
     failed.sort(key=lambda cf: (cf[0].field, cf[0].hosts or (), cf[0].start))
-    return failed, n_points, seen_fields, repeats
+    return failed, n_points, seen_fields, repeats, outside

@@ -36,6 +36,7 @@ ORDER = ["host", "gpu", "gpu_instance", "timestamp", "field"]  # the order of Pu
 
 
 SLICE_S = 86400.0  # default time slice: one UTC day (the store's partition)
+LABEL_ID = "_labels_id"  # in the files: a number per distinct workload label set (see Spill.add)
 
 
 class Spill:
@@ -61,6 +62,8 @@ class Spill:
         self.rows: dict[Any, int] = {}  # host -> samples kept
         self.nulls: dict[Any, int] = {}  # host -> samples whose value is missing (null)
         self.max_rows_read = 0  # the most rows dedupe/save/reduction read back at once (one slice)
+        self._label_ids: dict[str, int] = {}  # workload label set -> its number in the files
+        self._columns: list[str] | None = None  # the rows' columns, in the order they came
 
     def close(self) -> None:
         self._tmp.cleanup()
@@ -82,13 +85,51 @@ class Spill:
             raise UsageError(f"cannot keep the pulled samples in {self.path} ({err.strerror or err}); "
                              "set TMPDIR to a folder with more room") from None
 
+    def label_id(self, labels: str | None) -> int | None:
+        """The number that stands for the workload label set ``labels`` in the files."""
+        if labels is None:
+            return None
+        return self._label_ids.setdefault(labels, len(self._label_ids))
+
+    def _encode(self, frame):
+        """``labels`` replaced by its number (:data:`LABEL_ID`; given by the caller per series,
+        else found here). A series' labels are one text repeated on each of its rows: polars
+        holds it once (string views) but the Parquet writer and readers copy it per row or per
+        row group, so a series with 10,000 labels (300 KB) made a pull's memory grow with its
+        length (1 h: 1.0 GB, 4 h: 3.3 GB); as a number it costs 4 bytes a row, and the text is
+        joined back, as views of one copy, when the rows are read (:meth:`_decode`)."""
+        import polars as pl
+
+        if self._columns is None:
+            self._columns = [c for c in frame.columns if c != LABEL_ID]
+        if LABEL_ID in frame.columns:
+            return frame.drop("labels", strict=False)
+        if "labels" not in frame.columns:
+            return frame
+        ids = {t: self.label_id(t) for t in frame.get_column("labels").unique().drop_nulls().to_list()}
+        return frame.with_columns(pl.col("labels").replace_strict(ids, default=None, return_dtype=pl.UInt32)
+                                  .alias(LABEL_ID)).drop("labels")
+
+    def _decode(self, lf):
+        """Rows read back (a LazyFrame) with their ``labels`` text again, in the columns' order."""
+        import polars as pl
+
+        if self._columns is None or "labels" not in self._columns:
+            return lf
+        table = pl.LazyFrame({LABEL_ID: pl.Series(list(self._label_ids.values()), dtype=pl.UInt32),
+                              "labels": pl.Series(list(self._label_ids), dtype=pl.String)})
+        return lf.join(table, on=LABEL_ID, how="left", maintain_order="left").select(self._columns)
+
     def add(self, index: int, group: int, frame) -> None:
         """Write chunk ``index`` (its rows in TELEMETRY form, de-duplicated; ``group``: the index
-        of its host group) as one file per host and time slice, and drop it."""
+        of its host group) as one file per host and time slice, and drop it. The ``labels`` text
+        is kept as a number (:meth:`_encode`); a frame may bring those numbers itself in a
+        :data:`LABEL_ID` column (:meth:`label_id`), which saves hashing each row's text."""
         import polars as pl
 
         if not frame.height:
             return
+        frame = self._encode(frame)
         key = pl.col("timestamp").dt.epoch("us").floordiv(self.slice_us).alias("_slice")
         for (host, sl), part in frame.with_columns(key).group_by("host", "_slice", maintain_order=True):
             part = part.drop("_slice")
@@ -160,7 +201,7 @@ class Spill:
         """One host's rows: a lazy scan of its files, in time slice then plan order."""
         import polars as pl
 
-        return pl.scan_parquet(self._files(host), hive_partitioning=False)
+        return self._decode(pl.scan_parquet(self._files(host), hive_partitioning=False))
 
     def host_frames(self) -> dict:
         """host -> its lazy scan (nothing read yet)."""
@@ -178,7 +219,7 @@ class Spill:
         epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
         out = []
         for k in self._slice_keys(host):
-            scan = pl.scan_parquet(self._files(host, k), hive_partitioning=False)
+            scan = self._decode(pl.scan_parquet(self._files(host, k), hive_partitioning=False))
             if k is None:
                 out.append((None, None, scan))
             else:
@@ -190,7 +231,7 @@ class Spill:
         """Each (host, slice)'s rows, read one at a time (what --save writes, one day at a time)."""
         for h in self.hosts():
             for k in self._slice_keys(h):
-                yield self._read(self._files(h, k))
+                yield self._decode(self._read(self._files(h, k)).lazy()).collect()
 
     def scan(self):
         """Every row: one lazy scan (empty TELEMETRY table when nothing was kept)."""
@@ -201,4 +242,4 @@ class Spill:
         files = [f for h in self.hosts() for f in self._files(h)]
         if not files:
             return empty_frame().lazy()
-        return pl.scan_parquet(files, hive_partitioning=False)
+        return self._decode(pl.scan_parquet(files, hive_partitioning=False))

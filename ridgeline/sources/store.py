@@ -4,7 +4,13 @@ Layout (``ridgeline telemetry DIR`` reads it back, see :mod:`ridgeline.parsers.t
 
     DIR/date=2026-01-05/host=node01/part-0.parquet
 
-One file per UTC day and host. Columns: ``timestamp`` (UTC), ``gpu``, ``uuid``, ``gpu_instance``,
+One file per UTC day and host. The host in the folder name is encoded by the one partition codec,
+:mod:`ridgeline.parsers.telemetry.hive` (percent-encoded UTF-8; rows without a host go to Hive's
+``host=__HIVE_DEFAULT_PARTITION__``, apart from a host named ``unknown``), and every reader of the
+store decodes it with the same module, so the hosts read back are exactly the hosts saved. The
+store never writes through a symbolic link that leads outside it (a partition folder or file that
+is one is refused before anything is written), and its reader lists and leaves out such links.
+Columns: ``timestamp`` (UTC), ``gpu``, ``uuid``, ``gpu_instance``,
 ``model``, then one column per canonical field (``gpu_util_ratio``, ``tensor_active_ratio``, ...;
 canonical units, so nothing is scaled again on reading). ``date`` and ``host`` live in the path.
 A partition holds a column for each field its host exported (so partitions may differ; the
@@ -36,13 +42,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 ID_COLUMNS = ("timestamp", "gpu", "uuid", "gpu_instance", "model")
 LABELS = "labels"  # the workload labels column (see the module docstring)
 KEY_COLUMNS = ("timestamp", "gpu", "uuid", "gpu_instance")
 PART_NAME = "part-0.parquet"
-UNKNOWN_HOST = "unknown"
 
 
 @dataclasses.dataclass
@@ -109,12 +113,44 @@ def _merge(old, new):
     return joined.select(out).sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
 
 
+def partition_path(date: str, host: str | None) -> Path:
+    """``date=DAY/host=HOST/part-0.parquet``, HOST encoded by the one partition codec
+    (:func:`ridgeline.parsers.telemetry.hive.encode`: exact on read-back; no host is Hive's
+    ``__HIVE_DEFAULT_PARTITION__``, never the string ``unknown``)."""
+    from ridgeline.parsers.telemetry import hive
+
+    return Path(f"date={hive.encode(date)}") / f"host={hive.encode(host)}" / PART_NAME
+
+
+def _inside(path: Path, root: Path) -> bool:
+    import os
+
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def refuse_links_out(folder: str | Path, rel: Path) -> None:
+    """A UsageError when the partition folder or file ``rel`` of the store at ``folder`` is (or
+    sits under) a symbolic link that leads outside the store: writing through it would put a
+    partition, or replace a file, outside it."""
+    from ridgeline.errors import UsageError
+
+    folder = Path(folder)
+    step = folder
+    for part in rel.parts:
+        step = step / part
+        if step.is_symlink() and not _inside(step, folder):
+            raise UsageError(f"--save {folder}: {step.relative_to(folder)} is a symbolic link that leads outside "
+                             "the store; the store never writes through one (remove the link, or save elsewhere)")
+
+
 def save(long: Any, folder: str | Path) -> StoreReport:
     """Write ``long`` (TELEMETRY rows) into the store at ``folder``; see the module docstring."""
     import polars as pl
 
     from ridgeline.atomic import write_parquet
     from ridgeline.errors import UsageError
+    from ridgeline.parsers.telemetry import hive
 
     folder = Path(folder)
     report = StoreReport()
@@ -123,12 +159,21 @@ def save(long: Any, folder: str | Path) -> StoreReport:
         return report
     wide = wide.with_columns(
         pl.col("timestamp").dt.strftime("%Y-%m-%d").alias("_date"),
-        pl.col("host").fill_null(UNKNOWN_HOST).alias("_host"),
+        pl.col("host").alias("_host"),
     )
+    parts = []
+    for (date, host), part in wide.group_by(["_date", "_host"], maintain_order=True):
+        try:
+            rel = partition_path(date, host)
+        except hive.ReservedValue as err:
+            raise UsageError(f"--save {folder}: cannot save host {host!r}: {err}; rename the host (--host, "
+                             "or the source's Hostname label)") from None
+        parts.append((rel, part))
+    for rel, _part in parts:  # before anything is written: no partition leads out of the store
+        refuse_links_out(folder, rel)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        for (date, host), part in wide.group_by(["_date", "_host"], maintain_order=True):
-            rel = Path(f"date={date}") / f"host={quote(str(host), safe='')}" / PART_NAME
+        for rel, part in parts:
             target = folder / rel
             rows = part.drop("_date", "_host", "host").sort(["gpu", "gpu_instance", "timestamp"], nulls_last=True)
             # a field this host did not export is no column at all (not a column of nulls, which

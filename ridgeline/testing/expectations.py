@@ -33,7 +33,6 @@ one for ``[findings]``); ``ridgeline check --write FILE PROFILE`` records today'
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import re
@@ -379,9 +378,47 @@ def _display(path: Path) -> str:
 # ------------------------------------------------------------------------------------------
 # writing
 # ------------------------------------------------------------------------------------------
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _escaped(text: str, *, quote: bool) -> str:
+    """``text`` with what a TOML file cannot hold raw written as escapes, so it reads back exact:
+    control characters (C0, DEL, C1: TOML refuses C0 and DEL raw), format characters (bidi
+    overrides, zero-width) and line/paragraph separators as ``\\uXXXX`` (``\\UXXXXXXXX`` past
+    U+FFFF); ``quote``: a basic string's ``"`` and ``\\`` too. A lone surrogate, which no TOML
+    file (nor UTF-8) can hold, is written as U+FFFD."""
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if quote and ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+            continue
+        cat = unicodedata.category(ch)
+        if cat == "Cs":
+            out.append("\\uFFFD")
+        elif cat in ("Cc", "Cf", "Zl", "Zp") and (quote or ch != "\t"):
+            out.append(f"\\u{ord(ch):04X}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08X}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _q(text: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(text, ensure_ascii=False)
+    """A TOML basic string that reads back as ``text`` (:func:`_escaped`)."""
+    return '"' + _escaped(str(text), quote=True) + '"'
+
+
+def _key(name: str) -> str:
+    """A TOML key: bare when it may be, else quoted."""
+    import re
+
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", str(name)) else _q(name)
+
+
+def _comment(text: str) -> str:
+    """Text for a ``#`` comment: nothing in it can end the comment or be refused by a reader."""
+    return _escaped(str(text), quote=False)
 
 
 def _g(x: float) -> str:
@@ -409,16 +446,16 @@ def render(result, *, expect_path: Path, profiles: Sequence[Path], min_share: fl
     rel = [Path(os.path.relpath(Path(p).resolve(), base)).as_posix() for p in profiles]
     lines = [
         f"# ridgeline expectations, recorded by `ridgeline check --write` (ridgeline {__version__}) from",
-        f"# {', '.join(rel)}{' on ' + result.gpu_name if result.gpu_name else ''}.",
+        _comment(f"# {', '.join(rel)}{' on ' + result.gpu_name if result.gpu_name else ''}."),
         "# Edit freely: a single value accepts the recorded value +- [tolerance]; a range is [low, high]",
-        "# or {min = .., max = ..}. Check with: ridgeline check " + expect_path.name + "  (or pytest).",
+        _comment("# or {min = .., max = ..}. Check with: ridgeline check " + expect_path.name + "  (or pytest)."),
         "",
         "[profile]",
         "paths = [" + ", ".join(_q(p) for p in rel) + "]  # relative to this file",
     ]
     for key, value in (profile_options or {}).items():
         if key != "paths":
-            lines.append(f"{key} = {_toml_value(value)}")
+            lines.append(f"{_key(key)} = {_toml_value(value)}")
     lines += [
         "",
         "[tolerance]",
@@ -475,7 +512,7 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_key(k)} = {_toml_value(v)}" for k, v in value.items()) + "}"
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return _q(str(value))
@@ -508,11 +545,16 @@ def write(expect_path: str | Path, profiles: Sequence[str | Path] = (), *, gpu: 
         old["gpu"] = gpu
         options = dict(options, gpu=gpu)
     profiles = [Path(p) for p in profiles]
+    from ridgeline.outpaths import refuse_over_inputs  # (the file's own profile paths too)
+
+    refuse_over_inputs([("check --write", expect_path)], profiles)
     result = analyze_paths(profiles, **options)
     text = render(result, expect_path=expect_path, profiles=profiles, min_share=min_share,
                   tolerance=tolerance, min_severity=min_severity or "warning", profile_options=old)
+    from ridgeline.atomic import write_text
+
     try:
-        expect_path.write_text(text, encoding="utf-8")
+        write_text(expect_path, text)
     except OSError as err:
         raise UsageError(f"cannot write {expect_path}: {err.strerror or err}") from None
     return text, result

@@ -62,7 +62,8 @@ def test_folder_lists_every_odd_entry_as_skipped(capsys, odd_folder, command, go
         assert "socket" in skipped["s.sock"]
     assert [Path(i["path"]).name for i in doc["inputs"]] == [good.name]
     code, out, err = run(capsys, command, odd_folder, "--strict")  # --strict: the first one is an error
-    assert code == 2 and len(err.strip().splitlines()) == 1 and "expected a regular file" in err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "expected a readable regular file" in err
+    assert "more found in the folders" in err  # the others are counted, not hidden
 
 
 @pytest.mark.parametrize("command", ["analyze", "telemetry", "report"])
@@ -71,3 +72,38 @@ def test_a_fifo_named_is_refused_at_once(capsys, odd_folder, command):
     assert code == 2 and "FIFO" in err and len(err.strip().splitlines()) == 1
     code, out, err = run(capsys, command, odd_folder / "gone.csv")
     assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+def _unprivileged(argv, cwd):
+    """``ridgeline ARGV`` in a process that cannot read a file without read permission: as
+    itself when not root, else as root without the capabilities that override permissions."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "ridgeline.cli", *map(str, argv)]
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root without setpriv reads every file")
+        cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", *cmd]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("command", ["analyze", "telemetry"])
+def test_an_unreadable_file_in_a_folder_is_listed_and_strict_refuses_it(tmp_path, command):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(GOOD_NCU if command == "analyze" else GOOD_TELEMETRY, folder)
+    secret = folder / ("secret.csv" if command == "analyze" else "secret.prom")
+    shutil.copy(GOOD_NCU if command == "analyze" else GOOD_TELEMETRY, secret)
+    secret.chmod(0)
+    try:
+        done = _unprivileged([command, folder, "--format", "json"], tmp_path)
+        assert done.returncode in (0, 1), done.stderr
+        skipped = {Path(s["source"]).name: s["reason"] for s in json.loads(done.stdout)["skipped"]}
+        assert "not readable" in skipped[secret.name]  # listed as what it is, not as "not recognized"
+        done = _unprivileged([command, folder, "--strict"], tmp_path)
+        assert done.returncode == 2 and done.stdout == ""
+        assert len(done.stderr.strip().splitlines()) == 1 and "not readable" in done.stderr and secret.name in done.stderr
+    finally:
+        secret.chmod(0o644)

@@ -303,7 +303,8 @@ def test_new_rule_scaffold_writes_a_valid_module_and_failing_test_stubs(tmp_path
     (tmp_path / "tests").mkdir()
     script = runpy.run_path(str(ROOT / "scripts" / "new_rule.py"))
     assert script["main"](["RL198", "example-condition", "--severity", "info", "--root", str(tmp_path)]) == 0
-    module = tmp_path / "ridgeline" / "rules" / "rl198_example_condition.py"
+    module = tmp_path / "ridgeline" / "rules" / "kernel" / "rl198_example_condition.py"
+    assert (module.parent / "__init__.py").exists()  # the family's package, made with its first rule
     spec = importlib.util.spec_from_file_location("rl198_example_condition", module)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -311,7 +312,7 @@ def test_new_rule_scaffold_writes_a_valid_module_and_failing_test_stubs(tmp_path
     engine.validate_rule(cls, module_name="rl198_example_condition")
     assert (cls.code, cls.name, cls.severity, cls.family) == ("RL198", "example-condition", "info", "kernel")
     assert cls().check(_decode_ctx()) == []  # the stub predicate never fires
-    tests = (tmp_path / "tests" / "rules" / "test_rl198.py").read_text()
+    tests = (tmp_path / "tests" / "rules" / "kernel" / "test_rl198.py").read_text()
     compile(tests, "test_rl198.py", "exec")
     assert "def test_rl198_example_condition_fires" in tests and "def test_rl198_example_condition_quiet" in tests
     with pytest.raises(SystemExit):  # a code is never reused

@@ -203,3 +203,44 @@ def test_write_then_check_passes_on_every_scenario(tmp_path, name):
     assert len(outcomes) == kernel_table(analyze(profile)).height + 1
     failed = [(n, o.problems) for n, o in outcomes if not o.passed]
     assert not failed
+
+
+# ---- names TOML cannot hold raw (issue 35, class 8): escaped, read back exact ---------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NAMES = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+HOSTILE = st.text(st.one_of(st.sampled_from(["\x7f", "\x00", "\x1b", "\x85", "\u202e", "\u2028", "\ufeff", "\t", '"',
+                                              "\\", "\U000e0001"]),
+                            st.characters(exclude_categories=("Cs",))), max_size=30)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.one_of(NAMES, HOSTILE))
+def test_every_string_reads_back_from_the_toml_written(name):
+    tomllib = expectations._toml()
+    doc = tomllib.loads(f"k = {expectations._q(name)}\n{expectations._key(name or 'x')} = 1\n"
+                        f"{expectations._comment('# ' + name)}\n")
+    assert doc["k"] == name and doc[name or "x"] == 1
+
+
+def test_a_lone_surrogate_is_written_as_the_replacement_character():
+    assert expectations._toml().loads(f"k = {expectations._q('a' + chr(0xD800) + 'b')}")["k"] == "a\ufffdb"
+
+
+@settings(max_examples=15, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(HOSTILE.map(lambda s: "void gemm" + s.replace("\x00", "") + "<bf16>(float*)"))
+def test_check_write_records_a_hostile_kernel_name_it_can_read_back(tmp_path_factory, name):
+    from ridge_inputs import write_mini_ncu
+
+    folder = tmp_path_factory.mktemp("hostile")
+    profile = write_mini_ncu(folder / "p.csv")
+    text = profile.read_text(encoding="utf-8").replace("void gemm<bf16>(float*)", name.replace('"', '""'))
+    profile.write_text(text, encoding="utf-8", newline="")
+    path = folder / "p.ridgeline.toml"
+    expectations.write(path, [profile], min_share=0.0)
+    spec = expectations.load(path)  # the file it wrote reads back
+    assert name in {e.get("kernel") for e in expectations._read(path)["expect"]}
+    outcomes = expectations.check_all(spec, expectations.analyze(spec))
+    assert all(o.passed for _n, o in outcomes), [(n, o.problems) for n, o in outcomes if not o.passed]

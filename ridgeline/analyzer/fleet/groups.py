@@ -235,6 +235,44 @@ def _short_host(expr):
     return expr.str.split(".").list.first()
 
 
+def _gpus_not_reported(w, jobs) -> str | None:
+    """A note naming the jobs whose GPU indices the telemetry of their node does not report (GPU 9
+    on a node reporting 0-7): none of the node's windows is theirs on that GPU, which would
+    otherwise go unsaid. Nodes without telemetry are not named here."""
+    import polars as pl
+
+    named = (jobs.select("job", "line", _short_host(pl.col("host")).alias("_host"), pl.col("gpus").alias("_gpu"))
+             .explode("_gpu").filter(pl.col("_gpu").is_not_null()))
+    if not named.height:
+        return None
+    seen = w.select("_host", pl.col("gpu").cast(pl.Int64).alias("_gpu")).unique()
+    missing = (named.join(seen.select("_host").unique(), on="_host", how="semi")
+               .join(seen, on=["_host", "_gpu"], how="anti").sort("line", "_gpu"))
+    if not missing.height:
+        return None
+    jobs_missing = missing.group_by("job", "line", "_host", maintain_order=True).agg(pl.col("_gpu"))
+    shown = []
+    for job, line, host, gpus in jobs_missing.head(3).iter_rows():
+        reported = sorted(seen.filter(pl.col("_host") == host).get_column("_gpu").drop_nulls().to_list())
+        shown.append(f"job {job} (line {line}) names GPU {', '.join(map(str, gpus))} on {host}, whose telemetry "
+                     f"reports GPU {_index_ranges(reported)}")
+    more = f"; {jobs_missing.height - 3} more" if jobs_missing.height > 3 else ""
+    return (f"{jobs_missing.height} job row(s) name GPU indices their node's telemetry does not report ("
+            + "; ".join(shown) + more + "): no window of those GPUs is theirs")
+
+
+def _index_ranges(values: list[int]) -> str:
+    """[0, 1, 2, 3, 5] -> '0-3,5'."""
+    out, start = [], None
+    for i, v in enumerate(values):
+        if start is None:
+            start = v
+        if i + 1 == len(values) or values[i + 1] != v + 1:
+            out.append(str(start) if start == v else f"{start}-{v}")
+            start = None
+    return ",".join(out) or "none"
+
+
 def _split(w, spans, *, on: list[str], cols: list[str], any_gpu: bool = False):
     """Windows ``w`` (``_wid``, ``_f`` = share so far) split over the ``spans`` overlapping them.
     ``spans``: ``on`` columns, ``_s``, ``_e`` (null: open), ``cols``; ``any_gpu``: spans carry
@@ -300,8 +338,12 @@ def attribute(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list[str
             spans = spans.select(_short_host(pl.col("host")).alias("_host"), pl.col("gpus").alias("_gpu"),
                                  pl.col("start").alias("_s"), pl.col("end").alias("_e"),
                                  *[pl.col(cols[d.name]).alias(d.col) for d in slurm])
-            w = _split(w.with_columns(_short_host(pl.col("host")).alias("_host")), spans, on=["_host"],
-                       cols=[d.col for d in slurm], any_gpu=True)
+            w = w.with_columns(_short_host(pl.col("host")).alias("_host"))
+            if notes is not None:
+                note = _gpus_not_reported(w, jobs)
+                if note:
+                    notes.append(note)
+            w = _split(w, spans, on=["_host"], cols=[d.col for d in slurm], any_gpu=True)
             shared = w.filter(pl.col("_n") > 1)
             if notes is not None and shared.height:
                 hosts = sorted(set(shared.get_column("host").drop_nulls().to_list()))

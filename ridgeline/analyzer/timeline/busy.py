@@ -321,8 +321,10 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     tot = pl.concat(totals, how="vertical") if totals else None
     from ridgeline.analyzer.timeline.ranks import fill_ranks
 
+    rank_notes: list[str] = []
     out = TimelineAnalysis(
-        devices=fill_ranks(devices),
+        devices=fill_ranks(devices, rank_notes),
+        notes=rank_notes,
         totals_labels=totals_labels(tot),
         kernel_shares=k,
         bins=bins,

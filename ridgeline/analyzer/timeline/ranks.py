@@ -16,6 +16,16 @@ A file holding several devices without a recorded rank gets no rank (one process
 several GPUs; numbering them would be invented). Per-rank nsys exports without a rank in the
 environment take 2 or 3.
 
+One job, or no rank table (:func:`job_problem`, said in a note, never silently)
+-------------------------------------------------------------------------------
+The files are compared as ranks of one job only when they can be: files recording different
+world sizes (4 and 2: two jobs) are not merged into one; two files claiming the same rank (two
+traces of rank 0: two runs, or a rank captured twice) make no table either, and the note names
+the rank and the files; a file among ranked ones that records no rank is named as left out.
+(Several devices of one file sharing its rank are one process driving several GPUs, not a
+conflict.) A rank or world size that is no whole number in range is named where it is read
+(:mod:`ridgeline.parsers.timeline.rank_env`).
+
 The per-rank table (:func:`rank_table`)
 ---------------------------------------
 One row per device with a rank: compute (``compute_busy_s``), communication (``comm_busy_s``),
@@ -57,9 +67,61 @@ def rank_from_name(path: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def fill_ranks(devices):
+def fill_ranks(devices, notes: list[str] | None = None):
     """``devices`` (TIMELINE_DEVICE_COLUMNS frame) with ``rank``/``rank_from`` filled where the files
-    did not record them (module docstring: file name, else file order)."""
+    did not record them (module docstring: file name, else file order). ``notes`` receives what
+    keeps the files from being one job (:func:`job_problem`) and the ranked files' left-outs."""
+    out = _filled(devices)
+    if notes is not None and out is not None and out.height and "rank" in out.columns:
+        for note in (job_problem(out), _unranked(out)):
+            if note and note not in notes:
+                notes.append(note)
+    return out
+
+
+def _files(values) -> str:
+    values = sorted(set(values))
+    return ", ".join(values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
+
+
+def job_problem(devices) -> str | None:
+    """Why the ranked devices are not one job's ranks (module docstring), or None."""
+    import polars as pl
+
+    if devices is None or not devices.height or "rank" not in devices.columns:
+        return None
+    d = devices.filter(pl.col("rank").is_not_null())
+    if d.get_column("source").n_unique() < 2:
+        return None
+    if "world_size" in d.columns:
+        sizes = d.filter(pl.col("world_size").is_not_null()).group_by("world_size").agg(pl.col("source").unique())
+        if sizes.height > 1:
+            parts = [f"world size {w}: {_files(s)}" for w, s in sorted(sizes.iter_rows())]
+            return ("the traces record different world sizes, so they are ranks of different jobs ("
+                    + "; ".join(parts) + "): no rank table or straggler across them (analyze each job on its own)")
+    claims = d.group_by("rank").agg(pl.col("source").unique()).filter(pl.col("source").list.len() > 1).sort("rank")
+    if claims.height:
+        parts = [f"rank {r} by {_files(s)}" for r, s in claims.head(3).iter_rows()]
+        more = f" and {claims.height - 3} more rank(s)" if claims.height > 3 else ""
+        return ("several traces claim one rank (" + "; ".join(parts) + more + "): not one job's ranks, so no rank "
+                "table or straggler (two runs, or a rank captured twice?)")
+    return None
+
+
+def _unranked(devices) -> str | None:
+    """A note naming the files that record no rank beside files that do (left out of the table)."""
+    import polars as pl
+
+    ranked_sources = set(devices.filter(pl.col("rank").is_not_null()).get_column("source").to_list())
+    if len(ranked_sources) < 2:
+        return None
+    missing = set(devices.filter(pl.col("rank").is_null()).get_column("source").to_list()) - ranked_sources
+    if not missing:
+        return None
+    return f"{_files(missing)} record(s) no rank beside traces that do: left out of the rank table"
+
+
+def _filled(devices):
     import polars as pl
 
     if devices is None or not devices.height or "rank" not in devices.columns:
@@ -90,6 +152,8 @@ def ranked(devices):
     if devices is None or not devices.height or "rank" not in devices.columns:
         return None
     d = devices.filter(pl.col("rank").is_not_null() & (pl.col("capture_s") > 0))
+    if job_problem(d) is not None:  # (said in a note by fill_ranks)
+        return None
     return d.sort("rank", "source", "device") if d.get_column("rank").n_unique() >= 2 else None
 
 

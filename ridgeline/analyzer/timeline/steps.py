@@ -10,7 +10,11 @@ Where the steps come from (host ranges, from the timeline's HOST_API table):
 
 A trace without such ranges has no ``steps`` rows (nothing is guessed).
 
-Which GPU work belongs to which step: the host launched it inside the step's range. Each kernel,
+Which GPU work belongs to which step: the host launched it inside the step's range; where step
+ranges nest or overlap (a ``ProfilerStep#N`` inside another, an NVTX ``step 3`` inside a
+``ProfilerStep#3``), the innermost one, the range that began last among those open at the launch
+(:func:`owner_segments`), so a nested step keeps its own work and the outer step the work
+launched before and after it: neither vanishes. Each kernel,
 copy and memset is joined to its launch call by correlation id (Kineto ``cuda_runtime`` /
 ``cuda_driver``, nsys ``CUPTI_ACTIVITY_KIND_RUNTIME``: any host call with the activity's correlation id;
 the pipeline reads launches, async copies/memsets (:data:`LAUNCH_RE`) and synchronizing calls). Activities with no launch
@@ -139,6 +143,32 @@ def step_ranges(api):
     return r.unique(["name", "start_ns"], keep="first").sort("start_ns").select("name", "start_ns", "end_ns")
 
 
+def owner_segments(starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
+    """The host time split at every range start and end: ``(segment starts, owner)``, the owner of
+    segment ``k`` (from ``starts_k`` to the next segment's start) the index of the range that
+    began last among those open there (ties: the later index), -1 where none is open. ``starts``
+    sorted. A loop over the ranges (steps, not activities)."""
+    import heapq
+
+    points = sorted(set(starts) | set(ends))
+    by_start: dict[int, list[int]] = {}
+    for i, s in enumerate(starts):
+        by_start.setdefault(s, []).append(i)
+    heap: list[tuple[int, int]] = []  # (-start, -index): the latest-started open range on top
+    seg_s, owner = [], []
+    for p in points:
+        for i in by_start.get(p, ()):
+            heapq.heappush(heap, (-starts[i], -i))
+        while heap and ends[-heap[0][1]] <= p:  # closed ranges leave (lazily, from the top)
+            heapq.heappop(heap)
+        top = -heap[0][1] if heap else -1
+        if owner and owner[-1] == top:
+            continue
+        seg_s.append(p)
+        owner.append(top)
+    return seg_s, owner
+
+
 def analyze_steps(acts, api, source: str):
     """One file's TIMELINE activities and HOST_API rows -> STEP_COLUMNS frame (see the module docstring)."""
     import polars as pl
@@ -178,9 +208,11 @@ def _device_steps(part, source, device, r_s, r_e, r_names, ls, le, placed_by):
 
     from ridgeline.analyzer.timeline.intervals import full, maximum
 
-    idx = pl.lit(r_s).search_sorted(pl.col("launch_ns"), side="right").cast(pl.Int64) - 1
-    inside = (idx >= 0) & (pl.col("launch_ns") < pl.lit(r_e).gather(pl.when(idx > 0).then(idx).otherwise(0)))
-    cols = part.select(pl.when(inside).then(idx).otherwise(-1).alias("step_of"),
+    # the innermost step range open at each launch (nested or overlapping ranges: the one begun last)
+    seg_s, seg_owner = owner_segments(r_s.to_list(), r_e.to_list())
+    seg = pl.lit(pl.Series(seg_s, dtype=pl.Int64)).search_sorted(pl.col("launch_ns"), side="right").cast(pl.Int64) - 1
+    owner = pl.lit(pl.Series(seg_owner, dtype=pl.Int64)).gather(pl.when(seg > 0).then(seg).otherwise(0))
+    cols = part.select(pl.when(seg >= 0).then(owner).otherwise(-1).alias("step_of"),
                        (pl.col("kind") == "kernel").fill_null(False).alias("is_kernel"))
     step_of, is_kernel = cols.get_column("step_of"), cols.get_column("is_kernel")
     s = part.get_column("start_ns")

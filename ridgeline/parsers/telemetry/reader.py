@@ -31,6 +31,7 @@ from ridgeline.errors import InputError, UsageError
 from ridgeline.result import InputInfo, Skipped
 from ridgeline.parsers.sniff import describe_head
 from ridgeline.parsers.paths import not_regular, refuse_if_not_regular, walk
+from ridgeline.parsers.telemetry import hive
 
 KINDS = (
     "dcgm-dmon",
@@ -298,12 +299,21 @@ def scan_telemetry_sources(
     sources: list[TelemetrySource] = []
     inputs: list[InputInfo] = []
     skipped: list[Skipped] = []
-    for path, explicit in expand_paths(paths):
+    expanded = expand_paths(paths)
+    from ridgeline.parsers.paths import links_out
+
+    for note in links_out([paths] if isinstance(paths, (str, os.PathLike)) else paths, expanded):
+        opts.note(note)
+    if strict_folders:  # --strict given: what no reader may open in a folder is refused, all named at once
+        from ridgeline.parsers.paths import refuse_unusable
+
+        refuse_unusable((p, why) for p, explicit in expanded if not explicit for why in [not_regular(p)] if why)
+    for path, explicit in expanded:
         why_not = None if explicit else not_regular(path)
         if why_not is not None:  # never opened (a FIFO would block)
             if strict_folders:
                 raise InputError(path, "expected a regular file", actual=why_not)
-            skipped.append(Skipped(str(path), "file", f"not a regular file: {why_not} (found in a folder)"))
+            skipped.append(Skipped(str(path), "file", f"not read: {why_not} (found in a folder)"))
             continue
         kind = detect_telemetry_format(path)
         if kind is None:
@@ -320,6 +330,8 @@ def scan_telemetry_sources(
 
         what = guard.WHAT.get(kind, kind)
         folder = kind == "telemetry-parquet" and Path(path).is_dir() and not explicit
+        if kind == "telemetry-parquet" and Path(path).is_dir() and _leave_out_links(path, what, skipped, opts):
+            continue
         read = functools.partial(_read_source, path, kind, what, opts)
         try:
             if kind == "telemetry-parquet" and str(path) in found_in_folders and Path(path).is_file():
@@ -332,9 +344,10 @@ def scan_telemetry_sources(
                 if not folder or check_folder_pages:
                     raise
                 # the check deferred: run now, it lists the corrupt files and leaves them out
+                before = opts.parquet_files.get(str(path))
                 if _check_folder(path, what, skipped, opts, strict_folders):
                     continue
-                if str(path) not in opts.parquet_files:
+                if opts.parquet_files.get(str(path)) == before:
                     raise  # no corrupt file: the error was something else
                 src, info, skip = read()
         except InputError as err:
@@ -393,8 +406,10 @@ def _check_folder(path, what: str, skipped: list[Skipped], opts: Options, strict
     given): the first corrupt file is an InputError."""
     from ridgeline.parsers import guard
 
+    from ridgeline.parsers.telemetry.table import parquet_files
+
     bad = []
-    files = sorted(Path(path).rglob("*.parquet"))
+    files = parquet_files(path, opts=opts)  # (less the links that lead out of the folder)
     for f in files:
         try:
             guard.check_parquet_pages(f)
@@ -411,6 +426,39 @@ def _check_folder(path, what: str, skipped: list[Skipped], opts: Options, strict
     return False
 
 
+def _leave_out_links(path, what: str, skipped: list[Skipped], opts: Options) -> bool:
+    """A Parquet folder (a store) is never read through a symbolic link that leads outside it:
+    each such link (to a partition folder or a file) is listed in ``skipped`` and its files left
+    out of the folder's scan (``opts.parquet_files``; a link to a folder inside is not followed
+    either, its files are read where they are). True when no Parquet file is left."""
+    root = Path(path)
+    top = os.path.realpath(root)
+
+    def inside(p) -> bool:
+        real = os.path.realpath(p)
+        return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+    links = False
+    left_out = []
+    for dirpath, dirnames, filenames in os.walk(root):  # (a link to a folder is listed, not entered)
+        for name in [*dirnames, *filenames]:
+            p = Path(dirpath) / name
+            if not p.is_symlink():
+                continue
+            links = True
+            if not inside(p):
+                kind = "folder" if name in dirnames else "file"
+                left_out.append(p)
+                skipped.append(Skipped(str(p), "file", f"a symbolic link to a {kind} outside {path}: not read (a "
+                                                       f"{what} folder is read only from what lies inside it)"))
+    if not links:
+        return False
+    gone = set(left_out)
+    files = [str(f) for f in sorted(root.rglob("*.parquet")) if f not in gone]  # (rglob enters no folder link)
+    opts.parquet_files[str(path)] = files
+    return not files
+
+
 def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
     """A wide Parquet input's wide frame(s) and, for a hive store with ``host=`` folders, each
     host's frames. Files with different columns (hosts exporting different fields) are scanned
@@ -421,7 +469,7 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
 
     groups = telemetry_table._column_groups(path, opts=opts) if path.is_dir() else None
     if groups is not None and len(groups) > 1:
-        scans = [(files, telemetry_table.wide_frame(pl.scan_parquet(files, hive_partitioning=True), opts=opts))
+        scans = [(files, telemetry_table.wide_frame(hive.scan(files), opts=opts))
                  for files in groups]
         if any(w is None for _files, w in scans):
             return  # a long (or odd) table among them: the long rows are reduced
@@ -432,18 +480,18 @@ def _plan_parquet(src: TelemetrySource, path: Path, opts: Options) -> None:
             if by_host is None or "host" not in w.collect_schema().names():
                 return
             for h, fs in by_host.items():
-                hosts.setdefault(h, []).append(("wide", w.filter(pl.col("host") == h)))
+                hosts.setdefault(h, []).append(("wide", w.filter(telemetry_table.host_is(h))))
                 host_files.setdefault(h, []).extend(fs)
         src.wide = pl.concat([w for _files, w in scans], how="diagonal_relaxed")
         src.hosts = {h: _host_items(items, sorted(host_files[h]), opts) for h, items in hosts.items()}
         return
     source = telemetry_table.parquet_source(path, opts=opts)
-    raw = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
+    raw = hive.scan(source, missing_columns="insert", extra_columns="ignore")
     src.wide = telemetry_table.wide_frame(raw, opts=opts)
     files = telemetry_table.hive_host_files(path, opts.parquet_files.get(str(path)))
     if files is not None and "host" in raw.collect_schema().names():
-        src.hosts = {h: _host_items([(src.layout, src.frame.filter(pl.col("host") == h))] if src.wide is not None
-                                    else None, fs, opts) or [(src.layout, src.frame.filter(pl.col("host") == h))]
+        src.hosts = {h: _host_items([(src.layout, src.frame.filter(telemetry_table.host_is(h)))] if src.wide is not None
+                                    else None, fs, opts) or [(src.layout, src.frame.filter(telemetry_table.host_is(h)))]
                      for h, fs in files.items()}
 
 
@@ -467,7 +515,7 @@ def _host_items(whole, files: list[str], opts: Options) -> list | None:
     slices = []
     for lo, hi, day_files in days:
         for f in day_files:  # a file's own columns (a field a day lacks is absent, not blank)
-            frame = telemetry_table.wide_frame(pl.scan_parquet(f, hive_partitioning=True), opts=opts)
+            frame = telemetry_table.wide_frame(hive.scan(f), opts=opts)
             if frame is None:
                 return whole
             slices.append((lo, hi, frame))

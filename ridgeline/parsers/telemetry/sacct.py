@@ -28,6 +28,18 @@ Times have no zone in sacct output (the cluster's local time): they are read in 
 A row with the wrong number of fields, an unreadable time or a malformed node list is an
 :class:`~ridgeline.errors.InputError` naming the file, the line and the column.
 
+Bounds (a few hundred bytes must not ask for gigabytes; each is one line naming the line):
+
+* a GPU index is ``0..4095`` (:data:`ridgeline.parsers.guard.MAX_GPU_INDEX`), so an index range
+  holds at most 4,096 GPUs: ``0-100000`` is refused before anything is expanded;
+* one node list expands to at most :data:`MAX_HOSTS_PER_ROW` hosts (every combination of its
+  ranges counted before any name is made: ``a[1-1000]-b[1-1000]`` is a million);
+* a file gives at most :data:`MAX_ROWS` job-host rows in all.
+
+Encoding: UTF-8; a file that begins with a UTF-16 or UTF-32 byte-order mark (PowerShell's
+``>`` writes UTF-16) is decoded as such; NUL bytes without a mark (UTF-16 without one), or bytes
+that are no UTF-8, are refused naming the line.
+
 Output (:data:`JOBS_COLUMNS`): one row per job and node: ``job``, ``user``, ``account``,
 ``name``, ``host`` (as written in NodeList), ``gpus`` (GPU indices on that node as a list,
 null = not given: every GPU of the node), ``alloc_gpus`` (GPUs the job allocated, all nodes;
@@ -47,6 +59,8 @@ REQUIRED = ("jobid", "nodelist", "start", "end")
 INDEX_COLUMNS = ("gpuindex", "gpu_idx", "idx", "gpuidx")
 JOBS_COLUMNS = ("job", "user", "account", "name", "host", "gpus", "alloc_gpus", "start", "end", "line")
 _NOT_STARTED = {"", "unknown", "none", "(null)"}
+MAX_HOSTS_PER_ROW = 65_536  # hosts one node list may name (the largest machines have ~11,000 nodes)
+MAX_ROWS = 1_000_000  # job-host rows one file may give
 _IDX_RE = re.compile(r"IDX:([0-9,\-]+)")
 _TRES_GPU_RE = re.compile(r"gres/gpu(?::[^=,]+)?=(\d+)")
 _GRES_GPU_RE = re.compile(r"(?:^|,)gpu(?::[^:,(]+)?:(\d+)")
@@ -59,18 +73,25 @@ def looks_like(head: str) -> bool:
 
 
 def expand_ranges(text: str) -> list[int]:
-    """``'0-3,5'`` -> ``[0, 1, 2, 3, 5]``; ValueError when not such a list."""
-    out: list[int] = []
+    """``'0-3,5'`` -> ``[0, 1, 2, 3, 5]`` (GPU indices, each 0..MAX_GPU_INDEX, each once);
+    ValueError when not such a list (nothing is expanded before every bound is checked)."""
+    from ridgeline.parsers.guard import MAX_GPU_INDEX
+
+    spans = []
     for part in text.split(","):
         part = part.strip()
         if not part:
             continue
-        a, _, b = part.partition("-")
-        lo, hi = int(a), int(b) if b else int(a)
-        if hi < lo or hi - lo > 100_000:
+        a, sep, b = part.partition("-")
+        if not a.strip().isdigit() or (sep and not b.strip().isdigit()) or len(a) > 6 or len(b) > 6:
             raise ValueError(part)
-        out.extend(range(lo, hi + 1))
-    return out
+        lo, hi = int(a), int(b) if b else int(a)
+        if hi < lo or hi > MAX_GPU_INDEX:
+            raise ValueError(part)
+        spans.append((lo, hi))
+    if not spans:
+        raise ValueError(text)
+    return sorted({i for lo, hi in spans for i in range(lo, hi + 1)})
 
 
 def _expand_bracket(body: str) -> list[str]:
@@ -85,16 +106,36 @@ def _expand_bracket(body: str) -> list[str]:
             out.append(a)
             continue
         lo, hi = int(a), int(b)
-        if hi < lo or hi - lo > 100_000:
-            raise ValueError(part)
+        if hi < lo or hi - lo >= MAX_HOSTS_PER_ROW:
+            raise TooMany(hi - lo + 1)
         width = len(a) if a.startswith("0") else 0
         out.extend(str(i).zfill(width) for i in range(lo, hi + 1))
     return out
 
 
+class TooMany(ValueError):
+    """A node list naming more than :data:`MAX_HOSTS_PER_ROW` hosts (``count``: how many)."""
+
+    def __init__(self, count: int):
+        super().__init__(count)
+        self.count = count
+
+
+def _bracket_size(body: str) -> int:
+    """How many names ``'01-04,07'`` stands for, without making them (ValueError when malformed)."""
+    n = 0
+    for part in body.split(","):
+        a, _, b = part.strip().partition("-")
+        if not a.isdigit() or (b and not b.isdigit()):
+            raise ValueError(part)
+        n += int(b) - int(a) + 1 if b else 1
+    return n
+
+
 def expand_nodelist(text: str) -> list[str]:
     """Slurm host list -> host names: ``'gpu[01-02],cpu5'`` -> ``['gpu01', 'gpu02', 'cpu5']``;
-    ``'r[1-2]-n[1-2]'`` -> every combination. ValueError when malformed."""
+    ``'r[1-2]-n[1-2]'`` -> every combination. ValueError when malformed; :class:`TooMany` when it
+    names more than :data:`MAX_HOSTS_PER_ROW` hosts (counted before any name is made)."""
     names: list[str] = []
     depth, cur = 0, ""
     items = []
@@ -113,6 +154,17 @@ def expand_nodelist(text: str) -> list[str]:
     if depth != 0:
         raise ValueError(text)
     items.append(cur)
+    total = 0
+    for item in items:  # count first: every combination of the ranges, before any name is made
+        size = 1
+        for piece in re.split(r"(\[[^\]]*\])", item.strip()):
+            if piece.startswith("["):
+                size *= max(_bracket_size(piece[1:-1]), 0)
+                if size > MAX_HOSTS_PER_ROW:
+                    raise TooMany(size)
+        total += size
+        if total > MAX_HOSTS_PER_ROW:
+            raise TooMany(total)
     for item in items:
         item = item.strip()
         if not item:
@@ -145,10 +197,10 @@ def read_sacct(path, *, tz: str | None = None, notes: list[str] | None = None):
 
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig", errors="replace")
+        raw = path.read_bytes()
     except OSError as err:
         raise InputError(path, f"cannot read the jobs file ({err.strerror or err})") from None
-    lines = text.splitlines()
+    lines = _decode(path, raw).splitlines()
     first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if first is None or not looks_like(lines[first]):
         raise InputError(path, "expected sacct --parsable2 output: a header line such as "
@@ -208,6 +260,10 @@ def read_sacct(path, *, tz: str | None = None, notes: list[str] | None = None):
                                  actual=end_s)
         try:
             hosts = expand_nodelist(nodes_s)
+        except TooMany as err:
+            raise InputError(path, f"expected at most {MAX_HOSTS_PER_ROW:,} hosts in one node list (Slurm's "
+                             f"host-list syntax; this one names {err.count:,})", line=i + 1,
+                             column=header[col["nodelist"]], actual=nodes_s) from None
         except ValueError:
             raise InputError(path, "expected a Slurm node list such as gpu[01-04,07]", line=i + 1,
                              column=header[col["nodelist"]], actual=nodes_s) from None
@@ -232,9 +288,14 @@ def read_sacct(path, *, tz: str | None = None, notes: list[str] | None = None):
             try:
                 gpus = expand_ranges(idx_text)
             except ValueError:
-                raise InputError(path, "expected GPU indices such as 0-3,5", line=i + 1,
+                from ridgeline.parsers.guard import MAX_GPU_INDEX
+
+                raise InputError(path, f"expected GPU indices 0..{MAX_GPU_INDEX} such as 0-3,5", line=i + 1,
                                  column=header[idx_col] if idx_col is not None else "IDX", actual=idx_text) from None
         get = lambda c: (cells[col[c]].strip() or None) if c in col else None  # noqa: E731
+        if len(rows) + len(hosts) > MAX_ROWS:
+            raise InputError(path, f"expected at most {MAX_ROWS:,} job-host rows in one jobs file; line {i + 1} "
+                             f"would make {len(rows) + len(hosts):,} (split the sacct query by time)", line=i + 1)
         for h in hosts:
             rows.append({"job": job, "user": get("user"), "account": get("account"), "name": get("jobname"),
                          "host": h, "gpus": gpus, "alloc_gpus": alloc, "start": start, "end": end, "line": i + 1})
@@ -247,6 +308,33 @@ def read_sacct(path, *, tz: str | None = None, notes: list[str] | None = None):
               "gpus": pl.List(pl.Int64), "alloc_gpus": pl.Int64, "start": pl.Datetime("us", "UTC"),
               "end": pl.Datetime("us", "UTC"), "line": pl.Int64}
     return pl.DataFrame(rows, schema=schema), skipped
+
+
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xef\xbb\xbf", "utf-8"),
+         (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    """The jobs file's text: UTF-8, or UTF-16/32 after a byte-order mark; else an InputError
+    naming the line (see the module docstring)."""
+    for bom, codec in _BOMS:
+        if raw.startswith(bom):
+            try:
+                return raw[len(bom):].decode(codec)
+            except UnicodeDecodeError as err:
+                line = raw[len(bom):len(bom) + err.start].decode(codec, "replace").count("\n") + 1
+                raise InputError(path, f"expected {codec.upper()} text after its byte-order mark, got bytes that are "
+                                 f"not {codec.upper()}", line=line) from None
+    if b"\x00" in raw:
+        line = raw[:raw.index(b"\x00")].count(b"\n") + 1
+        raise InputError(path, "expected UTF-8 text (sacct --parsable2 output), got NUL bytes: UTF-16 without a "
+                         "byte-order mark? (convert it: iconv -f UTF-16LE -t UTF-8)", line=line)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise InputError(path, "expected UTF-8 text (sacct --parsable2 output), got bytes that are not UTF-8",
+                         line=line, actual=raw[max(0, err.start - 10):err.start + 10].decode("utf-8", "backslashreplace")) from None
 
 
 def _zone(tz: str | None):

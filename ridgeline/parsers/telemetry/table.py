@@ -31,6 +31,7 @@ import os
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.telemetry import hive
 from ridgeline.parsers.telemetry.dcgm_fields import scaled
 from ridgeline.parsers.telemetry.common import pod_of_labels
 from ridgeline.parsers.telemetry.syntax import ALIASES
@@ -233,20 +234,29 @@ def wide_frame(lf, *, opts):
 def hive_host_files(path, files=None) -> dict[str, list[str]] | None:
     """``host=NAME`` folders of a hive-partitioned Parquet folder (or of ``files`` in it): NAME ->
     its files (sorted), when every Parquet file sits under exactly one such folder; else None.
+    NAME is decoded as the store encoded it (:mod:`ridgeline.parsers.telemetry.hive`; None: the
+    rows have no host), so it is the value the scan's ``host`` column holds.
     Hidden paths (a writer's temporary files) are left out, as the column groups leave them."""
     path = Path(path)
     if not path.is_dir():
         return None
-    out: dict[str, list[str]] = {}
+    out: dict[str | None, list[str]] = {}
     for f in sorted(Path(x) for x in files) if files is not None else sorted(path.rglob("*.parquet")):
         rel = f.relative_to(path).parts
         if any(part.startswith(".") for part in rel):
             continue
-        keys = [seg.split("=", 1)[1] for seg in rel[:-1] if seg.lower().startswith("host=")]
-        if len(keys) != 1:
+        one, host = hive.value_of(f, "host", root=path)
+        if not one:
             return None
-        out.setdefault(keys[0], []).append(str(f))
+        out.setdefault(host, []).append(str(f))
     return out or None
+
+
+def host_is(host):
+    """The filter of one host's rows (None: the rows without a host)."""
+    import polars as pl
+
+    return pl.col("host").is_null() if host is None else pl.col("host") == host
 
 
 def parquet_source(path, *, opts=None):
@@ -498,7 +508,7 @@ def scan_table_parquet(path, *, opts):
     path = Path(path)
     source = parquet_source(path, opts=opts)
     try:
-        lf = pl.scan_parquet(source, hive_partitioning=True, missing_columns="insert", extra_columns="ignore")
+        lf = hive.scan(source, missing_columns="insert", extra_columns="ignore")
         rows = lf.select(pl.len()).collect().item()
     except Exception as err:  # noqa: BLE001
         from ridgeline.parsers.plain import plain_reason
@@ -513,7 +523,7 @@ def scan_table_parquet(path, *, opts):
         parts = []
         for files in groups:
             part_skipped: list[Skipped] = []
-            parts.append(_normalize(pl.scan_parquet(files, hive_partitioning=True), path=path, opts=opts,
+            parts.append(_normalize(hive.scan(files), path=path, opts=opts,
                                     skipped=part_skipped, kind="telemetry-parquet", eager=False))
             skipped += [s for s in part_skipped if s not in skipped]
         out = pl.concat(parts, how="diagonal_relaxed")  # (a set of files without labels: null labels)
@@ -595,7 +605,7 @@ def label_chunks(path, *, opts, exclude=frozenset()):
     for f in parquet_files(path, opts=opts):
         if str(f) in exclude or (path.is_dir() and any(part.startswith(".") for part in f.relative_to(path).parts)):
             continue
-        lf = pl.scan_parquet(f, hive_partitioning=True)
+        lf = hive.scan(f)
         schema = lf.collect_schema()
         roles = _resolve(schema.names())
         if "timestamp" not in roles:

@@ -218,24 +218,38 @@ def _int(v):
     return v if isinstance(v, int) and not isinstance(v, bool) and -_I64 <= v < _I64 else None
 
 
+_WHOLE_TEXT = re.compile(r"\s*(?:[0-9]{1,19}|0[xX][0-9a-fA-F]{1,16})\s*")
+
+
+def _whole(v):
+    """:func:`_int`, or a whole number written as text (``"128"``, ``"0x0"``: ROCm builds of the
+    profiler write copy sizes and streams so), else None. A number written as text is a number."""
+    if isinstance(v, str) and _WHOLE_TEXT.fullmatch(v):
+        return _int(int(v, 0) if v.strip()[:2].lower() == "0x" else int(v))
+    return _int(v)
+
+
 def _num(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _event_problem(e, device_arg) -> str | None:
+def _event_problem(e, device_arg, *, times_only: bool = False) -> str | None:
     """What makes one GPU (or host) event unusable, checked before the values meet a typed column:
     times that are not finite numbers, an ``args.device`` that is not a GPU index (``"cuda:0"``,
-    2^64, -1, true), a copy size or a grid/block that is not whole numbers in range."""
+    2^64, -1, true), a copy size (a whole number, or one written as text) or a grid/block that is
+    not whole numbers in range. ``times_only``: a host event, whose other args are never read."""
     for key in ("ts", "dur"):
         v = e.get(key)
         if not _num(v) and not (key == "ts" and isinstance(v, str) and _TS_TEXT.fullmatch(v)):
             return f"{key} is {str(v)[:40]!r}" if v is not None else f"no {key}"
+    if times_only:
+        return None
     if device_arg is not None and not (_int(device_arg) is not None and 0 <= device_arg <= MAX_DEVICE):
         return f"device {str(device_arg)[:40]!r} is not a GPU index (0..{MAX_DEVICE})"
     a = e.get("args")
     if isinstance(a, dict):
         b = a.get("bytes")
-        if b is not None and _int(b) is None:
+        if b is not None and _whole(b) is None:
             return f"bytes is {str(b)[:40]!r}"
         for k in ("grid", "block"):
             v = a.get(k)
@@ -243,12 +257,6 @@ def _event_problem(e, device_arg) -> str | None:
                                       and all(_int(x) is not None and 0 <= x < (1 << 32) for x in v)):
                 return f"{k} {str(v)[:40]} is not three whole numbers"
     return None
-
-
-def _sized(e) -> bool:
-    """The event's args carry a copy size or a grid/block (what :func:`_event_problem` checks past the times)."""
-    a = e.get("args")
-    return isinstance(a, dict) and ("bytes" in a or "grid" in a or "block" in a)
 
 
 def _kineto_frames(events, host_calls: str, base: int = 0):
@@ -324,7 +332,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "_problem": problems,
             "kind": [_GPU_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "kernel") for _i, e in gpu],
             "device": [_int(d) if d is not None else implied_device(e) for d, (_i, e) in zip(dev_args, gpu)],
-            "stream": [_int(arg(e, "stream")) for _i, e in gpu],
+            "stream": [_whole(arg(e, "stream")) for _i, e in gpu],
             "ts": [num(e.get("ts")) for _i, e in gpu], "dur": [num(e.get("dur")) for _i, e in gpu],
             "ts_text": [ts_text(e.get("ts")) for _i, e in gpu],
             "name": [text(e.get("name")) for _i, e in gpu],
@@ -333,7 +341,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "grid_z": [dim(e, "grid", 2) for _i, e in gpu],
             "block_x": [dim(e, "block", 0) for _i, e in gpu], "block_y": [dim(e, "block", 1) for _i, e in gpu],
             "block_z": [dim(e, "block", 2) for _i, e in gpu],
-            "bytes": [_int(arg(e, "bytes")) for _i, e in gpu],
+            "bytes": [_whole(arg(e, "bytes")) for _i, e in gpu],
             "process_id": [pid(e) for _i, e in gpu],
         }
     if host:
@@ -341,9 +349,9 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
         ts, dur = [num(v) for v in ts_raw], [num(e.get("dur")) for _i, e in host]
         host_cols = {
             "_row": [i for i, _e in host],
-            # the full check only where it can find something (most host events are clean and carry no
-            # copy size or grid): the same answers, without a call per event
-            "_problem": [_event_problem(e, None) if t is None or d is None or _sized(e) else None
+            # a host row reads its times only: a copy size or grid the analysis never reads (ROCm's
+            # ``"bytes": "128"`` on hipMemcpy* calls) never makes a host call damaged
+            "_problem": [_event_problem(e, None, times_only=True) if t is None or d is None else None
                          for t, d, (_i, e) in zip(ts, dur, host)],
             "kind": [_HOST_CATS.get(e.get("cat") if isinstance(e.get("cat"), str) else None, "cpu_op") for _i, e in host],
             "ts": ts, "dur": dur,
@@ -620,13 +628,12 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     host_api = None
     if stats["runtime"]:
         host_api = "Kineto " + ("HIP" if stats["hip"] else "CUDA") + " runtime events"
-    dist = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
-    rank, world = _int(dist.get("rank")), _int(dist.get("world_size"))
+    from ridgeline.parsers.timeline.rank_env import checked_rank
+
+    rank, world = checked_rank(meta.get("distributedInfo"), path, notes)
     return TimelineTables(src, "kineto", acts, api=api, devices=devices, notes=notes, skipped=skipped,
                           host_calls_total=stats["runtime"], host_api=host_api, vendor=vendor, framework="pytorch",
-                          rank=rank if rank is not None and rank >= 0 else None,
-                          world_size=world if world is not None and world > 0 else None,
-                          rank_from="trace" if rank is not None and rank >= 0 else None)
+                          rank=rank, world_size=world, rank_from="trace" if rank is not None else None)
 
 
 def exact_ns(df):

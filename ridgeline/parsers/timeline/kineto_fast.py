@@ -49,11 +49,13 @@ _DIM = Annotated[list[Annotated[int, msgspec.Meta(ge=0, le=(1 << 32) - 1)]], msg
 
 class _Args(msgspec.Struct, gc=False):
     device: _I64 | None = None
-    stream: _I64 | None = None
+    # text on host calls of ROCm builds (``"stream": "0x0"``, ``"bytes": "128"`` on hipMemcpy*):
+    # the host rows never read them; a GPU event with text here goes to the standard path
+    stream: _I64 | str | None = None
     correlation: _I64 | None = None
     grid: _DIM | None = None
     block: _DIM | None = None
-    nbytes: _I64 | None = msgspec.field(default=None, name="bytes")
+    nbytes: _I64 | str | None = msgspec.field(default=None, name="bytes")
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -163,6 +165,8 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
         cols = _columns(gpu, as_written)
         if cols is None:
             return None
+        if str in set(map(type, cols["stream"])) or str in set(map(type, cols["nbytes"])):
+            return None  # a GPU event's stream or bytes as text: the standard path reads (or names) it
         pid = cols["pid"]
         device = cols["device"]
         if not all(d is None or 0 <= d <= MAX_DEVICE for d in device):  # a device no GPU index: named by the standard path

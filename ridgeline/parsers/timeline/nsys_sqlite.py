@@ -215,7 +215,7 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
                                        where=lambda r: f"CUPTI_ACTIVITY_KIND_RUNTIME row {r}")
         from ridgeline.parsers.timeline.rank_env import nsys_rank
 
-        rank, world, rank_var = nsys_rank(con, names)
+        rank, world, rank_var = nsys_rank(con, names, path=path, notes=notes)
         launches = _launches(con, names) if parts else None
         from ridgeline.parsers.timeline.nsys_nvtx import read_nvtx_ranges  # step ranges (ridgeline.analyzer.timeline.steps)
 

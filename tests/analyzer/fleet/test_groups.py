@@ -166,3 +166,24 @@ def test_a_job_note_compares_allocated_and_observed_gpus(fleet, tmp_path):
     notes = {r["key"]: r["notes"] for r in group_report(windows, ["job"], jobs=jobs).rows()}
     assert any("allocated 2 GPU(s); telemetry attributed 4" in n for n in notes["7"])
     assert any("allocated 8 GPU(s); the telemetry saw 4" in n for n in notes["8"])
+
+
+@pytest.mark.parametrize("index, shown", [("9", "GPU 9"), ("3-5", "GPU 4, 5"), ("4095", "GPU 4095")])
+def test_a_job_naming_gpus_its_node_does_not_report_is_said(fleet, tmp_path, index, shown):
+    """GPU indices outside the node (node01 reports 0-3): the job is not silently lost, nor spread
+    over every GPU; a note names the job, its line and the GPUs the node reports (issue 35)."""
+    windows, _runs, _d = fleet
+    sacct = tmp_path / "jobs.txt"
+    sacct.write_text("JobID|NodeList|Start|End|GPUIndex\n"
+                     f"7|node01|2026-01-01T00:00:00|2026-01-01T01:00:00|{index}\n")
+    jobs, _ = read_sacct(sacct)
+    report = group_report(windows, ["job"], jobs=jobs)
+    _partitions(report, windows)
+    note = next(n for n in report.notes if "telemetry does not report" in n)
+    assert f"job 7 (line 2) names {shown} on node01, whose telemetry reports GPU 0-3" in note
+    assert not any("gives no GPU index" in n for n in report.notes)
+    rows = {r["key"]: r for r in report.rows()}
+    if index == "3-5":  # GPU 3 is the node's: that one is the job's, no other
+        assert rows["7"]["gpus"] == 1
+    else:
+        assert "7" not in rows

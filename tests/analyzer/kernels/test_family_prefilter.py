@@ -15,7 +15,7 @@ from ridgeline.analyzer.kernels import families as fam
 from ridgeline.analyzer.kernels.families import FAMILY_TABLE, family_literals_module
 from ridgeline.analyzer.kernels.regex_literals import meets, required_literals
 
-from tests.analyzer.test_families import CASES
+from tests.analyzer.kernels.test_families import CASES
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT.parent / "shared" / "samples"
@@ -32,7 +32,7 @@ def _same(name):
 
 def test_every_row_has_a_requirement_and_the_generated_file_is_current():
     assert all(lits for lits in fam._row_literals())  # no row falls back to a search of every name
-    current = (ROOT / "ridgeline" / "analyzer" / "family_literals.py").read_text(encoding="utf-8")
+    current = (ROOT / "ridgeline" / "analyzer" / "kernels" / "family_literals.py").read_text(encoding="utf-8")
     assert current == family_literals_module(), "ridgeline/analyzer/kernels/family_literals.py is stale: run python scripts/gen_families_doc.py"
 
 

@@ -64,7 +64,7 @@ def test_catalogue_covers_required_gpus_with_sources():
 
 
 def test_json_file_is_data_with_a_source_per_entry():
-    raw = json.loads(resources.files("ridgeline.analyzer").joinpath("gpus.json").read_text("utf-8"))
+    raw = json.loads(resources.files("ridgeline.analyzer.kernels").joinpath("gpus.json").read_text("utf-8"))
     assert all(e["source"] for e in raw["gpus"])
     # one default per family
     families = {}

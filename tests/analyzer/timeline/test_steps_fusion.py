@@ -247,3 +247,41 @@ def test_kernel_table_keeps_template_instantiations_apart():
     per_name = kernels.group_by("name").agg(((pl.col("end_ns") - pl.col("start_ns")).sum() / 1e9).alias("t"))
     joined = k.join(per_name, on="name")
     assert np.allclose(joined.get_column("total_s").to_numpy(), joined.get_column("t").to_numpy())
+
+
+# --- nested or overlapping step ranges (issue 35, class 7): the innermost owns, none vanishes ----
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ridgeline.analyzer.timeline.steps import owner_segments  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 40)), min_size=1, max_size=8),
+       st.lists(st.integers(-5, 110), max_size=30))
+def test_each_launch_belongs_to_the_innermost_open_range(spans, launches):
+    import bisect
+
+    ranges = sorted((s, s + d) for s, d in spans)
+    starts, ends = [s for s, _e in ranges], [e for _s, e in ranges]
+    seg_s, owner = owner_segments(starts, ends)
+    for t in launches:
+        k = bisect.bisect_right(seg_s, t) - 1
+        got = owner[k] if k >= 0 else -1
+        open_ = [(s, i) for i, (s, e) in enumerate(ranges) if s <= t < e]
+        assert got == (max(open_)[1] if open_ else -1)
+
+
+def test_a_nested_profiler_step_keeps_its_work_and_the_outer_step_its_own(tmp_path):
+    # ProfilerStep#1 [0, 1000) holds ProfilerStep#2 [300, 600): kernels launched at 100 (outer),
+    # 400 (nested) and 800 (outer again, after the nested one ended)
+    ev, corr = [_x("user_annotation", "ProfilerStep#1", 0, 1000), _x("user_annotation", "ProfilerStep#2", 300, 300)], 1
+    for launch in (100, 400, 800):
+        ev.append(_x("cuda_runtime", "cudaLaunchKernel", launch, 5, correlation=corr))
+        ev.append(_x("kernel", "void gemm_kernel<float>(float*)", launch + 50, 100, correlation=corr, device=0, stream=7))
+        corr += 1
+    p = tmp_path / "nested.json"
+    p.write_text(json.dumps({"traceEvents": ev, "deviceProperties": [{"id": 0, "name": "NVIDIA H100"}]}))
+    s = analyze_timeline([read_timeline(p, host_calls="sync")]).steps.sort("index")
+    got = dict(zip(s.get_column("step").to_list(), s.get_column("activities").to_list()))
+    assert got == {"ProfilerStep#1": 2, "ProfilerStep#2": 1}  # all three placed; none vanished

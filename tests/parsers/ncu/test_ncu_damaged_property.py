@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from ridgeline.errors import RidgelineError
 import ncu_damage as D
 
-from test_fuzz_readers import PROFILE  # noqa: E402 - the shared hypothesis profiles
+from tests.parsers.test_fuzz_readers import PROFILE  # noqa: E402 - the shared hypothesis profiles
 from test_ncu_damaged import assert_sane  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[3]

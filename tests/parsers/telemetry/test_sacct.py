@@ -99,3 +99,97 @@ def test_a_file_without_the_needed_columns_is_refused(tmp_path):
         read_sacct(_write(tmp_path, "JobID,User,NodeList", "1,a,n1"))
     with pytest.raises(InputError, match=r":1: expected the columns JobID, NodeList, Start and End"):
         read_sacct(_write(tmp_path, "JobID|NodeList|Start", "1|n1|2026-01-05T08:00:00", name="b.txt"))
+
+
+# ---- bounds, indices and encodings (issue 35, classes 6, 7 and 9)
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ridgeline.parsers.guard import MAX_GPU_INDEX  # noqa: E402
+from ridgeline.parsers.telemetry.sacct import MAX_HOSTS_PER_ROW, MAX_ROWS, TooMany  # noqa: E402
+
+ROW = "1|n1|2026-01-05T08:00:00|2026-01-05T09:00:00|{}"
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(0, 10 ** 7), st.integers(0, 10 ** 7)), min_size=1, max_size=4))
+def test_gpu_index_ranges_are_bounded_or_refused(spans):
+    text = ",".join(f"{a}-{b}" for a, b in spans)
+    ok = all(a <= b <= MAX_GPU_INDEX for a, b in spans)
+    if ok:
+        got = expand_ranges(text)
+        assert got == sorted({i for a, b in spans for i in range(a, b + 1)}) and len(got) <= MAX_GPU_INDEX + 1
+    else:
+        with pytest.raises(ValueError):
+            expand_ranges(text)
+
+
+@pytest.mark.parametrize("index", ["0-100000", "4096", "99999999999999999999999", "0-3,-1", ",", "2-"])
+def test_a_bad_gpu_index_is_one_line_naming_the_line(tmp_path, index):
+    p = _write(tmp_path, "JobID|NodeList|Start|End|GPUIndex", ROW.format("0-1"), ROW.format(index))
+    with pytest.raises(InputError) as err:
+        read_sacct(p)
+    text = str(err.value)
+    assert ":3: column 'GPUIndex': expected GPU indices 0..4095" in text and "\n" not in text
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.lists(st.integers(1, 2000), min_size=1, max_size=4))
+def test_node_lists_are_counted_before_they_are_made(sizes):
+    text = "-".join(f"r[1-{n}]" for n in sizes)
+    total = 1
+    for n in sizes:
+        total *= n
+    if total <= MAX_HOSTS_PER_ROW:
+        assert len(expand_nodelist(text)) == total
+    else:
+        with pytest.raises(TooMany) as err:
+            expand_nodelist(text)
+        assert err.value.count > MAX_HOSTS_PER_ROW
+
+
+def test_a_node_list_bomb_is_one_line_naming_the_line_and_quick(tmp_path):
+    import time
+
+    p = _write(tmp_path, "JobID|NodeList|Start|End", "1|a[1-1000]-b[1-1000]|2026-01-05T08:00:00|2026-01-05T09:00:00")
+    t = time.perf_counter()
+    with pytest.raises(InputError) as err:
+        read_sacct(p)
+    assert time.perf_counter() - t < 1.0
+    assert ":2: column 'NodeList': expected at most 65,536 hosts in one node list" in str(err.value)
+    assert "names 1,000,000" in str(err.value)
+
+
+def test_too_many_rows_in_all_is_refused(tmp_path, monkeypatch):
+    import ridgeline.parsers.telemetry.sacct as sacct
+
+    monkeypatch.setattr(sacct, "MAX_ROWS", 5)
+    p = _write(tmp_path, "JobID|NodeList|Start|End", "1|n[1-3]|2026-01-05T08:00:00|2026-01-05T09:00:00",
+               "2|n[1-3]|2026-01-05T08:00:00|2026-01-05T09:00:00")
+    with pytest.raises(InputError, match=r":3: expected at most 5 job-host rows"):
+        read_sacct(p)
+    assert MAX_ROWS >= 1_000_000
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32", "utf-8-sig"])
+def test_a_file_with_a_byte_order_mark_is_decoded(tmp_path, codec):
+    text = "\r\n".join([HEADER, "101|zoë|ml|train|COMPLETED|gpu[01-02]|2026-01-05T08:00:00|2026-01-05T10:00:00|"]) + "\r\n"
+    raw = text.encode(codec)
+    if codec == "utf-16-be":
+        raw = b"\xfe\xff" + raw
+    p = tmp_path / "jobs.txt"
+    p.write_bytes(raw)
+    jobs, _ = read_sacct(p)
+    assert jobs.select("job", "user", "host").rows() == [("101", "zoë", "gpu01"), ("101", "zoë", "gpu02")]
+
+
+@pytest.mark.parametrize("raw, expect", [
+    ((HEADER + "\n").encode("utf-16-le"), ":1: expected UTF-8 text (sacct --parsable2 output), got NUL bytes"),
+    ((HEADER + "\n101|\xff").encode("latin-1"), ":2: expected UTF-8 text (sacct --parsable2 output), got bytes"),
+])
+def test_a_file_in_another_encoding_is_refused_not_misread(tmp_path, raw, expect):
+    p = tmp_path / "jobs.txt"
+    p.write_bytes(raw)
+    with pytest.raises(InputError) as err:
+        read_sacct(p)
+    assert expect in str(err.value) and "\n" not in str(err.value)

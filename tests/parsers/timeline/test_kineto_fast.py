@@ -140,6 +140,33 @@ def test_generated_values_that_need_a_look(host_calls):
     assert fast[4]["hip"] == 1 and fast[4]["runtime"] == 2
 
 
+@pytest.mark.parametrize("host_calls", ["all", "sync"])
+@pytest.mark.parametrize("stream", ["0x0", "7", "", 7, None])
+@pytest.mark.parametrize("nbytes", ["128", "0x80", "", 128, None])
+def test_text_stream_and_bytes_of_host_calls_are_read_fast(stream, nbytes, host_calls):
+    """ROCm builds of the profiler write ``"stream": "0x0"`` and ``"bytes": "128"`` as text in the
+    args of hipMemcpy* host calls: the host rows never read them, so the trace stays on the fast path
+    (and equals the standard one); the same text on a GPU event sends it to the standard path."""
+    call = {"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 9, "ts": 10.0, "dur": 1,
+            "args": {"correlation": 1, "stream": stream, "bytes": nbytes, "size": "2560", "kind": "1"}}
+    fast = _check(_doc([_event(12.0), call]), host_calls)
+    assert fast is not None
+    assert fast[4]["hip"] == 1
+    texty = isinstance(stream, str) or isinstance(nbytes, str)
+    gpu = _event(12.0)
+    gpu["args"] = {**gpu["args"], "stream": stream, "bytes": nbytes}
+    assert (_check(_doc([gpu, call]), host_calls) is None) == texty
+    # and the standard path reads a whole number written as text as that number
+    g, h, _launch, _stats = _standard(_doc([gpu, call]), host_calls)
+    assert h["_problem"].null_count() == h.height  # a host call is never damaged by args it never reads
+    want = {"0x0": 0, "7": 7, "128": 128, "0x80": 128, 7: 7, 128: 128}
+    # empty text is no copy size: the GPU copy is named as damaged (a stream is never checked)
+    assert g["_problem"].to_list() == (["bytes is ''"] if nbytes == "" else [None])
+    assert g["stream"].to_list() == [want.get(stream)]
+    if nbytes != "":
+        assert g["bytes"].to_list() == [want.get(nbytes)]
+
+
 @pytest.mark.parametrize("spelling", [
     b'"ts": 1683564901565486.123', b'"ts":1683564901565486.123', b'"ts" :\n 1683564901565486.123',
     b'"ts": 1683564901565486', b'"ts": 1683564901565486.123e0', b'"ts": 8683564901565.5', b'"ts": 7683564901565.5',

@@ -85,7 +85,7 @@ def test_group_table_lists_groups_worst_first():
 
 
 def test_fleet_page_in_a_real_browser(tmp_path):
-    from test_report_browser import _browser, _console_lines, _run
+    from tests.render.test_report_browser import _browser, _console_lines, _run
 
     from ridgeline.pipeline import analyze_paths
     from ridgeline.render.html import render_html
