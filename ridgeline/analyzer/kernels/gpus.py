@@ -236,7 +236,7 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     if accumulate not in ("", "half", "full"):
         raise UsageError(f"{where}: tensor_fp32_accumulate must be \"half\" or \"full\", got {accumulate!r}")
     derived = entry.get("derived", ())
-    if isinstance(derived, str) or not all(d in peaks_raw for d in derived):
+    if not isinstance(derived, (list, tuple)) or not all(isinstance(d, str) and d in peaks_raw for d in derived):
         raise UsageError(f"{where}: derived must list precision keys of peak_flops, got {derived!r}")
     clocks = entry.get("datasheet_clock_hz", {})
     if not isinstance(clocks, dict):
