@@ -42,8 +42,20 @@ def _same(a: str, b: str) -> bool:
         return False
 
 
+# left-out nights named one by one in the notices; the rest are counted
+LEFT_OUT_NAMED = 5
+
+
 def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
-    """(baselines, tonight, notices): :class:`ridgeline.analyzer.nightly.trend.Night` objects, oldest first."""
+    """(baselines, tonight, notices, left out): :class:`ridgeline.analyzer.nightly.trend.Night` objects,
+    oldest first, and ``[(label, why)]`` for the past nights that are not valid documents.
+
+    Every document is validated (:func:`ridgeline.analyzer.nightly.docshape.check_document`) before
+    anything is judged: a bad tonight is an InputError; a bad past night (unreadable, not JSON,
+    NaN figures, an unknown schema major...) is left out and named in the notices, so the trend
+    stands on the nights that are valid and says how many. When tonight is a folder's latest
+    document and the folder's last file by name is not valid, it is refused as tonight (it may be
+    tonight's: judging yesterday in its place would be wrong)."""
     from ridgeline.analyzer.nightly.docshape import check_document
     from ridgeline.analyzer.nightly.trend import Night, order_nights
 
@@ -56,23 +68,43 @@ def collect(paths: tuple[str, ...] | list[str], read: Callable[[str], Any]):
         ignored += other
     last, other = _expand(paths[-1])
     ignored += other
+    left_out: list[tuple[str, str]] = []
 
     def load(p: str) -> Night:
         doc = read(p)
         check_document(doc, p)
         return Night(p, doc)
 
-    lasts = [load(p) for p in last]
-    if len(lasts) > 1:  # a folder last: its latest document is tonight
+    def try_load(p: str) -> Night | None:
+        try:
+            return load(p)
+        except InputError as err:
+            left_out.append((p, str(err)))
+            return None
+
+    if len(last) == 1:
+        lasts = [load(last[0])]
+    else:  # a folder last: its latest document is tonight
+        load(last[-1])  # the last by name must be valid (see above)
+        lasts = [n for n in map(try_load, last) if n is not None]
         order_nights(lasts)
     tonight = lasts[-1]
-    baselines = [load(p) for p, in_folder in files if not (in_folder and _same(p, tonight.label))] + lasts[:-1]
+    baselines = [n for n in (try_load(p) for p, in_folder in files if not (in_folder and _same(p, tonight.label)))
+                 if n is not None] + lasts[:-1]
     if ignored:
         notices.append(f"{ignored} file(s) in the folder(s) not named *.json were not read")
+    if left_out:
+        total = len(baselines) + len(left_out)
+        notices.append(f"judged on {len(baselines)} of {total} past nights: {len(left_out)} left out, not valid "
+                       "ridgeline documents")
+        notices += [f"left out: {why}" for _label, why in left_out[:LEFT_OUT_NAMED]]
+        if len(left_out) > LEFT_OUT_NAMED:
+            notices.append(f"left out: {len(left_out) - LEFT_OUT_NAMED} more night(s) like these")
     if not baselines:
-        raise InputError(tonight.label, "expected at least one baseline document before tonight's "
-                         "(ridgeline diff NIGHT... TONIGHT, or a folder of nightly JSON documents)")
-    return baselines, tonight, notices
+        why = f"; {len(left_out)} left out, e.g. {left_out[0][1]}" if left_out else ""
+        raise InputError(tonight.label, "expected at least one valid baseline document before tonight's "
+                         f"(ridgeline diff NIGHT... TONIGHT, or a folder of nightly JSON documents){why}")
+    return baselines, tonight, notices, left_out
 
 
 def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) -> tuple[str, bool]:
@@ -80,7 +112,7 @@ def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) 
     from ridgeline.analyzer.nightly.diff import compare, thresholds
     from ridgeline.analyzer.nightly.trend import order_nights, trend
 
-    baselines, tonight, notices = collect(paths, read)
+    baselines, tonight, notices, left_out = collect(paths, read)
     order = order_nights(baselines)
     need = thresholds(overrides)["trend_min_baselines"]
     if len(baselines) < max(need, 2):
@@ -95,6 +127,7 @@ def diff_many(paths, read, overrides: Mapping[str, Any], *, fmt: str, top: int) 
         return _render(cmp, fmt, top, R.render_diff_json, R.render_diff_markdown, R.format_diff)
     tr = trend(baselines, tonight, overrides=overrides, order=order)
     tr.notices[:0] = notices
+    tr.left_out = [{"label": label, "reason": why} for label, why in left_out]
     from ridgeline.render.nightly import trend as R
 
     return _render(tr, fmt, top, R.render_trend_json, R.render_trend_markdown, R.format_trend)

@@ -366,8 +366,10 @@ def _what_if_targets(specs: list[str], batch: float | None) -> dict[str, Any]:
     """GPU name -> catalogue entry for the ``--what-if`` GPU specs (UsageError for a bad spec)."""
     from ridgeline.errors import UsageError
 
-    if batch is not None and not (batch > 0):
-        raise UsageError(f"--batch {batch!r}: expected a number > 0")
+    if batch is not None:
+        from ridgeline import bounds
+
+        bounds.check("batch", batch, where="--batch")
     out: dict[str, Any] = {}
     if not specs:  # (the what-if model is not loaded for a run without projections)
         return out

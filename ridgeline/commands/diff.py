@@ -65,10 +65,13 @@ def diff_cmd(ctx, documents, fmt, output, config, diff_thresholds, top):
     if not isinstance(table, dict):
         raise UsageError("config: [tool.ridgeline.diff] must be a table of thresholds, e.g. kernel_time_rel = 0.2")
     overrides = dict(table)
+    from ridgeline.analyzer.nightly.diff import thresholds
+
     for item in diff_thresholds:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"--threshold {item!r}: expected NAME=VALUE, e.g. kernel_time_rel=0.2")
+        thresholds({name.strip(): value.strip()}, where="--threshold")  # named by the flag, not the merged table
         overrides[name.strip()] = value.strip()
     import os
 
@@ -124,6 +127,9 @@ def _read_json_document(path: str):
         raise InputError(path, f"cannot read it: {_os_error_text(err)}") from None
     try:
         return json.loads(raw.decode("utf-8-sig"))
+    except RecursionError:  # arrays or objects nested past what Python's reader holds (about 1,000)
+        raise InputError(path, "expected a ridgeline JSON document (nested a few levels), got arrays or objects "
+                         "nested too deep to read") from None
     except UnicodeDecodeError:
         raise InputError(path, "expected a ridgeline JSON document (UTF-8), got binary data") from None
     except json.JSONDecodeError as err:

@@ -129,6 +129,10 @@ WHAT = {
 }
 
 
+# telemetry kinds that are lines of text (their lines are held by polars or Python whole)
+TEXT_KINDS = ("dcgm-dmon", "dcgm-exporter", "nvidia-smi-csv", "nvidia-smi-dmon", "telemetry-csv")
+
+
 def read_guarded(reader: Callable, kind: str, path: Any, *, opts: Any):
     """``reader(path, opts=opts)`` with library errors translated and the frame checked.
 
@@ -138,6 +142,12 @@ def read_guarded(reader: Callable, kind: str, path: Any, *, opts: Any):
     """
     what = WHAT.get(kind, kind)
     try:
+        if kind in TEXT_KINDS:  # a line past the cap, before any check reads it whole (one 50 MB line: 8.5 GB)
+            from ridgeline.parsers.text_chunks import check_line_lengths
+
+            check_line_lengths(path)
+        if kind in ("telemetry-csv", "nvidia-smi-csv"):
+            check_column_count(path)
         if not strict_of(opts):
             frame, info, skipped = read_lenient(reader, kind, path, opts=opts)
         else:
@@ -234,6 +244,19 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
 
 
 _GPU_CELL = r"^\s*[0-9]{1,4}\s*$"
+
+
+def check_column_count(path) -> None:
+    """A CSV header with more than :data:`ridgeline.parsers.telemetry.syntax.MAX_COLUMNS` columns is
+    an InputError naming the cap (read after the line-length cap, so the header is bounded)."""
+    from ridgeline.parsers.telemetry.syntax import MAX_COLUMNS
+
+    with open(path, "rb") as fh:
+        header = fh.readline()
+    n = header.count(b",") + 1
+    if n > MAX_COLUMNS:
+        raise InputError(path, f"expected at most {MAX_COLUMNS:,} columns "
+                         "(ridgeline.parsers.telemetry.syntax.MAX_COLUMNS)", line=1, actual=f"{n:,} columns")
 
 
 def check_table_gpu_cells(path) -> None:

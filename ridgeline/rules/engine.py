@@ -63,7 +63,7 @@ THRESHOLD_FLAG_RE = re.compile(r"^\s*(RL[0-9]{3})\.([A-Za-z_][A-Za-z0-9_]*)\s*=\
 # config keys inside a [tool.ridgeline.rules.RLnnn] table that are not thresholds
 RULE_META_KEYS = ("severity",)
 # top-level keys of [tool.ridgeline]; a part that reads another key adds it here
-CONFIG_KEYS = ["select", "ignore", "rules", "gpus"]
+CONFIG_KEYS = ["select", "ignore", "rules", "gpus", "diff"]  # diff: ridgeline diff's thresholds
 
 
 class RuleDefinitionError(Exception):
@@ -357,6 +357,9 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise InputError(path, "expected a UTF-8 TOML file", actual=f"byte 0x{err.object[err.start]:02x} at offset {err.start}") from None
     try:
         return tomllib.loads(text)
+    except RecursionError:  # arrays or inline tables nested thousands deep: valid TOML Python cannot hold
+        raise UsageError(f"config file {path}: values nest too deep to read (ridgeline's settings are at most "
+                         f"3 deep; {_bounds().MAX_CONFIG_DEPTH} levels are allowed)") from None
     except tomllib.TOMLDecodeError as err:
         msg = str(err)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
@@ -416,10 +419,39 @@ def load_config(path: str | Path | None = None) -> dict[str, Any]:
     data = _read_toml(p)
     tool = data.get("tool")
     if isinstance(tool, dict) and isinstance(tool.get("ridgeline"), dict):
-        return dict(tool["ridgeline"])
-    if p.name == "pyproject.toml":
+        table, prefix = dict(tool["ridgeline"]), "tool.ridgeline."
+    elif p.name == "pyproject.toml":
         raise UsageError(f"{p} has no [tool.ridgeline] table")
-    return {k: v for k, v in data.items() if k != "tool"}
+    else:
+        table, prefix = {k: v for k, v in data.items() if k != "tool"}, ""
+    check_config_values(table, origin=str(p), prefix=prefix)
+    return table
+
+
+def _bounds():
+    from ridgeline import bounds
+
+    return bounds
+
+
+def check_config_values(table: Mapping[str, Any], *, origin: str = "config", prefix: str = "tool.ridgeline.") -> None:
+    """The values of a ``[tool.ridgeline]`` table that every command reads, checked against their
+    bounds (:mod:`ridgeline.bounds`) when the file is read, so a bad one is one line naming the file,
+    the table and the key in every command, whichever part would read it: nesting at most
+    ``MAX_CONFIG_DEPTH`` deep, the ``diff`` thresholds, the ``gpus`` entries."""
+    _bounds().check_depth(table, where=origin)
+    if "diff" in table:
+        from ridgeline.analyzer.nightly.diff import thresholds
+
+        thresholds(table["diff"], where=f"{origin}: [{prefix}diff]")
+    if "gpus" in table:
+        from ridgeline.analyzer.kernels.gpus import parse_entry
+
+        gpus = table["gpus"]
+        if not isinstance(gpus, Mapping):
+            raise UsageError(f"{origin}: [{prefix}gpus] must hold one table per GPU, e.g. [{prefix}gpus.\"H20\"]")
+        for name, entry in gpus.items():
+            parse_entry(str(name), entry, where=f'{origin}: [{prefix}gpus."{name}"]')
 
 
 def _parse_scalar(text: str) -> Any:
@@ -575,6 +607,10 @@ RANGE_EXCEPTIONS = {
 }
 
 
+# no threshold a rule compares (seconds, counts, bytes, FLOP/s) is larger
+MAX_THRESHOLD = 1e18
+
+
 def threshold_range(key: str) -> tuple[float, float | None, str]:
     """``(low, high, what)`` of a numeric threshold named ``key`` (high None: unbounded)."""
     if key in RANGE_EXCEPTIONS:
@@ -593,7 +629,9 @@ def _check_range(code: str, key: str, value: Any) -> Any:
         return value
     low, high, what = threshold_range(key)
     if value != value or value in (float("inf"), float("-inf")) or value < low:  # NaN, infinite, negative
-        raise UsageError(f"{code}.{key}: expected a number >= 0, got {value!r}")
+        raise UsageError(f"{code}.{key}: expected a number >= 0, got {str(value)[:40]}")
+    if value > MAX_THRESHOLD:  # an integer of 400 digits is finite, and no count or size a rule compares
+        raise UsageError(f"{code}.{key}: expected a number >= 0, at most {MAX_THRESHOLD:g}, got {str(value)[:40]}")
     if high is not None and value > high:
         raise UsageError(f"{code}.{key}: expected {what} between 0 and {high:g}, got {value!r}")
     return value

@@ -226,9 +226,10 @@ _CC_RE = re.compile(r"^[0-9]+\.[0-9]+$")
 
 
 def _positive(value, what: str, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value <= 0:
-        raise UsageError(f"{where}: {what} must be a number > 0, got {value!r}")
-    return float(value)
+    """A figure inside its physical range (:data:`ridgeline.bounds.BOUNDS`, by the key's first part)."""
+    from ridgeline import bounds
+
+    return float(bounds.check(what.split(".")[0], value, where=where, name=what))
 
 
 def parse_entry(name: str, entry, *, where: str) -> GPU:
@@ -273,9 +274,7 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
         cc, gfx, units_key = str(entry["cc"]).strip(), "", "sm_count"
         if not _CC_RE.match(cc):
             raise UsageError(f"{where}: cc must be a compute capability such as \"8.9\", got {entry['cc']!r}")
-    sm = entry[units_key]
-    if isinstance(sm, bool) or not isinstance(sm, (int, float)) or sm != int(sm) or sm <= 0:
-        raise UsageError(f"{where}: {units_key} must be a whole number > 0, got {sm!r}")
+    sm = _positive(entry[units_key], units_key, where)
     source = entry["source"]
     if not isinstance(source, str) or not source.strip():
         raise UsageError(f"{where}: source must name the datasheet the figures come from")
@@ -289,7 +288,7 @@ def parse_entry(name: str, entry, *, where: str) -> GPU:
     if accumulate not in ("", "half", "full"):
         raise UsageError(f"{where}: tensor_fp32_accumulate must be \"half\" or \"full\", got {accumulate!r}")
     derived = entry.get("derived", ())
-    if isinstance(derived, str) or not all(d in peaks_raw for d in derived):
+    if not isinstance(derived, (list, tuple)) or not all(isinstance(d, str) and d in peaks_raw for d in derived):
         raise UsageError(f"{where}: derived must list precision keys of peak_flops, got {derived!r}")
     clocks = entry.get("datasheet_clock_hz", {})
     if not isinstance(clocks, dict):

@@ -160,9 +160,13 @@ def parse_spec(spec: str) -> tuple[str, Any]:
         raise UsageError("--what-if: empty scenario; give a GPU name (--what-if H200) or batch=N (--what-if batch=64)")
     if text.lower().startswith("batch"):
         m = BATCH_RE.match(text)
-        if not m or int(m.group(1)) < 1:
+        digits = (m.group(1).lstrip("0") or "0") if m else ""
+        if not m or digits == "0":
             raise UsageError(f"--what-if {spec!r}: expected batch=N with N a whole number >= 1, e.g. batch=64")
-        return "batch", int(m.group(1))
+        from ridgeline import bounds  # at most BOUNDS["what_if_batch"]; a 10,000-digit N is not read as a number
+
+        n = int(digits) if len(digits) <= 20 else digits[:20] + "..."
+        return "batch", bounds.check("what_if_batch", n, where=f"--what-if {text[:40]}", name="N")
     return "gpu", text
 
 

@@ -90,29 +90,24 @@ THRESHOLD_DOCS: dict[str, str] = {
 }
 
 
-def thresholds(overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def thresholds(overrides: Mapping[str, Any] | None = None, *, where: str = "diff") -> dict[str, Any]:
     """:data:`DIFF_THRESHOLDS` with ``overrides`` (``[tool.ridgeline.diff]``, ``--threshold``) applied;
-    an unknown name or a wrongly typed value is a UsageError."""
+    an unknown name, a wrongly typed value or a number outside its bounds (:data:`ridgeline.bounds.BOUNDS`:
+    finite, and a share at most 1, a window at most 10,000 nights...) is a UsageError naming
+    ``where`` (the file and table, or the flag) and the key."""
+    from ridgeline import bounds
+
     out = dict(DIFF_THRESHOLDS)
+    if not isinstance(overrides, Mapping) and overrides is not None:
+        raise UsageError(f"{where}: expected a table of thresholds, e.g. kernel_time_rel = 0.2")
     for key, value in (overrides or {}).items():
         if key not in out:
-            raise UsageError(f"diff threshold {key!r} unknown; known: {', '.join(DIFF_THRESHOLDS)}")
+            raise UsageError(f"{where}: threshold {str(key)[:40]!r} unknown; known: {', '.join(DIFF_THRESHOLDS)}")
         if key == "new_finding_severity":
-            if value not in SEVERITY_RANK:
-                raise UsageError(f"diff.{key}: expected one of {', '.join(SEVERITY_RANK)}, got {value!r}")
+            if not isinstance(value, str) or value not in SEVERITY_RANK:
+                raise UsageError(f"{where}: {key} must be one of {', '.join(SEVERITY_RANK)}, got {str(value)[:40]!r}")
         else:
-            if isinstance(value, str):
-                try:
-                    value = float(value)
-                except ValueError:
-                    pass
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise UsageError(f"diff.{key}: expected a number >= 0, got {value!r}")
-            value = float(value)
-            if key in ("trend_min_baselines", "trend_window"):
-                if value < 1 or value != int(value):
-                    raise UsageError(f"diff.{key}: expected a whole number >= 1, got {value!r}")
-                value = int(value)
+            value = bounds.check(key, value, where=where, strings=True)
         out[key] = value
     return out
 
@@ -299,8 +294,9 @@ def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
         }
         if status == "both" and _grew(bt, nt, th["kernel_time_rel"], th["kernel_time_abs_s"]):
             row["regression"] = True
+            rel = f"+{row['time_delta_rel']:.0%}, " if row["time_delta_rel"] is not None else "from none, "
             cmp.regressions.append(f"kernel {_kernel_label(row)}: GPU time {_us(bt)} -> {_us(nt)} "
-                                   f"(+{row['time_delta_rel']:.0%}, +{_us(nt - bt)})")
+                                   f"({rel}+{_us(nt - bt)})")
         rows.append(row)
     rows.sort(key=lambda r: (-abs(r["time_delta_s"]), r["kernel"], str(r["grid"]), str(r["block"])))
     cmp.kernels = rows
@@ -311,7 +307,8 @@ def _compare_kernels(cmp: Comparison, base: dict, new: dict, th: dict) -> None:
                   "matched_by_identity": sum(r["matched_by"] is not None for r in rows)}
     if tb is not None and tn is not None and _grew(tb, tn, th["total_time_rel"], th["total_time_abs_s"]):
         cmp.totals["regression"] = True
-        cmp.regressions.append(f"total GPU time {_us(tb)} -> {_us(tn)} (+{(tn - tb) / tb:.0%})")
+        cmp.regressions.append(f"total GPU time {_us(tb)} -> {_us(tn)} "
+                               f"({f'+{(tn - tb) / tb:.0%}' if tb > 0 else 'from none'})")  # (a base of 0 s grows by no %)
     cmp.headline = _headline(gb, tb, gn, tn)
 
 

@@ -76,6 +76,7 @@ class Trend:
     findings: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # new tonight: in none of the nights
     regressions: list[str] = dataclasses.field(default_factory=list)
     notices: list[str] = dataclasses.field(default_factory=list)
+    left_out: list[dict[str, str]] = dataclasses.field(default_factory=list)  # past nights not valid: label, reason
 
     @property
     def regressed(self) -> bool:

@@ -28,7 +28,9 @@ GPU_LABELS = frozenset({
     "__name__", "gpu", "UUID", "uuid", "gpu_uuid", "device", "modelName", "model_name", "pci_bus_id",
     "GPU_I_ID", "GPU_I_PROFILE", "Hostname", "hostname", "err_code", "err_msg",
 })  # and every DCGM_FI_* label (driver versions, process names: facts about the GPU, not a workload)
-_LABEL_PAIR_RE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"')
+# a value is runs of plain characters between escapes ("unrolled"): Python's re keeps no backtracking
+# state per character, so a 50 MB label costs its own size, not 170 times it ((?:[^"\\]|\\.)* did)
+_LABEL_PAIR_RE = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*=\s*"([^"\\]*(?:\\.[^"\\]*)*)"')
 
 
 def workload_labels(labels) -> str | None:

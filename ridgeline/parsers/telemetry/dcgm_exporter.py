@@ -33,11 +33,15 @@ from ridgeline.result import InputInfo, Skipped
 
 DEFAULT_SCRAPE_INTERVAL_S = 30.0
 _NAME_RE = re.compile(r"^(dcgm_|DCGM_)[A-Za-z0-9_]*(\{.*\})?\s+\S+")
+# the start of a sample line whose label set the detection head cut (a 100,000-character pod label)
+_CUT_RE = re.compile(r"^(dcgm_|DCGM_)[A-Za-z0-9_]*\{[^}]*$")
 
 
-def looks_like(lines: list[str]) -> bool:
-    """Head lines of an exporter scrape: # HELP/# TYPE of DCGM metrics, or DCGM sample lines."""
-    for ln in lines:
+def looks_like(lines: list[str], *, cut: bool = False) -> bool:
+    """Head lines of an exporter scrape: # HELP/# TYPE of DCGM metrics, or DCGM sample lines.
+    ``cut``: the head ended inside its last line, which may then be a sample's beginning only
+    (a label longer than the head is legal)."""
+    for i, ln in enumerate(lines):
         s = ln.strip()
         if not s:
             continue
@@ -45,6 +49,8 @@ def looks_like(lines: list[str]) -> bool:
             return True
         if s.startswith("#"):
             continue
+        if cut and i == len(lines) - 1:
+            return bool(_NAME_RE.match(s) or _CUT_RE.match(s))
         return bool(_NAME_RE.match(s))
     return False
 
@@ -255,8 +261,11 @@ def _read_lines(path: Path):
     on \\n and \\r\\n; a file with other breaks, or not UTF-8, is split by Python)."""
     import polars as pl
 
+    from ridgeline.parsers.text_chunks import line_chunks
     from ridgeline.parsers.text_chunks import odd_breaks as _odd_breaks
 
+    for _piece in line_chunks(path):  # a line past MAX_LINE_BYTES is refused before the file is held whole
+        pass
     with open(path, "rb") as fh:
         data = fh.read()
     odd = _odd_breaks(data)

@@ -163,7 +163,10 @@ def read_prometheus_json(path, *, opts):
     path = Path(path)
     raw = path.read_bytes()
     try:
-        doc = json.loads(raw.decode("utf-8-sig"))  # -sig: a byte-order mark is no JSON
+        from ridgeline.parsers.jsontext import lone_surrogates_as_text
+
+        # -sig: a byte-order mark is no JSON; a lone surrogate in a label is kept as its escape's text
+        doc = json.loads(lone_surrogates_as_text(raw.decode("utf-8-sig")))
     except UnicodeDecodeError as err:
         raise InputError(path, "expected UTF-8 Prometheus API JSON", line=raw.count(b"\n", 0, err.start) + 1,
                          actual=f"byte 0x{raw[err.start]:02x}") from None

@@ -113,7 +113,9 @@ def detect_telemetry_format(path) -> str | None:
         return "nvidia-smi-dmon"  # '# gpu pwr ...' / '# Idx W ...' (or '#Date Time gpu ...' with -o DT)
     from ridgeline.parsers.telemetry import dcgm_exporter
 
-    if dcgm_exporter.looks_like(lines):
+    # the head may end inside a line (a label longer than HEAD_BYTES): that line is read as cut
+    cut = len(head) == HEAD_BYTES and not head.endswith(b"\n") and len(text.splitlines()) <= 200
+    if dcgm_exporter.looks_like(lines, cut=cut):
         return "dcgm-exporter"
     if low:
         first = low[0]

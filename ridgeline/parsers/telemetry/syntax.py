@@ -25,3 +25,8 @@ ALIASES = {
 # one Prometheus text-exposition sample line (dcgm-exporter): groups metric name, {labels},
 # value, optional timestamp in milliseconds
 SAMPLE_RE = r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})?[ \t]+([^ \t]+)(?:[ \t]+(-?[0-9]+(?:\.[0-9]+)?))?[ \t]*$"
+
+# the most columns a telemetry CSV table (long/wide, nvidia-smi --query-gpu) may have: identity
+# columns and one per DCGM field are a few hundred at most; 100,000 columns ran past 600 s (the
+# CSV reader's cost grows with columns x columns). A wider header is refused naming this cap.
+MAX_COLUMNS = 2_048

@@ -329,6 +329,7 @@ def read_table_csv(path, *, opts):
     from ridgeline.parsers import guard
 
     path = Path(path)
+    guard.check_column_count(path)  # (read_guarded checks it too; a direct caller gets the same cap)
     nulls = ["", "NA", "N/A", "null", "NaN", "nan"]
     ragged = None  # rows with more or fewer fields than the header (found when polars hints at them)
 
@@ -451,8 +452,9 @@ def _check_wide_cells(df, roles, path, *, opts, skipped):
         return
     nm = name_map()
     used = {roles.get(r) for r in ("timestamp", "host", "gpu", "uuid", "gpu_instance", "model")} | {"date"}
+    schema = df.schema  # once: df.schema builds every column's entry (per column it was columns x columns)
     for col in df.columns:
-        if col in used or col == "lineno" or df.schema[col] != pl.String or nm.get(col.strip().lower()) is None:
+        if col in used or col == "lineno" or schema[col] != pl.String or nm.get(col.strip().lower()) is None:
             continue
         guard.bad_cells(opts, path, df.filter(_cell_is_bad(col)), "expected a number", column=col, value=col)
     skipped.extend(getattr(opts, "lenient_skipped", []) if not guard.strict_of(opts) else [])

@@ -97,8 +97,10 @@ def _loads(data: bytes):
     nesting limit)."""
     import json
 
+    from ridgeline.parsers.jsontext import lone_surrogates_as_text  # a lone \ud800 in a name: its text
+
     try:
-        return json.loads(quote_long_ts(data))
+        return json.loads(lone_surrogates_as_text(quote_long_ts(data)))
     except RecursionError as err:
         raise ValueError("JSON nested too deeply to parse (thousands of levels of [ or {)") from err
 
@@ -402,22 +404,28 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     hint: dict = {}  # kineto_fast.decode_events: how the last chunk's times were read
     with _open_stream(path) as fh:
         buf = b""
-        if fh.read(4096).lstrip().startswith(b"["):  # the array form: parsed whole
-            raise _NotStreamable("Trace Event array form")
+        head = fh.read(4096)
+        array = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"[")
         fh.seek(0)
-        while key not in buf:
+        # the array form (events only, no object around them) is streamed as the traceEvents array is:
+        # parsed whole, 5 million events were gigabytes of Python objects
+        while not array and key not in buf:
             more = fh.read(1 << 20)
             if not more:
                 raise _NotStreamable("no traceEvents key")
             buf += more
             if len(buf) > (64 << 20):
                 raise _NotStreamable("traceEvents not near the start")
-        k = buf.index(key)
-        prefix = buf[:k]
-        rest = buf[k + len(key):].lstrip()
-        if not rest.startswith(b":"):
-            raise _NotStreamable("traceEvents without ':'")
-        rest = rest[1:].lstrip()
+        if array:
+            prefix = None
+            rest = fh.read(max(chunk_bytes, 4096)).lstrip(b"\xef\xbb\xbf \t\r\n")
+        else:
+            k = buf.index(key)
+            prefix = buf[:k]
+            rest = buf[k + len(key):].lstrip()
+            if not rest.startswith(b":"):
+                raise _NotStreamable("traceEvents without ':'")
+            rest = rest[1:].lstrip()
         if not rest.startswith(b"["):
             raise _NotStreamable("traceEvents is not an array")
         buf = rest[1:]
@@ -442,6 +450,10 @@ def _kineto_stream(path, host_calls: str, chunk_bytes: int):
     for frames, x in ((gpus, g), (hosts, h), (launches, lr)):
         if x is not None:
             frames.append(x)
+    if prefix is None:  # the array form: nothing may follow its closing bracket
+        if suffix.strip():
+            raise _NotStreamable("text after the array form's ']'")
+        return {}, gpus, hosts, launches, stats
     meta = _loads(prefix + b'"traceEvents": []' + suffix)
     if not isinstance(meta, dict):
         raise _NotStreamable("top level is not an object")

@@ -125,7 +125,9 @@ def decode_document(data: bytes, host_calls: str):
     for raw in (False, True):
         try:
             doc = _DOCUMENT[raw].decode(data)
-            meta = {k: json.loads(bytes(v)) for k, v in (("deviceProperties", doc.deviceProperties),
+            from ridgeline.parsers.jsontext import lone_surrogates_as_text
+
+            meta = {k: json.loads(lone_surrogates_as_text(bytes(v))) for k, v in (("deviceProperties", doc.deviceProperties),
                                                           ("distributedInfo", doc.distributedInfo))}
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
             return None

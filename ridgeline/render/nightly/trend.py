@@ -29,7 +29,8 @@ def _span(tr) -> str:
     times = [b["time"][:10] for b in tr.baselines if b.get("time")]
     dates = f", {times[0]} .. {times[-1]}" if times else ""
     how = "ordered by document time" if tr.order == "document time" else "in the order given"
-    return f"{len(tr.baselines)} nights ({how}{dates})"
+    left = f"; {len(tr.left_out)} more left out, not valid" if tr.left_out else ""
+    return f"{len(tr.baselines)} nights ({how}{dates}{left})"
 
 
 def _band(row: dict) -> str:

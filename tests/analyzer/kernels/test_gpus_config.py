@@ -61,7 +61,7 @@ def test_configured_gpu_is_found_by_name_and_alias():
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"peak_flops": {"fp16_tensor": -1}}, "peak_flops.fp16_tensor must be a number > 0, got -1"),
+    ({"peak_flops": {"fp16_tensor": -1}}, "peak_flops.fp16_tensor must be a number > 0, from 1e+09 to 1e+18 FLOP/s, got -1"),
     ({"peak_flops": {"fp16_tensor": 0}}, "must be a number > 0"),
     ({"peak_flops": {}}, "peak_flops must be a table"),
     ({"peak_flops": {"bf16": 1e12}}, "unknown precision 'bf16'"),

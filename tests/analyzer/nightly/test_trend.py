@@ -222,14 +222,19 @@ def test_bad_inputs_are_exit_2(fleet_nights, tmp_path):
     shutil.copytree(fleet_nights / "nights", analyze)
     (analyze / "2026-01-09.json").write_text(json.dumps(
         {"schema_version": "1.5", "kernels": [{"kernel_name": "k", "duration_s": 1.0}], "findings": [], "telemetry": None}))
-    for args in ((empty, fleet_nights / "calm.json"), (bad, fleet_nights / "calm.json"),
-                 (analyze, fleet_nights / "calm.json"), (fleet_nights / "calm.json",)):
+    for args in ((empty, fleet_nights / "calm.json"), (analyze, fleet_nights / "calm.json"),
+                 (fleet_nights / "calm.json",), (bad, bad / "2026-01-09.json")):
         with pytest.raises(SystemExit) as err:
             main(["diff", *map(str, args)])
         assert err.value.code == 2, args
+    # a past night that is not JSON is left out and named; the trend says how many nights it stood on
+    res = run(bad, fleet_nights / "calm.json")
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "judged on 5 of 6 past nights: 1 left out" in text and "2026-01-09.json" in "".join(text.split())
     for key, value in (("trend_min_baselines", "0"), ("trend_window", "2.5"), ("trend_k", "-1")):
         res = run(fleet_nights / "nights", fleet_nights / "calm.json", "--threshold", f"{key}={value}")
-        assert res.exit_code == 2 or "expected" in str(res.exception), (key, res.output)
+        assert res.exit_code == 2 or "must be" in str(res.exception), (key, res.output)
 
 
 def test_markdown_output(fleet_nights):
