@@ -87,6 +87,7 @@ def _pypi_reachable() -> bool:
         return False
 
 
+@pytest.mark.early  # ~1.5 min of pip: started first, so the other workers never wait on it at the end
 def test_install_lines_run_in_a_fresh_virtualenv(tmp_path):
     if not _pypi_reachable():
         pytest.skip("the package index is not reachable from here: a fresh install cannot be tried")

@@ -37,6 +37,16 @@ pytestmark = pytest.mark.skipif(not FILES, reason="../shared/samples is absent (
 IDS = [f"{p.parent.name}/{p.name[:48]}" for p in FILES]
 
 
+def _params(paths, ids):
+    """One parameter per file, every check of a file in one xdist group: the file is analysed once
+    (``analyzed``'s cache lives in a worker) and its checks share that run."""
+    return [pytest.param(p, id=i, marks=pytest.mark.xdist_group(f"sample:{p.parent.name}/{p.name}"))
+            for p, i in zip(paths, ids)]
+
+
+PARAMS = _params(FILES, IDS)
+
+
 def _ridgeline(*args) -> tuple[int, str, str]:
     from ridgeline.cli import main
 
@@ -71,7 +81,7 @@ def _assert_clean_refusal(path: Path, code: int, err: str) -> None:
         assert len(lines) == 1 and path.name in lines[0], err
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_analyze_never_a_bug_and_accounting_balances(path):
     code, doc, err = analyzed(path)
     _assert_clean_refusal(path, code, err)
@@ -82,21 +92,22 @@ def test_analyze_never_a_bug_and_accounting_balances(path):
         assert rec["balanced"], rec
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_views_never_a_bug(path, tmp_path):
+    """The commands that write views, end to end: ``analyze --format json`` (``analyzed``) and
+    ``report`` (the page, with its pictures), ``telemetry`` for telemetry. The terminal, Markdown,
+    SARIF and GitHub views of the same file are rendered from one analysis, and their numbers held
+    to the JSON's, by test_every_view_prints_the_json_numbers (a run per view would analyse the
+    file once per view)."""
     doc = _doc(path)
-    code, out, err = _ridgeline("analyze", path)
-    _assert_clean_refusal(path, code, err)
     code, out, err = _ridgeline("report", path, "-o", tmp_path / "r.html")
-    _assert_clean_refusal(path, code, err)
-    code, out, err = _ridgeline("report", path, "--format", "markdown")
     _assert_clean_refusal(path, code, err)
     if doc.get("telemetry"):
         code, out, err = _ridgeline("telemetry", path, "--format", "json")
         _assert_clean_refusal(path, code, err)
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_naming_the_gpu_found_is_never_a_bug(path):
     doc = _doc(path)
     gpu = (doc.get("gpu") or {}).get("name")
@@ -107,7 +118,7 @@ def test_naming_the_gpu_found_is_never_a_bug(path):
     assert [k["bound"] for k in doc2["kernels"]] == [k["bound"] for k in doc["kernels"]]
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_unknown_kernels_say_what_is_missing(path):
     doc = _doc(path)
     for k in doc.get("kernels") or []:
@@ -133,6 +144,7 @@ def _advice_texts(doc: dict) -> list[str]:
 # --------------------------------------------------------------------------------------------
 PROFILES = [p for p in FILES if p.parent.name in ("ncu", "ncu-rep")]
 PROFILE_IDS = [f"{p.parent.name}/{p.name[:48]}" for p in PROFILES]
+PROFILE_PARAMS = _params(PROFILES, PROFILE_IDS)
 #: a roofline placement needs these; "--set roofline" advice is right only when one is absent
 ROOFLINE_QUANTITIES = ("flops_fp32", "dram_bytes", "duration_s")
 _COLLECT = re.compile(r"--metrics|--section|--set\b|re-?profile|collect", re.I)
@@ -172,7 +184,7 @@ def _held(path: Path) -> set[str]:
     return quantities_held(metric_names(path))
 
 
-@pytest.mark.parametrize("path", PROFILES, ids=PROFILE_IDS)
+@pytest.mark.parametrize("path", PROFILE_PARAMS)
 def test_no_advice_to_collect_what_the_file_holds(path):
     from ridgeline.parsers.ncu.spellings import quantity_of
 
@@ -190,7 +202,7 @@ def test_no_advice_to_collect_what_the_file_holds(path):
             assert not all(q in held for q in ROOFLINE_QUANTITIES), f"advises the roofline section it holds: {text[:160]}"
 
 
-@pytest.mark.parametrize("path", PROFILES, ids=PROFILE_IDS)
+@pytest.mark.parametrize("path", PROFILE_PARAMS)
 def test_flops_and_bytes_null_only_without_a_spelling(path):
     doc = _doc(path)
     held = _held(path)
@@ -212,7 +224,7 @@ def test_flops_and_bytes_null_only_without_a_spelling(path):
 _LAUNCH_REMEDY = re.compile(r"CUDA graph|HIP graph|launch overhead|persistent kernel|fewer kernels|fewer launches", re.I)
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_no_launch_remedy_on_long_launches(path):
     from ridgeline.analyzer.kernels.latency import LAUNCH_BOUND_MAX_S
 
@@ -232,7 +244,7 @@ def test_no_launch_remedy_on_long_launches(path):
         assert longest <= limit, f"{f['code']} advises fewer launches for a {longest * 1e6:.0f} us launch"
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_distinct_kernels_get_distinct_names(path):
     doc = _doc(path)
     for table in ("summary",):
@@ -254,7 +266,7 @@ def test_distinct_kernels_get_distinct_names(path):
         assert other == name, f"timeline label {label!r} names two kernels"
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_every_view_prints_the_json_numbers(path, tmp_path):
     from view_consistency import assert_views_match_json, render_views_for
 
@@ -268,8 +280,7 @@ def test_every_view_prints_the_json_numbers(path, tmp_path):
     assert_views_match_json(doc, texts)
 
 
-@pytest.mark.parametrize("path", [p for p in PROFILES if p.suffix == ".ncu-rep"],
-                         ids=[p.name[:48] for p in PROFILES if p.suffix == ".ncu-rep"])
+@pytest.mark.parametrize("path", [p for p in PROFILE_PARAMS if p.values[0].suffix == ".ncu-rep"])
 def test_the_page_is_the_same_on_every_run(path):
     # a group_by gives no order: every table a view prints must be sorted to the last tie
     _doc(path)
@@ -277,7 +288,7 @@ def test_the_page_is_the_same_on_every_run(path):
     assert len(runs) == 1, "the table view differs between runs of the same input"
 
 
-@pytest.mark.parametrize("path", FILES, ids=IDS)
+@pytest.mark.parametrize("path", PARAMS)
 def test_communication_never_exceeds_the_busy_time(path):
     """Per timeline device: exposed communication <= communication <= kernel busy <= busy, the
     overlap share in [0, 1], and impacts of timeline findings within what they are a share of."""
