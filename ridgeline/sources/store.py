@@ -122,6 +122,14 @@ def partition_path(date: str, host: str | None) -> Path:
     return Path(f"date={hive.encode(date)}") / f"host={hive.encode(host)}" / PART_NAME
 
 
+def _shown(host: str, limit: int = 80) -> str:
+    """A host name for an error line: its repr (control characters escaped), the start of it when
+    long, with its length."""
+    if len(host) <= limit:
+        return repr(host)
+    return f"{host[:limit]!r}... ({len(host)} characters)"
+
+
 def _inside(path: Path, root: Path) -> bool:
     import os
 
@@ -166,7 +174,7 @@ def save(long: Any, folder: str | Path) -> StoreReport:
         try:
             rel = partition_path(date, host)
         except hive.ReservedValue as err:
-            raise UsageError(f"--save {folder}: cannot save host {host!r}: {err}; rename the host (--host, "
+            raise UsageError(f"--save {folder}: cannot save host {_shown(host)}: {err}; rename the host (--host, "
                              "or the source's Hostname label)") from None
         parts.append((rel, part))
     for rel, _part in parts:  # before anything is written: no partition leads out of the store
