@@ -109,8 +109,14 @@ def short_reason(err: BaseException) -> str:
 
 def translate(err: BaseException, path: Any, what: str) -> InputError:
     """``err`` (a library's) as ridgeline's one line for ``path`` read as ``what``."""
+    from ridgeline.parsers.paths import polars_refused_name
+
     p = str(path)
     reason = short_reason(err)
+    if polars_refused_name(path, reason):
+        return InputError(p, f"cannot be read as {what}: its file name holds bytes that are not "
+                             "UTF-8 (shown as \\udcXX), which polars' readers cannot open; rename the file "
+                             "(for example with convmv -f latin1 -t utf8)")
     if str(path).endswith(".parquet") or "parquet" in what or "thrift" in reason.lower():
         return InputError(p, f"expected readable {what}; the file is corrupt or truncated", actual=reason)
     if isinstance(err, OSError) and not isinstance(err, UnicodeDecodeError):

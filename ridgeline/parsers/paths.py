@@ -99,3 +99,15 @@ def walk(folder: Path) -> list[Path]:
             continue
         out.append(p)
     return out
+
+
+def polars_refused_name(path, reason: str) -> bool:
+    """Whether ``reason`` is polars failing on a path whose name is not UTF-8 (a lone surrogate from
+    ``os.fsdecode``: polars takes such a str for a file object, or refuses its bytes)."""
+    from ridgeline.result import path_label
+
+    try:
+        name = os.fsdecode(path)
+    except TypeError:
+        return False
+    return path_label(name) != name and ("does not have a .read() method" in reason or "invalid utf-8" in reason)

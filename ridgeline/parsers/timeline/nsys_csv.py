@@ -20,6 +20,8 @@ InputError naming the line and column (never a silently missing number).
 
 from __future__ import annotations
 
+from ridgeline.result import path_label
+
 import re
 from pathlib import Path
 
@@ -152,7 +154,7 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
     :func:`ridgeline.parsers.timeline.common.check_records`)."""
     import polars as pl
 
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     notes: list[str] = []
     source = path
     try:
@@ -258,7 +260,7 @@ def _stats_totals(path, df, report: str, first_data_line: int | None = None, str
 
     from ridgeline.analyzer.schema import TIMELINE_TOTALS_COLUMNS, polars_schema
 
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     cols = df.columns
     _need, category = STATS_REPORTS[report]
     if report == "cuda_kern_exec_sum":
@@ -315,7 +317,7 @@ def _kern_exec_totals(path, df, first_data_line):
     cols = df.columns
     kavg, aavg = _find(cols, "KAvg"), _find(cols, "AAvg")
     check_units(path, df, [kavg, aavg], first_data_line)
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     count = _count_expr("Count")
     kern = df.select(
         pl.col("Kernel Name").cast(pl.String).alias("name"),
