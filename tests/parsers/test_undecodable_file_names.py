@@ -2,9 +2,10 @@
 the undecodable ones as lone surrogates (``os.fsdecode``), and polars refuses those as text. The
 name becomes a table's ``source`` label through ridgeline.result.path_label (each such byte as the
 text ``\\udcXX``, the spelling docs/output-safety.md gives), while the file is opened by its real
-path. Every command and format ends in 0/1/2, never 3, writes only UTF-8, and shows the escaped
-name. Files read by polars itself (an ncu CSV, a Prometheus scrape) cannot be opened by a name that
-is not UTF-8: those are refused in one line naming the file, escaped, and saying why."""
+path (a file polars opens by name, such as an ncu CSV or a scrape, through a link with a UTF-8 name:
+ridgeline.parsers.paths.polars_path). Every command and format ends in 0/1/2, never 3, writes only
+UTF-8, shows the escaped name and counts each input's rows as its own. A Parquet input so named
+(whose hive folders a link cannot carry) is refused in one line naming it, escaped, saying why."""
 
 from __future__ import annotations
 
@@ -40,15 +41,22 @@ def _answer() -> bytes:
 
 
 @pytest.fixture
-def inputs(tmp_path):
-    return {
-        "kineto": _place(tmp_path, b"tr\xe9ce.json", (FIXTURES / "timeline" / "capture.kineto.json").read_bytes()),
-        "nsys": _place(tmp_path, b"ns\xe9ys.sqlite", (FIXTURES / "timeline" / "capture-2024.sqlite").read_bytes()),
-        "prom-json": _place(tmp_path, b"an\xfdswer\xff.json", _answer()),
-        "ncu": _place(tmp_path, b"k\xff\xfeernels.csv",
-                      (FIXTURES / "ncu" / "details-2023-15col-multiprocess.csv").read_bytes()),
-        "scrape": _place(tmp_path, b"te\x80lem.prom", (FIXTURES / "telemetry" / "exporter-3-scrapes.prom").read_bytes()),
+def folder(tmp_path):
+    """One file of each kind, each named with bytes that are not UTF-8."""
+    d = tmp_path / "in"
+    d.mkdir()
+    files = {
+        "kineto": (b"tr\xe9ce.json", (FIXTURES / "timeline" / "capture.kineto.json").read_bytes()),
+        "nsys": (b"ns\xe9ys.sqlite", (FIXTURES / "timeline" / "capture-2024.sqlite").read_bytes()),
+        "ncu": (b"k\xff\xfeernels.csv", (FIXTURES / "ncu" / "details-2023-15col-multiprocess.csv").read_bytes()),
+        "prom-json": (b"an\xfdswer\xff.json", _answer()),
+        "scrape": (b"te\x80lem.prom", (FIXTURES / "telemetry" / "exporter-3-scrapes.prom").read_bytes()),
+        "smi-csv": (b"sm\xe9i.csv", (FIXTURES / "telemetry" / "nvidia-smi-query.csv").read_bytes()),
     }
+    return d, {kind: _place(d, raw, content) for kind, (raw, content) in files.items()}
+
+
+TELEMETRY = ("prom-json", "scrape", "smi-csv")
 
 
 def _cli(*args):
@@ -79,47 +87,52 @@ def test_path_label_escapes_undecodable_bytes_and_keeps_the_rest():
     assert path_label(b"a\xff") == "a\\udcff"
 
 
-@pytest.mark.parametrize("kind", ["kineto", "nsys", "prom-json"])
-def test_files_read_whole_by_python_are_analyzed_and_named_escaped(tmp_path, inputs, kind):
-    path = inputs[kind]
-    cmd = "telemetry" if kind == "prom-json" else "analyze"
+def _check_json(doc, paths):
+    """Every input listed, its rows counted as its own (the accounting matches the tables' labels)."""
+    got = {a["path"]: a["balanced"] for a in doc["accounting"]}
+    assert got == {p: True for p in paths}, got
+
+
+def test_every_input_is_read_by_its_real_path_and_named_escaped_in_every_format(tmp_path, folder):
+    d, paths = folder
     for fmt in ANALYZE_FORMATS:
         out = tmp_path / f"out.{fmt}"
-        p = _cli(cmd, path, "--format", fmt, "-o", out)
+        p = _cli("analyze", d, "--format", fmt, "-o", out)
         assert p.returncode in (0, 1), (fmt, p.stderr[-2000:])
         _clean(p.stdout + p.stderr)
-        if fmt != "parquet":
-            text = _clean(out.read_bytes())
-            if fmt in ("json", "sarif", "github"):
-                assert _shows(text, path), (fmt, text[:2000])
+        text = _clean(out.read_bytes()) if fmt != "parquet" else ""
+        if fmt == "json":
+            doc = json.loads(text)
+            _check_json(doc, paths.values())
+            assert all(_shows(text, p) for p in paths.values())
+            sources = {d["source"] for d in doc["timeline"]["devices"]} | {k["source"] for k in doc["kernels"]}
+            assert sources == {path_label(paths[k]) for k in ("kineto", "nsys", "ncu")}
+        elif fmt in ("sarif", "github"):
+            assert any(_shows(text, p) for p in paths.values()), (fmt, text[:2000])
     for fmt, name in (("html", "r.html"), ("markdown", "r.md")):
-        p = _cli("report", path, "--format", fmt, "-o", tmp_path / name)
+        p = _cli("report", d, "--format", fmt, "-o", tmp_path / name)
         assert p.returncode in (0, 1), (fmt, p.stderr[-2000:])
-        assert _shows(_clean((tmp_path / name).read_bytes()), path), fmt
-    doc = json.loads(_clean(_cli(cmd, path, "--format", "json").stdout))
-    assert [a["balanced"] for a in doc["accounting"]] == [True]  # the rows are counted as this input's
-    if cmd == "analyze":  # the timeline's source column itself: the escaped text
-        assert {d["source"] for d in doc["timeline"]["devices"]} == {path_label(path)}
+        text = _clean((tmp_path / name).read_bytes())
+        assert any(_shows(text, p) for p in paths.values()), fmt
+    telemetry = [paths[k] for k in TELEMETRY]
+    for fmt in ANALYZE_FORMATS:
+        out = tmp_path / f"t.{fmt}"
+        p = _cli("telemetry", *telemetry, "--format", fmt, "-o", out)
+        assert p.returncode in (0, 1), (fmt, p.stderr[-2000:])
+        _clean(p.stdout + p.stderr)
+        if fmt == "json":
+            text = _clean(out.read_bytes())
+            _check_json(json.loads(text), telemetry)
+            assert all(_shows(text, p) for p in telemetry)
 
 
-@pytest.mark.parametrize("kind", ["ncu", "scrape"])
-def test_files_polars_opens_are_refused_in_one_line_naming_them_escaped(tmp_path, inputs, kind):
-    path = inputs[kind]
-    cmds = ("analyze", "report") if kind == "ncu" else ("telemetry", "analyze", "report")
-    for cmd in cmds:
-        formats = ("html", "markdown") if cmd == "report" else ANALYZE_FORMATS
-        for fmt in formats:
-            p = _cli(cmd, path, "--format", fmt, "-o", tmp_path / f"out.{fmt}")
-            assert p.returncode == 2, (cmd, fmt, p.stderr[-2000:])
-            err = _clean(p.stderr)
-            assert err.count("\n") == 1 and path_label(path) in err and "not UTF-8" in err, err
-            assert not (tmp_path / f"out.{fmt}").exists()
+def test_a_parquet_input_so_named_is_refused_in_one_line_naming_it_escaped(tmp_path):
+    import polars as pl
 
-
-def test_a_folder_holding_such_names_never_ends_in_a_bug_exit(tmp_path, inputs):
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    shutil.move(inputs["kineto"], os.path.join(os.fsencode(folder), b"tr\xe9ce.json"))
-    p = _cli("analyze", folder, "--format", "json")
-    assert p.returncode in (0, 1), p.stderr[-2000:]
-    assert _shows(_clean(p.stdout), inputs["kineto"])
+    src = tmp_path / "ok.parquet"
+    pl.DataFrame({"timestamp": [1767225600000], "host": ["n1"], "gpu": [0], "gpu_util_ratio": [0.5]}).write_parquet(src)
+    path = _place(tmp_path, b"st\xe9ore.parquet", src.read_bytes())
+    p = _cli("telemetry", path, "--format", "json")
+    assert p.returncode == 2, p.stderr[-2000:]
+    err = _clean(p.stderr)
+    assert err.count("\n") == 1 and path_label(path) in err and "not UTF-8" in err, err

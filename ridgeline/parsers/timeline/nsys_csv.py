@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.parsers.timeline.common import (
     _COPY_WORDS,
     HEAD,
@@ -172,7 +173,7 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
             notes.append(f"{path}: {found[0]} line(s) before the {report} table ignored"
                          + (f", {rest} non-blank line(s) after it too (only the first report is read)" if rest else ""))
             source = "\n".join(block).encode("utf-8")
-        df = pl.read_csv(source, infer_schema=False, truncate_ragged_lines=True)
+        df = pl.read_csv(polars_path(source), infer_schema=False, truncate_ragged_lines=True)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
         from ridgeline.parsers.plain import plain_reason
 
