@@ -395,7 +395,8 @@ def _build_source(path, kind: str, wide, frame, skip, opts: Options) -> Telemetr
         clean = opts.strict or not any(x.reason.endswith(guard.LENIENT_ENDINGS) for x in skip)
         if clean and head and telemetry_table.header_layout(head[0]) == "wide":
             # the CSV was read and checked by the reader; its wide frame comes from the same text
-            raw = pl.read_csv(polars_path(path), infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+            raw = pl.read_csv(polars_path(path), infer_schema_length=10000,
+                              null_values=["", "NA", "N/A", "null", "NaN", "nan"])
             src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
     return src
 

@@ -336,11 +336,13 @@ def read_table_csv(path, *, opts):
 
     def read(truncate: bool):
         try:
-            return pl.read_csv(polars_path(path), infer_schema_length=10000, null_values=nulls, truncate_ragged_lines=truncate)
+            return pl.read_csv(polars_path(path), infer_schema_length=10000, null_values=nulls,
+                               truncate_ragged_lines=truncate)
         except pl.exceptions.ComputeError:
             # a column whose first 10,000 values looked like integers ("95") and later holds "95.5":
             # infer the types from every row instead
-            return pl.read_csv(polars_path(path), infer_schema_length=None, null_values=nulls, truncate_ragged_lines=truncate)
+            return pl.read_csv(polars_path(path), infer_schema_length=None, null_values=nulls,
+                               truncate_ragged_lines=truncate)
 
     try:
         try:
