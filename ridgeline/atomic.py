@@ -79,18 +79,38 @@ def row_group_rows(df) -> int | None:
     return rows if rows < _DEFAULT_ROW_GROUP else None
 
 
-def write_parquet(df, path: str | os.PathLike, **options) -> None:
+def _write_dictionary(df, tmp, columns, options) -> None:
+    """``df`` written by pyarrow with ``columns`` (text) as Parquet dictionaries: each distinct value
+    once in the file and in the writer's memory, a number per row. polars' own writer turns a
+    row group's strings into plain buffers (the text times the rows), and writes a Categorical
+    with its Arrow schema, which would read back as Categorical rather than the text it was; the
+    file is written without the Arrow schema, so every reader gets these columns as text."""
+    import polars as pl
+    import pyarrow.parquet as pq
+
+    table = df.with_columns(pl.col(c).cast(pl.Categorical) for c in columns).to_arrow()
+    pq.write_table(table, tmp, compression=options.get("compression", "zstd"), store_schema=False,
+                   use_dictionary=list(columns), write_statistics=options.get("statistics", True))
+
+
+def write_parquet(df, path: str | os.PathLike, *, dictionary=(), **options) -> None:
     """Write a polars frame as Parquet to ``path`` atomically (``options``: ``DataFrame.write_parquet``'s).
     polars reports a failed write (a full disk, an I/O error) as ``ComputeError`` rather than
     ``OSError``; it is raised here as the ``OSError`` it is, so callers turn it into one line as they
     do for text. Unless ``row_group_size`` is given, rows with wide text get row groups small enough
     to hold at most :data:`TEXT_PER_ROW_GROUP` bytes of it (:func:`row_group_rows`): the writer's
-    memory stays bounded by that, not by the rows times the text of each."""
+    memory stays bounded by that, not by the rows times the text of each. ``dictionary``: text
+    columns written as Parquet dictionaries, each distinct value once (:func:`_write_dictionary`;
+    only ``compression`` and ``statistics`` of ``options`` apply then)."""
     import errno
     import re
 
     import polars as pl
 
+    if dictionary:
+        with atomic_path(path, keep_suffix=False) as tmp:
+            _write_dictionary(df, tmp, list(dictionary), options)  # (pyarrow raises OSError itself)
+        return
     if "row_group_size" not in options:
         rows = row_group_rows(df)
         if rows is not None:

@@ -5,6 +5,8 @@ the analyzer, which may not call each other)."""
 
 from __future__ import annotations
 
+from ridgeline.result import path_label
+
 # input kinds whose readers keep the series' workload labels (the ``labels`` column)
 LABELLED_KINDS = frozenset({"dcgm-exporter", "prometheus-json", "prometheus-api"})
 # tables that keep them when they have a ``labels`` column (a store saved with its labels,
@@ -102,7 +104,7 @@ def _runs(lf, inputs, labelled, *, tz=None, left_out=frozenset()):
 
     opts = Options(tz=tz)
     parts = [label_runs_in_chunks(label_chunks(i.path, opts=opts, exclude=left_out)) for i in stores]
-    paths = [i.path for i in stores]
+    paths = [path_label(i.path) for i in stores]  # as the rows name them
     if any(i not in stores for i in inputs):  # the other inputs' rows: the long table without the stores'
         parts.append(label_runs(lf.filter(~pl.col("source").is_in(paths))))
     return pl.concat(parts, how="vertical_relaxed")

@@ -12,6 +12,23 @@ from typing import Any
 
 JSON_SCHEMA_VERSION = "1.6"
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def path_label(path) -> str:
+    """The text of an input's path wherever it is a label (a table's ``source``, the inputs and
+    skipped lists): ``os.fsdecode``'s, with each byte of the file name that is not UTF-8 (Python
+    holds it as a lone surrogate, ``\\udcff`` for 0xff, which polars and every UTF-8 writer
+    refuse) written as the text of its escape, ``\\udcff``, the spelling
+    :mod:`ridgeline.render.safe_text` gives a surrogate in any output. The file itself is opened
+    by its real path, never by this text. Idempotent; a name that is UTF-8 is unchanged."""
+    import os
+
+    text = os.fsdecode(path)
+    if not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
 
 @dataclasses.dataclass(frozen=True)
 class Roof:

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ridgeline.result import path_label
+
 
 def sample_counts(lf) -> dict[str, tuple[int, int]]:
     """``{source: (samples, null values)}`` from a TELEMETRY LazyFrame, one streaming pass."""
@@ -43,7 +45,7 @@ def accounting(result) -> list[dict[str, Any]]:
 
     skipped_by_source: dict[str, list] = {}
     for s in result.skipped:
-        skipped_by_source.setdefault(str(s.source), []).append(s)
+        skipped_by_source.setdefault(path_label(s.source), []).append(s)
     kernels = result.kernels
     used_launches: dict[str, int] = {}
     if kernels is not None and getattr(kernels, "height", 0) and "source" in kernels.columns:
@@ -53,22 +55,23 @@ def accounting(result) -> list[dict[str, Any]]:
     timeline_used = _timeline_used(getattr(result, "timeline", None))
     out = []
     for info in result.inputs:
-        items = [s for s in skipped_by_source.get(str(info.path), []) if s.item != "file"]
+        key = path_label(info.path)  # as the tables name it (a file name that is not UTF-8, escaped)
+        items = [s for s in skipped_by_source.get(key, []) if s.item != "file"]
         reasons: Counter = Counter()
         for s in items:  # an entry may stand for several ("N more like this": ridgeline.skiplog)
             reasons[_reason_key(s.reason)] += getattr(s, "count", 1)
         n_items = sum(getattr(s, "count", 1) for s in items)
         rec: dict[str, Any] = {"path": info.path, "kind": info.kind}
         if info.kind.startswith("ncu"):
-            used = used_launches.get(str(info.path), 0)
+            used = used_launches.get(key, 0)
             rec.update(unit="launches", read=used + n_items, used=used, missing=0, skipped=n_items)
             rec["balanced"] = True
-        elif str(info.path) in timeline_used:
-            used = timeline_used[str(info.path)]
+        elif key in timeline_used:
+            used = timeline_used[key]
             rec.update(unit="records", read=info.rows, used=used, missing=0, skipped=n_items)
             rec["balanced"] = info.rows == used + n_items
         else:
-            n, nulls = samples.get(str(info.path), (None, None))
+            n, nulls = samples.get(key, (None, None))
             rec.update(unit="samples", read=n, used=None if n is None else n - nulls, missing=nulls,
                        skipped=n_items)
             rec["balanced"] = n is not None

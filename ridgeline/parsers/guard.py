@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ridgeline.errors import InputError, RidgelineError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.result import Skipped
 
 # a GPU index is small; a value beyond this is a corrupt or foreign file, never a GPU
@@ -109,8 +110,12 @@ def short_reason(err: BaseException) -> str:
 
 def translate(err: BaseException, path: Any, what: str) -> InputError:
     """``err`` (a library's) as ridgeline's one line for ``path`` read as ``what``."""
+    from ridgeline.parsers.paths import name_refusal, polars_refused_name
+
     p = str(path)
     reason = short_reason(err)
+    if polars_refused_name(path, reason):
+        return InputError(p, name_refusal(what))
     if str(path).endswith(".parquet") or "parquet" in what or "thrift" in reason.lower():
         return InputError(p, f"expected readable {what}; the file is corrupt or truncated", actual=reason)
     if isinstance(err, OSError) and not isinstance(err, UnicodeDecodeError):
@@ -223,7 +228,7 @@ def find_smi_query_cells(path, *, limit: int | None = None) -> list[Problem]:
             checks[i] = (h, pattern, "a number" + (f" in {m.group(1)}" if m else "") + " or [N/A]", "cell")
     if not checks:
         return []
-    lf = pl.scan_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
+    lf = pl.scan_csv(polars_path(path), has_header=True, infer_schema=False, truncate_ragged_lines=True,
                      new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
     names = lf.collect_schema().names()
     bad_any = pl.lit(False)
@@ -281,7 +286,7 @@ def find_table_gpu_cells(path, *, limit: int | None = None) -> list[Problem]:
     col = next((i for i, h in enumerate(header) if h.lower() in ALIASES["gpu"]), None)
     if col is None:
         return []
-    lf = pl.scan_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
+    lf = pl.scan_csv(polars_path(path), has_header=True, infer_schema=False, truncate_ragged_lines=True,
                      new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
     cell = pl.col(f"c{col}")
     bad = lf.filter(cell.is_not_null() & (cell.str.strip_chars() != "") & ~cell.str.contains(_GPU_CELL)) \
@@ -307,7 +312,7 @@ def find_exporter_problems(path, *, limit: int | None = None, times: bool = True
 
     from ridgeline.parsers.telemetry.syntax import SAMPLE_RE
 
-    lf = pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
+    lf = pl.scan_csv(polars_path(path), has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
                      new_columns=["line"], truncate_ragged_lines=True).with_row_index("_line", offset=1)
     line = pl.col("line").str.strip_chars()
     label = pl.col("line").str.extract(r'[{,]\s*gpu="([^"]*)"', 1)
@@ -629,7 +634,7 @@ def find_smi_problems(path, *, opts: Any) -> list[Problem]:
     col = next((i for i, h in enumerate(header)
                 if NVIDIA_SMI_IDENTITY.get(h.split(" [")[0].strip().lower()) == "timestamp"), None)
     if col is not None:
-        lf = pl.scan_csv(path, has_header=True, infer_schema=False, truncate_ragged_lines=True,
+        lf = pl.scan_csv(polars_path(path), has_header=True, infer_schema=False, truncate_ragged_lines=True,
                          new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
         cell = pl.col(f"c{col}").str.strip_chars()
         ts = parse_local_times(cell, tz=getattr(opts, "tz", None), fmt="%Y/%m/%d %H:%M:%S%.f")
@@ -681,7 +686,7 @@ def find_dmon_entity_problems(path) -> list[Problem]:
     streaming pass; the reader's cast would fail on 2^64)."""
     import polars as pl
 
-    lf = pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
+    lf = pl.scan_csv(polars_path(path), has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
                      new_columns=["line"], truncate_ragged_lines=True).with_row_index("_line", offset=1)
     ent = pl.col("line").str.extract(r"^\s*((?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+(\d+))", 1)
     eid = pl.col("line").str.extract(r"^\s*(?:GPU-CI|GPU-I|GPU|vGPU|Switch|CPU Core|CPU|CX|SW)\s+(\d+)", 1)

@@ -99,3 +99,51 @@ def walk(folder: Path) -> list[Path]:
             continue
         out.append(p)
     return out
+
+
+def name_refusal(what: str) -> str:
+    """The one line for an input polars cannot open by its name (see :func:`polars_refused_name`)."""
+    return (f"cannot be read as {what}: its file name holds bytes that are not UTF-8 (shown as \\udcXX), "
+            "which polars' readers cannot open; rename the file (for example with convmv -f latin1 -t utf8)")
+
+
+def polars_refused_name(path, reason: str) -> bool:
+    """Whether ``reason`` is polars failing on a path whose name is not UTF-8 (a lone surrogate from
+    ``os.fsdecode``: polars takes such a str for a file object, or refuses its bytes)."""
+    from ridgeline.result import path_label
+
+    try:
+        name = os.fsdecode(path)
+    except TypeError:
+        return False
+    return path_label(name) != name and ("does not have a .read() method" in reason or "invalid utf-8" in reason)
+
+
+_ALIASES: dict[str, str] = {}  # a path polars cannot take -> the link that names it in UTF-8
+
+
+def polars_path(path):
+    """``path`` as polars can open it. A file name that is not UTF-8 (lone surrogates from
+    ``os.fsdecode``) is no text polars takes (it reads such a str as a file object and fails): the
+    file is then reached through a symbolic link with a UTF-8 name in a private temporary folder
+    (made once per file, removed when the process ends), so the real file is read, unchanged and
+    unrenamed; the tables still name it by :func:`ridgeline.result.path_label`. Anything else
+    (a UTF-8 path, bytes or a file object) is returned as it is."""
+    from ridgeline.result import path_label
+
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        return path
+    text = os.fsdecode(path)
+    if path_label(text) == text:
+        return path
+    if text not in _ALIASES:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="ridgeline-names-")
+        atexit.register(shutil.rmtree, folder, True)
+        link = os.path.join(folder, f"input{Path(path_label(text)).suffix}")
+        os.symlink(os.path.abspath(text), link)
+        _ALIASES[text] = link
+    return _ALIASES[text]

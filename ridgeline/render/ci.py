@@ -133,10 +133,18 @@ def to_sarif(result, rule_rows: Iterable[dict[str, Any]], *, docs: dict[str, str
 
 
 def _uri(path: str) -> str:
-    """A relative or absolute file path as a URI reference (forward slashes, spaces escaped)."""
+    """A relative or absolute file path as a URI reference (forward slashes, spaces escaped). A
+    file name that is not UTF-8 (held as lone surrogates) is percent-encoded as its real bytes, so
+    the URI names the file on disk (``\\udce9`` -> ``%E9``)."""
+    import os
     from urllib.parse import quote
 
-    return quote(str(path).replace("\\", "/"), safe="/:._-~")
+    text = str(path).replace("\\", "/")
+    try:
+        raw = os.fsencode(text)
+    except UnicodeEncodeError:  # a surrogate no file system gave: its escape's text
+        raw = text.encode("utf-8", "backslashreplace")
+    return quote(raw, safe="/:._-~")
 
 
 def render_sarif(result, rule_rows, *, docs=None, version: str = "") -> str:

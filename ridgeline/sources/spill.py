@@ -110,14 +110,18 @@ class Spill:
         return frame.with_columns(pl.col("labels").replace_strict(ids, default=None, return_dtype=pl.UInt32)
                                   .alias(LABEL_ID)).drop("labels")
 
-    def _decode(self, lf):
-        """Rows read back (a LazyFrame) with their ``labels`` text again, in the columns' order."""
+    def _decode(self, lf, *, categorical: bool = False):
+        """Rows read back (a LazyFrame) with their ``labels`` text again, in the columns' order;
+        ``categorical``: as a Categorical column (each label set held once, a number a row: what
+        the store writes as a Parquet dictionary, :mod:`ridgeline.sources.store`)."""
         import polars as pl
 
         if self._columns is None or "labels" not in self._columns:
             return lf
         table = pl.LazyFrame({LABEL_ID: pl.Series(list(self._label_ids.values()), dtype=pl.UInt32),
                               "labels": pl.Series(list(self._label_ids), dtype=pl.String)})
+        if categorical:
+            table = table.with_columns(pl.col("labels").cast(pl.Categorical))
         return lf.join(table, on=LABEL_ID, how="left", maintain_order="left").select(self._columns)
 
     def add(self, index: int, group: int, frame) -> None:
@@ -228,10 +232,11 @@ class Spill:
         return out
 
     def slice_frames(self):
-        """Each (host, slice)'s rows, read one at a time (what --save writes, one day at a time)."""
+        """Each (host, slice)'s rows, read one at a time (what --save writes, one day at a time),
+        ``labels`` Categorical (:meth:`_decode`)."""
         for h in self.hosts():
             for k in self._slice_keys(h):
-                yield self._decode(self._read(self._files(h, k)).lazy()).collect()
+                yield self._decode(self._read(self._files(h, k)).lazy(), categorical=True).collect()
 
     def scan(self):
         """Every row: one lazy scan (empty TELEMETRY table when nothing was kept)."""

@@ -98,6 +98,26 @@ def test_the_reserved_spelling_is_refused_in_one_line(tmp_path):
     assert not list(tmp_path.rglob("*.parquet"))
 
 
+@pytest.mark.parametrize("host", ["n" * (hive.MAX_TEXT + 1), "\U0001F600" * 21, "node " * 60, "\x1b[31m" + "x" * 400])
+def test_a_host_too_long_for_a_folder_name_is_refused_in_one_line_naming_it(tmp_path, host):
+    """Not the operating system's "File name too long" naming no host: one line naming the host
+    (its start when long, with its length), before anything is written."""
+    with pytest.raises(UsageError) as err:
+        save(_long([host]), tmp_path / "store")
+    line = str(err.value)
+    assert "\n" not in line and f"cannot save host {repr(host[:80])}" in line
+    assert f"({len(host)} characters)" in line and "more than the 250" in line
+    assert "\x1b" not in line  # a control character is shown escaped, never raw
+    assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize("host", ["n" * hive.MAX_TEXT, "\U0001F600" * 20, "%" * 83])
+def test_a_host_whose_folder_name_just_fits_reads_back(tmp_path, host):
+    assert len(hive.encode(host)) <= hive.MAX_TEXT
+    save(_long([host]), tmp_path / "store")
+    assert _partition_hosts(tmp_path / "store") == {host: 8}
+
+
 def test_save_never_writes_through_a_link_out_of_the_store(tmp_path):
     store, outside = tmp_path / "store", tmp_path / "elsewhere"
     outside.mkdir()

@@ -132,12 +132,16 @@ def label_runs(long):
     import polars as pl
 
     lf = long.lazy() if isinstance(long, pl.DataFrame) else long
-    df = (lf.select(*KEYS, "timestamp", "labels")
+    # labels as categories: a row's largest set is picked by its code (Categorical order is the
+    # text's) and runs are told apart by codes, so no row's text is copied (75,000 rows of 300 KB
+    # labels took the text times the rows: out of memory); the runs get their text back at the end
+    df = (lf.select(*KEYS, "timestamp", pl.col("labels").cast(pl.Categorical))
           .group_by(*KEYS, "timestamp").agg(pl.col("labels").max())
           .collect(engine="streaming")
           .sort([*KEYS, "timestamp"], nulls_last=True))
     if not df.height:
-        return df.select(*KEYS, pl.col("timestamp").alias("_s"), pl.col("timestamp").alias("_e"), "labels")
+        return df.select(*KEYS, pl.col("timestamp").alias("_s"), pl.col("timestamp").alias("_e"),
+                         pl.col("labels").cast(pl.String))
     gap = pl.col("timestamp").diff().over(list(KEYS)).median().over(list(KEYS))
     df = df.with_columns(pl.struct(*KEYS, "labels").rle_id().alias("_run"), gap.alias("_gap"))
     runs = df.group_by("_run", maintain_order=True).agg(
@@ -146,7 +150,7 @@ def label_runs(long):
     nxt = pl.col("_s").shift(-1).over(list(KEYS), order_by="_s")
     return runs.with_columns(
         pl.coalesce(nxt, pl.col("_last") + pl.col("_gap").fill_null(pl.duration(seconds=1)))
-        .alias("_e")).select(*KEYS, "_s", "_e", "labels")
+        .alias("_e")).select(*KEYS, "_s", "_e", pl.col("labels").cast(pl.String))
 
 
 def label_runs_in_chunks(chunks):
@@ -179,8 +183,8 @@ def label_runs_in_chunks(chunks):
                          (~same_gpu | (ts > prev)).all().alias("in_order")).row(0)
         if not all(tidy):
             # else sorted, and a (GPU, time) given twice keeps its largest label set, as label_runs
-            # (the largest as text, as label_runs compares them)
-            df = (df.group_by(*KEYS, "timestamp").agg(pl.col("labels").cast(pl.String).max().cast(pl.Categorical))
+            # (by code: Categorical order is the text's, and no row's text is copied)
+            df = (df.group_by(*KEYS, "timestamp").agg(pl.col("labels").max())
                   .sort([*KEYS, "timestamp"], nulls_last=True))
         marks = df.select(same_gpu.alias("same"), (~same_gpu).alias("gpu_start"),
                           (~same_gpu).shift(-1).fill_null(True).alias("gpu_end"),

@@ -83,17 +83,19 @@ def _sample_counts(layout: str, frame, source) -> dict:
     without a sample are left out."""
     import polars as pl
 
+    from ridgeline.result import path_label  # keyed as the tables name an input (accounting)
+
     if layout != "wide":
         if "source" not in frame.columns or not frame.height:
             return {}
         if source is not None:  # a reader's long table: every row names this input
-            return {str(source): (frame.height, frame.get_column("value").null_count())}
+            return {path_label(source): (frame.height, frame.get_column("value").null_count())}
         df = frame.group_by("source").agg(pl.len().alias("n"), pl.col("value").null_count().alias("z"))
         return {str(s): (int(n), int(z)) for s, n, z in df.iter_rows()}
     fields = [c for c in frame.columns if c not in WIDE_IDENTITY]
     if source is None or not frame.height or not fields:
         return {}
-    return {str(source): (frame.height * len(fields), sum(frame.get_column(c).null_count() for c in fields))}
+    return {path_label(source): (frame.height * len(fields), sum(frame.get_column(c).null_count() for c in fields))}
 
 
 def _reduce_part(part, *, window_s, th, warmup_s, check=None):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.parsers.ncu import metrics as V
 from ridgeline.result import Skipped
 
@@ -382,7 +383,7 @@ def _read_block(path: Path, blk: _Block, strict: bool = True, skipped: list[Skip
 
     def read(source, skip):
         return pl.read_csv(
-            source,
+            polars_path(source),
             infer_schema=False,
             skip_lines=skip,
             truncate_ragged_lines=True,

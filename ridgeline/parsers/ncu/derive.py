@@ -10,7 +10,7 @@ from typing import Any
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.ncu import metrics as V
-from ridgeline.result import Skipped
+from ridgeline.result import Skipped, path_label
 
 from ridgeline.parsers.ncu.blocks import _Block  # noqa: F401
 from ridgeline.parsers.ncu.frames import _Ctx, _dims_product, _short_name  # noqa: F401
@@ -477,7 +477,7 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     stage1 = [
         id_str.alias("id"),
         launch_id.alias("launch_id"),
-        pl.lit(str(ctx.path)).alias("source"),
+        pl.lit(path_label(ctx.path)).alias("source"),
         (num_int("Process ID") if "Process ID" in cols else lit_null(pl.Int64)).alias("process_id"),
         (pl.col("Process Name") if "Process Name" in cols else lit_null(pl.String)).alias("process_name"),
         (pl.col("Host Name") if "Host Name" in cols else lit_null(pl.String)).alias("host_name"),

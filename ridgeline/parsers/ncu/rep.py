@@ -51,7 +51,7 @@ from typing import Any
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.ncu import metrics as V
-from ridgeline.result import InputInfo, Skipped
+from ridgeline.result import InputInfo, Skipped, path_label
 
 MAGIC = b"NVR\x00"
 EXTRA = "ridgeline[ncu-rep]"
@@ -359,7 +359,7 @@ def _rules(path: Path, launches, kernels, id_prefix: str):
             out.append({
                 "id": kid,
                 "short_name": short,
-                "source": str(path),
+                "source": path_label(path),
                 "rule": r.get("rule_identifier"),
                 "rule_name": r.get("name"),
                 "section": r.get("section_identifier"),

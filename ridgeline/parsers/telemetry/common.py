@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from ridgeline.errors import UsageError
+from ridgeline.result import path_label
 
 # ------------------------------------------------------------------------------------------
 def empty_frame():
@@ -89,7 +90,7 @@ def finish(frame, *, source: str):
     exprs = []
     for col, dtype in schema.items():
         if col == "source":
-            exprs.append(pl.lit(source, dtype=pl.String).alias("source"))
+            exprs.append(pl.lit(None if source is None else path_label(source), dtype=pl.String).alias("source"))
         elif col == "value":
             v = pl.col("value").cast(pl.Float64)
             exprs.append(

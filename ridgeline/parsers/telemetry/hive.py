@@ -12,6 +12,10 @@ them), so what is read back is exactly what was saved:
   reads as null, so it is never the string ``unknown`` (a host may be named that);
 * the one string that cannot be told from no value, ``__HIVE_DEFAULT_PARTITION__`` itself, is
   refused by :func:`encode` (polars reads it as null however it is spelled);
+* a value whose folder name would pass the file system's limit on one name (255 bytes;
+  :data:`MAX_TEXT` for the value once encoded, a 4-byte character taking 12) is refused by
+  :func:`encode` (:class:`TooLong`) rather than shortened: a shortened name could not be read back
+  as the value saved, and the operating system's own "File name too long" names no host;
 * :func:`scan` gives polars a partition schema of strings: left to infer, polars reads a host
   ``007`` as the number 7, ``1e5`` as 100000.0, ``2026-01-05`` as a date, ``true`` as a boolean.
 """
@@ -26,8 +30,16 @@ NULL = "__HIVE_DEFAULT_PARTITION__"  # Hive's (and polars') spelling of "no valu
 _SAFE = "-_."  # besides letters and digits (and "~", which quote always keeps): bytes kept as they are
 
 
+NAME_MAX = 255  # bytes in one folder name (Linux, macOS, Windows)
+MAX_TEXT = NAME_MAX - len("host=")  # bytes of an encoded value, after the longest key the store writes
+
+
 class ReservedValue(ValueError):
     """A value the partition folder cannot hold apart from "no value"."""
+
+
+class TooLong(ReservedValue):
+    """A value whose encoded folder name is longer than a file system allows."""
 
 
 def encode(value: str | None) -> str:
@@ -37,7 +49,11 @@ def encode(value: str | None) -> str:
     value = str(value)
     if value == NULL:
         raise ReservedValue(f"{NULL!r} is how a partition folder says 'no value'")
-    return quote(value, safe=_SAFE)
+    text = quote(value, safe=_SAFE)
+    if len(text) > MAX_TEXT:
+        raise TooLong(f"its folder name would be {len(text)} bytes once encoded, more than the "
+                      f"{MAX_TEXT} a folder name can hold ({len(value)} characters)")
+    return text
 
 
 def decode(text: str) -> str | None:

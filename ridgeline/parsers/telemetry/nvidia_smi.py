@@ -19,6 +19,7 @@ import io
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.parsers.telemetry.dcgm_fields import scaled
 from ridgeline.result import InputInfo, Skipped
 
@@ -87,8 +88,8 @@ def _whole_file(path: Path):
     plain = not _odd_breaks(data)  # only \n / \r\n line breaks: polars reads the file as Python would
     if plain:
         del data
-        yield pl.read_csv(path, has_header=True, infer_schema=False, new_columns=None, truncate_ragged_lines=False,
-                          encoding="utf8-lossy")
+        yield pl.read_csv(polars_path(path), has_header=True, infer_schema=False, new_columns=None,
+                          truncate_ragged_lines=False, encoding="utf8-lossy")
     else:  # Python's universal newlines, as a text read gives
         text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
         del data

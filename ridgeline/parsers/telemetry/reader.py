@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import InputError, UsageError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.result import InputInfo, Skipped
 from ridgeline.parsers.sniff import describe_head
 from ridgeline.parsers.paths import not_regular, refuse_if_not_regular, walk
@@ -133,7 +134,7 @@ def _parquet_is_telemetry(path: Path) -> bool:
     try:  # polars reads the footer itself (pyarrow would add ~0.15 s of imports to every run)
         import polars as pl
 
-        names = list(pl.read_parquet_schema(path))
+        names = list(pl.read_parquet_schema(polars_path(path)))
     except Exception:  # noqa: BLE001 - unreadable parquet is simply "not telemetry"
         return False
     from ridgeline.parsers.telemetry import table as telemetry_table
@@ -394,7 +395,8 @@ def _build_source(path, kind: str, wide, frame, skip, opts: Options) -> Telemetr
         clean = opts.strict or not any(x.reason.endswith(guard.LENIENT_ENDINGS) for x in skip)
         if clean and head and telemetry_table.header_layout(head[0]) == "wide":
             # the CSV was read and checked by the reader; its wide frame comes from the same text
-            raw = pl.read_csv(path, infer_schema_length=10000, null_values=["", "NA", "N/A", "null", "NaN", "nan"])
+            raw = pl.read_csv(polars_path(path), infer_schema_length=10000,
+                              null_values=["", "NA", "N/A", "null", "NaN", "nan"])
             src.wide = telemetry_table.wide_frame(raw.lazy(), opts=opts)
     return src
 

@@ -31,6 +31,7 @@ import os
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.parsers.telemetry import hive
 from ridgeline.parsers.telemetry.dcgm_fields import scaled
 from ridgeline.parsers.telemetry.common import pod_of_labels
@@ -335,11 +336,13 @@ def read_table_csv(path, *, opts):
 
     def read(truncate: bool):
         try:
-            return pl.read_csv(path, infer_schema_length=10000, null_values=nulls, truncate_ragged_lines=truncate)
+            return pl.read_csv(polars_path(path), infer_schema_length=10000, null_values=nulls,
+                               truncate_ragged_lines=truncate)
         except pl.exceptions.ComputeError:
             # a column whose first 10,000 values looked like integers ("95") and later holds "95.5":
             # infer the types from every row instead
-            return pl.read_csv(path, infer_schema_length=None, null_values=nulls, truncate_ragged_lines=truncate)
+            return pl.read_csv(polars_path(path), infer_schema_length=None, null_values=nulls,
+                               truncate_ragged_lines=truncate)
 
     try:
         try:
@@ -424,7 +427,7 @@ def _ragged_rows(path: Path) -> list[tuple[int, int]]:
     n = len(_split_header(path))
     line = pl.col("line").str.strip_chars_end("\r")
     fields = line.str.count_matches(",", literal=True) + 1
-    bad = (pl.scan_csv(path, has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
+    bad = (pl.scan_csv(polars_path(path), has_header=False, separator="\x1f", quote_char=None, infer_schema=False,
                        new_columns=["line"], truncate_ragged_lines=True)
            .with_row_index("_line", offset=1).slice(1)
            .filter(line.is_not_null() & (line != "") & ~line.str.contains('"', literal=True) & (fields != n))
@@ -511,8 +514,11 @@ def scan_table_parquet(path, *, opts):
         lf = hive.scan(source, missing_columns="insert", extra_columns="ignore")
         rows = lf.select(pl.len()).collect().item()
     except Exception as err:  # noqa: BLE001
+        from ridgeline.parsers.paths import name_refusal, polars_refused_name
         from ridgeline.parsers.plain import plain_reason
 
+        if polars_refused_name(path, str(err)):  # (a store's folders cannot be reached through a link)
+            raise InputError(path, name_refusal("telemetry Parquet")) from None
         raise InputError(path, f"expected readable telemetry Parquet, got {plain_reason(err)}") from err
     _check_parquet_gpu_text(lf, path, opts=opts)
     skipped: list[Skipped] = []

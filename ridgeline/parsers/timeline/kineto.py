@@ -33,6 +33,8 @@ runtime calls are ``hip*``; ``nvidia`` when they name an NVIDIA GPU or the calls
 
 from __future__ import annotations
 
+from ridgeline.result import path_label
+
 import gzip
 import math
 import re
@@ -542,7 +544,7 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
     False: it is skipped and listed."""
     import polars as pl
 
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     meta = None
     if _file_size(path) >= stream_min_bytes or _inflates_past(path, stream_min_bytes):
         try:

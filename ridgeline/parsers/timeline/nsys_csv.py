@@ -20,10 +20,13 @@ InputError naming the line and column (never a silently missing number).
 
 from __future__ import annotations
 
+from ridgeline.result import path_label
+
 import re
 from pathlib import Path
 
 from ridgeline.errors import InputError
+from ridgeline.parsers.paths import polars_path
 from ridgeline.parsers.timeline.common import (
     _COPY_WORDS,
     HEAD,
@@ -152,7 +155,7 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
     :func:`ridgeline.parsers.timeline.common.check_records`)."""
     import polars as pl
 
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     notes: list[str] = []
     source = path
     try:
@@ -170,7 +173,7 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
             notes.append(f"{path}: {found[0]} line(s) before the {report} table ignored"
                          + (f", {rest} non-blank line(s) after it too (only the first report is read)" if rest else ""))
             source = "\n".join(block).encode("utf-8")
-        df = pl.read_csv(source, infer_schema=False, truncate_ragged_lines=True)
+        df = pl.read_csv(polars_path(source), infer_schema=False, truncate_ragged_lines=True)
     except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
         from ridgeline.parsers.plain import plain_reason
 
@@ -258,7 +261,7 @@ def _stats_totals(path, df, report: str, first_data_line: int | None = None, str
 
     from ridgeline.analyzer.schema import TIMELINE_TOTALS_COLUMNS, polars_schema
 
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     cols = df.columns
     _need, category = STATS_REPORTS[report]
     if report == "cuda_kern_exec_sum":
@@ -315,7 +318,7 @@ def _kern_exec_totals(path, df, first_data_line):
     cols = df.columns
     kavg, aavg = _find(cols, "KAvg"), _find(cols, "AAvg")
     check_units(path, df, [kavg, aavg], first_data_line)
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     count = _count_expr("Count")
     kern = df.select(
         pl.col("Kernel Name").cast(pl.String).alias("name"),

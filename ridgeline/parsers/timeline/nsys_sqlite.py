@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from ridgeline.result import path_label
+
 from pathlib import Path
 
 from ridgeline.analyzer.schema import LAUNCH_RE, SYNC_CALLS, SYNC_RE
@@ -133,7 +135,7 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
 
     import polars as pl
 
-    src = str(path)
+    src = path_label(path)  # a file name that is not UTF-8, escaped (ridgeline.result.path_label)
     try:
         con = _connect(path)
         names = _tables(con)
