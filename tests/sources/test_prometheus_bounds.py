@@ -89,7 +89,9 @@ def test_timeout_bounds_the_whole_request(where, on):
             assert on == "/api/v1/query_range" and "timed out" in pulled.failed[0][1]
             pulled.close()
         took = time.monotonic() - t0
-    assert took < 1.8, f"{where} on {on}: {took:.2f} s for --timeout 1s"
+    # a deadline per read would wait for the whole drip (8 s: a byte every 0.2 s never lets a read
+    # time out); under 4 s is the whole request bounded, with room for a loaded machine
+    assert took < 4.0, f"{where} on {on}: {took:.2f} s for --timeout 1s"
 
 
 def test_every_connection_pool_is_under_the_deadline():
@@ -314,7 +316,9 @@ def test_a_pull_whose_first_requests_all_go_unanswered_stops(kind):
         asked = sum(1 for p, *_ in server.seen if p == "/api/v1/query_range")
     text = str(err.value)
     assert "the first 3 requests all ended without a usable answer" in text and "stopped before the other" in text
-    assert asked <= 6 and took < 2.5, (asked, took)  # about one wave of --concurrency, not 12 timeouts
+    # about one wave of --concurrency, not 12 requests (the count decides; the time only says it never
+    # hangs, with room for a loaded machine: 12 timeouts would take 4 s and more)
+    assert asked <= 6 and took < 6.0, (asked, took)
 
 
 @pytest.mark.parametrize("text, expected", [("256MiB", 256 * 2**20), ("1GiB", 2**30), ("500MB", 500 * 10**6),

@@ -8,7 +8,6 @@ many columns under the cap) the cost is linear: checked by doubling the size.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -76,18 +75,24 @@ def test_line_chunks_name_the_first_long_line_at_any_piece_size(tmp_path, monkey
         assert err.value.line == bad
 
 
-def test_a_long_label_costs_linear_time(tmp_path):
+def test_a_long_label_costs_its_size(tmp_path):
     """The label pairs were matched with a pattern that kept backtracking state per character: a
-    5 MB label took 0.9 GB and seconds; now its size, and twice the label twice the time."""
-    def cost(n):
+    5 MB label took 0.9 GB; now about its size (memory is measured, not time: no timed
+    assertions in tests; benchmarks/ holds the speed figures)."""
+    import tracemalloc
+
+    def peak(n):
         text = '{Hostname="n1",pod="' + "p" * n + '\\"q",namespace="ns"}'
-        t = time.perf_counter()
-        got = workload_labels(text)
-        return time.perf_counter() - t, got
-    small, _ = cost(1_000_000)
-    big, got = cost(4_000_000)
+        tracemalloc.start()
+        try:
+            got = workload_labels(text)
+            return tracemalloc.get_traced_memory()[1], got
+        finally:
+            tracemalloc.stop()
+    small, _ = peak(1_000_000)
+    big, got = peak(4_000_000)
     assert got.startswith('namespace="ns",pod="ppp') and got.endswith('\\"q"')
-    assert big < 0.5 and big < 8 * small + 0.05
+    assert big < 6 * 4_000_000 and big < 5 * small + (1 << 20), (small, big)  # linear in the label, a few copies
 
 
 def _wide_csv(path: Path, columns: int, rows: int = 5) -> Path:
@@ -106,16 +111,11 @@ def test_a_csv_past_the_column_cap_is_refused_naming_the_cap(tmp_path, monkeypat
     assert "MAX_COLUMNS" in str(err.value) and "51 columns" in str(err.value) and "wide.csv:1:" in str(err.value)
 
 
-def test_columns_under_the_cap_cost_linear_time(tmp_path):
-    """df.schema built once per column made 10,000 columns take 125 s (columns x columns)."""
-    def cost(n):
-        path = _wide_csv(tmp_path / f"w{n}.csv", n)
-        t = time.perf_counter()
-        analyze_paths([path], window="all")
-        return time.perf_counter() - t
-    cost(200)  # warm
-    small, big = cost(500), cost(2_000)
-    assert big < 6 * small + 0.5, (small, big)
+def test_columns_under_the_cap_are_read(tmp_path):
+    """2,000 columns (just under the cap) are read and reduced; the time they take (df.schema built
+    once per column made 10,000 columns take 125 s) is a benchmark's figure, not a test's."""
+    windows = analyze_paths([_wide_csv(tmp_path / "w2000.csv", 2_000)], window="all").windows
+    assert windows.height == 1 and windows.get_column("gpu_util_mean_ratio").to_list() == [0.5]
 
 
 def test_the_caps_are_documented():
