@@ -148,7 +148,14 @@ def render_views_for(paths, tmp_dir, **analyze_kw) -> tuple[dict, dict[str, str]
     from ridgeline.pipeline import analyze_paths
 
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, Path)) else paths)]
-    result = analyze_paths(paths, **analyze_kw)
+    return views_of(analyze_paths(paths, **analyze_kw), paths, tmp_dir)
+
+
+def views_of(result, paths, tmp_dir) -> tuple[dict, dict[str, str]]:
+    """:func:`render_views_for` of a result already made from ``paths``."""
+    from pathlib import Path
+
+    paths = [Path(p) for p in paths]
     expect_text = None
     if result.kernels is not None and result.kernels.height:
         from ridgeline.testing.expectations import render as render_expect

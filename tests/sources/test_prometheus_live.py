@@ -20,6 +20,7 @@ import pytest
 import prometheus_server as ps  # noqa: E402
 
 pytestmark = [
+    pytest.mark.early,  # one worker runs the module (a real Prometheus): started first, never the run's tail
     pytest.mark.skipif(not (shutil.which("prometheus") and shutil.which("promtool")),
                        reason="prometheus/promtool not installed (apt-get install prometheus)"),
 ]

@@ -21,6 +21,8 @@ pytest.importorskip("httpx", reason="httpx not installed (pip install 'ridgeline
 
 from ridgeline.sources import prometheus as P  # noqa: E402
 
+pytestmark = pytest.mark.early  # one worker runs the module (its fixtures): started first, never the run's tail
+
 T0 = 1767571200  # 2026-01-05T00:00:00Z
 DAY = 86400
 STEP = 60

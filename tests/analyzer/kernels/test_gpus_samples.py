@@ -18,7 +18,8 @@ from ridgeline.analyzer.kernels.identify import identify
 from ridgeline.errors import InputError, UsageError
 
 SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "samples"
-pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent")
+pytestmark = [pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/samples is absent"),
+              pytest.mark.early]  # one worker reads every sample (the module's fixture): started first
 
 
 def _files():
