@@ -37,8 +37,21 @@ SAMPLES = ROOT.parent / "shared" / "samples"
 TMP = Path(tempfile.mkdtemp(prefix="ridgeline-fuzz-timeline-"))
 
 
+MAX_SEED_BYTES = 3_000_000  # a seed every input re-reads: a fuzzer wants small ones
+
+
+def _size(p: Path) -> int:
+    """Bytes a reader parses: a gzip's inflated size (its trailer, modulo 2^32), else the file's."""
+    size = p.stat().st_size
+    if p.suffix == ".gz" and size >= 18:
+        with p.open("rb") as fh:
+            fh.seek(-4, 2)
+            return max(size, int.from_bytes(fh.read(4), "little"))
+    return size
+
+
 def _seeds():
-    small = lambda p: p.is_file() and p.stat().st_size < 3_000_000  # noqa: E731
+    small = lambda p: p.is_file() and _size(p) < MAX_SEED_BYTES  # noqa: E731
     sq = sorted(FIX.glob("*.sqlite")) + sorted(p for p in (SAMPLES / "nsys").glob("*.sqlite") if small(p))
     kj = sorted(FIX.glob("*.json")) + sorted(p for p in (SAMPLES / "kineto").glob("*.json*") if small(p))
     cs = sorted(FIX.glob("*gpu_trace*.csv"))
