@@ -12,6 +12,13 @@ from pathlib import Path
 
 import pytest
 
+# The tests start Python processes of their own (the CLI end to end, the pytest-xdist
+# workers); with PYTHONDONTWRITEBYTECODE set, as some machines set it, each compiled every module
+# it imports from source again (~0.3 s a process). The test session keeps bytecode instead
+# (__pycache__ folders, ignored by git); the variable is dropped before any worker starts.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # tests/ mirrors the package (tests/parsers/, tests/analyzer/, ...); the shared helpers
 # (ridge_inputs, rule_cases, telemetry_cases, _render_sample, ...) live at tests/ and are
 # imported by plain name from every folder
