@@ -7,6 +7,7 @@ the diff before committing).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
