@@ -13,14 +13,21 @@ _COMPRESSED = (
 )
 
 
-def _gunzip_first_line(head: bytes) -> str | None:
+def _gunzip_text(head: bytes) -> str | None:
+    """The start of what a gzip head inflates to (at most 4 KiB), or None."""
     import zlib
 
     try:
         raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 4096)
     except zlib.error:
         return None
-    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def _gunzip_first_line(head: bytes) -> str | None:
+    text = _gunzip_text(head)
+    if text is None:
+        return None
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), None)
     return line[:20] if line and "\x00" not in line and "\ufffd" not in line else None
 
@@ -43,6 +50,9 @@ def describe_head(path: Path) -> str | None:
     for magic, what in _COMPRESSED:
         if head.startswith(magic):
             inner = _gunzip_first_line(head) if magic == b"\x1f\x8b" else None
+            amd = _amd_json(_gunzip_text(head) or "") if inner else None
+            if amd:
+                return f"gzip-compressed, {amd}"
             if inner:  # ridgeline reads gzip only for PyTorch traces: say what is inside
                 return f"{what} (decompress it first) starting: {inner}"
             return f"{what} (decompress it first)"
@@ -60,11 +70,28 @@ def describe_head(path: Path) -> str | None:
     return line
 
 
+#: AMD profiler JSON no reader takes yet, by what its start holds: said by name, so that a
+#: rocprof trace is never mistaken for an empty or damaged PyTorch trace
+_ROCPROF = "ridgeline does not read rocprof output yet (a PyTorch profiler trace of the same run is read)"
+
+
+def _amd_json(text: str) -> str | None:
+    if '"rocprofiler-sdk-tool"' in text[:200]:
+        return f"a rocprofiler-sdk JSON (rocprofv3 --output-format json): {_ROCPROF}"
+    if '"BeginNs"' in text and '"EndNs"' in text and ('"DispatchNs"' in text or '"CompleteNs"' in text):
+        return f"a rocprof --hip-trace JSON (kernel dispatches timed by BeginNs/EndNs): {_ROCPROF}"
+    return None
+
+
 def _json_shape(text: str, line: str) -> str:
     """What a JSON file that no reader claims holds, from its start: timelines are objects with
-    ``traceEvents`` or arrays of event objects (``"ph"``), Prometheus answers have ``"status"``."""
+    ``traceEvents`` or arrays of event objects (``"ph"``), Prometheus answers have ``"status"``,
+    AMD's profilers write their own (:func:`_amd_json`)."""
     import re
 
+    amd = _amd_json(text)
+    if amd:
+        return amd
     if text.startswith("["):
         first = re.match(r"\[\s*(.)", text, re.S)
         what = ("an empty JSON array" if first and first.group(1) == "]" else

@@ -76,6 +76,8 @@ def detect_timeline_format(path) -> str | None:
     if head.startswith(SQLITE_MAGIC):
         return "nsys-sqlite" if _is_nsys_sqlite(path) else None
     stripped = head.lstrip()
+    if rocprof_trace_json(head):  # Chrome trace events, but rocprof's: never read as an empty PyTorch trace
+        return None
     if stripped.startswith(b"{") and (b'"traceEvents"' in head or b'"schemaVersion"' in head
                                        or b'"deviceProperties"' in head):
         return "kineto"
@@ -89,6 +91,14 @@ def detect_timeline_format(path) -> str | None:
         if report:
             return "nsys-stats:" + report
     return None
+
+
+def rocprof_trace_json(head: bytes) -> bool:
+    """rocprof v1's ``--hip-trace``/``--sys-trace`` JSON: Chrome trace events without the PyTorch
+    profiler's categories, each kernel dispatch timed by ``BeginNs``/``EndNs`` args (with
+    ``DispatchNs`` or ``CompleteNs``). Read as a PyTorch trace it would hold no record at all."""
+    return (head.lstrip()[:1] in (b"{", b"[") and b'"BeginNs"' in head and b'"EndNs"' in head
+            and (b'"DispatchNs"' in head or b'"CompleteNs"' in head) and b'"cat"' not in head)
 
 
 def _trace_event_array(head: bytes) -> bool:
