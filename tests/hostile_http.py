@@ -94,12 +94,3 @@ def serve(answer):
     finally:
         server.http.shutdown()
         server.http.server_close()
-
-
-def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hostile_http as H
+from prometheus_server import free_port
 from ridgeline import redact
 from ridgeline.errors import UsageError
 from ridgeline.sources import url as U
@@ -146,7 +147,7 @@ def _url(stage: str, server, user: str, password: str) -> str:
         "port-word": f"http://{user}:{password}@prom:abc",
         "host": f"http://{user}:{password}@[zz]:1",
         "dns": f"http://{user}:{password}@nonexistent.invalid:9090",
-        "refused": f"http://{user}:{password}@127.0.0.1:{H.closed_port()}",
+        "refused": f"http://{user}:{password}@127.0.0.1:{free_port()}"  # nothing listens there,
     }.get(stage, f"{base}/{stage}")
 
 

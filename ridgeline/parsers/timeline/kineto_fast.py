@@ -122,13 +122,13 @@ def decode_document(data: bytes, host_calls: str):
     library), or None."""
     import json
 
+    from ridgeline.parsers.jsontext import lone_surrogates_as_text
+
     for raw in (False, True):
         try:
             doc = _DOCUMENT[raw].decode(data)
-            from ridgeline.parsers.jsontext import lone_surrogates_as_text
-
-            meta = {k: json.loads(lone_surrogates_as_text(bytes(v))) for k, v in (("deviceProperties", doc.deviceProperties),
-                                                          ("distributedInfo", doc.distributedInfo))}
+            meta = {k: json.loads(lone_surrogates_as_text(bytes(v)))
+                    for k, v in (("deviceProperties", doc.deviceProperties), ("distributedInfo", doc.distributedInfo))}
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
             return None
         try:
