@@ -365,6 +365,18 @@ def _windows_json(windows) -> list[str]:
     window, so rendering a long pull's telemetry takes a few times its text, not ~10x it."""
     if not windows.height:
         return ["[]"]
+    import polars as pl
+
+    # datetimes as Python's isoformat writes them (polars writes 08:03:00.500, isoformat
+    # 08:03:00.500000; whole seconds alike): a first sample at a fraction of a second
+    def iso(c):
+        t = pl.col(c)
+        return (pl.when(t.dt.microsecond() == 0).then(t.dt.strftime("%Y-%m-%dT%H:%M:%S%:z"))
+                .otherwise(t.dt.strftime("%Y-%m-%dT%H:%M:%S%.6f%:z")).alias(c))
+
+    stamps = [c for c, t in windows.schema.items() if isinstance(t, pl.Datetime) and t.time_zone]
+    if stamps:
+        windows = windows.with_columns([iso(c) for c in stamps])
     lines = windows.write_ndjson()
     body = lines.rstrip("\n").replace("\n", ",\n")  # JSON strings hold no raw newline
     del lines

@@ -179,3 +179,49 @@ def test_exporter_samples_without_a_gpu_label_are_skipped_not_a_phantom_gpu(tmp_
     doc = json.loads(res.output)
     assert {(w["host"], w["gpu"]) for w in doc["telemetry"]["windows"]} == {("n1", 0)}
     assert any("not attributable to a GPU" in s["reason"] for s in doc["skipped"])
+
+
+def _smi(path, seconds, start="2026/03/11 15:58:57"):
+    """An nvidia-smi --query-gpu CSV (synthetic, written by this helper): one sample at each
+    offset in ``seconds`` from ``start``."""
+    import datetime as dt
+
+    t0 = dt.datetime.strptime(start, "%Y/%m/%d %H:%M:%S")
+    rows = [f"{t0 + dt.timedelta(seconds=s):%Y/%m/%d %H:%M:%S}.000, 0, NVIDIA H100, 50 %, 1000 MiB" for s in seconds]
+    path.write_text("timestamp, index, name, utilization.gpu [%], memory.used [MiB]\n" + "\n".join(rows) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("seconds, observed, cov", [
+    (range(7), 7, "100%"),
+    ([0, 1, 3, 4, 5, 6], 6, " 86%"),  # a gap: 6 samples x 1 s observed over 7 s, not 7 s
+])
+def test_first_sample_and_time_observed_are_one_fact_in_every_view(tmp_path, seconds, observed, cov):
+    f = _smi(tmp_path / "smi.csv", seconds)
+    doc = json.loads(run("telemetry", f, "--format", "json").output)
+    (w,) = doc["telemetry"]["windows"]
+    assert w["window_start"] == "2026-03-11T15:55:00+00:00"  # the 5-minute window's floor
+    assert w["first_sample"] == "2026-03-11T15:58:57+00:00"  # the first sample, not the floor
+    assert w["last_sample"] == "2026-03-11T15:59:03+00:00"
+    assert w["span_s"] == observed == w["samples"] * w["interval_s"]
+    text = run("telemetry", f).output
+    assert f"{observed}s of GPU time observed, first sample 2026-03-11 15:58:57 UTC" in " ".join(text.split())
+    (row,) = [ln for ln in text.splitlines() if ln.startswith("smi ")]
+    assert f" 15:58:57 {observed}s ".replace(" 7s", "       7s").replace(" 6s", "       6s") in row
+    assert f"{cov} " in row and "15:55" not in text
+
+
+def test_first_samples_on_several_days_show_the_day(tmp_path):
+    # a GPU sampled over two days shows its earliest sample; GPUs starting on different days
+    # show month-day and minutes of it, never a window floor; the header names the earliest
+    d = tmp_path / "fleet"
+    d.mkdir()
+    _smi(d / "smi-a.csv", [0, 1, 2, 86400, 86401], start="2026/03/11 23:58:57")
+    _smi(d / "smi-b.csv", [0, 1, 2], start="2026/03/12 10:01:30")
+    text = run("telemetry", d).output
+    assert "first sample 2026-03-11 23:58:57 UTC" in " ".join(text.split())
+    rows = [ln for ln in text.splitlines() if ln.startswith("smi-")]
+    assert " 03-11 23:58 " in rows[0] and " 5s " in rows[0]
+    assert " 03-12 10:01 " in rows[1] and " 3s " in rows[1]
+    assert "23:55" not in text.split("Worst windows")[0]

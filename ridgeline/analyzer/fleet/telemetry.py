@@ -42,12 +42,16 @@ column                          meaning
 host, gpu, gpu_instance         identity (gpu_instance null for a whole GPU)
 uuid, model                     GPU UUID and model when the input named them
 window_start, window_end        UTC; for ``window="all"`` the GPU's first sample and last + 1 interval
+first_sample, last_sample       UTC times of the window's first and last sample (the window
+                                start is a floor: 15:55 for a capture starting 15:58:57)
 samples                         timestamps reported in the window (N/A-only ticks included)
 interval_s                      inferred sample interval of this GPU (median gap), s
-span_s                          seconds covered: min(samples x interval_s, window length)
-coverage_ratio                  span_s / the part of the window the GPU was observed in (its first
-                                sample .. last sample + 1 interval), 0..1: coverage is of the time
-                                observed, so a 6 s capture is not "2%" of a 5-minute window
+span_s                          the time observed, s: min(samples x interval_s, window length).
+                                The one definition every view calls "observed" (the terminal
+                                header and len column, GPU-hours, waste seconds, the JSON)
+coverage_ratio                  span_s / the GPU's extent in the window (its first sample ..
+                                last sample + 1 interval, cut to the window), 0..1: a 6 s
+                                capture is not "2%" of a 5-minute window; a gap lowers it
 max_gap_s                       largest gap between consecutive samples ending in the window, s
 <m>_mean_ratio, <m>_p95_ratio   mean and 95th percentile for m in gpu_util, gr_engine_active,
                                 sm_active, sm_occupancy, tensor_active, dram_active,
@@ -490,6 +494,8 @@ def _window_query(wide, has: set, *, window_s: float | None, th: dict[str, float
     frac_part = ((util_raw * 100 - (util_raw * 100).round(0)).abs() > 1e-6)
     aggs = [
         *first,
+        pl.col("timestamp").min().alias("first_sample"),
+        pl.col("timestamp").max().alias("last_sample"),
         pl.len().alias("samples"),
         pl.col("_gap").max().alias("max_gap_s"),
         pl.col("_nulls").sum().cast(pl.Int64).alias("null_values"),

@@ -17,7 +17,7 @@ import math
 import textwrap
 from typing import Any
 
-from ridgeline.fmt import clock
+from ridgeline.fmt import clock, is_relative
 from ridgeline.render.fleet.hostnames import host_labels
 from ridgeline.render.text import fmt_pct, inline, shorten
 
@@ -79,14 +79,16 @@ def _waste_expr():
     )
 
 
-def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W, hosts: dict | None = None) -> str:
+def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W, hosts: dict | None = None,
+              start_col: str = "window_start") -> str:
     """One table row; ``hosts``: host -> the text its column shows (:func:`host_labels`); a
-    host too long for the column is printed in full on a line of its own above the row."""
-    length = (r["window_end"] - r["window_start"]).total_seconds() if r.get("window_end") and r.get("window_start") else None
-    if r.get("_observed") is not None:  # per-GPU rows: the time observed, not the windows' extent
-        length = r["_observed"]
+    host too long for the column is printed in full on a line of its own above the row.
+    ``start_col``: the time the start column shows (``first_sample`` in the per-GPU table);
+    len is ``span_s``, the time observed (:data:`ridgeline.analyzer.schema.WINDOW_COLUMNS`)."""
+    length = r.get("span_s")  # the time observed (samples x interval), as in the header and the JSON
     util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
-    start = clock(r["window_start"], start_fmt) if r.get("window_start") else "-"
+    t0 = r.get(start_col)
+    start = clock(t0, start_fmt, seconds=":%S" in start_fmt) if t0 else "-"
     host = inline(r["host"] or "?")
     host = (hosts or {}).get(host, host)
     above = ""
@@ -134,17 +136,18 @@ def _host_line_above(lines: list[str]) -> str | None:
 
 def per_gpu(windows, *, by: tuple = ()):
     """One row per host / GPU / GPU instance over the whole run: window means weighted by each
-    window's observed span (``span_s``), samples and waste summed, coverage = span / time observed.
-    ``by``: further key columns (a span of windows)."""
+    window's time observed (``span_s``), samples, time observed and waste summed, first and
+    last sample the earliest and latest, coverage = time observed / the GPU's extent (each
+    window's span / coverage, summed). ``by``: further key columns (a span of windows)."""
     import polars as pl
 
     keys = ["host", "gpu", "gpu_instance", *by]
     means = ["gpu_util_mean_ratio", "gr_engine_active_mean_ratio", "tensor_active_mean_ratio",
              "dram_active_mean_ratio", "power_mean_w"]
     w = windows.with_columns(_waste_expr().alias("_waste"), pl.col("span_s").fill_null(0.0).alias("_span"))
-    # the time each window observed the GPU (span / coverage): coverage is of the time observed
+    # each window's extent (first sample .. last + 1 interval, in the window): span / coverage
     w = w.with_columns(pl.when(pl.col("coverage_ratio") > 0).then(pl.col("_span") / pl.col("coverage_ratio"))
-                       .otherwise(0.0).alias("_obs"))
+                       .otherwise(0.0).alias("_extent"))
 
     def wmean(c):
         ok = pl.col(c).is_not_null() & (pl.col("_span") > 0)
@@ -157,20 +160,33 @@ def per_gpu(windows, *, by: tuple = ()):
         .agg(
             pl.col("window_start").min(),
             pl.col("window_end").max(),
+            pl.col("first_sample").min(),
+            pl.col("last_sample").max(),
             pl.col("samples").sum(),
             pl.col("_span").sum().alias("span_s"),
-            pl.col("_obs").sum().alias("_observed"),
+            pl.col("_extent").sum(),
             pl.len().alias("_windows"),
             pl.col("excluded").is_not_null().all().alias("_all_excluded"),
             *[wmean(c) for c in means],
             pl.col("_waste").sum(),
         )
         .with_columns(
-            pl.when(pl.col("_observed") > 0).then(pl.col("span_s") / pl.col("_observed")).alias("coverage_ratio"),
+            pl.when(pl.col("_extent") > 0).then(pl.col("span_s") / pl.col("_extent")).alias("coverage_ratio"),
             pl.when(pl.col("_all_excluded")).then(pl.lit("all windows")).otherwise(None).alias("excluded"),
         )
         .sort(keys, nulls_last=True)
     )
+
+
+def _first_sample_format(times) -> str:
+    """The per-GPU table's first-sample format: all on one day (the day the header line's first
+    sample names), ``%H:%M:%S`` (15:58:57; relative time: +0:00:57); over several days,
+    month-day and minutes (03-11 15:58)."""
+    if times.null_count() == 0 and all(is_relative(t) for t in times):
+        return "%H:%M:%S"  # +h:mm:ss since the first tick
+    if times.null_count() == 0 and len({t.date() for t in times}) == 1:
+        return "%H:%M:%S"
+    return "%m-%d %H:%M"
 
 
 def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = False, worst: int = 10,
@@ -189,8 +205,10 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
         return "Telemetry: no windows (see the notes)\n"
     gpus = w.select("host", "gpu", "gpu_instance").unique().height
     hosts = w.get_column("host").n_unique()
-    lines = [f"Telemetry: {gpus} GPU(s) on {hosts} host(s), {w.height} window(s), "
-             f"{_dur(float(w.get_column('span_s').sum() or 0))} of GPU time observed"]
+    first = w.get_column("first_sample").min()
+    since = f", first sample {first:%Y-%m-%d %H:%M:%S} UTC" if first is not None and not is_relative(first) else ""
+    lines = _wrap(f"Telemetry: {gpus} GPU(s) on {hosts} host(s), {w.height} window(s), "
+                  f"{_dur(float(w.get_column('span_s').sum() or 0))} of GPU time observed{since}")
     wx = w.with_columns(_waste_expr().alias("_waste"))
     longest = int(w.get_column("host").cast(pl.String).str.len_chars().max() or 0)
     host_w = max(HOST_W, min(longest, HOST_W + max(0, width - WIDTH)))
@@ -211,15 +229,16 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     else:
         g = per_gpu(w)
         lines.append("")
-        title = "Per GPU, whole run (len = time observed; means weighted by it)"
+        title = "Per GPU, whole run (len = observed: samples x interval; means weighted by it)"
         if g.height > max_rows:
             g = g.sort("_waste", descending=True, nulls_last=True)
             title = f"Per GPU, whole run: the {max_rows} of {g.height} GPUs with most waste"
+        fmt = _first_sample_format(g.get_column("first_sample"))
         lines += _wrap(title)
-        lines.append(header.replace("window start", "first start "))
+        lines.append(header.replace("window start", "first sample"))
         lines.append("-" * len(header))
         for r in g.head(max_rows).iter_rows(named=True):
-            _add_row(lines, _row_line(r, host_w=host_w, hosts=host_shown))
+            _add_row(lines, _row_line(r, fmt, host_w=host_w, hosts=host_shown, start_col="first_sample"))
         # ties (a GPU wasting every window) would fill the list with one GPU: each GPU's worst
         # window comes before any GPU's second worst
         in_gpu = pl.col("_waste").rank("ordinal", descending=True).over("host", "gpu", "gpu_instance")
