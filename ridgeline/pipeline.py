@@ -175,6 +175,7 @@ def analyze_paths(
     config: str | Path | Mapping[str, Any] | None = None,
     window: str | float | None = "5m",
     tz: str | None = None,
+    time_format: str | None = None,
     strict: bool = True,
     warmup: str | float | None = None,
     interval_s: float | None = None,
@@ -198,7 +199,8 @@ def analyze_paths(
     ``gpu``: catalogue name or spelling forcing the GPU (``--gpu``); ``select``/``ignore``:
     rule codes or prefixes; ``config``: a TOML path (``[tool.ridgeline]``) or an already
     loaded dict; ``window``/``warmup``/``tz``/``interval_s``/``host``/``start`` (datetime of the
-    first tick of inputs without timestamps): telemetry options;
+    first tick of inputs without timestamps)/``time_format`` (nvidia-smi CSV timestamps the data
+    cannot settle: :mod:`ridgeline.parsers.telemetry.times`): telemetry options;
     ``strict``: a value that does not parse is an error (else the launch is skipped and
     listed; a telemetry cell is read as missing, a telemetry row without a usable GPU id or time
     skipped, each listed); ``thresholds``: ``CODE.name=value`` rule threshold overrides; ``what_if``: scenario
@@ -285,7 +287,7 @@ def analyze_paths(
     if tel_files:
         telemetry_lf = _analyze_telemetry(
             result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start,
-            engine=engine, scheduler=scheduler, workers=workers, progress=progress,
+            time_format=time_format, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
         )
         if by or jobs:  # --by / --jobs: the windows attributed to workloads (ridgeline.analyzer.fleet.groups)
@@ -556,7 +558,7 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
 
 def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,
-                       start=None, engine="local", scheduler=None, workers=None, progress=None,
+                       start=None, time_format=None, engine="local", scheduler=None, workers=None, progress=None,
                        found_in_folders=frozenset(), strict=True, strict_folders=False):
     """Windows from the lazy scan (never the whole long table in memory); returns the LazyFrame.
 
@@ -566,7 +568,7 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
     counts: dict = {}
     lf, inputs, skipped, windows = reduce_telemetry(
         [str(p) for p in files], window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host,
-        start=start, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
+        start=start, time_format=time_format, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
         found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders, sample_counts=counts,
     )
     if not inputs and skipped:  # every telemetry file found in a folder was unreadable
@@ -618,7 +620,7 @@ def silent_telemetry_notes(windows) -> list[str]:
 
 
 def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=None, host=None, start=None,
-                     notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=(),
+                     time_format=None, notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=(),
                      found_in_folders=frozenset(), strict=True, strict_folders=False,
                      sample_counts: dict | None = None):
     """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
@@ -654,7 +656,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
         sources, inputs, skipped = scan_telemetry_sources(
             paths, tz=tz, interval_s=interval_s, host=host, start=start, notes=notes,
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
-            check_folder_pages=check_folder_pages,
+            check_folder_pages=check_folder_pages, time_format=time_format,
         )
         sources += [e if isinstance(e, TelemetrySource) else TelemetrySource(str(e[0]), "telemetry-long", e[1].lazy())
                     for e in extra]

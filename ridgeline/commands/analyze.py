@@ -39,7 +39,8 @@ from ridgeline.commands.options import (
 @click.pass_context
 def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thresholds, fail_on, strict, window,
                 warmup, tz, start=None, interval=None, host=None, all_windows=False, plot_path=None,
-                timeline_launch_gap=None, timeline_short_kernel=None, what_if=(), batch=None, by=(), jobs=None):
+                timeline_launch_gap=None, timeline_short_kernel=None, what_if=(), batch=None, by=(), jobs=None,
+                time_format=None):
     """Place every kernel on its GPU's roofline and report findings.
 
     FILES are Nsight Compute CSV exports (raw or details page) or .ncu-rep reports
@@ -84,6 +85,7 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
         window=window,
         warmup=warmup,
         tz=tz,
+        time_format=time_format,
         start=_parse_start(start),
         interval_s=_parse_interval(interval),
         host=host,

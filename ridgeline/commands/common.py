@@ -203,13 +203,13 @@ def _relabel_stdin(result, folder) -> None:
 
 def _render_analyze(files, *, gpu, select=(), ignore=(), config=None, thresholds=(), strict=True, window="5m",
                     warmup=None, tz=None, start=None, interval=None, host=None, timeline_options=None, what_if=(),
-                    batch=None, by=(), jobs=None):
+                    batch=None, by=(), jobs=None, time_format=None):
     """analyze_paths with the CLI's option spellings (shared by roofline and report)."""
     from ridgeline.pipeline import analyze_paths
 
     return analyze_paths(
         files, gpu=gpu, select=_split_codes(select), ignore=_split_codes(ignore), config=_config(config),
-        window=window, warmup=warmup, tz=tz, strict=strict, thresholds=thresholds,
+        window=window, warmup=warmup, tz=tz, time_format=time_format, strict=strict, thresholds=thresholds,
         start=_parse_start(start), interval_s=_parse_interval(interval), host=host,
         timeline_options=timeline_options, what_if=what_if, batch=batch, strict_folders=_strict_folders(),
         by=by, jobs=jobs,

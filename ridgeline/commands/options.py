@@ -72,11 +72,26 @@ def _strict_folders() -> bool:
     from click.core import ParameterSource
 
     return bool(ctx.params["strict"]) and ctx.get_parameter_source("strict") == ParameterSource.COMMANDLINE
+def _check_time_format(_ctx, _param, value):
+    from ridgeline.parsers.telemetry.times import check_time_format
+
+    check_time_format(value)  # a bad value is a usage error before any file is read
+    return value
+
+
+# how an nvidia-smi CSV's timestamps are spelled, when the data cannot say (every command reading telemetry)
+TIME_FORMAT_OPTION = click.option(
+    "--time-format", "time_format", default=None, metavar="ORDER|PATTERN", callback=_check_time_format,
+    help="Telemetry: how nvidia-smi CSV timestamps are spelled when the file cannot say: month-first or "
+         "day-first for 03-11-2026 15:13:16 (read from the data when a day above 12 appears), or a strftime "
+         "pattern such as '%d.%m.%Y %H:%M:%S' (with %z the times carry their offset). ISO 8601 times "
+         "(2025-09-08T17:26:50+08:00) and nvidia-smi's own 2026/03/11 15:13:16.507 need none.")
 # telemetry inputs given next to a profile (analyze, report)
 TELEMETRY_INPUT_OPTIONS = _options(
     click.option("--window", default="5m", show_default=True, help="Telemetry window when telemetry files are given."),
     click.option("--warmup", default=None, help="Telemetry: leading span to drop per GPU (e.g. 2m)."),
     click.option("--tz", default=None, help="Telemetry: zone of naive timestamps (nvidia-smi CSV)."),
+    TIME_FORMAT_OPTION,
     click.option("--start", default=None, metavar="TIME",
                  help="Telemetry: time of the first tick for inputs without timestamps (dcgmi dmon), ISO 8601."),
     click.option("--interval", default=None, metavar="DURATION",

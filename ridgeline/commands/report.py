@@ -36,7 +36,7 @@ from ridgeline.commands.options import (
 @click.pass_context
 def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, select, ignore, config, thresholds,
                fail_on, strict, window, warmup, tz, start=None, interval=None, host=None, timeline_launch_gap=None,
-               timeline_short_kernel=None, what_if=(), batch=None, by=(), jobs=None):
+               timeline_short_kernel=None, what_if=(), batch=None, by=(), jobs=None, time_format=None):
     """Write a report page: summary, findings, plots, kernel table, inputs.
 
     FILES (ncu exports and/or telemetry, or folders) are analyzed together, as by
@@ -70,7 +70,7 @@ def report_cmd(ctx, files, output, fmt, gpu, compare_gpu, per_launch, title, sel
     result = _render_analyze(files, gpu=gpu, select=select, ignore=ignore, config=config, thresholds=thresholds,
                              strict=strict, window=window, warmup=warmup, tz=tz, start=start, interval=interval,
                              host=host, timeline_options=_timeline_options(timeline_launch_gap, timeline_short_kernel),
-                             what_if=what_if, batch=batch, by=by, jobs=jobs)
+                             what_if=what_if, batch=batch, by=by, jobs=jobs, time_format=time_format)
     _relabel_stdin(result, stdin_dir)
     if fmt == "markdown":
         from ridgeline.render.markdown import render_markdown

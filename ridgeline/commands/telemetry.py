@@ -11,7 +11,9 @@ from ridgeline.commands.common import (
     _ci_text, _config, _emit, _exit_on_findings, _os_error_text, _parse_start, _refuse_overwriting_inputs,
     _relabel_stdin, _split_codes, _stdin_inputs, _tell, _terminal_width,
 )
-from ridgeline.commands.options import FAIL_ON_OPTION, GROUP_OPTIONS, OUTPUT_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS
+from ridgeline.commands.options import (
+    FAIL_ON_OPTION, GROUP_OPTIONS, OUTPUT_OPTION, PROMETHEUS_OPTIONS, RULE_OPTIONS, TIME_FORMAT_OPTION,
+)
 
 
 @click.command("telemetry")
@@ -19,6 +21,7 @@ from ridgeline.commands.options import FAIL_ON_OPTION, GROUP_OPTIONS, OUTPUT_OPT
 @click.option("--window", default="5m", show_default=True, help="Window length (30s, 5m, 1h) or 'all' for one row per GPU.")
 @click.option("--warmup", default=None, metavar="DURATION", help="Leading span dropped per GPU (e.g. 2m).")
 @click.option("--tz", default=None, metavar="ZONE", help="Zone of naive timestamps, e.g. Europe/Berlin (nvidia-smi CSV); default UTC.")
+@TIME_FORMAT_OPTION
 @click.option("--interval", "interval", default=None, metavar="DURATION",
               help="Tick interval of dcgmi dmon / nvidia-smi dmon (their -d; default 1s) and of exporter scrapes without timestamps.")
 @click.option("--start", default=None, metavar="TIME", help="Time of the first tick for inputs without timestamps (ISO 8601, UTC if no zone).")
@@ -48,7 +51,7 @@ from ridgeline.commands.options import FAIL_ON_OPTION, GROUP_OPTIONS, OUTPUT_OPT
 @click.pass_context
 def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, output, select, ignore, config,
                   thresholds, fail_on, max_rows, all_windows=False, worst=10, engine="local", scheduler=None,
-                  workers=None, quiet=False, by=(), jobs=None, **prom):
+                  workers=None, quiet=False, by=(), jobs=None, time_format=None, **prom):
     """Busy vs. working: GPU-Util against Tensor-Core, SM and DRAM activity, per GPU and window.
 
     PATHS are dcgmi dmon captures, dcgm-exporter scrapes, Prometheus query JSON,
@@ -61,6 +64,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
       ridgeline telemetry dcgm-dmon.txt --interval 1s --start 2026-01-05T08:00:00Z
       ridgeline telemetry scrapes/ --window 1h --warmup 2m
       ridgeline telemetry gpu_log.csv --tz Europe/Berlin --window all
+      ridgeline telemetry smi_log.csv --time-format day-first
       ridgeline telemetry fleet/ --format csv -o windows.csv --fail-on warning
       ridgeline telemetry fleet/ --all-windows --max-rows 200
       ridgeline telemetry --prometheus http://prom:9090 --from -24h --to now \\
@@ -105,6 +109,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
     counts: dict = {}  # samples per input, counted by the reduction
     lf, inputs, skipped, windows = reduce_telemetry(
         paths, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start_dt, notes=notes,
+        time_format=time_format,
         engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
         extra=[] if pulled is None else [pulled.source()],
         strict=not prom.get("lenient"), strict_folders=bool(prom.get("prom_strict")), sample_counts=counts,

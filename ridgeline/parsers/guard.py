@@ -626,7 +626,7 @@ def find_smi_problems(path, *, opts: Any) -> list[Problem]:
     import polars as pl
 
     from ridgeline.parsers.telemetry.dcgm_fields import NVIDIA_SMI_IDENTITY
-    from ridgeline.parsers.telemetry.common import parse_local_times
+    from ridgeline.parsers.telemetry.times import read_cells
 
     found = find_smi_query_cells(path)
     with open(path, encoding="utf-8", errors="replace") as fh:
@@ -636,14 +636,12 @@ def find_smi_problems(path, *, opts: Any) -> list[Problem]:
     if col is not None:
         lf = pl.scan_csv(polars_path(path), has_header=True, infer_schema=False, truncate_ragged_lines=True,
                          new_columns=[f"c{i}" for i in range(len(header))]).with_row_index("_line", offset=2)
-        cell = pl.col(f"c{col}").str.strip_chars()
-        ts = parse_local_times(cell, tz=getattr(opts, "tz", None), fmt="%Y/%m/%d %H:%M:%S%.f")
-        raw = ts.dt.epoch(time_unit="us")
-        bad = lf.select("_line", cell.alias("v"), raw.alias("t")).filter(
-            pl.col("t").is_null() | (pl.col("t") < _epoch_us(MIN_TIME)) | (pl.col("t") >= _epoch_us(MAX_TIME))
-        ).collect(engine="streaming")
+        cells = lf.select("_line", pl.col(f"c{col}").str.strip_chars().alias("v")).collect(engine="streaming")
+        ts, like = read_cells(cells.get_column("v"), opts)  # the reader's spelling of the file's times
+        bad = cells.with_columns(ts.dt.epoch(time_unit="us").alias("t")).filter(
+            pl.col("t").is_null() | (pl.col("t") < _epoch_us(MIN_TIME)) | (pl.col("t") >= _epoch_us(MAX_TIME)))
         for ln, v, t in bad.iter_rows():
-            what = "a timestamp like 2026/01/03 15:36:53.507" if t is None else \
+            what = f"a timestamp like {like}" if t is None else \
                 f"a timestamp between {MIN_TIME:%Y-%m-%d} and {MAX_TIME:%Y-%m-%d}"
             found.append(Problem(ln, header[col], v, f"expected {what}", "row", col))
     return found

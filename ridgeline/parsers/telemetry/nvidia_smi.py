@@ -4,8 +4,10 @@
 separator ``", "``; header = the query list with units in brackets (``utilization.gpu [%]``);
 values carry units unless ``nounits`` (``34 %``, ``17304 MiB``, ``71.06 W``); ``[N/A]`` and
 ``[Not Supported]`` = not reported (null). Timestamps ``YYYY/MM/DD HH:MM:SS.mmm`` are local
-time without a zone: read in ``--tz`` (default UTC, with a note). Without an ``index`` or
-``uuid`` column the GPU index is unknown (null).
+time without a zone: read in ``--tz`` (default UTC, with a note); logs written by scripts carry
+other spellings (ISO 8601 with an offset, ``03-11-2026 15:13:16``...), read as
+:mod:`ridgeline.parsers.telemetry.times` says. Without an ``index`` or ``uuid`` column the GPU
+index is unknown (null).
 
 ``nvidia-smi dmon``: ``# gpu pwr gtemp ... `` header and ``# Idx W C ...`` units line,
 whitespace-separated values, ``-`` = not supported; ``-o DT`` adds ``#Date Time`` columns;
@@ -125,7 +127,7 @@ def _read_query(path: Path, opts, header: list[str], pieces):
     import polars as pl
 
     from ridgeline.parsers.telemetry.dcgm_fields import NVIDIA_SMI_HEX, NVIDIA_SMI_IDENTITY, NVIDIA_SMI_QUERY
-    from ridgeline.parsers.telemetry.common import parse_local_times
+    from ridgeline.parsers.telemetry.times import DAY_FIRST, TimeReader
 
     prop = {h: h.split(" [")[0].strip().lower() for h in header}
     hex_cols = frozenset(h for h, p in prop.items() if p in NVIDIA_SMI_HEX)
@@ -142,10 +144,11 @@ def _read_query(path: Path, opts, header: list[str], pieces):
         measured.append((h, field, scale))
     host = opts.host or path.stem
     has_ts = "timestamp" in ident  # else the header's error, once every piece is read (a CSV error comes first)
-    ts = parse_local_times(pl.col(ident["timestamp"]), tz=opts.tz, fmt="%Y/%m/%d %H:%M:%S%.f") if has_ts else None
+    clock = None  # the file's TimeReader, made from its first timestamp cell
     bad_ts = None  # (line, value) of the first unreadable timestamp
     bad: dict[int, tuple] = {}  # measured column -> (line, value) of its first bad cell
     parts = []
+    alts = []  # an ambiguous day-month-year file: each part's day-first times (None otherwise)
     n_rows = 0
     pieces = iter(pieces)
     early = late = None
@@ -171,7 +174,11 @@ def _read_query(path: Path, opts, header: list[str], pieces):
         n_rows += df.height
         if not has_ts or bad_ts is not None:
             continue  # the file is refused: its remaining pieces are only read
-        times = df.select(ts).to_series()  # parsed once: checked here, the column of the piece below
+        cells = df.get_column(ident["timestamp"])
+        if clock is None:
+            clock = TimeReader(cells.drop_nulls().head(1).to_list()[0] if cells.drop_nulls().len() else None,
+                               tz=opts.tz, time_format=getattr(opts, "time_format", None))
+        times, alt = clock.parse(cells, df.get_column("lineno"))  # parsed once: checked here, the piece's column below
         if times.null_count():
             at = times.is_null().arg_true()[0]
             bad_ts = (df.get_column("lineno")[at], df.get_column(ident["timestamp"])[at])
@@ -182,6 +189,7 @@ def _read_query(path: Path, opts, header: list[str], pieces):
                 continue
             try:
                 parts.append(_query_piece(df, host, ident, measured, pl.lit(times), nums))
+                alts.append(alt)
             except Exception as err:  # noqa: BLE001 - raised below
                 late = err
     if early is not None:
@@ -191,7 +199,7 @@ def _read_query(path: Path, opts, header: list[str], pieces):
     if "timestamp" not in ident:
         raise InputError(path, "expected a 'timestamp' column (nvidia-smi --query-gpu=timestamp,...)", line=1)
     if bad_ts is not None:
-        raise InputError(path, "expected a timestamp like 2026/01/03 15:36:53.507", line=bad_ts[0],
+        raise InputError(path, f"expected a timestamp like {clock.example}", line=bad_ts[0],
                          column=ident["timestamp"], actual=bad_ts[1])
     if not measured:
         raise InputError(path, "expected at least one measured property (utilization.gpu, memory.used, power.draw, ...)", line=1)
@@ -201,6 +209,10 @@ def _read_query(path: Path, opts, header: list[str], pieces):
                          actual=bad[k][1])
     if late is not None:
         raise late
+    if clock is not None and clock.order(path) == DAY_FIRST:  # the data settled it: a day above 12
+        parts = [p.with_columns(a.alias("timestamp")) for p, a in zip(parts, alts)]
+    if clock is not None:
+        clock.note(path, opts)
     info = InputInfo(str(path), "nvidia-smi-csv", n_rows)
     wide = pl.concat(parts, rechunk=False) if len(parts) > 1 else parts[0]
     fields = [f for _h, f, _s in measured]

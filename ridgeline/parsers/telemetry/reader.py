@@ -53,6 +53,8 @@ class Options:
     """What the user told us about inputs that do not say it themselves."""
 
     tz: str | None = None  # zone of naive local timestamps (nvidia-smi); None = UTC + note
+    time_format: str | None = None  # --time-format: month-first, day-first or a strftime pattern (nvidia-smi CSV)
+    naive_times: bool = False  # an nvidia-smi CSV's times carried no zone (read in tz)
     interval_s: float | None = None  # tick interval for dmon / exporter scrapes without times
     host: str | None = None  # host for inputs that carry none
     start: _dt.datetime | None = None  # first tick of inputs without timestamps
@@ -281,6 +283,7 @@ def scan_telemetry_sources(
     strict: bool = True,
     strict_folders: bool = False,
     check_folder_pages: bool = True,
+    time_format: str | None = None,
 ) -> tuple[list[TelemetrySource], list[InputInfo], list[Skipped]]:
     """Like :func:`scan_telemetry` (same options, checks, notes and skipped items), but one
     :class:`TelemetrySource` per input instead of one concatenated long table: the shape the
@@ -292,11 +295,14 @@ def scan_telemetry_sources(
     :func:`ridgeline.pipeline.reduce_telemetry` does), so a corrupt file is handled the same.
     """
     check_tz(tz)
+    from ridgeline.parsers.telemetry.times import check_time_format
+
+    check_time_format(time_format)
     if interval_s is not None and not interval_s > 0:
         raise UsageError(f"--interval must be > 0 seconds, got {interval_s}")
     if start is not None and start.tzinfo is None:
         start = start.replace(tzinfo=_dt.timezone.utc)
-    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start, strict=strict)
+    opts = Options(tz=tz, interval_s=interval_s, host=host, start=start, strict=strict, time_format=time_format)
     sources: list[TelemetrySource] = []
     inputs: list[InputInfo] = []
     skipped: list[Skipped] = []
@@ -359,7 +365,7 @@ def scan_telemetry_sources(
         sources.append(src)
         inputs.append(info)
         skipped.extend(skip)
-    if tz is None and any(i.kind == "nvidia-smi-csv" for i in inputs):
+    if tz is None and opts.naive_times:
         opts.note("nvidia-smi timestamps carry no zone; read as UTC (give --tz to set the zone)")
     if notes is not None:
         notes.extend(n for n in opts.notes if n not in notes)
@@ -586,10 +592,13 @@ def scan_telemetry(
     found_in_folders=frozenset(),
     strict: bool = True,
     strict_folders: bool = False,
+    time_format: str | None = None,
 ) -> tuple[Any, list[InputInfo], list[Skipped]]:
     """Read telemetry files/folders into one TELEMETRY LazyFrame.
 
     ``tz``: zone of naive local timestamps (nvidia-smi CSV); default UTC, with a note.
+    ``time_format``: how nvidia-smi CSV timestamps are spelled when the data cannot say
+    (``month-first``, ``day-first`` or a strftime pattern; :mod:`ridgeline.parsers.telemetry.times`).
     ``interval_s``: tick interval of ``dcgmi dmon`` / ``nvidia-smi dmon`` (their ``-d``;
     default 1 s) and of exporter scrapes without timestamps (default 30 s, the exporter's
     collect interval). ``host``: host name for inputs that carry none (default: file stem).
@@ -609,7 +618,7 @@ def scan_telemetry(
     sources, inputs, skipped = scan_telemetry_sources(paths, tz=tz, interval_s=interval_s, host=host,
                                                       start=start, notes=notes,
                                                       found_in_folders=found_in_folders, strict=strict,
-                                                      strict_folders=strict_folders)
+                                                      strict_folders=strict_folders, time_format=time_format)
     return long_table(sources), inputs, skipped
 
 
