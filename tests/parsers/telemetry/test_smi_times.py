@@ -141,3 +141,17 @@ def test_commands_reading_telemetry_take_time_format_and_refuse_in_one_line(tmp_
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--time-format" in err
     code, err = run("--time-format", "day-first")
     assert code in (0, 1), err
+
+
+def test_the_order_is_settled_over_the_whole_file_read_in_pieces(tmp_path):
+    from ridgeline.parsers.telemetry.nvidia_smi import read_query_csv_wide
+    from ridgeline.parsers.telemetry.reader import Options
+
+    # 10-12 March day first, one sample a second; only the last rows (13 March) settle the order
+    cells = [f"{d:02d}-03-2026 10:00:{s:02d}" for d in (10, 11, 12, 13) for s in range(40)]
+    p = smi(tmp_path, cells)
+    opts = Options()
+    wide, _long, _info, _ = read_query_csv_wide(p, opts=opts, chunk_bytes=512)  # many pieces
+    days = sorted({t.day for t in wide.get_column("timestamp").to_list()})
+    assert days == [10, 11, 12, 13] and {t.month for t in wide.get_column("timestamp").to_list()} == {3}
+    assert any("read day first" in n for n in opts.notes)
