@@ -116,20 +116,18 @@ def _read_json_document(path: str):
     import json
 
     from ridgeline.errors import InputError
+    from ridgeline.parsers.jsontext import JSONLimitError, loads, read_bytes
 
     try:
         if path == "-":
             raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         else:
-            with open(path, "rb") as fh:
-                raw = fh.read()
+            raw = read_bytes(path)
+        return loads(raw)  # size and nesting bounded as for every JSON input
     except OSError as err:
         raise InputError(path, f"cannot read it: {_os_error_text(err)}") from None
-    try:
-        return json.loads(raw.decode("utf-8-sig"))
-    except RecursionError:  # arrays or objects nested past what Python's reader holds (about 1,000)
-        raise InputError(path, "expected a ridgeline JSON document (nested a few levels), got arrays or objects "
-                         "nested too deep to read") from None
+    except JSONLimitError as err:
+        raise InputError(path, f"expected a ridgeline JSON document (nested a few levels), got {err}") from None
     except UnicodeDecodeError:
         raise InputError(path, "expected a ridgeline JSON document (UTF-8), got binary data") from None
     except json.JSONDecodeError as err:

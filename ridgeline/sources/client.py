@@ -359,11 +359,13 @@ class Client:
         except UnicodeDecodeError as err:
             raise self._fatal(f"the answer from {path} is not UTF-8 (byte 0x{body[err.start]:02x} at offset "
                               f"{err.start:,}); Prometheus answers in UTF-8: is a proxy re-encoding it?") from None
+        from ridgeline.parsers.jsontext import MAX_JSON_DEPTH, JSONLimitError, loads
+
         try:
-            doc = json.loads(text)
-        except RecursionError:
+            doc = loads(text, max_bytes=None)  # the answer's size: --max-answer
+        except JSONLimitError:
             raise self._fatal(f"expected a Prometheus API answer from {path}, got JSON nested deeper than "
-                              f"{_max_depth()} levels") from None
+                              f"{MAX_JSON_DEPTH} levels") from None
         except ValueError:
             kind = resp.headers.get("content-type", "no content type").split(";")[0]
             raise self._fatal(f"expected a Prometheus API answer (JSON) from {path}, got HTTP {resp.status_code} "
@@ -380,12 +382,6 @@ class Client:
         if resp.status_code >= 400:
             raise self._fatal(f"HTTP {resp.status_code} from {path}")
         return doc.get("data")
-
-
-def _max_depth() -> int:
-    import sys
-
-    return sys.getrecursionlimit()
 
 
 def _ssl_context(auth):
@@ -438,11 +434,11 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def _json_or_none(body: bytes):
-    import json
+    from ridgeline.parsers.jsontext import loads
 
     try:
-        return json.loads(body)
-    except (ValueError, RecursionError):
+        return loads(body, max_bytes=None)
+    except ValueError:  # not JSON, not UTF-8, or over the nesting limit
         return None
 
 

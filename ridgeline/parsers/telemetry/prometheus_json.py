@@ -160,13 +160,16 @@ def read_prometheus_json(path, *, opts):
 
     from ridgeline.parsers.telemetry.dcgm_fields import lookup_exporter
 
-    path = Path(path)
-    raw = path.read_bytes()
-    try:
-        from ridgeline.parsers.jsontext import lone_surrogates_as_text
+    from ridgeline.parsers.jsontext import JSONLimitError, loads, read_bytes
 
-        # -sig: a byte-order mark is no JSON; a lone surrogate in a label is kept as its escape's text
-        doc = json.loads(lone_surrogates_as_text(raw.decode("utf-8-sig")))
+    path = Path(path)
+    try:
+        # a byte-order mark is no JSON; a lone surrogate in a label is kept as its escape's text;
+        # size and nesting bounded as for every JSON input
+        raw = read_bytes(path)
+        doc = loads(raw)
+    except JSONLimitError as err:
+        raise InputError(path, f"expected Prometheus API JSON, got {err}") from None
     except UnicodeDecodeError as err:
         raise InputError(path, "expected UTF-8 Prometheus API JSON", line=raw.count(b"\n", 0, err.start) + 1,
                          actual=f"byte 0x{raw[err.start]:02x}") from None

@@ -89,22 +89,18 @@ def _decode_events(data: bytes, host_calls: str, base: int, hint: dict | None = 
 
 
 def _loads(data: bytes):
-    """JSON -> Python; a document nested deeper than the parser can follow (``RecursionError``
-    from the standard library) is a ValueError like any other malformed JSON. Long decimal
-    ``ts`` values come back as strings (:data:`_LONG_TS`), exact to the nanosecond.
+    """JSON -> Python through the one guarded entry (:func:`ridgeline.parsers.jsontext.loads`): a
+    document nested deeper than its limit is a ValueError (``nested too deeply``) like any other
+    malformed JSON. Long decimal ``ts`` values come back as strings (:data:`_LONG_TS`), exact to
+    the nanosecond.
 
     The standard path (:func:`_decode_events` tries :mod:`ridgeline.parsers.timeline.kineto_fast` first):
     the standard library's parser on purpose, so the damage checks name what they find in one set
     of words whatever is installed (orjson read an integer past 2^64 as a float and had another
     nesting limit)."""
-    import json
+    from ridgeline.parsers.jsontext import loads  # the one guarded entry (nesting; a lone \ud800: its text)
 
-    from ridgeline.parsers.jsontext import lone_surrogates_as_text  # a lone \ud800 in a name: its text
-
-    try:
-        return json.loads(lone_surrogates_as_text(quote_long_ts(data)))
-    except RecursionError as err:
-        raise ValueError("JSON nested too deeply to parse (thousands of levels of [ or {)") from err
+    return loads(quote_long_ts(data), max_bytes=None, encoding=None)  # the size: MAX_TRACE_BYTES / MAX_WHOLE_PARSE_BYTES
 
 
 # ======================================================================================

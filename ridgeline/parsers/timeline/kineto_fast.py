@@ -120,14 +120,12 @@ def decode_document(data: bytes, host_calls: str):
     """A whole trace in the object form -> ``(meta, gpu, host, launch, stats)`` (``meta``: the
     ``deviceProperties`` and ``distributedInfo`` the reader reads, parsed by the standard
     library), or None."""
-    import json
-
-    from ridgeline.parsers.jsontext import lone_surrogates_as_text
+    from ridgeline.parsers.jsontext import loads
 
     for raw in (False, True):
         try:
             doc = _DOCUMENT[raw].decode(data)
-            meta = {k: json.loads(lone_surrogates_as_text(bytes(v)))
+            meta = {k: loads(bytes(v), max_bytes=None, encoding=None)
                     for k, v in (("deviceProperties", doc.deviceProperties), ("distributedInfo", doc.distributedInfo))}
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
             return None
