@@ -12,6 +12,7 @@ A file named on the command line that is neither an ncu export nor telemetry is 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -58,7 +59,7 @@ def expand_paths(paths: Iterable[str | Path]) -> list[tuple[Path, bool]]:
         else:
             raise InputError(path, "no such file or folder")
         for p, explicit in items:
-            key = p.resolve()
+            key = os.path.realpath(p)  # (a symbolic link loop stays as it is: resolve() raised on one)
             if key not in seen:
                 seen.add(key)
                 out.append((p, explicit))

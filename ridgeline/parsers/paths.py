@@ -1,7 +1,8 @@
 """What a path is, before anything opens it: a folder walk that keeps what it cannot read.
 
 A folder may hold entries no reader should open: a FIFO (opening it blocks until a writer
-comes), a socket or device, a link to nothing, a file this user may not read. :func:`not_regular` names such an entry; the
+comes), a socket or device, a link to nothing, a symbolic link loop (``a -> b -> a``, or a link
+to itself: following it never ends), a file this user may not read. :func:`not_regular` names such an entry; the
 folder walkers (``ridgeline.pipeline.expand_paths`` for ``analyze``/``report``,
 ``ridgeline.parsers.telemetry.reader.expand_paths`` for ``telemetry``) keep them in their output so the
 caller lists each one under ``skipped`` with that reason, and a path the user named that is one
@@ -11,6 +12,7 @@ in a folder is refused (:func:`refuse_unusable`: one line naming the first, coun
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -23,6 +25,8 @@ def not_regular(path: Path) -> str | None:
     except FileNotFoundError:
         return "a link to nothing (dangling symbolic link)" if os.path.islink(path) else "no such file or folder"
     except OSError as err:
+        if err.errno == errno.ELOOP:
+            return "a symbolic link loop (following it leads back to itself, never to a file)"
         return f"not readable ({err.strerror or err})"
     mode = st.st_mode
     if stat.S_ISDIR(mode):

@@ -107,3 +107,58 @@ def test_an_unreadable_file_in_a_folder_is_listed_and_strict_refuses_it(tmp_path
         assert len(done.stderr.strip().splitlines()) == 1 and "not readable" in done.stderr and secret.name in done.stderr
     finally:
         secret.chmod(0o644)
+
+
+def _loops(folder: Path) -> list[str]:
+    """Symbolic link loops of each shape, made here: a link to itself, two links to each other
+    (one a .parquet name, as a store could hold), a loop in a subfolder, and a folder link back
+    to its parent (a cycle a walk that followed folder links would never leave)."""
+    (folder / "self.csv").symlink_to("self.csv")
+    (folder / "a.parquet").symlink_to("b.parquet")
+    (folder / "b.parquet").symlink_to("a.parquet")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "x.json").symlink_to("x.json")
+    (folder / "sub" / "up").symlink_to("..")
+    return ["self.csv", "a.parquet", "b.parquet", "x.json"]
+
+
+def test_not_regular_names_a_symbolic_link_loop(tmp_path):
+    _loops(tmp_path)
+    for rel in ("self.csv", "a.parquet", "b.parquet", "sub/x.json"):
+        assert "symbolic link loop" in not_regular(tmp_path / rel)
+    assert not_regular(tmp_path / "sub" / "up") is None  # a folder (not walked into by the readers)
+
+
+@pytest.mark.parametrize("command, good", [("analyze", GOOD_NCU), ("telemetry", GOOD_TELEMETRY),
+                                           ("report", GOOD_NCU)])
+def test_symbolic_link_loops_in_a_folder_are_listed_once_and_strict_refuses_them(tmp_path, capsys, command, good):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    names = _loops(folder)
+    shutil.copy(good, folder / good.name)
+    fmt = ["--format", "markdown", "-o", str(tmp_path / "r.md")] if command == "report" else ["--format", "json"]
+    code, out, err = run(capsys, command, folder, *fmt)
+    assert code in (0, 1), err  # was exit 3 (pathlib's RuntimeError: Symlink loop)
+    if command != "report":
+        listed = [Path(s["source"]).name for s in json.loads(out)["skipped"] if s["item"] == "file"]
+        assert sorted(n for n in listed if n in names) == sorted(names)  # each once, the folder link not walked
+        assert all("symbolic link loop" in s["reason"] for s in json.loads(out)["skipped"]
+                   if Path(s["source"]).name in names)
+    code, out, err = run(capsys, command, folder, "--strict", *fmt)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "symbolic link loop" in err and "3 more found in the folders" in err
+
+
+def test_a_loop_beside_a_parquet_store_leaves_the_store_readable(tmp_path, capsys):
+    import polars as pl
+
+    store = tmp_path / "store" / "date=2026-01-05" / "host=n1"
+    store.mkdir(parents=True)
+    pl.DataFrame({"timestamp": [1767600000.0 + i for i in range(30)], "gpu": [0] * 30,
+                  "field": ["gpu_util_ratio"] * 30, "value": [0.5] * 30}).write_parquet(store / "p.parquet")
+    (store / "loop.parquet").symlink_to("loop.parquet")
+    code, out, err = run(capsys, "telemetry", tmp_path / "store", "--format", "json")
+    assert code in (0, 1), err
+    doc = json.loads(out)
+    assert doc["inputs"][0]["rows"] == 30
+    assert [Path(s["source"]).name for s in doc["skipped"]] == ["loop.parquet"]  # once, in ridgeline's words

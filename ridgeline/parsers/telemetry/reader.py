@@ -438,7 +438,8 @@ def _leave_out_links(path, what: str, skipped: list[Skipped], opts: Options) -> 
     """A Parquet folder (a store) is never read through a symbolic link that leads outside it:
     each such link (to a partition folder or a file) is listed in ``skipped`` and its files left
     out of the folder's scan (``opts.parquet_files``; a link to a folder inside is not followed
-    either, its files are read where they are). True when no Parquet file is left."""
+    either, its files are read where they are). A link that leads nowhere (a loop, a link to
+    nothing) is left out of the scan too; the folder walk lists it. True when no Parquet file is left."""
     root = Path(path)
     top = os.path.realpath(root)
 
@@ -454,7 +455,9 @@ def _leave_out_links(path, what: str, skipped: list[Skipped], opts: Options) -> 
             if not p.is_symlink():
                 continue
             links = True
-            if not inside(p):
+            if not p.exists():  # a loop or a link to nothing: listed by the folder walk, left out of the scan
+                left_out.append(p)
+            elif not inside(p):
                 kind = "folder" if name in dirnames else "file"
                 left_out.append(p)
                 skipped.append(Skipped(str(p), "file", f"a symbolic link to a {kind} outside {path}: not read (a "
