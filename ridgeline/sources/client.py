@@ -352,8 +352,6 @@ class Client:
                           unanswered=unanswered)
 
     def _answer(self, resp, body: bytes, path: str) -> Any:
-        import json
-
         try:
             text = body.decode("utf-8-sig")
         except UnicodeDecodeError as err:
