@@ -102,11 +102,12 @@ def _listed(counts: dict[str, int], limit: int = 4) -> str:
 
 
 def judge(categories: dict[str, int], *, events: int | None = None, skipped: int = 0,
-          tool: str = "kineto") -> Holding:
+          tool: str = "kineto", unit: str = "trace event") -> Holding:
     """What a file that gave no GPU record holds (module docstring). ``categories``: event category
     -> count (an export's host tables by name: ``CUPTI_ACTIVITY_KIND_RUNTIME``, ``NVTX_EVENTS``,
     ``OSRT_API``); ``events``: all its trace events, categorised or not; ``skipped``: GPU records
-    dropped as damaged; ``tool``: ``kineto`` or ``nsys`` (the advice names that tool's options)."""
+    dropped as damaged; ``tool``: ``kineto`` or ``nsys`` (the advice names that tool's options);
+    ``unit``: what the file is made of (``data row`` for an nsys stats CSV)."""
     cats = {c: n for c, n in categories.items() if n}
     total = events if events is not None else sum(cats.values())
     if skipped:
@@ -132,7 +133,7 @@ def judge(categories: dict[str, int], *, events: int | None = None, skipped: int
                        "profiler_metrics; for per-kernel counters on the roofline, an Nsight Compute export "
                        "(ncu --set roofline) is read", True)
     if not total:
-        return Holding("empty", "the file holds no trace events at all (an empty capture)",
+        return Holding("empty", f"the file holds no {unit}s at all (an empty capture)",
                        ("check that the profiled region ran GPU work while the profiler was active (its schedule's "
                         "active steps)") if tool == "kineto" else "check that the profiled process ran GPU work "
                        "during the capture", False)

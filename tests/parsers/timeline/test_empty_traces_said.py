@@ -131,3 +131,15 @@ def test_category_scan_counts_across_piece_boundaries(monkeypatch, tmp_path):
         monkeypatch.setattr(holdings, "_SCAN_CHUNK", chunk)
         got = scan_categories(lambda: io.BytesIO(data))
         assert got == {"cpu_op": 300, "mtia_ccp_events": 200}, chunk
+
+
+@pytest.mark.parametrize("header", [
+    "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),"
+    "Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name",
+    "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name",
+])
+def test_an_nsys_stats_csv_with_a_header_only_is_said(tmp_path, header):
+    p = tmp_path / "report.csv"
+    p.write_text(header + "\n")
+    (note,) = [n for n in read_timeline(p).notes if "nothing analysed" in n]
+    assert "holds no data rows at all" in note, note
