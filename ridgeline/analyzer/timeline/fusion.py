@@ -163,15 +163,22 @@ def _ngram_occurrences(s, e, ids, run, dur_cum, launch_ns):
 
 
 def _group_union(frame):
-    """Per group ``g``, the union of intervals ``[a, b)`` -> frame (g, a, b) of disjoint intervals
-    (sorted by start inside a group, a new member begins past the running maximum of the ends)."""
+    """Per group ``g``, the union of intervals ``[a, b)`` -> frame (g, a, b) of disjoint intervals.
+    One sort and one running maximum for all groups: each group is moved past the one before it
+    (times from the earliest start, plus g x the whole span: no two groups' intervals meet; g <= 7 x
+    PRESELECT and a capture within the readers' 30 days keep that inside int64)."""
     import polars as pl
 
-    reach = pl.col("b").cum_max().over("g")
-    d = frame.sort("g", "a").with_columns(reach.alias("m"))
-    new = pl.col("m").shift(1).over("g").is_null() | (pl.col("a") > pl.col("m").shift(1).over("g"))
-    return (d.with_columns(new.cum_sum().alias("seg")).group_by("g", "seg", maintain_order=True)
-            .agg(pl.col("a").min(), pl.col("m").max().alias("b")))
+    if not frame.height:
+        return frame.select("g", "a", "b")
+    base, top = frame.get_column("a").min(), frame.get_column("b").max()
+    shift = pl.col("g").cast(pl.Int64) * (top - base + 1) - base
+    d = frame.select("g", (pl.col("a") + shift).alias("a"), (pl.col("b") + shift).alias("b"), shift.alias("s")).sort("a")
+    reach = pl.col("b").cum_max()
+    new = (pl.col("a") > reach.shift(1)).fill_null(True)
+    return (d.with_columns(reach.alias("m"), new.cum_sum().alias("seg")).group_by("seg")
+            .agg(pl.col("g").first(), (pl.col("a").min() - pl.col("s").first()).alias("a"),
+                 (pl.col("m").max() - pl.col("s").first()).alias("b")))
 
 
 def _exact_scores(occ, s, e, busy):
@@ -187,10 +194,8 @@ def _exact_scores(occ, s, e, busy):
             for j in range(NGRAM_MAX)]
     windows = occ.select(pl.col("cid").alias("g"), pl.lit(s).gather(pl.col("pos")).alias("a"),
                          pl.max_horizontal(ends).alias("b"))
-    members = occ.select(pl.col("cid").alias("g"), "n", pl.col("pos").alias("i"),
-                         pl.int_ranges(0, pl.col("n")).alias("j")).explode("j").select(
-        "g", (pl.col("i") + pl.col("j")).alias("i"))
-    members = members.select("g", pl.lit(s).gather(pl.col("i")).alias("a"), pl.lit(e).gather(pl.col("i")).alias("b"))
+    members = occ.select(pl.col("cid").alias("g"), (pl.col("pos") + pl.int_ranges(0, pl.col("n"))).alias("i")) \
+        .explode("i").select("g", pl.lit(s).gather(pl.col("i")).alias("a"), pl.lit(e).gather(pl.col("i")).alias("b"))
     spans = _group_union(windows)
     busy_in = covered_between(busy[0], busy[1], spans.get_column("a"), spans.get_column("b"))
     spans = spans.with_columns(busy_in.alias("busy")).group_by("g").agg(
