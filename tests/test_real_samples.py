@@ -335,6 +335,9 @@ def test_nothing_that_yields_no_records_passes_silently(path):
             continue
         said = [n for n in doc["notes"] if n.startswith(inp["path"] + ":")]
         assert said, f"{inp['path']} yielded no record and no note says why: {doc['notes']}"
+        if inp["kind"].startswith(("kineto", "nsys")):
+            # a timeline: what it holds instead, and the advice for that (ridgeline.parsers.timeline.holdings)
+            assert any("nothing analysed on the GPU: " in n for n in said), said
 
 
 @pytest.mark.parametrize("path", PARAMS)
