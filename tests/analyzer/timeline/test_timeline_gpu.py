@@ -63,3 +63,14 @@ def test_gpu_naming_another_gpu_than_the_trace_is_an_error(tmp_path):
 def test_without_gpu_a_timeline_run_claims_no_roofs(tmp_path):
     res = analyze_paths([_trace(tmp_path, "NVIDIA A100-SXM4-80GB")])
     assert res.gpu_name is None and not res.roofs
+
+
+def test_every_view_prints_the_roofs_the_json_holds(tmp_path):
+    from view_consistency import assert_views_match_json, views_of
+
+    path = _trace(tmp_path, "NVIDIA A100-SXM4-40GB")
+    res = analyze_paths([path], gpu="A100")
+    doc, texts = views_of(res, [path], tmp_path)
+    assert doc["roofs"] and doc["gpu"]["name"] == "A100 SXM 40GB"
+    assert_views_match_json(doc, texts)
+    assert all("Roofs: none" not in t for t in texts.values())
