@@ -396,3 +396,9 @@ def test_two_ranks_of_a_128_rank_job_are_said_as_such_and_name_no_straggler(tmp_
     assert "RL410" in out and "~" not in out
     assert all(f"hta-128rank-trace-rank{r}.json gpu:0" in out for r in (0, 1))
     assert "2 of 128 ranks of one job" in render_markdown(res)
+    from view_consistency import views_of
+
+    doc, texts = views_of(res, [folder], tmp_path)
+    assert [r["world_size"] for r in doc["timeline"]["ranks"]] == [128, 128]
+    assert all("2 of 128 ranks of one job" in " ".join(texts[v].split()) for v in ("terminal", "markdown", "html")), \
+        list(texts)
