@@ -194,8 +194,9 @@ def _exact_scores(occ, s, e, busy):
             for j in range(NGRAM_MAX)]
     windows = occ.select(pl.col("cid").alias("g"), pl.lit(s).gather(pl.col("pos")).alias("a"),
                          pl.max_horizontal(ends).alias("b"))
-    members = occ.select(pl.col("cid").alias("g"), (pl.col("pos") + pl.int_ranges(0, pl.col("n"))).alias("i")) \
-        .explode("i").select("g", pl.lit(s).gather(pl.col("i")).alias("a"), pl.lit(e).gather(pl.col("i")).alias("b"))
+    members = occ.select(pl.col("cid").alias("g"), "pos", pl.int_ranges(0, pl.col("n")).alias("j")).explode("j") \
+        .select("g", (pl.col("pos") + pl.col("j")).alias("i")) \
+        .select("g", pl.lit(s).gather(pl.col("i")).alias("a"), pl.lit(e).gather(pl.col("i")).alias("b"))
     spans = _group_union(windows)
     busy_in = covered_between(busy[0], busy[1], spans.get_column("a"), spans.get_column("b"))
     spans = spans.with_columns(busy_in.alias("busy")).group_by("g").agg(
