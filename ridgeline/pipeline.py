@@ -304,6 +304,13 @@ def analyze_paths(
         _add_notes(result, _machine_mismatch_notes(result))
     if tl_files:
         _analyze_timeline(result, tl_files, timeline_options=timeline_options, strict=strict)
+        if gpu is not None and not ncu_files:  # --gpu gives a timeline run its GPU and roofs: one fact, every line
+            from ridgeline.analyzer.timeline.gpu import timeline_gpu
+
+            chosen = timeline_gpu(result.timeline.devices, gpu)
+            gpu_entry, result.roofs = chosen.entry, chosen.roofs
+            result.gpu_name, result.gpu_match = chosen.gpu_name, chosen.gpu_match
+            _add_notes(result, chosen.notes)
     if what_if:
         from ridgeline.analyzer.kernels.whatif import run_specs
 

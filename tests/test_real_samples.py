@@ -13,7 +13,11 @@ per-file expected values:
 * FLOPs and DRAM bytes are null exactly when no spelling of their counters exists in the file;
 * no launch-overhead remedy on a launch longer than the launch-bound threshold;
 * distinct demangled kernel names get distinct displayed names;
-* every view's numbers equal the JSON document's.
+* every view's numbers equal the JSON document's;
+* nothing that yields no records exits 0 silently: an input read into no record is named by a note
+  saying what it holds (or refused in one line);
+* no rank verdict without its coverage: a straggler (RL411) is named among at least the documented
+  minimum of ranks, and says how many of the job's ranks were captured when the traces record more.
 
 Skipped as a whole when ``../shared/samples`` is absent (a clean clone in CI). Each file is run
 once per command (module-scoped cache), in process, so the sweep costs what the commands cost.
@@ -319,3 +323,38 @@ def test_communication_never_exceeds_the_busy_time(path):
     for f in doc.get("findings") or []:
         if f.get("subject_kind") == "timeline" and f.get("impact_share") is not None:
             assert 0 <= f["impact_share"] <= 1 + 1e-9, f
+
+
+@pytest.mark.parametrize("path", PARAMS)
+def test_nothing_that_yields_no_records_passes_silently(path):
+    """An input that yields no record (no launch, no timeline record, no telemetry row) is named by
+    a note that says so, never an empty analysis with "Findings: none" alone (issue 32 item 4)."""
+    doc = _doc(path)
+    for inp in doc["inputs"]:
+        if inp["rows"]:
+            continue
+        said = [n for n in doc["notes"] if n.startswith(inp["path"] + ":")]
+        assert said, f"{inp['path']} yielded no record and no note says why: {doc['notes']}"
+        if inp["kind"].startswith(("kineto", "nsys")):
+            # a timeline: what it holds instead, and the advice for that (ridgeline.parsers.timeline.holdings)
+            assert any("nothing analysed on the GPU: " in n for n in said), said
+
+
+@pytest.mark.parametrize("path", PARAMS)
+def test_no_rank_verdict_without_its_coverage(path):
+    """RL411 names a straggler only among at least its min_ranks ranks, and says how many of the
+    job's ranks were captured when the traces record a larger world (issue 32 item 5); the rank
+    table carries the world size its heading states."""
+    from ridgeline.rules.timeline.rl411_straggler_rank import StragglerRank
+
+    doc = _doc(path)
+    ranks = (doc.get("timeline") or {}).get("ranks") or []
+    assert all("world_size" in r for r in ranks)
+    for f in doc["findings"]:
+        if f["code"] != "RL411":
+            continue
+        ev = {e["metric"]: e["value"] for e in f["evidence"]}
+        assert ev["ranks"] >= StragglerRank.thresholds["min_ranks"][0], f
+        world = ev.get("world_size")
+        if world and world > ev["ranks"]:
+            assert f"{ev['ranks']} of {world} ranks captured" in f["message"], f

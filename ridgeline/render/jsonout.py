@@ -76,7 +76,8 @@ TIMELINE_KEYS: dict[str, str] = {
     "names with several candidates are 'ambiguous' and not joined",
     "ranks": "per-rank table when at least two devices carry a rank (one job: ridgeline.analyzer.timeline.ranks), by rank: "
     "rank, source, device, rank_from, capture_s, compute_busy_s, comm_busy_s, comm_exposed_s, idle_s, "
-    "compute_vs_median (compute_busy_s / the ranks' median); empty list otherwise",
+    "compute_vs_median (compute_busy_s / the ranks' median), world_size (the job's, as the traces record it; null "
+    "when none does: the table holds world_size ranks or fewer); empty list otherwise",
     "steps": "one record per step per device (ProfilerStep#N / NVTX step ranges; keys below); empty list when the "
     "trace has no step ranges (since 1.6)",
     "fusion": "fusion candidates: frequent sequences of short kernels launched back to back, per device (keys "

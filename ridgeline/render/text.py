@@ -270,9 +270,10 @@ def _findings(result) -> list[str]:
         compact = len(items) > GROUP_DETAIL_MAX  # many subjects: one line each, one example message
         shown = items[:GROUP_LIST_MAX] if compact else items
         name_w = WIDTH - 4 - 22
-        # telemetry subjects (host:NAME gpu:N) are never cut: two hosts must not look alike; one
-        # too long for the column gets a line of its own, its impact on the next
-        whole = all(f.subject_kind in TELEMETRY_KINDS for f in shown)
+        # telemetry subjects (host:NAME gpu:N) and timeline devices (a file name, gpu:N) are never
+        # cut: two hosts or two rank files must not look alike (a cut name read hta-128r~hta128...~0);
+        # one too long for the column gets a line of its own, its impact on the next
+        whole = all(f.subject_kind in TELEMETRY_KINDS or f.subject_kind == "timeline" for f in shown)
         labels = ([inline(f.subject) for f in shown] if whole
                   else distinct_labels([f.subject for f in shown], name_w, together=True))
         for f, label in zip(shown, labels):

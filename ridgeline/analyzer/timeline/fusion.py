@@ -7,15 +7,19 @@ window of n = 2..6 consecutive kernels inside a run is an n-gram; n-grams are co
 of their kernel-name ids (a polynomial over uint64 on polars Series, no per-event Python), and an n-gram's
 occurrences that overlap (``A A A`` holds ``A A`` twice) are counted once (greedy, left to right).
 
-Per candidate: ``count``; ``span_s`` (first start to last end, summed: kernel time plus the
-gaps between them); ``kernel_s``; ``gap_s`` = span_s - kernel_s, the device idle inside the
-sequences: what fusing the kernels into one (or capturing them in a CUDA graph, which removes
-the launch gaps but not the kernels' own prologues) would give back on the GPU at most;
+Per candidate: ``count``; ``span_s``, the time the occurrences cover (the union of their
+windows, each from its first kernel's start to its last end: occurrences on several streams that
+run at once are counted once, so no span exceeds the capture); ``kernel_s``, the union of the
+occurrences' kernels' time; ``gap_s``, the time inside those windows when the *device* was idle
+(no kernel, copy or memset on any stream: another stream's work in a sequence's gap is not idle
+time): what fusing the kernels into one (or capturing them in a CUDA graph, which removes the
+launch gaps but not the kernels' own prologues) would give back on the GPU at most;
 ``launch_host_s`` = count x (n - 1) x the median launch call's host time (when the trace has launch
 calls): the host time saved by launching one kernel (or one graph) instead of n.
+``gap_s`` <= ``span_s`` - ``kernel_s`` <= ``span_s`` <= the capture.
 
-Candidates are ranked by ``gap_s`` + ``launch_host_s`` (first by a vectorized upper bound that counts
-overlapping occurrences; the best :data:`PRESELECT` per n are then scored exactly) and picked in that order; one whose
+Candidates are ranked by ``gap_s`` + ``launch_host_s`` (first by a vectorized upper bound: each
+occurrence's own stream's gaps, overlapping occurrences counted; the best :data:`PRESELECT` per n are then scored exactly) and picked in that order; one whose
 occurrences are made, more than half (:data:`MAX_SHARED`), of kernels already in a picked
 candidate's occurrences is left out, so no gap is offered twice (``A B`` inside ``A B C`` x 172;
 ``A A A A`` and ``A A A A A`` over one run of ``A``). The top :data:`TOP` per device are kept.
@@ -42,9 +46,11 @@ FUSION_COLUMNS: dict[str, tuple[str, str]] = {
     "sequence": ("str", "the kernels' readable labels (docs/names.md), ' -> ' between them"),
     "names": ("list[str]", "the kernels' full names, in order"),
     "count": ("i64", "occurrences (overlapping ones once)"),
-    "span_s": ("f64", "summed first-start-to-last-end of the occurrences (kernel time plus the gaps inside)"),
-    "kernel_s": ("f64", "summed kernel time of the occurrences"),
-    "gap_s": ("f64", "span_s - kernel_s: device idle inside the sequences (what fusing or graph capture gives back at most)"),
+    "span_s": ("f64", "time the occurrences cover: the union of their first-start-to-last-end windows (never more "
+               "than the capture)"),
+    "kernel_s": ("f64", "union of the occurrences' kernel time"),
+    "gap_s": ("f64", "device idle inside the occurrences' windows (no work on any stream): what fusing or graph "
+              "capture gives back at most"),
     "launch_host_s": ("f64", "count x (n - 1) x median launch call time: host launch time one launch instead of n saves; "
                       "null without launch calls in the trace"),
 }
@@ -94,9 +100,15 @@ def fusion_candidates(acts, api, source: str, *, fuse_kernel_s: float = FUSE_KER
         return empty_fusion()
     k = k.sort("device", "stream", "start_ns").with_columns(pl.col("name").rank("dense").cast(pl.UInt64).alias("nid"))
     launch_ns = _launch_cost_ns(api)
+    from ridgeline.analyzer.timeline.intervals import merge_intervals
+
+    work = acts.select("device", "start_ns", "end_ns")  # every kind: a copy on another stream is no idle time
     rows = []
     for (device,), part in k.group_by(["device"], maintain_order=True):
-        rows += _device_candidates(part, source, device, int(fuse_kernel_s * 1e9), int(fuse_gap_s * 1e9), launch_ns, top)
+        dev = work.filter(pl.col("device").is_null() if device is None else pl.col("device") == device)
+        busy = merge_intervals(dev.get_column("start_ns"), dev.get_column("end_ns"))
+        rows += _device_candidates(part, source, device, int(fuse_kernel_s * 1e9), int(fuse_gap_s * 1e9), launch_ns, top,
+                                   busy=busy)
     if not rows:
         return empty_fusion()
     # readable labels (docs/names.md) for the few names in the candidates only
@@ -150,8 +162,65 @@ def _ngram_occurrences(s, e, ids, run, dur_cum, launch_ns):
     return pl.concat(pl.collect_all(found)).sort("cid", "pos")
 
 
-def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
+def _group_union(frame):
+    """Per group ``g``, the union of intervals ``[a, b)`` -> frame (g, a, b) of disjoint intervals.
+    One sort and one running maximum for all groups: each group is moved past the one before it
+    (times from the earliest start, plus g x the whole span: no two groups' intervals meet; g <= 7 x
+    PRESELECT and a capture within the readers' 30 days keep that inside int64)."""
     import polars as pl
+
+    if not frame.height:
+        return frame.select("g", "a", "b")
+    base, top = frame.get_column("a").min(), frame.get_column("b").max()
+    shift = pl.col("g").cast(pl.Int64) * (top - base + 1) - base
+    d = frame.select("g", (pl.col("a") + shift).alias("a"), (pl.col("b") + shift).alias("b"), shift.alias("s")).sort("a")
+    reach = pl.col("b").cum_max()
+    new = (pl.col("a") > reach.shift(1)).fill_null(True)
+    return (d.with_columns(reach.alias("m"), new.cum_sum().alias("seg")).group_by("seg")
+            .agg(pl.col("g").first(), (pl.col("a").min() - pl.col("s").first()).alias("a"),
+                 (pl.col("m").max() - pl.col("s").first()).alias("b")))
+
+
+def _exact_scores(occ, s, e, busy):
+    """Per candidate (``cid``, in order): n, count, first position, span (the union of its
+    occurrences' windows), kernel time (the union of their kernels) and the device idle inside
+    the windows (``busy``: the device's work, merged), in ns."""
+    import polars as pl
+
+    from ridgeline.analyzer.timeline.intervals import covered_between
+
+    size = s.len()
+    ends = [pl.when(pl.col("n") > j).then(pl.lit(e).gather(pl.min_horizontal(pl.col("pos") + j, pl.lit(size - 1))))
+            for j in range(NGRAM_MAX)]
+    windows = occ.select(pl.col("cid").alias("g"), pl.lit(s).gather(pl.col("pos")).alias("a"),
+                         pl.max_horizontal(ends).alias("b"))
+    members = occ.select(pl.col("cid").alias("g"), "pos", pl.int_ranges(0, pl.col("n")).alias("j")).explode("j") \
+        .select("g", (pl.col("pos") + pl.col("j")).alias("i")) \
+        .select("g", pl.lit(s).gather(pl.col("i")).alias("a"), pl.lit(e).gather(pl.col("i")).alias("b"))
+    spans = _group_union(windows)
+    busy_in = covered_between(busy[0], busy[1], spans.get_column("a"), spans.get_column("b"))
+    spans = spans.with_columns(busy_in.alias("busy")).group_by("g").agg(
+        (pl.col("b") - pl.col("a")).sum().alias("span"), pl.col("busy").sum())
+    kern = _group_union(members).group_by("g").agg((pl.col("b") - pl.col("a")).sum().alias("kern"))
+    per = occ.group_by("cid", maintain_order=True).agg(pl.col("n").first(), pl.len().alias("count"),
+                                                       pl.col("pos").first().alias("first"))
+    return (per.join(spans, left_on="cid", right_on="g", how="left", maintain_order="left")
+            .join(kern, left_on="cid", right_on="g", how="left", maintain_order="left")
+            .select("cid", "n", "count", "first", "span", "kern",
+                    # idle inside the windows: never below 0, never more than the windows minus the kernels
+                    pl.min_horizontal(pl.col("span") - pl.col("busy"), pl.col("span") - pl.col("kern"))
+                    .clip(lower_bound=0).alias("idle")))
+
+
+def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top, busy=None):
+    """``busy``: the device's work (all kinds, all streams) merged into disjoint sorted intervals
+    (``intervals.merge_intervals``); default: the kernels in ``part``."""
+    import polars as pl
+
+    from ridgeline.analyzer.timeline.intervals import merge_intervals
+
+    if busy is None:
+        busy = merge_intervals(part.get_column("start_ns"), part.get_column("end_ns"))
 
     size = part.height
     short = (pl.col("end_ns") - pl.col("start_ns")) <= short_ns
@@ -183,25 +252,20 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
     occ = occ.filter(pl.len().over("cid") >= 2)
     if not occ.height:
         return []
-    # exact scores of all candidates at once: span and kernel time of each occurrence, summed per candidate
-    last = pl.col("pos") + pl.col("n") - 1
-    per = (occ.lazy().with_columns((pl.lit(e).gather(last) - pl.lit(s).gather(pl.col("pos"))).alias("span"),
-                                   (pl.lit(dur_cum).gather(last + 1) - pl.lit(dur_cum).gather(pl.col("pos"))).alias("kern"))
-           .group_by("cid", maintain_order=True)
-           .agg(pl.col("n").first(), pl.len().alias("count"), pl.col("pos").first().alias("first"),
-                pl.col("span").sum(), pl.col("kern").sum()).collect())
+    # exact scores of all candidates at once: the union of each one's windows, its kernels, the device idle inside
+    per = _exact_scores(occ, s, e, busy)
     scored = []
     offset = 0
-    for _cid, n, count, first, span, kern in per.iter_rows():
+    for _cid, n, count, first, span, kern, idle in per.iter_rows():
         host = count * (n - 1) * launch_ns if launch_ns is not None else None
-        scored.append((span - kern + (host or 0.0), n, first, offset, count, span, kern, host))
+        scored.append((idle + (host or 0.0), n, first, offset, count, span, kern, idle, host))
         offset += count
     scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
     occ_pos = occ.get_column("pos")
     names = part.get_column("name")
     covered = pl.Series([False], dtype=pl.Boolean).new_from_index(0, size)  # kernels in a picked candidate's occurrences
     rows = []
-    for score, n, first, offset, count, span, kern, host in scored:
+    for score, n, first, offset, count, span, kern, idle, host in scored:
         if len(rows) >= top or score <= 0:
             break
         pos = occ_pos.slice(offset, count)
@@ -212,7 +276,7 @@ def _device_candidates(part, source, device, short_ns, gap_ns, launch_ns, top):
         rows.append({
             "source": source, "device": device, "n": n,
             "sequence": None, "names": names.slice(first, n).to_list(),
-            "count": count, "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": (span - kern) / 1e9,
+            "count": count, "span_s": span / 1e9, "kernel_s": kern / 1e9, "gap_s": idle / 1e9,
             "launch_host_s": host / 1e9 if host is not None else None,
         })
     return rows

@@ -33,8 +33,16 @@ exposed communication (``comm_exposed_s``), idle (``idle_s``), capture, and the 
 relative to the median of the ranks. Terminal, Markdown, JSON and HTML show it when at least
 two devices carry ranks.
 
+Coverage (:func:`coverage`)
+---------------------------
+The ranks a job's traces cover: the ranks captured, and the world size the traces record
+(Kineto ``distributedInfo.world_size``), when they record one. Two traces of a 128-rank job are
+"2 of 128 ranks", never "a job of 2 ranks"; every view and RL411's message state it.
+
 The straggler (:func:`straggler`, rule RL411)
 ---------------------------------------------
+A verdict needs the ranks it compares: at least ``min_ranks`` (:data:`MIN_RANKS`, 3) ranks
+captured, so the others' median is of two ranks or more; with fewer, no straggler is named.
 In a synchronous job every rank waits in the collective for the slowest to arrive: a collective
 kernel spins until all peers join, so the waiting shows up as *exposed communication* on the
 fast ranks. The straggler is the rank whose compute time is the longest, when
@@ -55,7 +63,12 @@ import re
 RANK_NAME_RE = re.compile(r"(?i)(?:rank[-_]?|(?:^|[-_.])r)(\d{1,5})(?=$|[-_.])")
 
 RANK_TABLE_COLUMNS = ("rank", "source", "device", "rank_from", "capture_s", "compute_busy_s", "comm_busy_s",
-                      "comm_exposed_s", "idle_s", "compute_vs_median")
+                      "comm_exposed_s", "idle_s", "compute_vs_median", "world_size")
+
+#: a rank verdict (RL411's straggler) compares one rank with the median of the others: it needs at
+#: least this many ranks captured, so that the median is of two ranks or more (with two ranks, "the
+#: others" is one rank, and which of the two is late cannot be told from which one waits)
+MIN_RANKS = 3
 
 
 def rank_from_name(path: str) -> int | None:
@@ -165,18 +178,39 @@ def rank_table(devices):
     if d is None:
         return None
     med = d.get_column("compute_busy_s").median()
+    world = _world_size(d)
     return d.with_columns(
         (pl.col("compute_busy_s") / med if med else pl.lit(None, dtype=pl.Float64)).alias("compute_vs_median"),
+        pl.lit(world, dtype=pl.Int64).alias("world_size"),
     ).select(RANK_TABLE_COLUMNS)
 
 
-def straggler(devices, *, min_excess: float = 0.1, min_wait: float = 0.5) -> dict | None:
-    """The straggling rank's row and evidence (module docstring), or None."""
+def _world_size(d) -> int | None:
+    """The one world size the ranked devices record (None: none recorded; several are refused by
+    :func:`job_problem` before this)."""
+    if "world_size" not in d.columns:
+        return None
+    sizes = d.get_column("world_size").drop_nulls().unique().to_list()
+    return int(sizes[0]) if len(sizes) == 1 else None
+
+
+def coverage(table) -> tuple[int, int | None]:
+    """(ranks captured, the job's world size or None) of a :func:`rank_table`."""
+    if table is None or not table.height:
+        return 0, None
+    world = _world_size(table)
+    captured = table.get_column("rank").n_unique()
+    return captured, (max(world, captured) if world is not None else None)
+
+
+def straggler(devices, *, min_excess: float = 0.1, min_wait: float = 0.5, min_ranks: int = MIN_RANKS) -> dict | None:
+    """The straggling rank's row and evidence (module docstring), or None; None too with fewer
+    than ``min_ranks`` ranks (that ran communication) to compare."""
     d = ranked(devices)
     if d is None:
         return None
     rows = [r for r in d.iter_rows(named=True) if (r.get("comm_busy_s") or 0) > 0]
-    if len(rows) < 2:
+    if len(rows) < max(2, min_ranks) or len({r["rank"] for r in rows}) < max(2, min_ranks):
         return None
     slow = max(rows, key=lambda r: (r["compute_busy_s"] or 0.0, -r["rank"]))
     others = [r for r in rows if r is not slow]
@@ -193,6 +227,7 @@ def straggler(devices, *, min_excess: float = 0.1, min_wait: float = 0.5) -> dic
     return {
         "row": slow,
         "ranks": len(rows),
+        "world_size": _world_size(d),
         "compute_s": slow["compute_busy_s"],
         "others_median_compute_s": med,
         "excess_s": excess,

@@ -616,8 +616,13 @@ def read_kineto(path, *, host_calls: str = "all", stream_min_bytes: int = STREAM
         acts = _finish_activities(df, src, devices)
     else:
         acts = _empty_activities()
-        notes.append(f"{path}: the trace holds no " + ("usable " if skipped else "") + "GPU events (kernel, gpu_memcpy, "
-                     "gpu_memset): profile with ProfilerActivity.CUDA to see the GPU side; host-side ops are kept")
+        from ridgeline.parsers.timeline.holdings import judge, scan_categories  # what it holds instead, and advice
+
+        holding = judge({} if skipped else scan_categories(lambda: _Bounded(path)), events=stats["events"],
+                        skipped=len(skipped))
+        if holding.refuse:  # another accelerator's trace, CUPTI range-profiler counters: no GPU timeline
+            raise holding.error(path)
+        notes.append(holding.note(path))
     api = None
     if hosts:
         api = pl.concat(hosts, how="vertical_relaxed") if len(hosts) > 1 else hosts[0]

@@ -184,6 +184,10 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
     if report != "cuda_gpu_trace":
         out = _stats_totals(path, df, report, first_data_line, strict=strict, whole_file=not (found and found[0] > 0))
         out.notes = notes + out.notes
+        if not df.height:  # a header and nothing else: said, never an empty analysis
+            from ridgeline.parsers.timeline.holdings import judge
+
+            out.notes.append(judge({}, events=0, tool="nsys", unit="data row").note(path))
         return out
     start, dur = _find(cols, "Start"), _find(cols, "Duration")
     if start is None or dur is None or "Name" not in cols:
@@ -245,6 +249,10 @@ def read_nsys_stats(path, report: str, *, strict: bool = True) -> TimelineTables
     out = out.with_columns(pl.col("start_ns").round(0).cast(pl.Int64), pl.col("end_ns").round(0).cast(pl.Int64))
     out = _dims_and_kinds(out)
     acts = _finish_activities(out, src, {})
+    if not acts.height:  # a header and nothing else (or only damaged rows): said, never an empty analysis
+        from ridgeline.parsers.timeline.holdings import judge
+
+        notes.append(judge({}, events=0, skipped=len(skipped), tool="nsys", unit="data row").note(path))
     return TimelineTables(src, "nsys-stats:cuda_gpu_trace", acts, notes=notes, skipped=skipped, vendor="nvidia",
                           framework=pytorch_capture(acts))
 

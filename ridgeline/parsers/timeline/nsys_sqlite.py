@@ -124,6 +124,10 @@ def _launches(con, names):
         GROUP BY 1, 2""").cast({"process_id": pl.Int64, "correlation_id": pl.Int64, "launch_ns": pl.Int64})
 
 
+#: the host-side tables of an export, counted when it holds no GPU row (ridgeline.parsers.timeline.holdings)
+HOST_TABLES = ("CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "OSRT_API")
+
+
 def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> TimelineTables:
     """``host_calls``: ``"all"`` runtime API calls in HOST_API, or ``"sync"``: only the synchronizing
     ones (:data:`ridgeline.analyzer.timeline.busy.SYNC_CALLS`, all the analysis reads; the pipeline's
@@ -221,6 +225,8 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
         launches = _launches(con, names) if parts else None
         from ridgeline.parsers.timeline.nsys_nvtx import read_nvtx_ranges  # step ranges (ridgeline.analyzer.timeline.steps)
 
+        host_counts = {} if any(p.height for p in parts) else {  # no GPU row: what the export holds instead
+            t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in HOST_TABLES if t in names}
         nvtx = read_nvtx_ranges(con, names, host_calls=host_calls, select=_select, as_int=_int)
         if nvtx is not None:
             nvtx = check_host_calls(path, nvtx, strict=strict, notes=notes, where=lambda r: f"NVTX_EVENTS row {r}")
@@ -245,7 +251,9 @@ def read_nsys_sqlite(path, *, host_calls: str = "all", strict: bool = True) -> T
         acts = _finish_activities(df, src, devices)
     else:
         acts = _empty_activities()
-        notes.append(f"{path}: the export holds no GPU kernel, memcpy or memset rows (was CUDA traced? nsys -t cuda)")
+        from ridgeline.parsers.timeline.holdings import judge
+
+        notes.append(judge(host_counts, skipped=len(skipped), tool="nsys").note(path))
     if version:
         notes.append(f"{path}: Nsight Systems {version} sqlite export")
     return TimelineTables(src, "nsys-sqlite", acts, api=_finish_api(api, src) if api is not None and api.height else None,

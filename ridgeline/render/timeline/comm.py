@@ -38,6 +38,21 @@ def _device_label(r) -> str:
     return f"{Path(r['source']).name} {dev}"
 
 
+def ranks_heading(table) -> str:
+    """What the rank table covers: ``one job of 4 ranks``, or ``2 of 128 ranks of one job`` where
+    the traces record a larger world size (``ridgeline.analyzer.timeline.ranks.coverage``)."""
+    from ridgeline.analyzer.timeline.ranks import coverage
+
+    captured, world = coverage(table)
+    if world is not None and world > captured:
+        return f"{captured} of {world} ranks of one job (world size {world} recorded by the traces)"
+    return f"one job of {captured} ranks"
+
+
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _rank_origin(table) -> str:
     how = sorted({h for h in table.get_column("rank_from").to_list() if h})
     words = {"trace": "the traces (distributedInfo.rank)", "file name": "the file names", "file order": "the file order"}
@@ -66,7 +81,7 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
     table = rank_table(devices)
     lines: list[str] = []
     if table is not None:
-        lines += ["", f"Ranks: one job of {table.height} ranks (ranks from {_rank_origin(table)})",
+        lines += ["", *textwrap.wrap(f"Ranks: {ranks_heading(table)}; ranks from {_rank_origin(table)}", width),
                   f"{'rank':>5} {'device':<24}{'compute':>9}{'comm':>9}{'exposed':>9}{'idle':>9}{'x median':>9}"]
         for r in table.iter_rows(named=True):
             vs = f"{r['compute_vs_median']:.2f}" if r["compute_vs_median"] is not None else "-"
@@ -102,7 +117,7 @@ def markdown_lines(tl, _table, md) -> list[str]:
                  fmt_seconds(r["comm_exposed_s"]), fmt_seconds(r["idle_s"]),
                  f"{r['compute_vs_median']:.2f}" if r["compute_vs_median"] is not None else "-"]
                 for r in table.iter_rows(named=True)]
-        return [f"Ranks: one job of {table.height} ranks (ranks from {md(_rank_origin(table))}); {md(RANK_LEGEND)}.", "",
+        return [f"Ranks: {md(ranks_heading(table))}; ranks from {md(_rank_origin(table))}; {md(RANK_LEGEND)}.", "",
                 *_table(["Rank", "Device", "Compute", "Comm", "Exposed", "Idle", "x median"], rows,
                         ["r", "l", "r", "r", "r", "r", "r"]), ""]
     d = comm_devices(devices)
@@ -126,8 +141,8 @@ def html_section(tl) -> str:
 
     table = rank_table(devices)
     if table is not None:
-        parts = [f'<h3 id="ranks">Ranks</h3><p class="muted">One job of {table.height} ranks (ranks from '
-                 f"{esc(_rank_origin(table))}). {esc(RANK_LEGEND)}.</p>",
+        parts = [f'<h3 id="ranks">Ranks</h3><p class="muted">{esc(_first_upper(ranks_heading(table)))}; ranks from '
+                 f"{esc(_rank_origin(table))}. {esc(RANK_LEGEND)}.</p>",
                  '<table class="sortable"><thead><tr><th class="num">rank</th><th>device</th><th class="num">compute</th>'
                  '<th class="num">comm</th><th class="num">exposed</th><th class="num">idle</th>'
                  '<th class="num">x median</th></tr></thead><tbody>']

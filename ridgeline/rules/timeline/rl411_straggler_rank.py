@@ -17,7 +17,11 @@ class StragglerRank(Rule):
     compute time (``compute_busy_s``: union of its non-communication kernels) exceeds the median
     of the other ranks by at least ``min_excess`` of that median, and the other ranks' median
     exposed communication (``comm_exposed_s``) is at least ``min_wait`` x the excess and longer
-    than the straggler's own: the others sat in collectives waiting for it.
+    than the straggler's own: the others sat in collectives waiting for it. A verdict needs the
+    ranks it compares: at least ``min_ranks`` ranks captured (the others' median is then of two
+    ranks or more; with two, which one is late cannot be told from which one waits). The message
+    says how many of the job's ranks were captured where the traces record the world size
+    (``4 of 128 ranks captured``): a rank slower than the captured ones may not be the job's slowest.
 
     Why it matters
     --------------
@@ -46,6 +50,7 @@ class StragglerRank(Rule):
     thresholds = {
         "min_excess": (0.1, "fires when the slowest rank's compute exceeds the other ranks' median by this share"),
         "min_wait": (0.5, "and the other ranks' median exposed communication is at least this multiple of the excess"),
+        "min_ranks": (3, "and at least this many ranks were captured (the others' median is of two ranks or more)"),
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -56,7 +61,8 @@ class StragglerRank(Rule):
         tl = ctx.timeline
         if tl is None:
             return []
-        s = straggler(tl.devices, min_excess=self.params["min_excess"], min_wait=self.params["min_wait"])
+        s = straggler(tl.devices, min_excess=self.params["min_excess"], min_wait=self.params["min_wait"],
+                      min_ranks=int(self.params["min_ranks"]))
         if s is None:
             return []
         r = s["row"]
@@ -69,6 +75,8 @@ class StragglerRank(Rule):
                      f"{s['compute_s'] / s['others_median_compute_s']:.2f}x the other {others} rank(s)' median "
                      f"{K.fmt_s(s['others_median_compute_s'])}, while they wait {K.fmt_s(s['others_median_exposed_s'])} "
                      f"(median) exposed in collectives (rank {r['rank']}: {K.fmt_s(s['own_exposed_s'])})"
+                     + (f"; {s['ranks']} of {s['world_size']} ranks captured: a rank not captured may be slower"
+                        if s.get("world_size") and s["world_size"] > s["ranks"] else "")
                      + (f"; ranks from {r['rank_from']}" if r.get("rank_from") and r["rank_from"] != "trace" else "")),
             remedy=("Balance that rank's work (sequence lengths, padding, MoE expert load, pipeline/tensor shards) or "
                     "check its GPU (clocks, throttling, links against the others' telemetry); the other ranks gain "
@@ -81,6 +89,7 @@ class StragglerRank(Rule):
                 Evidence("others_median_comm_exposed_s", s["others_median_exposed_s"], "s", "derived"),
                 Evidence("comm_exposed_s", s["own_exposed_s"], "s", "derived"),
                 Evidence("ranks", s["ranks"], "count", "measured"),
+                *((Evidence("world_size", s["world_size"], "count", "measured"),) if s.get("world_size") else ()),
             ),
             impact_s=s["impact_s"],
             impact_share=share,

@@ -158,7 +158,7 @@ def test_views_show_the_rank_table(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["analyze", str(tmp_path / "job")])
     out = capsys.readouterr().out
-    assert "Ranks: one job of 4 ranks (ranks from the traces (distributedInfo.rank))" in out
+    assert "Ranks: one job of 4 ranks; ranks from the traces (distributedInfo.rank)" in out
     # the rank row names its input by number; the input lines above name the files in full
     row = next(line for line in out.splitlines() if line.split()[:1] == ["2"] and "gpu:0" in line)
     num = row.split()[1]
@@ -372,3 +372,33 @@ def test_views_show_communication_per_device(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["report", path, "-o", str(html)])
     assert 'id="communication"' in html.read_text()
+
+
+def test_two_ranks_of_a_128_rank_job_are_said_as_such_and_name_no_straggler(tmp_path, capsys):
+    """Issue 32 item 5: two traces recording world_size 128 are "2 of 128 ranks", in every view,
+    and two ranks are too few for a straggler verdict (RL411 min_ranks)."""
+    from ridgeline.cli import main
+    from ridgeline.render.markdown import render_markdown
+
+    folder = tmp_path / "job"
+    folder.mkdir()
+    for r in (0, 1):
+        C.write(folder / f"hta-128rank-trace-rank{r}.json", C.trace(C.rank_events([1000, 3000], 500, 4, 200, r), r, 128))
+    res = analyze_paths([folder])
+    assert not _codes(res, "RL411")
+    assert res.timeline.devices.get_column("world_size").to_list() == [128, 128]
+    with pytest.raises(SystemExit):
+        main(["analyze", str(folder)])
+    out = capsys.readouterr().out
+    assert "Ranks: 2 of 128 ranks of one job (world size 128 recorded by the traces)" in " ".join(out.split())
+    assert "one job of 2 ranks" not in out
+    # the devices RL410 groups are named whole (a cut name read hta-128r~hta128...~0)
+    assert "RL410" in out and "~" not in out
+    assert all(f"hta-128rank-trace-rank{r}.json gpu:0" in out for r in (0, 1))
+    assert "2 of 128 ranks of one job" in render_markdown(res)
+    from view_consistency import views_of
+
+    doc, texts = views_of(res, [folder], tmp_path)
+    assert [r["world_size"] for r in doc["timeline"]["ranks"]] == [128, 128]
+    assert all("2 of 128 ranks of one job" in " ".join(texts[v].split()) for v in ("terminal", "markdown", "html")), \
+        list(texts)

@@ -26,9 +26,21 @@ def _np_non_overlapping(pos, n):
     return np.asarray(keep, dtype=pos.dtype)
 
 
+def _np_union(starts, ends):
+    """Disjoint sorted [a, b) intervals covering the given ones."""
+    out = []
+    for a, b in sorted(zip(starts.tolist(), ends.tolist())):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
 def np_device_candidates(part, short_ns, gap_ns, launch_ns, top, preselect):
     """The numpy implementation of fusion._device_candidates before the move to polars: (n, names,
-    count, span ns, kernel ns, host ns) per row."""
+    count, span ns, kernel ns, host ns) per row; since issue 32, span, kernel time and idle are
+    unions (a window covered twice counts once; idle is the device's, not the stream's)."""
     s = np.asarray(part.get_column("start_ns").to_list(), np.int64)
     e = np.asarray(part.get_column("end_ns").to_list(), np.int64)
     ids = np.asarray(part.get_column("nid").to_list(), np.uint64)
@@ -63,14 +75,18 @@ def np_device_candidates(part, short_ns, gap_ns, launch_ns, top, preselect):
         for g in best[rough[best] > 0].tolist():
             cands.append((n, pos[starts[g]:starts[g] + sizes[g]]))
     scored = []
+    busy = _np_union(s, e)  # the device's work (here: every kernel of the part)
     for n, pos in cands:
         pos = _np_non_overlapping(np.sort(pos), n)
         if pos.size < 2:
             continue
-        span = int((e[pos + n - 1] - s[pos]).sum())
-        kern = int((dur_cum[pos + n] - dur_cum[pos]).sum())
+        members = (pos[:, None] + np.arange(n)).ravel()
+        windows = _np_union(s[pos], np.max(e[pos[:, None] + np.arange(n)], axis=1))
+        span = sum(b - a for a, b in windows)
+        kern = sum(b - a for a, b in _np_union(s[members], e[members]))
+        idle = span - sum(max(0, min(b, be) - max(a, bs)) for a, b in windows for bs, be in busy)
         host = pos.size * (n - 1) * launch_ns if launch_ns is not None else None
-        scored.append((span - kern + (host or 0.0), n, pos, span, kern, host))
+        scored.append((idle + (host or 0.0), n, pos, span, kern, host))
     scored.sort(key=lambda t: (-t[0], -t[1], int(t[2][0])))
     names = part.get_column("name").to_list()
     covered = np.zeros(s.size, dtype=bool)

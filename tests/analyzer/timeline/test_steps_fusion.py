@@ -226,6 +226,32 @@ def test_fusion_ignores_long_kernels_and_long_gaps(tmp_path):
     assert not any(names[:2] == ["void a()", "void b()"] for names in f.get_column("names").to_list())
 
 
+def test_fusion_counts_only_device_idle_and_no_span_past_the_capture(tmp_path):
+    """Issue 32 item 6: four streams run A(10) +5 B(10) +5, three times, at the same moments. A
+    gap of one stream is idle only where no other stream works; the occurrences on the four
+    streams cover the same time once. Device idle: 5 us inside each A -> B, 5 us between: 25 us of
+    the 85 us capture (the old sum: 4 x 85 us of span, 4 x 25 us of "idle")."""
+    ev, corr = [], 0
+    for stream in (7, 8, 9, 10):
+        for rep in range(3):
+            for name, t in (("void a_kernel()", 30 * rep), ("void b_kernel()", 30 * rep + 15)):
+                corr += 1
+                ev.append(_x("kernel", name, t, 10, device=0, stream=stream, correlation=corr))
+    p = tmp_path / "streams.json"
+    p.write_text(json.dumps({"traceEvents": ev}))
+    a = analyze_timeline([read_timeline(p, host_calls="sync")])
+    dev = a.devices.row(0, named=True)
+    assert dev["capture_s"] == pytest.approx(85e-6) and dev["idle_s"] == pytest.approx(25e-6)
+    f = a.fusion
+    assert f.height >= 1
+    for r in f.iter_rows(named=True):
+        assert r["span_s"] <= dev["capture_s"] + 1e-12, r
+        assert r["gap_s"] <= dev["idle_s"] + 1e-12, r
+        assert r["gap_s"] <= r["span_s"] - r["kernel_s"] + 1e-12 and r["kernel_s"] <= r["span_s"] + 1e-12, r
+    best = f.sort("gap_s", descending=True).row(0, named=True)
+    assert best["gap_s"] == pytest.approx(25e-6) and best["span_s"] == pytest.approx(85e-6)
+
+
 def test_overlapping_occurrences_count_once():
     pos = [0, 1, 2, 3, 4, 5]  # A A A A A A A: "A A" starts everywhere, fits 3 times
     assert _non_overlapping(pos, 2) == [0, 2, 4]

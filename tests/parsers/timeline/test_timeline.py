@@ -217,7 +217,7 @@ def test_kineto_without_gpu_events_says_so(tmp_path):
     p.write_text(json.dumps(doc))
     res = analyze_paths([p])
     assert res.timeline.devices.height == 0
-    assert any("no GPU events" in n for n in res.notes)
+    assert any("nothing analysed on the GPU" in n and "but no kernel, copy or memset record" in n for n in res.notes)
     assert not res.findings
 
 

@@ -12,9 +12,9 @@ from ridgeline.rules.base import Context
 from ridgeline.rules.engine import get_rule
 
 
-def ctx(compute, exposed, rank_from="trace") -> Context:
+def ctx(compute, exposed, rank_from="trace", world=None) -> Context:
     rows = [{"source": f"rank{r}.json", "device": 0, "capture_s": 2.0, "rank": r, "rank_from": rank_from,
-             "compute_busy_s": c, "comm_busy_s": e + 0.1, "comm_exposed_s": e}
+             "compute_busy_s": c, "comm_busy_s": e + 0.1, "comm_exposed_s": e, "world_size": world}
             for r, (c, e) in enumerate(zip(compute, exposed))]
     devices = pl.DataFrame(rows, schema=polars_schema(TIMELINE_DEVICE_COLUMNS))
     return Context(timeline=TimelineAnalysis(devices=devices, kernel_shares=None, bins=None))
@@ -37,3 +37,20 @@ def test_rl411_straggler_rank_quiet():
     assert rule.check(ctx([1.0, 1.5, 1.0], [0.2, 0.05, 0.2])) == []  # others waited 0.2 s < 0.5 x 0.5 s
     assert rule.check(ctx([1.0, 1.5, 1.0], [0.4, 0.45, 0.4])) == []  # the slow rank waits as long: not a straggler
     assert rule.check(ctx([1.5], [0.0])) == []  # one rank is no job
+
+
+def test_rl411_needs_the_ranks_it_compares():
+    """Issue 32 item 5: two ranks are too few for a verdict (min_ranks 3: the others' median is of
+    two ranks or more); the threshold is data."""
+    rule = get_rule("RL411")
+    assert rule().check(ctx([1.0, 3.0], [2.5, 0.5])) == []  # rank 1 of two "3x the other's median": no verdict
+    assert rule({"min_ranks": 2}).check(ctx([1.0, 3.0], [2.5, 0.5]))  # allowed by a lower threshold
+    assert rule().check(ctx([1.0, 3.0, 1.0], [2.5, 0.5, 2.5]))
+
+
+def test_rl411_says_how_many_of_the_jobs_ranks_were_captured():
+    (f,) = get_rule("RL411")().check(ctx([1.0, 1.5, 0.9, 1.1], [0.4, 0.05, 0.5, 0.3], world=128))
+    assert f.message.endswith("; 4 of 128 ranks captured: a rank not captured may be slower")
+    assert {e.metric: e.value for e in f.evidence}["world_size"] == 128
+    (f,) = get_rule("RL411")().check(ctx([1.0, 1.5, 0.9, 1.1], [0.4, 0.05, 0.5, 0.3], world=4))
+    assert "captured" not in f.message  # every rank of the job is here
