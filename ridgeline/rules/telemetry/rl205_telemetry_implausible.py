@@ -71,6 +71,7 @@ class TelemetryImplausible(Rule):
     code = "RL205"
     name = "telemetry-implausible"
     severity = "warning"
+    severities = ("info",)
     family = "telemetry"
     thresholds = {
         "gap_factor": (3.0, "a gap counts when longer than this many sample intervals"),
