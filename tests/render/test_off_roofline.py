@@ -1,0 +1,64 @@
+"""The "ncu utilization" table (launches off the roofline) agrees with the kernel table above it
+(issue 37 item 2): one row per kernel name with the kernel table's label, the time unknown (not
+0 s) where no launch has a duration, and the reason each launch is off the roofline read from its
+``missing`` list, not assumed to be missing counters."""
+
+from __future__ import annotations
+
+import types
+
+import polars as pl
+
+from ridgeline.render.facts import off_roofline, off_roofline_reason
+from ridgeline.render.timeline.postmortem import utilization_lines
+from ridgeline.render.timeline.postmortem_html import utilization_section
+
+FA3 = "void cutlass::device_kernel<flash::FlashAttnFwdSm90<...>>(T1::Params)"
+OTHER = "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<...>>(T1::Params)"
+
+
+def _result(rows):
+    base = {"kernel_name": None, "short_name": "cutlass::device_kernel", "kernel_label": None, "bound": "unknown",
+            "duration_s": None, "sm_throughput_pct": None, "dram_throughput_pct": None, "missing": []}
+    df = pl.DataFrame([{**base, **r} for r in rows],
+                      schema_overrides={"duration_s": pl.Float64, "sm_throughput_pct": pl.Float64,
+                                        "dram_throughput_pct": pl.Float64, "missing": pl.List(pl.String)})
+    return types.SimpleNamespace(kernels=df)
+
+
+def test_one_row_per_kernel_name_with_its_label_and_its_own_speed_of_light():
+    res = _result([
+        {"kernel_name": FA3, "kernel_label": "FlashAttention-3 fwd (sm90)", "duration_s": 2e-6,
+         "sm_throughput_pct": 80.0, "missing": ["DRAM bandwidth roof"]},
+        {"kernel_name": OTHER, "kernel_label": "CUTLASS GEMM", "duration_s": 1e-6, "sm_throughput_pct": 10.0,
+         "missing": ["flops_tensor"]},
+    ])
+    rows, why = off_roofline(res)
+    assert rows.get_column("kernel_label").to_list() == ["FlashAttention-3 fwd (sm90)", "CUTLASS GEMM"]
+    assert rows.get_column("sm_pct").to_list() == [80.0, 10.0]  # not one median of both
+    assert why == {"launches": 2, "no_counters": 1, "no_roof": 1, "counters": ["flops_tensor"],
+                   "roofs": ["DRAM bandwidth roof"]}
+    text = " ".join(" ".join(utilization_lines(res)).split())
+    assert "1 has its FLOP/byte counters but no roof (DRAM bandwidth roof)" in text
+    assert "1 lacks FLOP/byte counters (flops_tensor)" in text
+    assert "FlashAttention-3 fwd (sm90)" in text and "CUTLASS GEMM" in text
+    html = utilization_section(res)
+    assert "FlashAttention-3 fwd (sm90)" in html and "lacks FLOP/byte counters" in html
+
+
+def test_roofs_missing_alone_is_not_called_missing_counters_and_unknown_time_is_not_zero():
+    res = _result([{"kernel_name": FA3, "kernel_label": "FA3", "sm_throughput_pct": 50.0,
+                    "missing": ["DRAM bandwidth roof", "compute roof"]}] * 3)
+    rows, why = off_roofline(res)
+    assert rows.get_column("total_duration_s").to_list() == [None]
+    assert why["no_counters"] == 0 and why["no_roof"] == 3
+    reason = off_roofline_reason(why)
+    assert reason == "3 launches off the roofline: 3 have their FLOP/byte counters but no roof (DRAM bandwidth roof, compute roof)"
+    line = [x for x in utilization_lines(res) if x.strip().startswith("FA3")][0]
+    assert " 0 s" not in line and line.split()[2] == "-"
+    assert "without FLOP/byte counters" not in "\n".join(utilization_lines(res))
+
+
+def test_no_table_when_every_launch_is_placed():
+    assert off_roofline(_result([{"kernel_name": FA3, "bound": "memory", "sm_throughput_pct": 5.0}])) is None
+    assert utilization_lines(_result([{"kernel_name": FA3, "bound": "memory", "sm_throughput_pct": 5.0}])) == []
