@@ -612,7 +612,7 @@ def silent_telemetry_notes(windows) -> list[str]:
             and windows.get_column(c).null_count() < windows.height]
     return [
         "no telemetry field any rule reads was present (read: " + (", ".join(read) or "no numeric field")
-        + "): no finding can be made, so 'Findings: none' is not a clean bill; collect "
+        + "): no performance rule can judge it, so having no performance finding is not a clean bill; collect "
         + ", ".join(RULE_FIELDS.values())
     ]
 

@@ -62,3 +62,17 @@ def test_roofs_missing_alone_is_not_called_missing_counters_and_unknown_time_is_
 def test_no_table_when_every_launch_is_placed():
     assert off_roofline(_result([{"kernel_name": FA3, "bound": "memory", "sm_throughput_pct": 5.0}])) is None
     assert utilization_lines(_result([{"kernel_name": FA3, "bound": "memory", "sm_throughput_pct": 5.0}])) == []
+
+
+def test_grouped_findings_keep_each_measured_message_when_the_subject_needs_its_own_line():
+    """Issue 37 item 5: "RL205 info 2 findings" listed two long telemetry subjects and lost their
+    measured text (a subject too long for the column skipped its message)."""
+    from ridgeline.render.text import _findings
+    from ridgeline.rules.base import Finding
+
+    host = "host:" + "a-very-long-host-name-from-a-file-name-" * 2
+    fs = [Finding(code="RL205", name="telemetry-implausible", severity="info", subject=f"{host} gpu:{g}",
+                  message=f"{n} blank values in {s} samples", remedy="Expected.", subject_kind="telemetry")
+          for g, n, s in ((0, 8, 3), (7, 9, 4))]
+    text = " ".join(" ".join(_findings(types.SimpleNamespace(findings=fs))).split())
+    assert "8 blank values in 3 samples" in text and "9 blank values in 4 samples" in text
