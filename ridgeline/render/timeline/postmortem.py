@@ -34,8 +34,10 @@ def timeline_lines(result) -> list[str]:
     if d is not None and d.height:
         several = d.get_column("source").n_unique() > 1
         lines.append("Timeline: GPU busy vs idle per device (capture = first to last GPU activity)")
-        lines.append(f"{'device':<18}{'capture':>9}{'busy':>6}{'kernel':>7}{'idle':>6}{'launch':>7}{'sync':>6}{'host':>6}"
-                     f"{'queued':>7}{'other':>6}")
+        from ridgeline.analyzer.timeline.idle_causes import IDLE_CAUSE_WORDS as W
+
+        lines.append(f"{'device':<18}{'capture':>9}{'busy':>6}{'kernel':>7}{'idle':>6}{W['launch']:>7}{W['sync']:>6}"
+                     f"{W['host']:>6}{W['queued']:>7}{W['other']:>6}")
         rows = list(d.iter_rows(named=True))
         # the row says which device (gpu:N, and #k of its input when there are several); inputs and
         # models are named in full below the legend: a name cut to fit reads as another ("A10~")
