@@ -98,7 +98,7 @@ def _gpu_lines(result) -> list[str]:
     several = len(by_device) > 1
     any_ridge = False
     body: list[str] = []
-    label_w = max([14] + [len(PRECISION_LABELS.get(r.precision or "", "").replace("BF16/FP16", "BF16"))
+    label_w = max([14] + [len(PRECISION_LABELS.get(r.precision or "", ""))
                           + len(tensor_path_label(r.path)) + 1 for r in result.roofs if r.path])
     for device, roofs in by_device.items():
         indent = "    " if several else "  "
@@ -110,8 +110,8 @@ def _gpu_lines(result) -> list[str]:
                 value, ridge = fmt_si(r.value, "B/s"), ""
             else:
                 label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
-                if r.path:  # "BF16 TC wgmma": fp16 and bf16 share the roof; the path is what differs
-                    label = label.replace("BF16/FP16", "BF16") + f" {tensor_path_label(r.path)}"
+                if r.path:  # "BF16 TC wgmma": the precision as every view names it, then the path
+                    label += f" {tensor_path_label(r.path)}"
                 value = fmt_si(r.value, "FLOP/s")
                 ridge = fmt_num(ridge_value) if ridge_value else ""
                 any_ridge = any_ridge or bool(ridge)
@@ -128,8 +128,7 @@ def _gpu_lines(result) -> list[str]:
 
 
 # the kernel table's precision column: what the FLOPs ran as (tensor-core math for the last four)
-PRECISION_SHORT = {"fp64": "fp64", "fp32": "fp32", "fp16": "fp16", "fp64_tensor": "fp64", "tf32_tensor": "tf32",
-                   "fp16_tensor": "bf16", "fp8_tensor": "fp8", "int8_tensor": "int8"}
+from ridgeline.analyzer.kernels.precisions import SHORT as PRECISION_SHORT, SHORT_LEGEND  # noqa: E402
 
 
 def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
@@ -151,7 +150,7 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
             f"{fmt_num(r['intensity_dram']):>7} {(view_bound(r['bound'], r.get('latency_kind')) or '-'):<7}"
             f"{fmt_pct(r['roof_fraction']):>5}"
         )
-    legend = ("prec: the math the FLOPs ran as (tf32, bf16 = bf16 or fp16, fp8, int8: tensor cores); "
+    legend = (f"prec: the math the FLOPs ran as ({SHORT_LEGEND}); "
               "FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it")
     if any(r.get("bound") == "latency" for r in rows):
         legend += "; " + VIEW_LEGEND

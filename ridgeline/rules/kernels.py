@@ -30,17 +30,8 @@ from ridgeline import fmt as numfmt
 from ridgeline.rules.base import Context, Evidence
 from ridgeline.analyzer.kernels.families import KV_CACHE_FAMILIES, WEIGHT_GEMM_FAMILIES
 
-# how a ROOFLINE precision reads in a message
-PRECISION_LABELS = {
-    "fp64": "fp64",
-    "fp32": "fp32",
-    "fp16": "fp16 CUDA cores",
-    "tf32_tensor": "tf32",
-    "fp16_tensor": "bf16/fp16",
-    "fp8_tensor": "fp8",
-    "int8_tensor": "int8",
-    "fp64_tensor": "fp64 tensor",
-}
+# how a ROOFLINE precision reads in a message (the one table of precision names)
+from ridgeline.analyzer.kernels.precisions import WORDS as PRECISION_LABELS  # noqa: E402
 
 # bytes per weight element when a GEMM's inputs are in this precision (decode: AI ~ 2 * batch / bytes)
 WEIGHT_BYTES = {
