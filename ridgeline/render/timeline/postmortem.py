@@ -108,8 +108,16 @@ def timeline_lines(result) -> list[str]:
                              f"{_pct(r['time_share'], 1):>8}")
     if tl.join is not None:
         lines.append("")
-        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); "
-                     f"{len(tl.unmatched_profile)} profiled only, {len(tl.unmatched_timeline)} timeline only")
+        import textwrap
+
+        c = getattr(tl, "unmatched_counts", None) or {}
+        lines += textwrap.wrap(
+            f"Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); "
+            f"{c.get('profile', len(tl.unmatched_profile))} profiled only, "
+            f"{c.get('timeline', len(tl.unmatched_timeline))} timeline only (kernel names)", WIDTH,
+            subsequent_indent="  ")
+        if getattr(tl, "gpu_mismatch", ""):
+            lines += textwrap.wrap(f"  {tl.gpu_mismatch[0].upper()}{tl.gpu_mismatch[1:]}", WIDTH, subsequent_indent="    ")
         if tl.unmatched_profile:
             lines.append("  profiled only: " + shorten(", ".join(tl.unmatched_profile), WIDTH - 17))
     return lines

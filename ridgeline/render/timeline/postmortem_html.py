@@ -81,8 +81,13 @@ def timeline_section(result) -> str:
                          f'<td class="num">{esc(fmt_pct(r["time_share"]))}</td></tr>')
         parts.append("</tbody></table>")
     if tl.join is not None:
+        c = getattr(tl, "unmatched_counts", None) or {}
         parts.append(f'<p>Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); '
+                     f"{c.get('profile', len(tl.unmatched_profile))} profiled only, "
+                     f"{c.get('timeline', len(tl.unmatched_timeline))} timeline only (kernel names); "
                      f"kernel findings are ranked by their share of the timeline's wall time.</p>")
+        if getattr(tl, "gpu_mismatch", ""):
+            parts.append(f"<p><b>{esc(tl.gpu_mismatch[0].upper() + tl.gpu_mismatch[1:])}.</b></p>")
         if tl.unmatched_profile:
             parts.append('<p class="muted">Profiled only: ' + esc(", ".join(tl.unmatched_profile[:40])) + "</p>")
         if tl.unmatched_timeline:
