@@ -68,10 +68,16 @@ def _header(result) -> list[str]:
         parts.append(f"{n} launch{'es' if n != 1 else ''} of {names} kernel{'s' if names != 1 else ''}")
         parts.append(f"{fmt_seconds(result.total_gpu_time_s)} GPU time")
     tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto"))]
-    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto"))]
+    # an nsys stats summary (cuda_gpu_kern_sum...) holds totals per name, not timeline records: it is
+    # counted as what the "nsys stats summaries (totals only)" block below shows
+    sums = [i for i in result.inputs if i.kind.startswith("nsys-stats:") and i.kind != "nsys-stats:cuda_gpu_trace"]
+    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto")) and i not in sums]
     if tl:
         n = sum(i.rows for i in tl)
         parts.append(f"{n:,} timeline record{'s' if n != 1 else ''}")
+    if sums:
+        n = sum(i.rows for i in sums)
+        parts.append(f"{n:,} nsys stats total{'s' if n != 1 else ''} (per name, no timeline)")
     if tel:
         n = sum(i.rows for i in tel)
         parts.append(f"{n:,} telemetry record{'s' if n != 1 else ''}")
@@ -194,7 +200,8 @@ def _skipped(result) -> list[str]:
     lines = [f"Skipped: {n} item{'s' if n != 1 else ''}"]
     for reason, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         lines += _wrap(f"{len(items):>5} x {reason}", "  ")
-        lines += _wrap(f"e.g. {items[0].source}: {items[0].item}", "          ")
+        item = items[0].item  # "file" is the whole file: the reason above says why, the path which
+        lines += _wrap(f"e.g. {items[0].source}" + ("" if item == "file" else f": {item}"), "          ")
     return lines
 
 

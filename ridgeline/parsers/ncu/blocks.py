@@ -40,6 +40,8 @@ def _decode(raw: bytes, path: object, *, partial: bool = False) -> bytes:
     head = raw[:4096]
     if len(head) >= 4 and head.count(b"\x00") > len(head) // 3:
         enc = looks_utf16(head)
+        if enc is None and partial:  # detection: a binary head has no CSV header, nothing to decode
+            return raw
         if enc is None:  # zero bytes, but not UTF-16's pattern: a binary file
             raise InputError(path, f"expected text, got {binary_kind(head) or 'a binary file (zero bytes, not in UTF-16 order)'}")
         try:

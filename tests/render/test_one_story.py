@@ -1,7 +1,7 @@
-"""The "ncu utilization" table (launches off the roofline) agrees with the kernel table above it
-(issue 37 item 2): one row per kernel name with the kernel table's label, the time unknown (not
-0 s) where no launch has a duration, and the reason each launch is off the roofline read from its
-``missing`` list, not assumed to be missing counters."""
+"""One story in every view (issue 37): the "ncu utilization" table agrees with the kernel table
+above it (one row per kernel name with the kernel table's label, the time unknown rather than 0 s, the
+reason each launch is off the roofline read from its ``missing`` list), grouped findings keep their
+measured text, skipped files say why, and summaries are counted as what they are."""
 
 from __future__ import annotations
 
@@ -76,3 +76,36 @@ def test_grouped_findings_keep_each_measured_message_when_the_subject_needs_its_
           for g, n, s in ((0, 8, 3), (7, 9, 4))]
     text = " ".join(" ".join(_findings(types.SimpleNamespace(findings=fs))).split())
     assert "8 blank values in 3 samples" in text and "9 blank values in 4 samples" in text
+
+
+def test_a_skipped_file_is_listed_with_its_reason_not_the_word_file(tmp_path):
+    """Issue 37 item 12: a folder's skipped file read 'e.g. PATH: file', and an ncu log that
+    profiled no kernels was only 'not an ncu export or telemetry'."""
+    from pathlib import Path
+
+    from ridgeline.pipeline import analyze_paths
+    from ridgeline.render.terminal import render_terminal
+
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "ncu" / "no-kernels-profiled.csv"
+    (tmp_path / "empty.csv").write_bytes(src.read_bytes())
+    (tmp_path / "notes.txt").write_text("hello\n")
+    gemm = Path(__file__).resolve().parents[2] / "fixtures" / "scenarios" / "decode-b8-h100" / "profile.ncu-raw.csv"
+    (tmp_path / "profile.csv").write_bytes(gemm.read_bytes())
+    res = analyze_paths([tmp_path], run_rules=False)
+    reasons = {Path(s.source).name: s.reason for s in res.skipped}
+    assert reasons["empty.csv"].startswith("ncu profiled no kernels")
+    assert reasons["notes.txt"] == "not an ncu export, timeline or telemetry (found in a folder)"
+    text = render_terminal(res)
+    assert ": file" not in text and "e.g. " in text
+
+
+def test_nsys_stats_summaries_are_counted_as_totals_not_timeline_records():
+    """Issue 37 item 12: a cuda_gpu_kern_sum CSV was announced as 'N timeline records', then
+    called 'totals only: no timeline'."""
+    from ridgeline.render.terminal import _header
+    from ridgeline.result import InputInfo
+
+    res = types.SimpleNamespace(kernels=None, inputs=[InputInfo("k.csv", "nsys-stats:cuda_gpu_kern_sum", 10),
+                                                      InputInfo("t.csv", "nsys-stats:cuda_gpu_trace", 7)])
+    text = " ".join(" ".join(_header(res)).split())
+    assert "10 nsys stats totals (per name, no timeline)" in text and "7 timeline records" in text
