@@ -13,7 +13,8 @@ per-file expected values:
 * FLOPs and DRAM bytes are null exactly when no spelling of their counters exists in the file;
 * no launch-overhead remedy on a launch longer than the launch-bound threshold;
 * distinct demangled kernel names get distinct displayed names;
-* every view's numbers equal the JSON document's.
+* every view's numbers equal the JSON document's;
+* every ridge a finding quotes is one the Roofs list prints (issue 37).
 
 Skipped as a whole when ``../shared/samples`` is absent (a clean clone in CI). Each file is run
 once per command (module-scoped cache), in process, so the sweep costs what the commands cost.
@@ -319,3 +320,20 @@ def test_communication_never_exceeds_the_busy_time(path):
     for f in doc.get("findings") or []:
         if f.get("subject_kind") == "timeline" and f.get("impact_share") is not None:
             assert 0 <= f["impact_share"] <= 1 + 1e-9, f
+
+
+_RIDGE = re.compile(r"(?<!L2 )\bridges? ([\d,.]+)(?: (?:and|to) ([\d,.]+))? FLOP/B")
+
+
+@pytest.mark.parametrize("path", PARAMS)
+def test_every_ridge_a_rule_quotes_is_in_the_roofs_list(path):
+    """Issue 37 item 3: RL107 quoted a ridge of 177 FLOP/B that no roof has (a median between the
+    137 and 216 ridges of two tensor paths). A ridge a finding names is one the Roofs list prints."""
+    from ridgeline.rules.kernels import fmt
+
+    doc = _doc(path)
+    shown = {fmt(r["ridge_flop_per_byte"]) for r in doc.get("roofs") or [] if r.get("ridge_flop_per_byte")}
+    for f in doc.get("findings") or []:
+        for m in _RIDGE.finditer(f["message"]):
+            for value in (v for v in m.groups() if v):
+                assert value in shown, f"{f['code']} quotes ridge {value} FLOP/B; the Roofs list has {sorted(shown)}"
