@@ -118,7 +118,10 @@ class ProfileDominatedByOneRegime(Rule):
         bytes_ = float(both["dram_bytes"].sum())
         ai = float(both["flops"].sum()) / bytes_ if bytes_ else None
         ridges = K.ridges_quoted(ctx, sub["ridge_flop_per_byte"].to_list())
-        ridge = ridges[0] if rel == "<" else ridges[-1]  # the one the comparison holds against for all
+        # the evidence: the ridge the comparison holds against for every launch (the lowest one for
+        # "<", the highest for ">="), exact; the message quotes each roof's ridge as the Roofs list does
+        col = sub["ridge_flop_per_byte"]
+        ridge = col.min() if rel == "<" else col.max()
         ai_s, _ = K.fmt_vs(ai, ridge)
         return [
             self.finding(
