@@ -112,6 +112,16 @@ def detect(path: Path) -> tuple[str, str] | None:
     return None
 
 
+def _folder_skip_reason(path: Path) -> str:
+    """Why a file found in a folder was not read: what naming it alone would have said (ncu's own
+    failure, what its name promises), else that it is none of the formats read (the long list
+    of formats stays in the error for a file named on the command line)."""
+    err = _why_not_recognized(path)
+    if err.expected == EXPECTED_FORMATS:
+        return "not an ncu export, timeline or telemetry (found in a folder)"
+    return f"{err.expected.split(' (or ')[0]}" + (f", got {err.actual}" if err.actual else "") + " (found in a folder)"
+
+
 def _why_not_recognized(path: Path) -> InputError:
     """The most specific one-line error for a named file no detector claims.
 
@@ -125,6 +135,15 @@ def _why_not_recognized(path: Path) -> InputError:
     named = by_name(path, describe_head(path))
     if named is not None:  # x.sqlite, x.json, x.ncu-rep...: what its name says it is, and what it holds
         return named
+    from ridgeline.parsers.sniff import binary_kind
+
+    try:
+        with open(path, "rb") as fh:
+            kind = binary_kind(fh.read(64))
+    except OSError:
+        kind = None
+    if kind:  # an executable, an image, a PDF: said by name, not read as text in some encoding
+        return InputError(path, f"{EXPECTED_FORMATS}, got {kind}")
     try:
         read_ncu([str(path)])
     except InputError as err:
@@ -257,7 +276,7 @@ def analyze_paths(
             if why is not None and strict_folders:  # --strict given: a corrupt file in a folder is an error
                 raise why
             result.skipped.append(Skipped(str(path), "file", f"unreadable telemetry Parquet: {why}" if why is not None
-                                          else "not an ncu export or telemetry (found in a folder)"))
+                                          else _folder_skip_reason(path)))
         elif found[0] == "ncu":
             ncu_files.append(path)
         elif found[0] == "timeline":
@@ -622,7 +641,7 @@ def silent_telemetry_notes(windows) -> list[str]:
             and windows.get_column(c).null_count() < windows.height]
     return [
         "no telemetry field any rule reads was present (read: " + (", ".join(read) or "no numeric field")
-        + "): no finding can be made, so 'Findings: none' is not a clean bill; collect "
+        + "): no performance rule can judge it, so having no performance finding is not a clean bill; collect "
         + ", ".join(RULE_FIELDS.values())
     ]
 

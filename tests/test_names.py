@@ -270,7 +270,7 @@ def test_rtx5090_style_profile_joins_its_nsys_summary(tmp_path):
     j = res.timeline.join
     assert j.height == 3 and sorted(j["match"].to_list()) == ["key", "key", "key"]
     assert res.timeline.unmatched_profile == [] and res.timeline.unmatched_timeline == ["other_kernel"]
-    assert any("3 of 3 profiled kernel(s) matched" in n for n in res.notes)
+    assert any("3 of 3 profiled kernel name(s) matched" in n for n in res.notes)
     # the summary has no capture: busy shares, total_s / sum of kernel time
     row = j.filter(j["kernel_name"] == gemv[0]).row(0, named=True)
     assert row["busy_share"] == pytest.approx(4_000_000 / 5_600_000)
@@ -291,7 +291,7 @@ def test_join_reports_what_did_not_match(tmp_path, capsys):
     j = doc["timeline"]["join"]
     assert (j["profiled_kernels"], j["matched_count"]) == (2, 1)
     assert j["unmatched_profile"] == ["kernel"] and j["unmatched_timeline"] == ["internal::gemvx::kernel"]
-    assert any("1 of 2 profiled kernel(s) matched" in n and "kernel" in n for n in doc["notes"])
+    assert any("1 of 2 profiled kernel name(s) matched" in n and "kernel" in n for n in doc["notes"])
 
 
 @pytest.mark.skipif(not (SAMPLES / "ncu").is_dir() or not (SAMPLES / "nsys").is_dir(), reason="shared samples not available")

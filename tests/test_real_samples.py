@@ -17,7 +17,8 @@ per-file expected values:
 * nothing that yields no records exits 0 silently: an input read into no record is named by a note
   saying what it holds (or refused in one line);
 * no rank verdict without its coverage: a straggler (RL411) is named among at least the documented
-  minimum of ranks, and says how many of the job's ranks were captured when the traces record more.
+  minimum of ranks, and says how many of the job's ranks were captured when the traces record more;
+* every ridge a finding quotes is one the Roofs list prints (issue 37).
 
 Skipped as a whole when ``../shared/samples`` is absent (a clean clone in CI). Each file is run
 once per command (module-scoped cache), in process, so the sweep costs what the commands cost.
@@ -358,3 +359,20 @@ def test_no_rank_verdict_without_its_coverage(path):
         world = ev.get("world_size")
         if world and world > ev["ranks"]:
             assert f"{ev['ranks']} of {world} ranks captured" in f["message"], f
+
+
+_RIDGE = re.compile(r"(?<!L2 )\bridges? ([\d,.]+)(?: (?:and|to) ([\d,.]+))? FLOP/B")
+
+
+@pytest.mark.parametrize("path", PARAMS)
+def test_every_ridge_a_rule_quotes_is_in_the_roofs_list(path):
+    """Issue 37 item 3: RL107 quoted a ridge of 177 FLOP/B that no roof has (a median between the
+    137 and 216 ridges of two tensor paths). A ridge a finding names is one the Roofs list prints."""
+    from ridgeline.rules.kernels import fmt
+
+    doc = _doc(path)
+    shown = {fmt(r["ridge_flop_per_byte"]) for r in doc.get("roofs") or [] if r.get("ridge_flop_per_byte")}
+    for f in doc.get("findings") or []:
+        for m in _RIDGE.finditer(f["message"]):
+            for value in (v for v in m.groups() if v):
+                assert value in shown, f"{f['code']} quotes ridge {value} FLOP/B; the Roofs list has {sorted(shown)}"

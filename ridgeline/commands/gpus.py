@@ -82,8 +82,7 @@ def gpus_cmd(name, fmt, config=None):
     if fmt == "json":
         _say(json.dumps([g.to_dict() for g in gpus], indent=2))
         return
-    short = {"fp64": "FP64", "fp32": "FP32", "fp16": "FP16", "tf32_tensor": "TF32tc", "fp16_tensor": "BF16tc",
-             "fp8_tensor": "FP8tc", "int8_tensor": "INT8tc", "fp64_tensor": "FP64tc"}
+    from ridgeline.analyzer.kernels.precisions import COLUMNS as short
 
     def ridge(v):
         if v is None:

@@ -74,7 +74,7 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
             if len(files) == 1:
                 from ridgeline.errors import InputError
 
-                raise InputError(path, "expected Nsight Compute kernels to draw; found none (telemetry only?)")
+                raise InputError(path, f"expected Nsight Compute kernels to draw; found none: {_what_it_holds(res)}")
             _tell(f"ridgeline: {path}: no kernels to draw, left out of the plot")
             continue
         runs.append((labels[i] if labels else _input_label(path, files), res))
@@ -85,4 +85,14 @@ def roofline_cmd(files, output, gpu, compare_gpu, per_launch, top, labels, title
     fig = roofline_figure(runs, per_launch=per_launch, top=top, compare_gpu=compare, title=title, levels=levels)
     _save_plot(fig, output)
     _tell(f"ridgeline: wrote {output}")
+
+
+def _what_it_holds(res) -> str:
+    """Why an analysed input has nothing to draw, from what it was read as (never a guess)."""
+    if getattr(res, "timeline", None) is not None:
+        return ("a timeline holds kernel times but no FLOP or byte counters to place on a roofline "
+                "(ridgeline analyze or report reads it; ncu --set roofline measures the kernels)")
+    if getattr(res, "windows", None) is not None:
+        return "GPU telemetry holds no per-kernel counters (ridgeline telemetry or analyze reads it)"
+    return "the file holds no kernel launches"
 

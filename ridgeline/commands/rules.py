@@ -37,7 +37,7 @@ def rules_command(codes: tuple[str, ...], config_path: str | None, fmt: str) -> 
 
     \b
     Examples:
-      ridgeline rules                   # code, name, severity, one line per rule
+      ridgeline rules                   # code, name, severities, one line per rule
       ridgeline rules RL101             # what it finds, why, what to do, thresholds
       ridgeline rules RL9               # only the data-quality rules
       ridgeline rules --format json     # the catalogue for tools
@@ -81,14 +81,16 @@ def rule_list_lines(rows, width: int | None = None) -> list[str]:
     import textwrap
 
     name_w = max((len(r["name"]) for r in rows), default=4)
+    sev = {r["code"]: "..".join(dict.fromkeys([r["severities"][0], r["severities"][-1]])) for r in rows}
+    sev_w = max((len(v) for v in sev.values()), default=8)
     lines = []
     for r in rows:
-        line = f"{r['code']}  {r['name']:<{name_w}}  {r['severity']:<8}  {r['summary']}"
+        line = f"{r['code']}  {r['name']:<{name_w}}  {sev[r['code']]:<{sev_w}}  {r['summary']}"
         if width is None or len(line) <= width:
             lines.append(line)
             continue
         indent = " " * (len(r["code"]) + 2)
-        lines.append(f"{r['code']}  {r['name']}  {r['severity']}")
+        lines.append(f"{r['code']}  {r['name']}  {sev[r['code']]}")
         lines += textwrap.wrap(r["summary"], width=width, initial_indent=indent, subsequent_indent=indent)
     return lines
 

@@ -13,6 +13,39 @@ _COMPRESSED = (
 )
 
 
+# binary formats people pass by mistake, said by name rather than as "binary data"
+_BINARY = (
+    (b"\x7fELF", "an executable or shared library (ELF)"),
+    (b"MZ", "a Windows executable (PE)"),
+    (b"\xcf\xfa\xed\xfe", "a macOS executable (Mach-O)"),
+    (b"%PDF", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+
+
+def binary_kind(head: bytes) -> str | None:
+    """What a binary file is by its magic number (an executable, an image...), or None."""
+    return next((what for magic, what in _BINARY if head.startswith(magic)), None)
+
+
+def looks_utf16(head: bytes) -> str | None:
+    """``"utf-16-le"``/``"utf-16-be"`` when a head without a byte-order mark reads as UTF-16 text
+    (a zero byte in nearly every other position, the same parity throughout); None otherwise, so
+    an executable full of zero bytes is never taken for UTF-16."""
+    head = head[:4096]
+    if len(head) < 4 or binary_kind(head):
+        return None
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    half = len(head) // 2
+    if odd >= 0.9 * half and even <= 0.05 * half:
+        return "utf-16-le"
+    if even >= 0.9 * half and odd <= 0.05 * half:
+        return "utf-16-be"
+    return None
+
+
 def _gunzip_text(head: bytes) -> str | None:
     """The start of what a gzip head inflates to (at most 4 KiB), or None."""
     import zlib
@@ -66,7 +99,7 @@ def describe_head(path: Path) -> str | None:
             return "a binary Nsight Systems report (export it: nsys export --type sqlite)"
         if head.startswith(b"SQLite format 3\x00"):
             return "an SQLite database without Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, StringIds)"
-        return "binary data"
+        return binary_kind(head) or "binary data"
     return line
 
 

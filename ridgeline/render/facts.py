@@ -69,3 +69,58 @@ def time_by_bound(result) -> dict[str, float]:
             pl.col("time_share").sum().alias("t"))
         return {b: float(t) for b, t in agg.sort("bound").iter_rows() if t}
     return {}
+
+
+def off_roofline(result) -> tuple[Any, dict[str, Any]] | None:
+    """The launches the roofline could not place (bound ``unknown``) that ncu's speed of light
+    describes, as every view's "ncu utilization" table shows them.
+
+    One row per kernel *name* (``kernel_name``, the kernel table's key, so FlashAttention-3 and
+    another kernel sharing ``cutlass::device_kernel`` are two rows), with the kernel table's label,
+    launches, GPU time (null when no launch has a duration, as in the kernel table: unknown, not
+    0 s), and the median SM and DRAM throughput (% of peak). The second value says why the launches
+    are off the roofline, from their ``missing`` list: ``no_roof`` launches have their FLOP/byte
+    figures and lack only a roof (``roofs`` names them), ``no_counters`` launches lack a counter
+    (``counters`` names them). None when there is no such launch.
+    """
+    import polars as pl
+
+    k = getattr(result, "kernels", None)
+    if k is None or not k.height or "bound" not in k.columns:
+        return None
+    sol = k.filter((pl.col("bound") == "unknown")
+                   & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
+    if not sol.height:
+        return None
+    missing = (pl.col("missing") if "missing" in sol.columns else pl.lit([], dtype=pl.List(pl.String))).fill_null([])
+    label = pl.col("kernel_label") if "kernel_label" in sol.columns else pl.col("short_name")
+    sol = sol.with_columns(missing.alias("_missing"),
+                           missing.list.eval(~pl.element().str.ends_with(" roof")).list.any().alias("_no_counters"))
+    rows = (sol.group_by("kernel_name")
+            .agg(label.drop_nulls().first().alias("kernel_label"), pl.col("short_name").first(),
+                 pl.len().alias("launches"),
+                 pl.when(pl.col("duration_s").count() > 0).then(pl.col("duration_s").sum()).alias("total_duration_s"),
+                 pl.col("sm_throughput_pct").median().alias("sm_pct"),
+                 pl.col("dram_throughput_pct").median().alias("dram_pct"))
+            .sort(["total_duration_s", "kernel_name"], descending=[True, False], nulls_last=True))
+
+    def names(df, roofs: bool) -> list[str]:
+        items = df.get_column("_missing").explode().drop_nulls()
+        items = items.filter(items.str.ends_with(" roof") == roofs)
+        return sorted(set(items.to_list()))
+
+    counters = sol.filter(pl.col("_no_counters"))
+    why = {"launches": sol.height, "no_counters": counters.height, "no_roof": sol.height - counters.height,
+           "counters": names(counters, False), "roofs": names(sol, True)}
+    return rows, why
+
+
+def off_roofline_reason(why: dict[str, Any]) -> str:
+    """``26 launches off the roofline: 26 lack only a roof (DRAM bandwidth roof, compute roof)``."""
+    parts = []
+    if why["no_roof"]:
+        parts.append(f"{why['no_roof']} {'has its' if why['no_roof'] == 1 else 'have their'} FLOP/byte counters but no roof ({', '.join(why['roofs']) or 'roof'})")
+    if why["no_counters"]:
+        parts.append(f"{why['no_counters']} {'lacks' if why['no_counters'] == 1 else 'lack'} FLOP/byte counters ({', '.join(why['counters'])})")
+    n = why["launches"]
+    return f"{n:,} launch{'' if n == 1 else 'es'} off the roofline: " + "; ".join(parts)

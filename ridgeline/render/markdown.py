@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ridgeline.analyzer.kernels.latency import VIEW_LABELS, view_bound
+from ridgeline.analyzer.kernels.precisions import label as precision_label
 from ridgeline.render.html import (
     BOUND_ORDER,
     describe_inputs,
@@ -177,7 +178,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
                     fmt_seconds(r.get("total_duration_s")),
                     fmt_pct(r.get("time_share")),
                     fmt_num(r.get("intensity_dram")),
-                    md(r.get("precision") or "n/a"),
+                    md(precision_label(r.get("precision"))),
                     md(view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"),
                     fmt_pct(r.get("roof_fraction"), 0),
                 ]

@@ -38,16 +38,7 @@ BOUND_LABELS = {**VIEW_LABELS, "unknown": "unknown bound"}
 LATENCY_BOUNDS = ("launch", "stall", "latency")  # no roof explains their time
 LATENCY_MARKER = "X"  # latency-bound points get a marker of their own (single input) or a hollow one
 
-PRECISION_LABELS = {
-    "fp64": "FP64 (CUDA cores)",
-    "fp32": "FP32 (CUDA cores)",
-    "fp16": "FP16 (CUDA cores)",
-    "tf32_tensor": "TF32 tensor",
-    "fp16_tensor": "FP16/BF16 tensor",
-    "fp8_tensor": "FP8 tensor",
-    "int8_tensor": "INT8 tensor (op/s)",
-    "fp64_tensor": "FP64 tensor",
-}
+from ridgeline.analyzer.kernels.precisions import PLOT_LABELS as PRECISION_LABELS  # noqa: E402 (one table of names)
 PRECISION_COLORS = {
     "fp64": "#000000",
     "fp64_tensor": "#555555",

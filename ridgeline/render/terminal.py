@@ -68,10 +68,16 @@ def _header(result) -> list[str]:
         parts.append(f"{n} launch{'es' if n != 1 else ''} of {names} kernel{'s' if names != 1 else ''}")
         parts.append(f"{fmt_seconds(result.total_gpu_time_s)} GPU time")
     tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto"))]
-    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto"))]
+    # an nsys stats summary (cuda_gpu_kern_sum...) holds totals per name, not timeline records: it is
+    # counted as what the "nsys stats summaries (totals only)" block below shows
+    sums = [i for i in result.inputs if i.kind.startswith("nsys-stats:") and i.kind != "nsys-stats:cuda_gpu_trace"]
+    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto")) and i not in sums]
     if tl:
         n = sum(i.rows for i in tl)
         parts.append(f"{n:,} timeline record{'s' if n != 1 else ''}")
+    if sums:
+        n = sum(i.rows for i in sums)
+        parts.append(f"{n:,} nsys stats total{'s' if n != 1 else ''} (per name, no timeline)")
     if tel:
         n = sum(i.rows for i in tel)
         parts.append(f"{n:,} telemetry record{'s' if n != 1 else ''}")
@@ -98,7 +104,7 @@ def _gpu_lines(result) -> list[str]:
     several = len(by_device) > 1
     any_ridge = False
     body: list[str] = []
-    label_w = max([14] + [len(PRECISION_LABELS.get(r.precision or "", "").replace("BF16/FP16", "BF16"))
+    label_w = max([14] + [len(PRECISION_LABELS.get(r.precision or "", ""))
                           + len(tensor_path_label(r.path)) + 1 for r in result.roofs if r.path])
     for device, roofs in by_device.items():
         indent = "    " if several else "  "
@@ -110,8 +116,8 @@ def _gpu_lines(result) -> list[str]:
                 value, ridge = fmt_si(r.value, "B/s"), ""
             else:
                 label = PRECISION_LABELS.get(r.precision or "", r.precision or "?")
-                if r.path:  # "BF16 TC wgmma": fp16 and bf16 share the roof; the path is what differs
-                    label = label.replace("BF16/FP16", "BF16") + f" {tensor_path_label(r.path)}"
+                if r.path:  # "BF16 TC wgmma": the precision as every view names it, then the path
+                    label += f" {tensor_path_label(r.path)}"
                 value = fmt_si(r.value, "FLOP/s")
                 ridge = fmt_num(ridge_value) if ridge_value else ""
                 any_ridge = any_ridge or bool(ridge)
@@ -128,8 +134,7 @@ def _gpu_lines(result) -> list[str]:
 
 
 # the kernel table's precision column: what the FLOPs ran as (tensor-core math for the last four)
-PRECISION_SHORT = {"fp64": "fp64", "fp32": "fp32", "fp16": "fp16", "fp64_tensor": "fp64", "tf32_tensor": "tf32",
-                   "fp16_tensor": "bf16", "fp8_tensor": "fp8", "int8_tensor": "int8"}
+from ridgeline.analyzer.kernels.precisions import SHORT as PRECISION_SHORT, SHORT_LEGEND  # noqa: E402
 
 
 def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
@@ -151,7 +156,7 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
             f"{fmt_num(r['intensity_dram']):>7} {(view_bound(r['bound'], r.get('latency_kind')) or '-'):<7}"
             f"{fmt_pct(r['roof_fraction']):>5}"
         )
-    legend = ("prec: the math the FLOPs ran as (tf32, bf16 = bf16 or fp16, fp8, int8: tensor cores); "
+    legend = (f"prec: the math the FLOPs ran as ({SHORT_LEGEND}); "
               "FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it")
     if any(r.get("bound") == "latency" for r in rows):
         legend += "; " + VIEW_LEGEND
@@ -195,7 +200,8 @@ def _skipped(result) -> list[str]:
     lines = [f"Skipped: {n} item{'s' if n != 1 else ''}"]
     for reason, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         lines += _wrap(f"{len(items):>5} x {reason}", "  ")
-        lines += _wrap(f"e.g. {items[0].source}: {items[0].item}", "          ")
+        item = items[0].item  # "file" is the whole file: the reason above says why, the path which
+        lines += _wrap(f"e.g. {items[0].source}" + ("" if item == "file" else f": {item}"), "          ")
     return lines
 
 

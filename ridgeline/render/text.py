@@ -282,12 +282,12 @@ def _findings(result) -> list[str]:
                 impact = f"up to {fmt_seconds(f.impact_s)}"
                 if f.impact_share is not None:
                     impact += f" ({fmt_pct(f.impact_share, 1)})"
-            if len(label) > name_w:
+            if len(label) > name_w:  # the subject on a line of its own, its impact (if any) below it
                 lines += _wrap(label, "  - ")
-                label = ""
-                if not impact:
-                    continue
-            lines.append(f"  - {label:<{name_w}} {impact:>21}".rstrip())  # 4 + 54 + 1 + 21 = 80
+                if impact:
+                    lines.append(f"    {'':<{name_w}} {impact:>21}".rstrip())
+            else:
+                lines.append(f"  - {label:<{name_w}} {impact:>21}".rstrip())  # 4 + 54 + 1 + 21 = 80
             if not compact and not same_message:
                 lines += _wrap(f.message, "      ")
             if not compact and len(remedies) > 1:

@@ -111,6 +111,9 @@ class Rule:
     code: ClassVar[str]
     name: ClassVar[str]
     severity: ClassVar[str] = "warning"
+    # every other severity a finding of this rule may carry (RL208: info and warning besides its
+    # critical); the engine refuses any other, and the catalogue lists the range
+    severities: ClassVar[tuple[str, ...]] = ()
     family: ClassVar[str] = "kernel"  # kernel | telemetry | data
     aliases: ClassVar[tuple[str, ...]] = ()
     # threshold name -> (default value, one-line description)

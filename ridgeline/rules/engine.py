@@ -54,7 +54,9 @@ from pathlib import Path
 from typing import Any
 
 from ridgeline.errors import InputError, UsageError
+from ridgeline.rules import catalogue
 from ridgeline.rules.base import CODE_RE, DOC_SECTIONS, NAME_RE, SEVERITIES, Context, Evidence, Finding, Rule
+from ridgeline.rules.catalogue import rule_doc, rule_doc_sections, severity_range, summary_line  # noqa: F401 (re-exported)
 
 MODULE_RE = re.compile(r"^rl(\d{3})_[a-z0-9_]+$")
 SELECTOR_RE = re.compile(r"^RL[0-9]{0,3}$")
@@ -140,6 +142,8 @@ def validate_rule(cls: type[Rule], *, module_name: str | None = None, docs: bool
         raise RuleDefinitionError(f"{code}: name {name!r} is not kebab-case")
     if cls.severity not in SEVERITIES:
         raise RuleDefinitionError(f"{code}: severity {cls.severity!r} not one of {SEVERITIES}")
+    if not isinstance(cls.severities, tuple) or any(s not in SEVERITIES for s in cls.severities):
+        raise RuleDefinitionError(f"{code}: severities {cls.severities!r} must be a tuple of {SEVERITIES}")
     if cls.family not in FAMILIES:
         raise RuleDefinitionError(f"{code}: family {cls.family!r} not one of {FAMILIES}")
     for key, spec in cls.thresholds.items():
@@ -177,163 +181,16 @@ def _known_codes() -> str:
 
 
 # --------------------------------------------------------------------------------------
-# docs
+# docs (ridgeline.rules.catalogue renders them from the registry's rule classes)
 # --------------------------------------------------------------------------------------
-def _doc_text(obj: Any) -> str:
-    return inspect.cleandoc(obj.__doc__) if obj.__doc__ else ""
-
-
-def _parse_sections(text: str) -> dict[str, str]:
-    heads = {s.lower(): s for s in DOC_SECTIONS}
-    out: dict[str, list[str]] = {"summary": []}
-    current = "summary"
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        key = line.strip().lstrip("#").strip().rstrip(":").strip().lower()
-        if key in heads:
-            current = heads[key]
-            out[current] = []
-            if i + 1 < len(lines) and re.match(r"^\s*[-=~]{3,}\s*$", lines[i + 1]):
-                i += 1
-        else:
-            out[current].append(line)
-        i += 1
-    return {k: inspect.cleandoc("\n".join(v)) if any(x.strip() for x in v) else "" for k, v in out.items()}
-
-
-def rule_doc_sections(cls: type[Rule]) -> dict[str, str]:
-    """``{"summary": ..., "What it finds": ..., ...}`` from the class docstring (else the module's)."""
-    sections = _parse_sections(_doc_text(cls))
-    if not all(sections.get(s) for s in DOC_SECTIONS):
-        module = sys.modules.get(cls.__module__)
-        if module is not None and module.__doc__:
-            mod_sections = _parse_sections(_doc_text(module))
-            if all(mod_sections.get(s) for s in DOC_SECTIONS):
-                if not sections.get("summary"):
-                    return mod_sections
-                return {**mod_sections, "summary": sections["summary"]}
-    return sections
-
-
-def summary_line(cls: type[Rule]) -> str:
-    """The docstring's first line (the one-line description in listings)."""
-    summary = rule_doc_sections(cls).get("summary", "")
-    return summary.splitlines()[0].strip() if summary else ""
-
-
-def _fmt_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    if value is None:
-        return "unset"
-    return repr(value)
-
-
 def catalogue_rows() -> list[dict[str, Any]]:
-    """One dict per rule: code, name, severity, family, summary, thresholds, aliases."""
-    return [
-        {
-            "code": cls.code,
-            "name": cls.name,
-            "severity": cls.severity,
-            "family": cls.family,
-            "summary": summary_line(cls),
-            "aliases": list(cls.aliases),
-            "thresholds": {k: {"default": v, "description": d} for k, (v, d) in cls.thresholds.items()},
-        }
-        for cls in _registry()
-    ]
-
-
-def rule_doc(cls: type[Rule], *, overrides: Mapping[str, Any] | None = None) -> str:
-    """Plain-text documentation of one rule (what ``ridgeline rules RL101`` prints)."""
-    doc = rule_doc_sections(cls)
-    out = [f"{cls.code} {cls.name}  [{cls.severity}, {cls.family}]"]
-    if cls.aliases:
-        out.append(f"aliases: {', '.join(cls.aliases)}")
-    out += ["", doc["summary"], ""]
-    for section in DOC_SECTIONS:
-        out.append(section)
-        out += ["    " + line if line else "" for line in doc[section].splitlines()]
-        out.append("")
-    out.append("Thresholds")
-    if not cls.thresholds:
-        out.append("    none")
-    for key, (default, desc) in cls.thresholds.items():
-        shown = _fmt_value(default)
-        if overrides and key in overrides:
-            shown = f"{_fmt_value(overrides[key])} (configured; default {_fmt_value(default)})"
-        out.append(f"    {key} = {shown}")
-        out.append(f"        {desc}")
-    out += [
-        "",
-        "Override in ridgeline.toml or a --config file:",
-        f"    [tool.ridgeline.rules.{cls.code}]",
-    ]
-    if cls.thresholds:
-        key, (default, _d) = next(iter(cls.thresholds.items()))
-        out.append(f"    {key} = {_fmt_value(default)}")
-    out.append(f'    severity = "{cls.severity}"')
-    if cls.thresholds:
-        out.append(f"or on the command line: --threshold {cls.code}.{key}={_fmt_value(default)}")
-    return "\n".join(out).rstrip() + "\n"
+    """One dict per rule: code, name, severity, severities, family, summary, thresholds, aliases."""
+    return catalogue.catalogue_rows(_registry())
 
 
 def rules_markdown() -> str:
     """The rules reference page (docs/rules.md), generated from the rule objects."""
-    rules = _registry()
-    out = [
-        "# Rule reference",
-        "",
-        "<!-- Generated by `python scripts/gen_rules_doc.py` from the rule classes; do not edit. -->",
-        "",
-        "Codes: `RL` + family digit + two digits: 1xx kernel/roofline, 2xx telemetry, 3xx run-to-run,",
-        "9xx input and data quality. A published code is never reused; a renamed rule keeps its old code",
-        "as an alias. Select rules with `--select`/`--ignore` (codes or prefixes such as `RL1`), override",
-        "thresholds with `--threshold RL103.min_bandwidth_fraction=0.5` or in `ridgeline.toml`:",
-        "",
-        "```toml",
-        "[tool.ridgeline]",
-        'select = ["RL1", "RL9"]',
-        'ignore = ["RL107"]',
-        "",
-        "[tool.ridgeline.rules.RL103]",
-        "min_bandwidth_fraction = 0.5",
-        'severity = "critical"',
-        "```",
-        "",
-        "Every finding carries the measured value against the threshold, its evidence (each figure with",
-        "its source: `measured: <counters>`, `derived`, `catalogue` or `ncu`), a remedy, and an impact:",
-        "the GPU time saved if the subject reached its roof, an upper bound that is never summed across",
-        "findings. Findings are sorted by impact.",
-        "",
-        "| code | name | severity | summary |",
-        "|---|---|---|---|",
-    ]
-    for cls in rules:
-        anchor = f"{cls.code.lower()}-{cls.name}"
-        out.append(f"| [{cls.code}](#{anchor}) | `{cls.name}` | {cls.severity} | {summary_line(cls)} |")
-    for cls in rules:
-        doc = rule_doc_sections(cls)
-        out += ["", f"## {cls.code} {cls.name}", "", doc["summary"], ""]
-        meta = f"Severity: **{cls.severity}**. Family: {cls.family}."
-        if cls.aliases:
-            meta += f" Aliases: {', '.join(cls.aliases)}."
-        out += [meta, ""]
-        for section in DOC_SECTIONS:
-            out += [f"### {section}", "", doc[section], ""]
-        out += ["### Thresholds", ""]
-        if cls.thresholds:
-            out += ["| threshold | default | meaning |", "|---|---|---|"]
-            for key, (default, desc) in cls.thresholds.items():
-                out.append(f"| `{key}` | `{_fmt_value(default)}` | {desc} |")
-        else:
-            out.append("None.")
-    return "\n".join(out).rstrip() + "\n"
+    return catalogue.rules_markdown(_registry())
 
 
 # --------------------------------------------------------------------------------------
@@ -530,8 +387,8 @@ def _coerce(code: str, key: str, default: Any, value: Any) -> Any:
     def bad(expected: str) -> UsageError:
         return UsageError(f"{code}.{key}: expected {expected}, got {value!r}")
 
-    if default is None:
-        return value
+    if default is None:  # unset by default: a share, fraction or ratio is still a number when set
+        return _coerce(code, key, 0.0, value) if threshold_range(key)[1] is not None else value
     if isinstance(default, bool):
         if isinstance(value, bool):
             return value
@@ -689,8 +546,9 @@ def _check_finding(cls: type[Rule], f: Any) -> None:
         raise RuleDefinitionError(f"{cls.code}.check returned {type(f).__name__}, not Finding")
     if f.code != cls.code or f.name != cls.name:
         raise RuleDefinitionError(f"{cls.code}.check returned a finding labelled {f.code} {f.name}")
-    if f.severity not in SEVERITIES:
-        raise RuleDefinitionError(f"{cls.code}: finding severity {f.severity!r}")
+    if f.severity not in severity_range(cls):  # the catalogue lists exactly this range
+        raise RuleDefinitionError(f"{cls.code}: finding severity {f.severity!r}; the rule declares "
+                                  f"{', '.join(severity_range(cls))} (Rule.severity, Rule.severities)")
     if "\n" in f.message or "\n" in f.remedy:
         raise RuleDefinitionError(f"{cls.code}: message and remedy must be one line each")
 

@@ -30,17 +30,8 @@ from ridgeline import fmt as numfmt
 from ridgeline.rules.base import Context, Evidence
 from ridgeline.analyzer.kernels.families import KV_CACHE_FAMILIES, WEIGHT_GEMM_FAMILIES
 
-# how a ROOFLINE precision reads in a message
-PRECISION_LABELS = {
-    "fp64": "fp64",
-    "fp32": "fp32",
-    "fp16": "fp16 CUDA cores",
-    "tf32_tensor": "tf32",
-    "fp16_tensor": "bf16/fp16",
-    "fp8_tensor": "fp8",
-    "int8_tensor": "int8",
-    "fp64_tensor": "fp64 tensor",
-}
+# how a ROOFLINE precision reads in a message (the one table of precision names)
+from ridgeline.analyzer.kernels.precisions import WORDS as PRECISION_LABELS  # noqa: E402
 
 # bytes per weight element when a GEMM's inputs are in this precision (decode: AI ~ 2 * batch / bytes)
 WEIGHT_BYTES = {
@@ -118,6 +109,46 @@ def fmt(x: float | None) -> str:
     return f"{x:.2g}" if ax >= 0.01 else f"{x:.1e}"
 
 
+
+
+def fmt_vs(a: float | None, b: float | None) -> tuple[str, str]:
+    """Two numbers a message compares (``a < b``), each as :func:`fmt` writes it, with more
+    significant figures where that would print them alike: ``1.68 < 1.73``, never ``1.7 < 1.7``."""
+    if a is None or b is None or a == b:
+        return fmt(a), fmt(b)
+    fa, fb = fmt(a), fmt(b)
+    digits = 3
+    while fa == fb and digits < 12:
+        fa, fb = (f"{v:,.{digits}g}" if abs(v) < 1e15 else f"{v:.{digits}e}" for v in (a, b))
+        digits += 1
+    return fa, fb
+
+
+def ridges_quoted(ctx: Context, ridges) -> list[float]:
+    """The ridges (FLOP/B) a message quotes for launches on several roofs, as the Roofs list shows
+    them: each launch's ridge snapped to the roof ridge within 2% (ridgeline.result.roof_ridges),
+    else kept; distinct, ascending. Never a median or a blend of two roofs' ridges (issue 37: 177
+    quoted between the 137 and 216 ridges of two BF16 tensor paths)."""
+    from ridgeline.result import roof_ridges
+
+    known = [r for r in roof_ridges(gpu_roofs(ctx)) if r]
+    out: set[float] = set()
+    for ridge in ridges:
+        if ridge is None or not ridge > 0:
+            continue
+        near = min(known, key=lambda k: abs(k - ridge), default=None)
+        out.add(near if near is not None and abs(near - ridge) <= 0.02 * near else float(f"{ridge:.3g}"))
+    return sorted(out)
+
+
+def ridges_text(values: list[float]) -> str:
+    """``ridge 216 FLOP/B``, ``ridges 137 and 216 FLOP/B``, ``ridges 14.2 to 216 FLOP/B``."""
+    if not values:
+        return "ridge n/a"
+    if len(values) == 1:
+        return f"ridge {fmt(values[0])} FLOP/B"
+    join = " and " if len(values) == 2 else " to "
+    return f"ridges {fmt(values[0])}{join}{fmt(values[-1])} FLOP/B"
 
 
 def fmt_si(x: float | None, unit: str) -> str:

@@ -431,7 +431,7 @@ def test_cache_roofs_are_labelled_by_level():
     l2 = next(ln for ln in lines if "L2 bandwidth" in ln)
     assert "12 TB/s" in l2 and "measured by ncu (12 launches, at 1.75 GHz)" in l2
     # the ridge is against DRAM: 989e12 / 3.35e12 = 295
-    assert any("BF16/FP16 TC" in ln and " 295 " in ln for ln in lines)
+    assert any("BF16 TC" in ln and " 295 " in ln for ln in lines)
 
 
 @pytest.mark.parametrize("command, extra", [("analyze", ["--format", "csv"]), ("analyze", ["--plot"]),

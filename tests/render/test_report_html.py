@@ -134,8 +134,8 @@ def test_summary_states_gpu_roof_sources_and_time_split(parsed):
     text = " ".join(parsed.text)
     assert "H100 SXM" in text
     roofs = parsed.cells["roofs"]
-    assert ["FP16/BF16 tensor", "989 TFLOP/s", "295 FLOP/B", "measured by ncu"] in roofs
-    assert ["FP8 tensor", "1.98 PFLOP/s", "591 FLOP/B", "catalogue (datasheet)"] in roofs
+    assert ["BF16 TC", "989 TFLOP/s", "295 FLOP/B", "measured by ncu"] in roofs
+    assert ["FP8 TC", "1.98 PFLOP/s", "591 FLOP/B", "catalogue (datasheet)"] in roofs
     # launches: 1.6 + 1.0 + 0.2 + 0.1 ms memory-bound of 3.8 ms = 76.3%
     assert re.search(r"memory-bound:\s*76\.3%", text)
     assert re.search(r"compute-bound:\s*21\.1%", text)

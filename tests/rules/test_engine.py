@@ -456,3 +456,40 @@ def test_findings_are_ranked_within_their_own_source():
                 impact_share=0.95, subject_kind="gpu"),
     ]
     assert [f.code for f in engine.sort_findings(fs)] == ["RL102", "RL101", "RL203", "RL201"]
+
+
+# ---------------------------------------------------------------- severities: catalogue == runs
+def test_a_finding_may_carry_only_the_severities_its_rule_declares():
+    """The engine refuses a finding whose severity the rule's catalogue entry does not list, so
+    ``ridgeline rules`` and every run agree by construction (RL901 was listed as a warning and
+    emitted as critical)."""
+    from ridgeline.rules.catalogue import severity_range
+
+    quiet = _dummy(severity="warning")
+    assert severity_range(quiet) == ("warning",)
+    f = Finding(code="RL199", name="a-condition", severity="critical", subject="profile", message="m", remedy="r")
+    with pytest.raises(engine.RuleDefinitionError, match="declares warning"):
+        engine._check_finding(quiet, f)
+    ranged = _dummy(severity="warning", severities=("critical",))
+    assert severity_range(ranged) == ("warning", "critical")
+    engine._check_finding(ranged, f)
+    with pytest.raises(engine.RuleDefinitionError, match="severities"):
+        engine.validate_rule(_dummy(severities=("error",)))
+
+
+def test_every_rules_catalogue_entry_shows_the_severities_it_may_emit():
+    from ridgeline.commands.rules import rule_list_lines
+    from ridgeline.rules.catalogue import severity_label, severity_range
+
+    rows = {r["code"]: r for r in engine.catalogue_rows()}
+    lines = {line.split()[0]: line for line in rule_list_lines(list(rows.values()))}
+    md = engine.rules_markdown()
+    for cls in engine.all_rules():
+        assert rows[cls.code]["severities"] == list(severity_range(cls)), cls.code
+        assert cls.severity in rows[cls.code]["severities"]
+        assert lines[cls.code].split()[2] == severity_label(cls), lines[cls.code]
+        assert f"| `{cls.name}` | {severity_label(cls)} |" in md
+        assert f"[{severity_label(cls)}, {cls.family}]" in engine.rule_doc(cls)
+    # the rules that grade their findings say so
+    assert rows["RL208"]["severities"] == ["info", "warning", "critical"]
+    assert rows["RL901"]["severities"] == ["warning", "critical"] and rows["RL901"]["severity"] == "warning"

@@ -68,16 +68,7 @@ TENSOR_PRECISIONS = tuple(p for p in PRECISIONS if p.endswith("_tensor"))
 CUDA_CORE_PRECISIONS = tuple(p for p in PRECISIONS if not p.endswith("_tensor"))
 
 # labels for tables: what people call each precision key
-PRECISION_LABELS = {
-    "fp64": "FP64",
-    "fp32": "FP32",
-    "fp16": "FP16",
-    "tf32_tensor": "TF32 TC",
-    "fp16_tensor": "BF16/FP16 TC",
-    "fp8_tensor": "FP8 TC",
-    "int8_tensor": "INT8 TC",
-    "fp64_tensor": "FP64 TC",
-}
+from ridgeline.analyzer.kernels.precisions import LABELS as PRECISION_LABELS  # noqa: E402 (one table of names)
 
 # words device names carry that say nothing about the part ("GRID A100-10C" is a vGPU on an A100;
 # "AMD Instinct MI300X" is the MI300X)

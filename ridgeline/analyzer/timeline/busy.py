@@ -80,6 +80,11 @@ class TimelineAnalysis:
     unmatched_timeline: list[str] = dataclasses.field(default_factory=list)
     ambiguous: list[str] = dataclasses.field(default_factory=list)  # profiled names with several candidates
     profiled_kernels: int = 0  # distinct profiled kernel names the join looked at
+    # kernel names (full, the unit of the kernel tables) on one side only / ambiguous: the counts every
+    # view prints; the lists above are their short names, deduplicated, so fewer
+    unmatched_counts: dict[str, int] = dataclasses.field(default_factory=dict)
+    # the profile's GPU(s) and the timeline's where they differ ("" when they agree or one is unnamed)
+    gpu_mismatch: str = ""
     totals_labels: dict[str, str] = dataclasses.field(default_factory=dict)  # totals kernel name -> display label
     join_notes: list[str] = dataclasses.field(default_factory=list)
     steps: Any = None  # STEP_COLUMNS frame (ridgeline.analyzer.timeline.steps)
@@ -435,14 +440,41 @@ def join_roofline(analysis: TimelineAnalysis, roofline) -> None:
     analysis.unmatched_timeline = sorted({t_short.get(n) or n for n in m.unmatched_right})
     analysis.ambiguous = sorted({p_short.get(n) or n for n in m.ambiguous_left})
     analysis.profiled_kernels = prof.height
+    analysis.unmatched_counts = {"profile": len(m.unmatched_left), "timeline": len(m.unmatched_right),
+                                 "ambiguous": len(m.ambiguous_left)}
+    analysis.gpu_mismatch = gpu_mismatch(roofline, devs)
     missed = sorted({*analysis.unmatched_profile, *analysis.ambiguous})
+    c = analysis.unmatched_counts
     analysis.join_notes.append(
-        f"roofline x timeline: {len(m.pairs)} of {prof.height} profiled kernel(s) matched on the timeline by name "
-        f"(tools' spellings normalised: docs/names.md); not matched (short names): "
-        f"{len(analysis.unmatched_profile)} profiled only, {len(analysis.ambiguous)} ambiguous (several candidates, "
-        f"not joined), {len(analysis.unmatched_timeline)} on the timeline only"
+        f"roofline x timeline: {len(m.pairs)} of {prof.height} profiled kernel name(s) matched on the timeline by name "
+        f"(tools' spellings normalised: docs/names.md); not matched (kernel names): "
+        f"{c['profile']} profiled only, {c['ambiguous']} ambiguous (several candidates, "
+        f"not joined), {c['timeline']} on the timeline only"
         + (f" (profiled, not matched: {', '.join(missed[:5])}{'...' if len(missed) > 5 else ''})" if missed else "")
     )
+    if analysis.gpu_mismatch:
+        analysis.join_notes.append(f"roofline x timeline: {analysis.gpu_mismatch}")
+
+
+def gpu_mismatch(roofline, devices) -> str:
+    """A sentence when the profile and the timeline name different GPU models (an ``.ncu-rep`` from an
+    RTX 2080 Ti beside an nsys export from an A100): names may still match, but the two describe
+    different hardware, so a joined kernel's roofline figures are not its timeline's. ``""`` when
+    they agree or either side names no GPU."""
+    def names(df) -> set[str]:
+        if df is None or "device_name" not in df.columns:
+            return set()
+        return {str(n).strip() for n in df.get_column("device_name").drop_nulls().unique().to_list() if str(n).strip()}
+
+    def model(name: str) -> str:  # the words that name the part: "NVIDIA GeForce RTX 2080 Ti" -> "geforce rtx 2080 ti"
+        return " ".join(w for w in name.lower().replace("-", " ").split() if w not in ("nvidia", "tesla"))
+
+    prof, tl = names(roofline), names(devices)
+    if not prof or not tl or {model(n) for n in prof} & {model(n) for n in tl}:
+        return ""
+    return (f"different GPUs: the profile is from {', '.join(sorted(prof))}, the timeline from {', '.join(sorted(tl))}; "
+            "kernels joined by name are not one run, so their roofline figures and timeline shares describe "
+            "different hardware")
 
 
 #: the idle causes past launch and sync, in the words every view's legend uses (idle_causes)

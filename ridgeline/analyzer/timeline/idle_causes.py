@@ -36,6 +36,12 @@ device (per stream: on the same stream) were launched and had not started yet (m
 
 from __future__ import annotations
 
+
+# the causes' names as every view prints them (the table's columns, RL401's split and remedy,
+# the legend): one word each, never "other" in one view and "unknown" in another
+IDLE_CAUSE_WORDS = {"launch": "launch", "sync": "sync", "host": "host", "queued": "queued", "other": "other"}
+
+
 def gap_causes(a, b, launch, sync_s, sync_e, launch_gap_ns: float) -> dict[str, int]:
     """Idle ns per cause over gaps ``[a[i], b[i]]`` (int64 Series), ``launch[i]`` the next work's launch
     call start (int64, or a negative sentinel ``NO_LAUNCH`` where unknown), sync calls as disjoint

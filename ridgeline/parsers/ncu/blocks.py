@@ -35,13 +35,19 @@ def _decode(raw: bytes, path: object, *, partial: bool = False) -> bytes:
             return raw.decode("utf-16", errors=errors).encode("utf-8")
         except UnicodeDecodeError as err:
             raise InputError(path, "expected UTF-16 text after a UTF-16 byte-order mark") from err
+    from ridgeline.parsers.sniff import binary_kind, looks_utf16
+
     head = raw[:4096]
     if len(head) >= 4 and head.count(b"\x00") > len(head) // 3:
-        enc = "utf-16-le" if head[1:2] == b"\x00" else "utf-16-be"
+        enc = looks_utf16(head)
+        if enc is None and partial:  # detection: a binary head has no CSV header, nothing to decode
+            return raw
+        if enc is None:  # zero bytes, but not UTF-16's pattern: a binary file
+            raise InputError(path, f"expected text, got {binary_kind(head) or 'a binary file (zero bytes, not in UTF-16 order)'}")
         try:
             return raw.decode(enc, errors=errors).encode("utf-8")
         except UnicodeDecodeError as err:
-            raise InputError(path, f"expected text, got binary data (tried {enc})") from err
+            raise InputError(path, f"expected text, got {binary_kind(head) or 'a binary file'} (not {enc} text)") from err
     if raw.startswith(b"\xef\xbb\xbf"):
         return raw[3:]
     return raw
@@ -66,18 +72,26 @@ def classify_header(fields: list[str]) -> str | None:
     return None
 
 
+def _ncu_said(text: str, phrase: str) -> bool:
+    """ncu itself printed ``phrase``: on one of its own ``==WARNING==``/``==ERROR==``/``==PROF==``
+    lines, not anywhere in the text (a document that quotes ncu is not an ncu log)."""
+    import re
+
+    return re.search(r"(?m)^==[A-Z]+==[^\n]*" + re.escape(phrase), text) is not None
+
+
 def _no_csv_reason(text: str) -> str:
-    if "ERR_NVGPUCTRPERM" in text:
+    if _ncu_said(text, "ERR_NVGPUCTRPERM"):
         return (
             "ncu could not read the GPU performance counters (ERR_NVGPUCTRPERM): the file holds "
             "no CSV; profile as root or allow counter access (NVreg_RestrictProfilingToAdminUsers=0)"
         )
-    if "No kernels were profiled" in text:
+    if _ncu_said(text, "No kernels were profiled"):
         return (
             "ncu profiled no kernels ('No kernels were profiled'): the file holds no CSV; check "
             "--kernel-name/--launch-skip filters and --target-processes all for child processes"
         )
-    if "terminated before first instrumented API call" in text:
+    if _ncu_said(text, "terminated before first instrumented API call"):
         return "the profiled process ended before any CUDA call was instrumented: the file holds no CSV"
     if '"Invocations"' in text or "Invocations," in text:
         return (

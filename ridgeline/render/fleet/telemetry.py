@@ -372,7 +372,8 @@ def format_telemetry_report(result, *, max_rows: int = MAX_ROWS, all_windows: bo
         lines = [f"Skipped: {len(result.skipped)} item(s)"]
         for reason, items in sorted(groups.items(), key=lambda kv: -len(kv[1])):
             lines += _wrap(f"{len(items):>5} x {reason}", "  ")
-            lines += _wrap(f"e.g. {items[0].source}: {items[0].item}", "          ")
+            item = items[0].item  # "file": the whole file, the reason above says why
+            lines += _wrap(f"e.g. {items[0].source}" + ("" if item == "file" else f": {item}"), "          ")
         blocks.append("\n".join(lines) + "\n")
     from ridgeline.analyzer.accounting import accounting, accounting_lines
 

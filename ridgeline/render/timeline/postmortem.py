@@ -34,8 +34,10 @@ def timeline_lines(result) -> list[str]:
     if d is not None and d.height:
         several = d.get_column("source").n_unique() > 1
         lines.append("Timeline: GPU busy vs idle per device (capture = first to last GPU activity)")
-        lines.append(f"{'device':<18}{'capture':>9}{'busy':>6}{'kernel':>7}{'idle':>6}{'launch':>7}{'sync':>6}{'host':>6}"
-                     f"{'queued':>7}{'other':>6}")
+        from ridgeline.analyzer.timeline.idle_causes import IDLE_CAUSE_WORDS as W
+
+        lines.append(f"{'device':<18}{'capture':>9}{'busy':>6}{'kernel':>7}{'idle':>6}{W['launch']:>7}{W['sync']:>6}"
+                     f"{W['host']:>6}{W['queued']:>7}{W['other']:>6}")
         rows = list(d.iter_rows(named=True))
         # the row says which device (gpu:N, and #k of its input when there are several); inputs and
         # models are named in full below the legend: a name cut to fit reads as another ("A10~")
@@ -106,8 +108,16 @@ def timeline_lines(result) -> list[str]:
                              f"{_pct(r['time_share'], 1):>8}")
     if tl.join is not None:
         lines.append("")
-        lines.append(f"Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); "
-                     f"{len(tl.unmatched_profile)} profiled only, {len(tl.unmatched_timeline)} timeline only")
+        import textwrap
+
+        c = getattr(tl, "unmatched_counts", None) or {}
+        lines += textwrap.wrap(
+            f"Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); "
+            f"{c.get('profile', len(tl.unmatched_profile))} profiled only, "
+            f"{c.get('timeline', len(tl.unmatched_timeline))} timeline only (kernel names)", WIDTH,
+            subsequent_indent="  ")
+        if getattr(tl, "gpu_mismatch", ""):
+            lines += textwrap.wrap(f"  {tl.gpu_mismatch[0].upper()}{tl.gpu_mismatch[1:]}", WIDTH, subsequent_indent="    ")
         if tl.unmatched_profile:
             lines.append("  profiled only: " + shorten(", ".join(tl.unmatched_profile), WIDTH - 17))
     return lines
@@ -150,33 +160,31 @@ def ncu_rule_lines(result, *, per_kernel: int = 2, kernels: int = 5) -> list[str
 
 
 def utilization_lines(result, *, top: int = 5) -> list[str]:
-    """Launches without FLOP/byte counters: ncu's speed-of-light percentages, as utilization."""
-    import polars as pl
+    """Launches off the roofline: ncu's speed-of-light percentages, as utilization, per kernel name
+    with the kernel table's labels and times (ridgeline.render.facts.off_roofline)."""
+    import textwrap
 
-    from ridgeline.render.text import shorten
+    from ridgeline.render.facts import off_roofline, off_roofline_reason
+    from ridgeline.render.text import distinct_labels
 
-    k = result.kernels
-    if k is None or not k.height or "bound" not in k.columns:
+    found = off_roofline(result)
+    if found is None:
         return []
-    sol = k.filter((pl.col("bound") == "unknown")
-                   & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
-    if not sol.height:
-        return []
-    g = (sol.group_by("short_name").agg(pl.len().alias("n"), pl.col("duration_s").sum().alias("t"),
-                                         pl.col("sm_throughput_pct").median().alias("sm"),
-                                         pl.col("dram_throughput_pct").median().alias("dram"))
-         .sort(["t", "short_name"], descending=[True, False]))
-    lines = [f"ncu utilization: {sol.height} launch(es) without FLOP/byte counters",
-             "  (ncu's speed of light, % of peak: the busiest unit, not a roofline verdict)"]
+    g, why = found
+    lines = textwrap.wrap(f"ncu utilization: {off_roofline_reason(why)}", WIDTH, subsequent_indent="  ")
+    lines.append("  (ncu's speed of light, % of peak: the busiest unit, not a roofline verdict)")
     name_w = WIDTH - (2 + 8 + 10 + 6 + 6 + 9)
     lines.append(f"  {'kernel':<{name_w}}{'launch':>8}{'time':>10}{'SM':>6}{'DRAM':>6}  busiest")
-    for r in g.head(top).iter_rows(named=True):
-        sm, dram = r["sm"], r["dram"]
+    rows = list(g.head(top).iter_rows(named=True))
+    labels = distinct_labels([r["kernel_label"] or r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
+                             [r["kernel_name"] or r["short_name"] or "?" for r in rows])
+    for r, label in zip(rows, labels):
+        sm, dram = r["sm_pct"], r["dram_pct"]
         busiest = "-" if sm is None and dram is None else ("SM" if (sm or 0) >= (dram or 0) else "DRAM")
 
         def p(v):
             return "-" if v is None else f"{v:.0f}%"
 
-        lines.append(f"  {shorten(r['short_name'] or '?', name_w - 1):<{name_w}}{r['n']:>8}{_fmt_s(r['t']):>10}"
+        lines.append(f"  {label:<{name_w}}{r['launches']:>8}{_fmt_s(r['total_duration_s']):>10}"
                      f"{p(sm):>6}{p(dram):>6}  {busiest}")
     return lines

@@ -81,8 +81,13 @@ def timeline_section(result) -> str:
                          f'<td class="num">{esc(fmt_pct(r["time_share"]))}</td></tr>')
         parts.append("</tbody></table>")
     if tl.join is not None:
+        c = getattr(tl, "unmatched_counts", None) or {}
         parts.append(f'<p>Profile x timeline: {tl.join.height} kernel name(s) matched by name (docs/names.md); '
+                     f"{c.get('profile', len(tl.unmatched_profile))} profiled only, "
+                     f"{c.get('timeline', len(tl.unmatched_timeline))} timeline only (kernel names); "
                      f"kernel findings are ranked by their share of the timeline's wall time.</p>")
+        if getattr(tl, "gpu_mismatch", ""):
+            parts.append(f"<p><b>{esc(tl.gpu_mismatch[0].upper() + tl.gpu_mismatch[1:])}.</b></p>")
         if tl.unmatched_profile:
             parts.append('<p class="muted">Profiled only: ' + esc(", ".join(tl.unmatched_profile[:40])) + "</p>")
         if tl.unmatched_timeline:
@@ -125,33 +130,28 @@ def ncu_rules_section(result) -> str:
 
 
 def utilization_section(result) -> str:
-    """Launches without FLOP/byte counters: ncu's speed-of-light percentages, as utilization."""
-    import polars as pl
-
+    """Launches off the roofline: ncu's speed-of-light percentages, as utilization, per kernel name
+    with the kernel table's labels and times (ridgeline.render.facts.off_roofline)."""
+    from ridgeline.render.facts import off_roofline, off_roofline_reason
     from ridgeline.render.htmltext import esc, fmt_seconds
 
-    k = result.kernels
-    if k is None or not k.height or "bound" not in k.columns:
+    found = off_roofline(result)
+    if found is None:
         return ""
-    sol = k.filter((pl.col("bound") == "unknown")
-                   & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
-    if not sol.height:
-        return ""
-    g = (sol.group_by("short_name").agg(pl.len().alias("n"), pl.col("duration_s").sum().alias("t"),
-                                         pl.col("sm_throughput_pct").median().alias("sm"),
-                                         pl.col("dram_throughput_pct").median().alias("dram"))
-         .sort(["t", "short_name"], descending=[True, False]))
-    parts = ['<section id="utilization"><h2>ncu utilization (launches without FLOP/byte counters)</h2>',
-             f'<p class="muted">{sol.height} launch(es) have no place on the roofline (no FLOP/byte counters: '
-             "profile with <code>--set roofline</code>). Shown instead: ncu's speed-of-light figures, median % of "
-             "peak per kernel: which unit was busiest, not a roofline verdict.</p>",
+    g, why = found
+    parts = ['<section id="utilization"><h2>ncu utilization (launches off the roofline)</h2>',
+             f'<p class="muted">{esc(off_roofline_reason(why))}. Shown instead: ncu\'s speed-of-light figures, '
+             "median % of peak per kernel: which unit was busiest, not a roofline verdict.</p>",
              '<table class="sortable"><thead><tr><th>kernel</th><th class="num">launches</th><th class="num">time</th>'
              '<th class="num">SM %</th><th class="num">DRAM %</th></tr></thead><tbody>']
     for r in g.head(30).iter_rows(named=True):
         def p(v):
             return f'<td class="num" data-v="{"" if v is None else v}">{"-" if v is None else f"{v:.0f}%"}</td>'
 
-        parts.append(f'<tr><td class="name">{esc(r["short_name"])}</td><td class="num">{r["n"]}</td>'
-                     f'<td class="num" data-v="{r["t"]}">{esc(fmt_seconds(r["t"]))}</td>{p(r["sm"])}{p(r["dram"])}</tr>')
+        t = r["total_duration_s"]
+        parts.append(f'<tr><td class="name" title="{esc(r["kernel_name"] or "")}">'
+                     f'{esc(r["kernel_label"] or r["short_name"] or r["kernel_name"] or "?")}</td>'
+                     f'<td class="num">{r["launches"]}</td>'
+                     f'<td class="num" data-v="{"" if t is None else t}">{esc(fmt_seconds(t))}</td>{p(r["sm_pct"])}{p(r["dram_pct"])}</tr>')
     parts.append("</tbody></table></section>")
     return "".join(parts)

@@ -18,7 +18,10 @@ class RooflineDataIncomplete(Rule):
     ``missing`` list is not empty. It fires when those launches hold at least
     ``min_time_share`` of GPU time (of launches when durations are missing too), names every
     missing figure with the number of launches lacking it, and the ncu option that collects it.
-    The finding is critical from ``critical_time_share`` on.
+    The finding is a warning: missing counters limit what ridgeline can say, they are no fault in
+    the work, so ``--fail-on critical`` does not fail a run for them. A pipeline that must have
+    complete inputs sets ``critical_time_share`` (unset by default): the finding is critical from
+    that share on.
 
     A figure is missing only when the file holds it in no spelling (totals, rates per cycle
     beside any cycle count, ``derived__`` metrics, section labels: ``docs/ncu-spellings.md``),
@@ -52,10 +55,12 @@ class RooflineDataIncomplete(Rule):
     code = "RL901"
     name = "roofline-data-incomplete"
     severity = "warning"
+    severities = ("critical",)  # only when critical_time_share is set
     family = "data"
     thresholds = {
         "min_time_share": (0.05, "fires when launches with missing counters hold at least this share of GPU time"),
-        "critical_time_share": (0.5, "the finding is critical when that share reaches this value"),
+        "critical_time_share": (None, "the finding is critical when that share reaches this value (unset: never; "
+                                      "missing counters are no fault in the work)"),
     }
 
     def check(self, ctx: Context) -> list[Finding]:
@@ -102,7 +107,8 @@ class RooflineDataIncomplete(Rule):
             Evidence("largest_unclassified_kernel", names["subject"][0], "name", "measured"),
         ]
         got, limit = K.fmt_pct_vs(share, self.params["min_time_share"])
-        severity = "critical" if share >= self.params["critical_time_share"] else self.severity
+        critical = self.params["critical_time_share"]
+        severity = "critical" if critical is not None and share >= critical else self.severity
         return [
             self.finding(
                 severity=severity,

@@ -44,7 +44,9 @@ class ComputeBoundOnCudaCores(Rule):
     -------
     An fp32 ``sgemm``-style custom kernel at 45 TFLOP/s on an H100 SXM: ``100% of FLOPs on CUDA
     cores (fp32) at intensity 400 FLOP/B >= ridge 20 FLOP/B: H100 SXM has tf32 tensor cores at
-    494 TFLOP/s vs 66.9 TFLOP/s here``.
+    494 TFLOP/s vs the 66.9 TFLOP/s fp32 roof here (7.4x, the datasheet ratio, at the same clock)``.
+    A roof ncu measured at a lower clock is set against the tensor roof at that clock, never the
+    datasheet's boost-clock peak.
     """
 
     code = "RL104"
@@ -80,9 +82,16 @@ class ComputeBoundOnCudaCores(Rule):
             tensor_prec = K.TENSOR_EQUIVALENT[prec]
             gpu = K.catalogue_gpu(ctx, row["gpu"])
             tensor_peak = K.catalogue_peak_of(gpu, tensor_prec)
-            if not tensor_peak or tensor_peak <= (row["peak_flops_per_s"] or 0):
+            if not tensor_peak:
                 continue
-            gain = tensor_peak / (K.catalogue_peak_of(gpu, prec) or row["peak_flops_per_s"])
+            cuda_peak = K.catalogue_peak_of(gpu, prec)
+            gain = tensor_peak / (cuda_peak or row["peak_flops_per_s"])
+            # like for like: the roof here may be measured at the profiled clock, the datasheet's
+            # tensor peak is at boost; the tensor roof at this clock is the roof here x their ratio
+            here = row["peak_flops_per_s"]
+            tensor_here = here * gain if cuda_peak and here else tensor_peak
+            if tensor_here <= (here or 0):
+                continue
             impact_s, share, basis = K.remedy_impact(
                 ctx, row, total, peak_scale=gain,
                 basis=(f"GPU time of these launches with their math on {K.precision_label(tensor_prec)} tensor cores "
@@ -96,7 +105,8 @@ class ComputeBoundOnCudaCores(Rule):
                         f"{K.fmt_pct(row['cuda_share'])} of FLOPs on CUDA cores ({prec}) at intensity "
                         f"{K.fmt(row['intensity_dram'])} FLOP/B >= ridge {K.fmt(row['ridge_flop_per_byte'])} FLOP/B: "
                         f"{row['gpu']} has {K.precision_label(tensor_prec)} tensor cores at "
-                        f"{K.fmt_si(tensor_peak, 'FLOP/s')} vs {K.fmt_si(row['peak_flops_per_s'], 'FLOP/s')} here"
+                        f"{K.fmt_si(tensor_here, 'FLOP/s')} vs the {K.fmt_si(here, 'FLOP/s')} {prec} roof here"
+                        + (f" ({K.fmt(gain)}x, the datasheet ratio, at the same clock)" if cuda_peak and here else "")
                     ),
                     remedy=REMEDIES[prec],
                     evidence=(
@@ -105,6 +115,8 @@ class ComputeBoundOnCudaCores(Rule):
                         Evidence("cuda_core_share", row["cuda_share"], "ratio", "derived"),
                         *K.intensity_evidence(row),
                         Evidence(f"peak_flops_{tensor_prec}", tensor_peak, "FLOP/s", "catalogue"),
+                        Evidence(f"peak_flops_{tensor_prec}_at_roof_clock", tensor_here, "FLOP/s",
+                                 "derived: the roof here x the datasheet ratio"),
                         *K.time_evidence(row),
                         *basis,
                     ),

@@ -11,9 +11,12 @@ class ProfileDominatedByOneRegime(Rule):
 
     What it finds
     -------------
-    Among GEMM-like launches placed on the roofline, the share of their time that is
+    Among GEMM-like launches the kernel table gives a bound, the share of their time that is
     compute-bound (high intensity: prefill, training, large batches) or memory-bound
-    (GEMV-like: decode at small batch). When one side holds at least ``dominance_share`` of the
+    (GEMV-like: decode at small batch); launch- and stall-bound GEMMs count in the whole and are
+    named with their share. The ridge quoted is the ridge of each roof the launches sit under, as
+    the Roofs list prints it (``ridges 137 and 216 FLOP/B`` for two tensor paths), never a blend
+    of them. When one side holds at least ``dominance_share`` of the
     GEMM time, and GEMMs hold at least ``min_gemm_time_share`` of all GPU time, it says which
     regime the profile captured. Compute-bound GEMMs next to memory-bound attention (at least
     half of the attention time) read as large-batch decode rather than prefill: decode GEMMs
@@ -64,14 +67,25 @@ class ProfileDominatedByOneRegime(Rule):
             return []
         # a launch without a precision has no compute roof and so no ridge: it cannot be placed on
         # either side of one and is left out (issue 20: a GEMV with no FP counters)
+        from ridgeline.analyzer.kernels.latency import view_bound_expr
+
         g = df.filter((pl.col("family") == "gemm") & pl.col("bound").is_in(["memory", "compute"])
                       & pl.col("ridge_flop_per_byte").is_not_null())
         if g.height == 0:
             return []
-        gemm_time = float(g["duration_s"].sum())
+        # the shares quoted are of all GEMM time the kernel table gives a bound, launch- and
+        # stall-bound GEMMs included (issue 37: "100% memory-bound" beside a launch-bound GEMM)
+        latency = df.filter((pl.col("family") == "gemm") & (pl.col("bound") == "latency"))
+        if "latency_kind" not in latency.columns:
+            latency = latency.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
+        lat_by = {b: float(t or 0.0) for b, t in latency.group_by(view_bound_expr().alias("b"))
+                  .agg(pl.col("duration_s").sum()).sort("b").iter_rows()}
+        gemm_time = float(g["duration_s"].sum()) + sum(lat_by.values())
         if not gemm_time or gemm_time / total < self.params["min_gemm_time_share"]:
             return []
         comp = float(g.filter(pl.col("bound") == "compute")["duration_s"].sum()) / gemm_time
+        mem = float(g.filter(pl.col("bound") == "memory")["duration_s"].sum()) / gemm_time
+        rest = "".join(f", {K.fmt_pct(t / gemm_time)} {b}-bound" for b, t in lat_by.items() if t)
         dom = self.params["dominance_share"]
         att = df.filter((pl.col("family") == "attention") & pl.col("bound").is_in(["memory", "compute"]))
         att_time = float(att["duration_s"].sum() or 0.0)
@@ -89,8 +103,8 @@ class ProfileDominatedByOneRegime(Rule):
                 note = f" while {K.fmt_pct(att_mem)} of attention time is memory-bound"
             else:
                 regime, other = "prefill-like", "decode"
-        elif 1 - comp >= dom:
-            side, share, regime, other, rel = "memory-bound", 1 - comp, "decode-like", "prefill", "<"
+        elif mem >= dom:
+            side, share, regime, other, rel = "memory-bound", mem, "decode-like", "prefill", "<"
             sub = g.filter(pl.col("bound") == "memory")
         else:
             return []
@@ -103,13 +117,18 @@ class ProfileDominatedByOneRegime(Rule):
         both = sub.filter(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null())
         bytes_ = float(both["dram_bytes"].sum())
         ai = float(both["flops"].sum()) / bytes_ if bytes_ else None
-        ridge = sub["ridge_flop_per_byte"].median()
+        ridges = K.ridges_quoted(ctx, sub["ridge_flop_per_byte"].to_list())
+        # the evidence: the ridge the comparison holds against for every launch (the lowest one for
+        # "<", the highest for ">="), exact; the message quotes each roof's ridge as the Roofs list does
+        col = sub["ridge_flop_per_byte"]
+        ridge = col.min() if rel == "<" else col.max()
+        ai_s, _ = K.fmt_vs(ai, ridge)
         return [
             self.finding(
                 subject="profile",
                 message=(
-                    f"{K.fmt_pct(share)} of GEMM time is {side} (intensity {K.fmt(ai)} FLOP/B {rel} ridge "
-                    f"{K.fmt(ridge)} FLOP/B){note}: this profile shows {regime} work; {other} {verb} differently"
+                    f"{K.fmt_pct(share)} of GEMM time is {side}{rest} (intensity {ai_s} FLOP/B {rel} "
+                    f"{K.ridges_text(ridges)}){note}: this profile shows {regime} work; {other} {verb} differently"
                 ),
                 remedy=(
                     f"Check the capture matches the phase you are optimizing; profile {other} separately "

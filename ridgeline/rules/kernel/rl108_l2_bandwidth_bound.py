@@ -37,7 +37,8 @@ class L2BandwidthBound(Rule):
 
     Example
     -------
-    A tall-skinny GEMM on an H100 SXM: ``L2 intensity 40 FLOP/B < L2 ridge 98.4 FLOP/B while DRAM
+    A tall-skinny GEMM on an H100 SXM: ``L2 intensity 40 FLOP/B < L2 ridge 98.4 FLOP/B (L2 roof
+    10.1 TB/s) while DRAM
     intensity 600 FLOP/B >= ridge 295 FLOP/B: 15x more L2 than DRAM traffic; 35% of the compute
     roof``.
     """
@@ -88,15 +89,21 @@ class L2BandwidthBound(Rule):
             l2_ridge = row["peak_flops_per_s"] / l2_bw
             if row["intensity_l2"] >= l2_ridge:
                 continue
+            l2_ai, l2_ridge_s = K.fmt_vs(row["intensity_l2"], l2_ridge)
+            dram_ai, ridge_s = K.fmt_vs(row["intensity_dram"], row["ridge_flop_per_byte"])
+            # the L2 roof the ridge is drawn against, so the reader finds it (the Roofs list shows a
+            # measured one; an assumed one is said to be assumed)
+            l2_roof = (f"L2 roof {K.fmt_si(l2_bw, 'B/s')}, {K.fmt(p['l2_bandwidth_multiple'])}x the DRAM roof: assumed"
+                       if conf == "derived" else f"L2 roof {K.fmt_si(l2_bw, 'B/s')}")
             ratio = row["l2_bytes"] / row["dram_bytes"] if row["dram_bytes"] else None
             impact_s, share, basis = K.roof_gap_impact(row, total, "more reuse inside the SM (reaching the compute roof)")
             out.append(
                 self.finding(
                     subject=row["subject"],
                     message=(
-                        f"L2 intensity {K.fmt(row['intensity_l2'])} FLOP/B < L2 ridge {K.fmt(l2_ridge)} FLOP/B while "
-                        f"DRAM intensity {K.fmt(row['intensity_dram'])} FLOP/B >= ridge "
-                        f"{K.fmt(row['ridge_flop_per_byte'])} FLOP/B: {K.fmt(ratio)}x more L2 than DRAM traffic; "
+                        f"L2 intensity {l2_ai} FLOP/B < L2 ridge {l2_ridge_s} FLOP/B ({l2_roof}) while "
+                        f"DRAM intensity {dram_ai} FLOP/B >= ridge {ridge_s} FLOP/B: "
+                        f"{K.fmt(ratio)}x more L2 than DRAM traffic; "
                         f"{K.fmt_pct(row['roof_fraction'])} of the compute roof"
                     ),
                     remedy=(

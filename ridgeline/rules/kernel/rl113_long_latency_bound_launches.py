@@ -118,8 +118,9 @@ class LongLatencyBoundLaunches(Rule):
                 f"{K.plural(n, 'launch')}" + (f" of {K.fmt_s(row['duration_s'] / n)} on average" if n > 1 else ""),
             ]
             if busiest is not None and max_fraction is not None:
-                shown = "<0.1%" if busiest < 0.0005 else K.fmt_pct(busiest)  # never "0.0%" for a measured rate
-                parts.append(f"busiest roof at {shown} < {K.fmt_pct(max_fraction)}")
+                shown, limit_s = K.fmt_pct_vs(busiest, max_fraction)  # never "10% < 10%"
+                shown = "<0.1%" if busiest < 0.0005 else shown  # never "0.0%" for a measured rate
+                parts.append(f"busiest roof at {shown} < {limit_s}")
             parts.append(f"each longer than the {K.fmt_s(max_s)} launch-bound limit")
             if row["flops_known"] and not row["flops"]:
                 parts.append("no floating-point work counted (integer, SFU or memory-access work the FLOP counters miss)")

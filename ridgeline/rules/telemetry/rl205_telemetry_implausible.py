@@ -60,7 +60,9 @@ class TelemetryImplausible(Rule):
     Fix the collection named in each finding (restart the profiling watch, export the right
     scale, enable DCP fields in the dcgm-exporter counters CSV, check the scrape pipeline for
     gaps), then re-run. Findings on MIG instances: compare instance ratios with each other,
-    not with whole-GPU thresholds.
+    not with whole-GPU thresholds. GPUs that cannot report profiling fields at all (GeForce,
+    a vGPU guest, older than Volta: ``ridgeline.analyzer.fleet.dcgm_support``) get a remedy for
+    that hardware, never one to enable fields they lack.
 
     Example
     -------
@@ -71,6 +73,7 @@ class TelemetryImplausible(Rule):
     code = "RL205"
     name = "telemetry-implausible"
     severity = "warning"
+    severities = ("info",)
     family = "telemetry"
     thresholds = {
         "gap_factor": (3.0, "a gap counts when longer than this many sample intervals"),
@@ -176,16 +179,31 @@ class TelemetryImplausible(Rule):
 
         no_prof = per_gpu.filter(~c("has_prof") & c("has_util"))
         if no_prof.height:
-            names = [T.subject(r) for r in no_prof.iter_rows(named=True)]
+            from ridgeline.analyzer.fleet.dcgm_support import ENABLE, profiling_unsupported
+
+            models = (w.group_by(keys).agg(c("model").drop_nulls().first()) if "model" in w.columns
+                      else per_gpu.select(keys).with_columns(pl.lit(None, dtype=pl.String).alias("model")))
+            # one finding per kind of GPU: a remedy fits the hardware it names (GeForce and vGPU
+            # have no profiling fields to enable)
+            groups: dict[tuple[str, str] | None, list[tuple[str, str | None]]] = {}
+            for r in no_prof.join(models, on=keys, how="left", nulls_equal=True).iter_rows(named=True):
+                groups.setdefault(profiling_unsupported(r["model"]), []).append((T.subject(r), r["model"]))
             lim = int(p["list_limit"])
-            shown = ", ".join(names[:lim]) + (f" (+{len(names) - lim} more)" if len(names) > lim else "")
-            out.append(self.finding(
-                subject="telemetry", severity="info",
-                message=(f"no DCGM profiling fields (GR_ENGINE/SM/TENSOR/DRAM_ACTIVE) for {len(names)} GPU(s): {shown}; "
-                         "only GPU-Util-based rules ran there"),
-                remedy=("Enable DCGM_FI_PROF_GR_ENGINE_ACTIVE, PIPE_TENSOR_ACTIVE and DRAM_ACTIVE in the dcgm-exporter "
-                        "counters (needs a datacenter GPU, Volta or newer, not vGPU)."),
-                evidence=(Evidence("gpus_without_profiling", len(names), "count", "telemetry"),),
-                confidence="measured", subject_kind="telemetry",
-            ))
+            for kind, members in groups.items():
+                names = [n for n, _m in members]
+                shown = ", ".join(names[:lim]) + (f" (+{len(names) - lim} more)" if len(names) > lim else "")
+                gpus = sorted({m for _n, m in members if m})
+                if kind is None:
+                    why, remedy = "only GPU-Util-based rules ran there", ENABLE
+                else:
+                    why, remedy = f"{', '.join(gpus)} is {kind[0]}; only GPU-Util-based rules ran there", kind[1]
+                out.append(self.finding(
+                    subject="telemetry", severity="info",
+                    message=(f"no DCGM profiling fields (GR_ENGINE/SM/TENSOR/DRAM_ACTIVE) for {len(names)} GPU(s): "
+                             f"{shown}; {why}"),
+                    remedy=remedy,
+                    evidence=(Evidence("gpus_without_profiling", len(names), "count", "telemetry"),
+                              *(Evidence("gpu_model", m, "name", "telemetry") for m in gpus)),
+                    confidence="measured", subject_kind="telemetry",
+                ))
         return out

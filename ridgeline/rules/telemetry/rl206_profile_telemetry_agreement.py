@@ -41,6 +41,7 @@ class ProfileTelemetryAgreement(Rule):
     code = "RL206"
     name = "profile-telemetry-agreement"
     severity = "info"
+    severities = ("warning",)
     family = "telemetry"
     thresholds = {
         "memory_share": (0.5, "kernels count as mostly memory-bound at or above this share of classified time"),

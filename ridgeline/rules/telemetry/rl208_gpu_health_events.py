@@ -78,6 +78,7 @@ class GpuHealthEvents(Rule):
     code = "RL208"
     name = "gpu-health-events"
     severity = "critical"
+    severities = ("info", "warning")
     family = "telemetry"
     thresholds = {
         "min_info_count": (1, "counted errors (single-bit ECC, link replays...) added before an info finding"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ridgeline.rules import kernels as K
 from ridgeline.rules.timeline import common as T
+from ridgeline.analyzer.timeline.idle_causes import IDLE_CAUSE_WORDS
 from ridgeline.rules.base import Context, Evidence, Finding, Rule
 
 
@@ -20,7 +21,7 @@ class GpuIdleBetweenWork(Rule):
     synchronizing (the host blocked in a synchronizing call before launching the next work),
     host late (the GPU ran dry before the host launched the next work), queued (the next work
     was launched and waited on another stream, an event or a collective) and, where a gap's
-    work has no launch record, unknown.
+    work has no launch record, other (the word every view uses for that column).
 
     Why it matters
     --------------
@@ -41,14 +42,14 @@ class GpuIdleBetweenWork(Rule):
     remedy names the ops covering most of the time before the late launches (their own time,
     children apart: ``idle_host_cpu``); queued -> the
     host was ahead: find the dependency the work waited on (cross-stream event waits,
-    collectives and the ranks they wait for) rather than feeding the GPU more; unknown -> the
+    collectives and the ranks they wait for) rather than feeding the GPU more; other -> the
     file has no launch records for that work (an nsys stats CSV: export the sqlite).
 
     Example
     -------
     ``gpu:0``: ``idle 64% of the 1.23 s capture (>= 20%): 793 ms, of which queued 669 ms
     (launched, waiting on a dependency), host late 10 ms, launch gaps 24 ms, host
-    synchronizing 293 us, unknown 90 ms``.
+    synchronizing 293 us, other 90 ms (work with no launch record: ...)``.
     """
 
     code = "RL401"
@@ -106,7 +107,7 @@ def _causes(r) -> list[tuple[str, float]]:
 MIN_REMEDY_SHARE = 0.05
 
 _WORDS = {"launch": "launch gaps", "sync": "host synchronizing", "host": "host late",
-          "queued": "queued", "other": "unknown"}
+          "queued": "queued", "other": IDLE_CAUSE_WORDS["other"]}
 
 
 def _split(r) -> str:
@@ -136,7 +137,7 @@ def _remedy(r) -> str:
                    else "(") + "data loading in worker processes, less Python per step; graphs cut the per-launch cost)",
         "queued": "queued -> the host was ahead: find what the queued work waited on (cross-stream event waits, "
                   "collectives and the ranks they wait for), not more host speed",
-        "other": "unknown -> capture longer (from before the work was launched) to see its launch calls",
+        "other": f"{IDLE_CAUSE_WORDS['other']} -> capture longer (from before the work was launched) to see its launch calls",
     }
     if not T.has_host_calls(r):
         return (f"Attack the largest part: launch gaps -> {T.graphs(r)}, fusion; longer gaps -> capture host calls "

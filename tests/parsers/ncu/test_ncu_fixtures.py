@@ -386,3 +386,22 @@ def test_header_without_launches_is_an_error(tmp_path, text):
 def test_missing_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="cannot read file"):
         read_ncu([tmp_path / "nope.csv"])
+
+
+def test_a_document_quoting_ncu_is_not_an_ncu_log_and_a_binary_is_named(tmp_path):
+    """Issue 37 item 12: a MANIFEST.md quoting 'No kernels were profiled' was refused as 'ncu
+    profiled no kernels'; /bin/ls as 'binary data (tried utf-16-be)'."""
+    from ridgeline.errors import InputError
+    from ridgeline.parsers.ncu.blocks import _decode, _no_csv_reason
+
+    doc = "# Samples\n| file | failed ncu capture: app output + '==WARNING== No kernels were profiled.' |\n"
+    assert "profiled no kernels" not in _no_csv_reason(doc)
+    assert "profiled no kernels" in _no_csv_reason("app output\n==WARNING== No kernels were profiled.\n")
+    elf = b"\x7fELF\x02\x01\x01" + b"\x00" * 4000
+    with pytest.raises(InputError, match=r"an executable or shared library \(ELF\)"):
+        _decode(elf, tmp_path / "ls")
+    zeros = bytes([0, 0, 0, 7]) * 1000  # zero bytes, but not in UTF-16's every-other order
+    with pytest.raises(InputError) as err:
+        _decode(zeros, tmp_path / "x")
+    assert "utf-16" not in str(err.value) and "got binary data" not in str(err.value)
+    assert _decode("a,b\n".encode("utf-16-le") * 50, tmp_path / "y").startswith(b"a,b")

@@ -210,6 +210,37 @@ def test_an_amd_timeline_is_not_joined_with_an_nvidia_profile():
     assert nv.join is not None and nv.join.height == len(names)
 
 
+def test_a_join_of_two_gpus_says_so_and_counts_kernel_names_as_the_tables_do():
+    """Issue 37 item 7: an RTX 2080 Ti profile joined with an A100 timeline without a word, and
+    '3 timeline only' (distinct short names) beside a table of 102 kernel names."""
+    import polars as pl
+
+    from ridgeline.analyzer.timeline.busy import analyze_timeline, gpu_mismatch, join_roofline
+    from ridgeline.render.timeline.postmortem import timeline_lines
+
+    tl = analyze_timeline([read_timeline(FIX / "capture.kineto.json")])
+    k = tl.kernel_shares
+    prof = pl.DataFrame({"kernel_name": ["only_profiled"], "short_name": ["only_profiled"], "duration_s": [1e-3],
+                         "device_name": ["NVIDIA GeForce RTX 2080 Ti"]})
+    tl.devices = tl.devices.with_columns(pl.lit("NVIDIA A100-SXM4-80GB").alias("device_name"))
+    join_roofline(tl, prof)
+    assert tl.unmatched_counts == {"profile": 1, "timeline": k.get_column("name").n_unique(), "ambiguous": 0}
+    text = " ".join(" ".join(timeline_lines(tl_result(tl))).split())
+    assert f"{k.get_column('name').n_unique()} timeline only (kernel names)" in text
+    assert "Different GPUs: the profile is from NVIDIA GeForce RTX 2080 Ti, the timeline from NVIDIA A100-SXM4-80GB" in text
+    assert any("different GPUs" in n for n in tl.join_notes)
+    # one model under two spellings is one GPU; an unnamed side is no evidence of a difference
+    same = pl.DataFrame({"device_name": ["Tesla V100-SXM2-16GB"]})
+    assert gpu_mismatch(same, pl.DataFrame({"device_name": ["NVIDIA V100-SXM2-16GB"]})) == ""
+    assert gpu_mismatch(same, pl.DataFrame({"device_name": [None]}, schema={"device_name": pl.String})) == ""
+
+
+def tl_result(tl):
+    import types
+
+    return types.SimpleNamespace(timeline=tl)
+
+
 # ---------------------------------------------------------------- d. nsys CSVs
 def test_gui_kernel_summary_reads_human_units():
     p = sample("nsys", "cclbench-hopper-vllm-moe-EPLBOFF-gui-kernsum-units.csv")

@@ -101,8 +101,8 @@ def test_legend_names_each_roof_with_its_source(fig):
     legend = _roof_legend(fig)
     labels = [t.get_text() for t in legend.get_texts()]
     assert any("DRAM" in t and "measured by ncu" in t for t in labels)
-    assert any("FP8 tensor" in t and "catalogue" in t for t in labels)
-    assert any("FP16/BF16 tensor" in t and "989 TFLOP/s" in t and "measured by ncu" in t for t in labels)
+    assert any("FP8 TC" in t and "catalogue" in t for t in labels)
+    assert any("BF16 TC" in t and "989 TFLOP/s" in t and "measured by ncu" in t for t in labels)
 
 
 def test_one_point_per_kernel_name_with_counters(fig, result):
@@ -461,7 +461,7 @@ def test_roofs_measured_on_several_devices_are_drawn_once():
     xs, ys = _line(fig, "roof:bandwidth:dram").get_data()
     assert ys[0] / xs[0] == pytest.approx(DRAM_BW)
     legend = _roof_legend(fig)
-    assert any("highest of 2" in t.get_text() and "FP16/BF16" in t.get_text() for t in legend.get_texts())
+    assert any("highest of 2" in t.get_text() and "BF16 TC" in t.get_text() for t in legend.get_texts())
 
 
 def test_summary_only_result_places_names_at_their_fraction_of_the_roof():

@@ -21,6 +21,9 @@ def test_rl901_fires_and_names_missing_counters_and_hint():
     ]
     (f,) = run(get_rule("RL901"), rows)
     assert f.code == "RL901" and f.subject == "profile" and f.subject_kind == "profile"
+    # missing counters are no fault in the work: a warning, whatever their share, unless configured
+    assert f.severity == "warning"
+    (f,) = run(get_rule("RL901"), rows, overrides={"critical_time_share": 0.5})
     # 2 ms of 4 ms = 50% >= critical_time_share 0.5
     assert f.severity == "critical"
     assert f.message == (

@@ -163,7 +163,8 @@ def test_rl104_fires_on_compute_bound_fp32_with_tensor_cores_available():
     assert f.subject == label("my_fp32_conv_kernel")
     assert f.message == (
         "100% of FLOPs on CUDA cores (fp32) at intensity 400 FLOP/B >= ridge 20 FLOP/B: "
-        "H100 SXM has tf32 tensor cores at 494 TFLOP/s vs 66.9 TFLOP/s here"
+        "H100 SXM has tf32 tensor cores at 494 TFLOP/s vs the 66.9 TFLOP/s fp32 roof here "
+        "(7.4x, the datasheet ratio, at the same clock)"
     )
     assert "TF32" in f.remedy
     # impact = the time on tf32 tensor cores at the same achieved fraction of the roof: the compute
@@ -285,8 +286,8 @@ def test_rl108_fires_when_l2_intensity_is_below_the_l2_ridge():
     rows = [launch(GEMM, duration_s=1e-3, flops=300e9, dram_bytes=0.5e9, l2_bytes=7.5e9)]
     (f,) = run(get_rule("RL108"), rows)
     assert f.message == (
-        "L2 intensity 40 FLOP/B < L2 ridge 98.4 FLOP/B while DRAM intensity 600 FLOP/B >= ridge 295 FLOP/B: "
-        "15x more L2 than DRAM traffic; 30% of the compute roof"
+        "L2 intensity 40 FLOP/B < L2 ridge 98.4 FLOP/B (L2 roof 10.1 TB/s, 3x the DRAM roof: assumed) "
+        "while DRAM intensity 600 FLOP/B >= ridge 295 FLOP/B: 15x more L2 than DRAM traffic; 30% of the compute roof"
     )
     assert f.confidence == "derived"
     assert f.impact_s == pytest.approx(1e-3 - 300e9 / 989e12)
@@ -458,3 +459,42 @@ def test_rl105_advice_follows_what_the_kernel_is():
     assert "mma.sync" in attn.remedy and "1.5x" in attn.remedy
     gemm = found[label(GEMM)]
     assert "cuBLASLt" in gemm.remedy and "mma.sync" not in gemm.remedy
+
+
+def test_rl104_sets_a_roof_measured_at_a_low_clock_against_the_tensor_roof_at_that_clock():
+    """Issue 37 item 3: a TF32 peak at boost clock was set against an FP32 roof ncu measured at
+    0.765 GHz; the tensor figure quoted is the roof here x the datasheet ratio."""
+    low = dict(precision="fp32", peak_flops=66.9e12 * 0.765 / 1.98)  # the fp32 roof at 0.765 GHz
+    rows = [launch("my_fp32_conv_kernel", duration_s=1e-3, flops=40e9, dram_bytes=0.1e9, **low) for _ in range(2)]
+    (f,) = run(get_rule("RL104"), rows)
+    assert "tensor cores at 191 TFLOP/s vs the 25.8 TFLOP/s fp32 roof here (7.4x" in f.message, f.message
+    ev = {e.metric: e.value for e in f.evidence}
+    assert ev["peak_flops_tf32_tensor_at_roof_clock"] == pytest.approx(low["peak_flops"] * 494.5e12 / 66.9e12, rel=1e-3)
+
+
+def test_compared_figures_carry_the_digits_that_tell_them_apart():
+    """Issue 37 item 3: RL108 printed "1.7 < 1.7" for 1.679 vs 1.730."""
+    from ridgeline.rules.kernels import fmt_vs
+
+    assert fmt_vs(1.679, 1.730) == ("1.68", "1.73")
+    assert fmt_vs(295.41, 295.46) == ("295.4", "295.5")
+    assert fmt_vs(7.9, 295.0) == ("7.9", "295")
+    assert fmt_vs(2.0, 2.0) == ("2", "2") and fmt_vs(None, 1.0) == ("n/a", "1")
+
+
+def test_rl107_quotes_each_roofs_ridge_and_counts_launch_bound_gemms_in_the_whole():
+    """Issue 37 item 3: RL107 quoted a median ridge (177) between the 137 and 216 of two tensor
+    paths, and said 100% of GEMM time was memory-bound beside a launch-bound GEMM."""
+    from rule_cases import H100_BF16
+
+    rows = [launch(GEMM, duration_s=1e-3, flops=8e9, dram_bytes=1e9) for _ in range(2)]
+    rows += [launch(GEMM + "_mma_sync", duration_s=1e-3, flops=8e9, dram_bytes=1e9, peak_flops=H100_BF16 / 2)
+             for _ in range(2)]
+    rows.append(launch(GEMM + "_small", duration_s=0.2e-3, flops=1e3, dram_bytes=1e3, bound="latency",
+                       latency_kind="launch"))
+    fs = [f for f in run(get_rule("RL107"), rows) if f.code == "RL107"]
+    (f,) = fs
+    assert "ridges 148 and 295 FLOP/B" in f.message, f.message
+    assert "221" not in f.message  # never the median of the two
+    # 4 ms of 4.2 ms memory-bound, 0.2 ms launch-bound: shares of all GEMM time the table bounds
+    assert f.message.startswith("95% of GEMM time is memory-bound, 5% launch-bound (intensity 8 FLOP/B <"), f.message

@@ -182,3 +182,27 @@ def test_rl206_agreement_and_disagreement():
     nd = [f for f in findings(no_dram, kernels=_kernels(8.0, 2.0)) if f.code == "RL206"]
     assert nd[0].message.startswith("cannot compare")
     assert "RL206" not in codes(findings(mem_tel))  # no profile, no comparison
+
+
+@pytest.mark.parametrize("model, fits, unfit", [
+    ("NVIDIA GeForce RTX 4090", "Nothing to enable on a GeForce GPU", "dcgm-exporter"),
+    ("GRID A100-10C", "Nothing to enable in the guest", "dcgm-exporter counters"),
+    ("Tesla P100-PCIE-16GB", "Nothing to enable on these GPUs", "dcgm-exporter"),
+    ("NVIDIA H100 80GB HBM3", "dcgmi dmon -e 1001,1004,1005", "Nothing to enable"),
+    (None, "dcgmi dmon -e 1001,1004,1005", "Nothing to enable"),
+])
+def test_rl205_missing_profiling_remedy_fits_the_gpu_named(model, fits, unfit):
+    """Issue 37 item 6: GeForce and vGPU users were told to enable DCGM fields their GPUs lack."""
+    fs = findings(gpu_series(n=600, gpu_util_ratio=0.5, model=model))
+    (f,) = [f for f in fs if f.code == "RL205" and "no DCGM profiling fields" in f.message]
+    assert fits in f.remedy and unfit not in f.remedy
+    if model and "H100" not in model:
+        assert model in f.message
+
+
+def test_rl205_one_missing_profiling_finding_per_kind_of_gpu():
+    df = pl.concat([gpu_series(n=300, gpu=0, gpu_util_ratio=0.5, model="NVIDIA GeForce RTX 4090"),
+                    gpu_series(n=300, gpu=1, gpu_util_ratio=0.5, model="NVIDIA A100-SXM4-80GB")])
+    fs = [f for f in findings(df) if f.code == "RL205" and "no DCGM profiling fields" in f.message]
+    assert sorted("Nothing to enable" in f.remedy for f in fs) == [False, True]
+    assert all("1 GPU(s)" in f.message for f in fs)
