@@ -104,6 +104,28 @@ def terminal(doc: dict, text: str, out) -> None:
             out.check(view, f"telemetry {what} count", Printed(got), want)
     _terminal_kernel_labels(doc, lines, out)
     _terminal_telemetry(doc, lines, out)
+    _terminal_messages(doc, lines, out)
+
+
+def _terminal_messages(doc: dict, lines: list[str], out) -> None:
+    """Each rule's findings print their messages (a group of more than GROUP_DETAIL_MAX: its first,
+    as the example): each must be the JSON's, whatever the wrapping (compared without whitespace)."""
+    from ridgeline.render.safe_text import inline
+    from ridgeline.render.text import GROUP_DETAIL_MAX
+
+    try:
+        start = next(i for i, line in enumerate(lines) if line.startswith("Findings ("))
+    except StopIteration:
+        return
+    body = re.sub(r"\s+", "", "".join(lines[start:]))
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for f in doc.get("findings") or []:
+        groups.setdefault((f["code"], f["severity"]), []).append(f)
+    for items in groups.values():
+        for f in items if len(items) <= GROUP_DETAIL_MAX else items[:1]:
+            out.checked["terminal:message"] = out.checked.get("terminal:message", 0) + 1
+            if re.sub(r"\s+", "", inline(f["message"])) not in body:
+                out.append(f"terminal: {f['code']} {f['subject']}: message {f['message']!r} not printed as the JSON has it")
 
 
 def _right_cells(header: str, row: str) -> dict[str, str]:

@@ -284,9 +284,9 @@ def _findings(result) -> list[str]:
             if len(label) > name_w:
                 lines += _wrap(label, "  - ")
                 label = ""
-                if not impact:
-                    continue
-            lines.append(f"  - {label:<{name_w}} {impact:>21}".rstrip())  # 4 + 54 + 1 + 21 = 80
+            if label or impact:  # a subject on a line of its own: its impact on the next, if any
+                lines.append(f"  - {label:<{name_w}} {impact:>21}".rstrip())  # 4 + 54 + 1 + 21 = 80
+            # (its message below all the same: a long subject used to skip it, printing no figure)
             if not compact and not same_message:
                 lines += _wrap(f.message, "      ")
             if not compact and len(remedies) > 1:
