@@ -370,12 +370,41 @@ def html(doc: dict, text: str, out) -> None:
     _html_gpu_table(doc, text, out)
 
 
+def _html_rows(text: str, table_id: str) -> list[list]:
+    m = re.search(rf'<table[^>]*id="{table_id}"[^>]*>(.*?)</table>', text, re.S)
+    return [_cells(row) for row in re.findall(r"<tr>(.*?)</tr>", m.group(1).split("<tbody>", 1)[-1], re.S)] if m else []
+
+
+def _close(out, what: str, dv: str | None, want: float | None) -> None:
+    out.checked["html:gpu table"] = out.checked.get("html:gpu table", 0) + 1
+    got = None if dv in (None, "") else float(dv)
+    if (got is None) != (want is None) or (got is not None and not math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)):
+        out.append(f"html: {what}: data-v {dv}, JSON windows give {want!r}")
+
+
+def _html_measures(doc: dict, text: str, out) -> None:
+    """The fleet section's "other measures" table: the columns the windows hold, each cell's
+    data-v the span_s-weighted mean of the JSON windows."""
+    from ridgeline.render.fleet.measures import MEASURES
+
+    held = [m for m in MEASURES if any(w.get(m[0]) is not None for w in _windows(doc))]
+    m = re.search(r'<table[^>]*id="measures-table"[^>]*><thead>(.*?)</thead>', text, re.S)
+    if not held and not m:
+        return
+    heads = [_html.unescape(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", m.group(1))][2:] if m else []
+    if heads != [h for _c, h, _u in held]:
+        out.append(f"html: other measures printed {heads}, JSON windows hold {[c for c, _h, _u in held]}")
+        return
+    for (key, ws), cells in zip(_gpu_groups(doc), _html_rows(text, "measures-table")):
+        for (col, head, _u), (dv, _t, _txt) in zip(held, cells[2:]):
+            _close(out, f"measure {key} {head}", dv, wmean(ws, col))
+
+
 def _html_gpu_table(doc: dict, text: str, out) -> None:
     """The fleet GPU table's tensor activity and GPU-hours (data-v) against the JSON windows."""
+    _html_measures(doc, text, out)
     groups = dict(_gpu_groups(doc))
-    m = re.search(r'<table[^>]*id="gpu-table"[^>]*>(.*?)</table>', text, re.S)
-    for row in re.findall(r"<tr>(.*?)</tr>", m.group(1).split("<tbody>", 1)[-1], re.S) if m else []:
-        cells = _cells(row)
+    for cells in _html_rows(text, "gpu-table"):
         host, gpu = cells[0][2], cells[1][2]
         m = re.fullmatch(r"(\S+)(?: gi:(\S+))?", gpu)
         key = next((k for k in groups if str(k[0] if k[0] is not None else "?") == host
@@ -386,11 +415,7 @@ def _html_gpu_table(doc: dict, text: str, out) -> None:
         ws = groups[key]
         for (dv, _t, _txt), want, what in ((cells[3], sum(w.get("span_s") or 0.0 for w in ws) / 3600, "GPU-h"),
                                            (cells[5], wmean(ws, "tensor_active_mean_ratio"), "tensor active")):
-            out.checked["html:gpu table"] = out.checked.get("html:gpu table", 0) + 1
-            got = None if dv in (None, "") else float(dv)
-            if (got is None) != (want is None) or (got is not None and not math.isclose(got, want, rel_tol=1e-9,
-                                                                                         abs_tol=1e-12)):
-                out.append(f"html: GPU {key} {what}: data-v {dv}, JSON windows give {want!r}")
+            _close(out, f"GPU {key} {what}", dv, want)
 
 
 VIEWS = {"terminal": terminal, "markdown": markdown, "html": html}

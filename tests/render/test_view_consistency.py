@@ -160,6 +160,10 @@ def test_telemetry_columns_print_their_own_field(tmp_path):
     assert wrong != term
     assert any("util column" in m for m in view_mismatches(doc, {"terminal": wrong}))
     assert not any("no numeric field" in n for n in doc["notes"])
+    page = texts["html"]
+    assert 'id="measures-table"' in page and ">2.5 GB/s<" in page  # the report page shows them too
+    wrong = page.replace('data-v="2500000000.0"', 'data-v="2400000000.0"', 1)
+    assert wrong != page and any("measure" in m for m in view_mismatches(doc, {"html": wrong}))
 
 
 def test_every_view_names_the_gpu_the_json_labels(tmp_path):

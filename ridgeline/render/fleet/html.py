@@ -258,5 +258,8 @@ def fleet_sections(result) -> str:
     if total > len(rows):
         parts.append(f'<p class="muted">{len(rows)} of {total} GPUs shown (most wasted first); all are in the JSON '
                      "output.</p>")
+    from ridgeline.render.fleet.measures import html_table
+
+    parts.append(html_table(w))
     parts.append("</section>")
     return "".join(parts)

@@ -3,8 +3,9 @@ GPU temperature, NVLink and PCIe throughput. One row per GPU, a column per measu
 holds; means over the windows weighted by each window's time observed (``span_s``), as the main
 table's means are. Nothing when no window holds any of them.
 
-:data:`MEASURES` is the one table of these columns: the terminal prints it, and the view-consistency
-test holds each printed figure to the JSON windows.
+:data:`MEASURES` is the one table of these columns: the terminal (:func:`measure_lines`) and the
+report page (:func:`html_table`) print it, and the view-consistency test holds each printed figure
+to the JSON windows.
 """
 
 from __future__ import annotations
@@ -81,3 +82,28 @@ def measure_lines(windows, *, width: int = 80) -> list[str]:
     legend = "; ".join(dict.fromkeys(LEGEND[h.split()[0]] for _c, h, _u in cols))
     lines += textwrap.wrap(legend, width=width, subsequent_indent="  ")
     return lines
+
+
+def html_table(windows) -> str:
+    """``<h3>`` + the table for the report's fleet section ('' when no window holds a measure);
+    each cell's ``data-v`` is the mean itself."""
+    from ridgeline.render.htmltext import esc
+
+    cols = present(windows)
+    if not cols:
+        return ""
+    g = per_gpu_means(windows, [c for c, _h, _u in cols])
+    heads = "".join(f'<th class="num">{esc(h)}</th>' for _c, h, _u in cols)
+    parts = ['<h3>Other measures per GPU</h3><p class="muted">Means over the windows weighted by the time observed; '
+             + esc("; ".join(dict.fromkeys(LEGEND[h.split()[0]] for _c, h, _u in cols))) + ".</p>"
+             '<table class="sortable" id="measures-table"><thead><tr><th>host</th><th>GPU</th>' + heads
+             + "</tr></thead><tbody>"]
+    for r in g.head(MAX_ROWS * 4).iter_rows(named=True):
+        gpu = "?" if r["gpu"] is None else str(r["gpu"])
+        if r.get("gpu_instance"):
+            gpu += f" gi:{r['gpu_instance']}"
+        cells = "".join(f'<td class="num" data-v="{"" if r[c] is None else repr(float(r[c]))}">'
+                        f"{esc(fmt_measure(r[c], u))}</td>" for c, _h, u in cols)
+        parts.append(f'<tr><td class="name">{esc(r["host"] or "?")}</td><td>{esc(gpu)}</td>{cells}</tr>')
+    parts.append("</tbody></table>")
+    return "".join(parts)
