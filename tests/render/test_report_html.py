@@ -328,13 +328,12 @@ def test_markdown_summary_fits_a_pull_request(decode_b1):
     assert len(text.encode()) < BUDGET_BYTES <= 6 * 1024
 
 
-def test_markdown_over_budget_drops_detail_then_cuts(decode_b1):
+def test_markdown_over_budget_drops_detail_then_cuts(result):
     """Plan by plan: fewer kernel rows, inputs to a count, fewer finding rows, no remedies; past
     the last plan the page is cut at a line, its <details> closed, and says where the rest is."""
-    from ridgeline.pipeline import analyze_paths
     from ridgeline.render.markdown import CUT_NOTE
 
-    res = analyze_paths([decode_b1])
+    res = result
     full = render_markdown(res, budget=None)
     assert "### Inputs" in full
     smaller = render_markdown(res, budget=len(full.encode()) - 1)
