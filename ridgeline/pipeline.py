@@ -636,9 +636,13 @@ def silent_telemetry_notes(windows) -> list[str]:
     present = [c for c in RULE_FIELDS if c in windows.columns and windows.get_column(c).null_count() < windows.height]
     if present:
         return []
-    read = [c.rsplit("_mean", 1)[0].rsplit("_max", 1)[0] for c in windows.columns
-            if c.endswith(("_mean_ratio", "_mean_w", "_mean_hz", "_max_bytes", "_mean_bytes_per_s"))
-            and windows.get_column(c).null_count() < windows.height]
+    import re
+
+    # every measured field the windows hold (a mean or max in any unit: ratio, W, Hz, C, bytes,
+    # B/s), so a temperature the JSON reports is named here too
+    measured = re.compile(r"^(.+?)_(?:mean|max)_(?:ratio|w|hz|c|bytes|bytes_per_s)$")
+    read = list(dict.fromkeys(m.group(1) for c in windows.columns if (m := measured.match(c))
+                              and windows.get_column(c).null_count() < windows.height))
     return [
         "no telemetry field any rule reads was present (read: " + (", ".join(read) or "no numeric field")
         + "): no performance rule can judge it, so having no performance finding is not a clean bill; collect "

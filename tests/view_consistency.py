@@ -24,7 +24,9 @@ and must lie within half a unit of its last printed digit of the JSON value):
   annotation messages;
 * ``check --write``: each ``[[expect]]``'s roof_fraction, intensity and time_share against the
   kernel's ``summary`` row;
-* the profiled GPU time (terminal header, Markdown, HTML card) against ``total_gpu_time_s``.
+* the profiled GPU time (terminal header, Markdown, HTML card) against ``total_gpu_time_s``;
+* the labels and counts of :mod:`view_labels`: the GPU each view names, findings / launches /
+  telemetry counts, kernel rows' bound and precision, the telemetry columns, the Markdown budget.
 """
 
 from __future__ import annotations
@@ -615,9 +617,13 @@ VIEWS = {"terminal": _terminal, "markdown": _markdown, "html": _html_view, "sari
 
 def view_mismatches(doc: dict, texts: dict[str, str], *, checked: dict | None = None) -> list[str]:
     """Every mismatch; ``checked`` (a dict) receives how many numbers each view:kind compared."""
+    from view_labels import VIEWS as LABELS  # the headline labels and counts (GPU, findings, telemetry)
+
     out = Mismatches()
     for name, text in texts.items():
         VIEWS[name](doc, text, out)
+        if name in LABELS:
+            LABELS[name](doc, text, out)
     if checked is not None:
         checked.update(out.checked)
     return list(out)

@@ -124,3 +124,54 @@ def off_roofline_reason(why: dict[str, Any]) -> str:
         parts.append(f"{why['no_counters']} {'lacks' if why['no_counters'] == 1 else 'lack'} FLOP/byte counters ({', '.join(why['counters'])})")
     n = why["launches"]
     return f"{n:,} launch{'' if n == 1 else 'es'} off the roofline: " + "; ".join(parts)
+
+
+#: what every view prints where no GPU is named (the JSON's ``gpu.label`` is then null)
+UNKNOWN_GPU = "unknown GPU"
+
+
+def recorded_devices(result) -> list[str]:
+    """The device names the inputs recorded, sorted: the profile's ``device_name``, the timeline
+    devices' ``device_name`` and the telemetry's ``model`` (what the input says, not a catalogue match)."""
+    names: set[str] = set()
+    tl = getattr(result, "timeline", None)
+    tel = getattr(result, "windows", None)
+    if tel is None or not getattr(tel, "height", 0):
+        tel = getattr(result, "telemetry", None)
+    for frame, col in ((getattr(result, "kernels", None), "device_name"),
+                       (getattr(tl, "devices", None) if tl is not None else None, "device_name"),
+                       (tel, "model")):
+        if frame is not None and getattr(frame, "height", 0) and col in frame.columns:
+            names.update(str(v) for v in frame.get_column(col).unique().to_list() if v)
+    return sorted(names)
+
+
+def telemetry_gpu_count(result) -> int:
+    """GPUs (and MIG instances) the telemetry saw: distinct host / gpu / gpu_instance."""
+    for frame in (getattr(result, "windows", None), getattr(result, "telemetry", None)):
+        if frame is not None and getattr(frame, "height", 0):
+            keys = [c for c in ("host", "gpu", "gpu_instance") if c in frame.columns]
+            return frame.select(keys).unique().height if keys else 0
+    return 0
+
+
+def gpu_label(result) -> str | None:
+    """The GPU a run is about, as every view names it (report title and summary card, Markdown
+    ``**GPU:**``, the terminal's ``GPU:`` line) and the JSON's ``gpu.label``: the catalogue GPU whose
+    roofs were used; else the device names the inputs recorded (a timeline's or telemetry's GPU
+    that no roof needs); else how many GPUs the telemetry saw, model not recorded; else None (the
+    views print :data:`UNKNOWN_GPU`)."""
+    if getattr(result, "gpu_name", None):
+        return result.gpu_name
+    names = recorded_devices(result)
+    if names:
+        return ", ".join(names)
+    n = telemetry_gpu_count(result)
+    if n:
+        return f"{n} GPU{'s' if n != 1 else ''} (model not recorded)"
+    return None
+
+
+def gpu_title(result) -> str:
+    """:func:`gpu_label`, or :data:`UNKNOWN_GPU`: the words every view prints."""
+    return gpu_label(result) or UNKNOWN_GPU

@@ -102,15 +102,24 @@ def telemetry_overview(result) -> dict[str, Any] | None:
     """GPUs, hosts, models and time span seen in the telemetry, or None without telemetry."""
     import polars as pl
 
+    from ridgeline.render.facts import telemetry_gpu_count
+
     tel = result.telemetry
-    if tel is None or not getattr(tel, "height", 0):
+    windows = getattr(result, "windows", None)
+    has_windows = windows is not None and getattr(windows, "height", 0)
+    if (tel is None or not getattr(tel, "height", 0)) and not has_windows:
         return None
-    keys = tel.select("host", "gpu", "gpu_instance").unique()
-    span = tel.select(pl.col("timestamp").min().alias("a"), pl.col("timestamp").max().alias("b")).row(0)
-    models = sorted({str(m) for m in tel["model"].unique().to_list() if m}) if "model" in tel.columns else []
+    # GPUs and hosts as the JSON's telemetry.windows count them (the plot frame holds plotted fields only)
+    keys = (windows if has_windows else tel).select("host").unique()
+    if tel is not None and getattr(tel, "height", 0):
+        span = tel.select(pl.col("timestamp").min().alias("a"), pl.col("timestamp").max().alias("b")).row(0)
+    else:
+        span = windows.select(pl.col("window_start").min().alias("a"), pl.col("window_end").max().alias("b")).row(0)
+    frame = windows if has_windows else tel
+    models = sorted({str(m) for m in frame["model"].unique().to_list() if m}) if "model" in frame.columns else []
     return {
-        "gpus": keys.height,
-        "hosts": keys["host"].n_unique(),
+        "gpus": telemetry_gpu_count(result),
+        "hosts": keys.height,
         "models": models,
         "start": span[0],
         "end": span[1],
@@ -138,15 +147,11 @@ def describe_inputs(result) -> str:
 
 
 def gpu_title(result) -> str:
-    """The GPU a page is about: the profile's GPU, else the telemetry's models, else how many GPUs."""
-    if result.gpu_name:
-        return result.gpu_name
-    tel = telemetry_overview(result)
-    if tel and tel["models"]:
-        return ", ".join(tel["models"])
-    if tel and tel["gpus"]:
-        return f"{tel['gpus']} GPU{'s' if tel['gpus'] != 1 else ''} (model not recorded)"
-    return "unknown GPU"
+    """The GPU a page is about, as every view names it: :func:`ridgeline.render.facts.gpu_title`
+    (the JSON's ``gpu.label``, or "unknown GPU")."""
+    from ridgeline.render.facts import gpu_title as title
+
+    return title(result)
 
 
 # ----------------------------------------------------------------------------------------

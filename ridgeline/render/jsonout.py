@@ -27,7 +27,7 @@ from ridgeline.analyzer.schema import (
     TIMELINE_TOTALS_COLUMNS,
     WINDOW_COLUMNS,
 )
-from ridgeline.render.facts import roof_records, time_by_bound
+from ridgeline.render.facts import gpu_label, roof_records, time_by_bound
 from ridgeline.result import JSON_SCHEMA_VERSION
 
 # top-level key -> meaning (the order of the document)
@@ -103,6 +103,10 @@ FLEET_KEYS: dict[str, str] = {
 
 GPU_KEYS: dict[str, str] = {
     "name": "catalogue name (\"H100 SXM\"); several names joined by \", \" when the input mixes GPUs; null if none matched",
+    "label": "the GPU every view names (report title and summary card, Markdown **GPU:**, the terminal's GPU line): "
+    "`name` when a catalogue GPU matched, else the device names the inputs recorded (profile device_name, timeline "
+    "devices, telemetry models; sorted, joined by \", \"), else \"N GPUs (model not recorded)\" for telemetry; null "
+    "when nothing names a GPU (the views print \"unknown GPU\"). ridgeline.render.facts.gpu_label (additive, issue 37)",
     "match": "how the GPU was chosen (device name as recorded, or --gpu), with notes such as 'most common variant'",
     "datasheet": "the datasheet the catalogue numbers come from (null when no catalogue entry)",
     "dram_bw_bytes_per_s": "DRAM bandwidth roof used: the measured one when ncu recorded it, else the catalogue's",
@@ -201,6 +205,7 @@ def gpu_section(result) -> dict[str, Any]:
         peaks[p] = {"flops_per_s": value, "source": src, "ridge_flop_per_byte": (value / bw) if bw else None}
     return {
         "name": result.gpu_name,
+        "label": gpu_label(result),
         "match": result.gpu_match,
         "datasheet": entry.source if entry else None,
         "dram_bw_bytes_per_s": bw,
@@ -399,6 +404,7 @@ def render_json(result, *, indent: int | None = 2) -> str:
     doc = to_document(result_wo)
     doc["accounting"] = clean(_accounting(result))  # counted from the launches, which result_wo leaves out
     doc["time_by_bound"] = clean(time_by_bound(result))  # likewise
+    doc["gpu"] = clean(gpu_section(result))  # its label names the devices the launches and windows recorded
     marks = []
     if kernels is not None and kernels.height:
         doc["kernels"] = _KERNELS_MARK

@@ -49,52 +49,70 @@ def _table(header: list[str], rows: list[list[str]], align: list[str] | None = N
     return out
 
 
-EVIDENCE_SHOWN = 4  # evidence items per finding in the folded details (all are in the JSON)
-
-
-def _source_kind(source: object) -> str:
-    """``measured: dram__bytes.sum + ...`` -> ``measured``: the kind of a figure, not its recipe."""
-    text = str(source or "")
-    return text.split(":", 1)[0].strip() or text
-
-
-def _evidence_text(items) -> str:
-    return "; ".join(
-        f"{md(e.metric)} {md(fmt_num(e.value) if isinstance(e.value, float) else e.value)} {md(e.unit)}"
-        f" ({md(_source_kind(e.source))})"
-        for e in items
-    )
-
-
 def _remedy_lines(findings) -> list[str]:
-    """Findings that share a rule and a remedy say the remedy once; the evidence they share (the
-    same ridge, the same peaks) is said once too, and each finding shows what is its own."""
-    groups: dict[tuple[str, str], list[tuple[int, object]]] = {}
+    """Findings that share a rule and a remedy say the remedy once, with the numbers of the
+    findings it is for; the evidence stays in the JSON and the HTML report (issue 37 item 11: a job
+    summary carries the verdicts, not the figures behind them)."""
+    groups: dict[tuple[str, str], list[int]] = {}
     for i, f in enumerate(findings, 1):
-        groups.setdefault((f.code, f.remedy), []).append((i, f))
-    out = []
-    for (code, remedy), members in groups.items():
-        nums = ", ".join(f"#{i}" for i, _f in members)
-        out.append(f"- **{md(code)}** ({nums}): {md(remedy)}")
-
-        def key(e):
-            return (e.metric, repr(e.value), e.unit)
-
-        common = set.intersection(*[{key(e) for e in f.evidence} for _i, f in members]) if len(members) > 1 else set()
-        if common:
-            first = [e for e in members[0][1].evidence if key(e) in common]
-            out.append(f"  - all: {_evidence_text(first[:EVIDENCE_SHOWN])}")
-        for i, f in members:
-            own = [e for e in f.evidence if key(e) not in common]
-            if not own:
-                continue
-            more = len(own) - EVIDENCE_SHOWN
-            out.append(f"  - #{i} {md(f.subject)}: {_evidence_text(own[:EVIDENCE_SHOWN])}"
-                       + (f"; {more} more in the JSON" if more > 0 else ""))
-    return out
+        groups.setdefault((f.code, f.remedy), []).append(i)
+    return [f"- **{md(code)}** ({', '.join(f'#{i}' for i in nums)}): {md(remedy)}"
+            for (code, remedy), nums in groups.items()]
 
 
-def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS) -> str:
+#: a GitHub job summary's budget (bytes): the page drops detail, plan by plan, until it fits
+BUDGET_BYTES = 6 * 1024 - 64
+#: (kernel rows, finding rows, characters of a finding's message; None: all) and whether the
+#: remedies and the inputs / skipped tables are folded in: tried in order until the page fits
+#: :data:`BUDGET_BYTES`; whatever is left out is in the JSON and the HTML report
+PLANS: tuple[tuple[int | None, int | None, int | None, bool, bool], ...] = (
+    (None, None, None, True, True),
+    (10, None, None, True, True),
+    (10, None, None, True, False),
+    (10, None, 160, True, False),
+    (5, 10, 160, True, False),
+    (5, 5, 120, False, False),
+)
+CUT_NOTE = "*Cut to fit the job-summary budget: every figure is in the JSON (`--format json`) and the HTML report.*"
+
+
+def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS,
+                    budget: int | None = BUDGET_BYTES) -> str:
+    """The report as GitHub-flavoured Markdown, under ``budget`` bytes (None: no budget): each of
+    :data:`PLANS` in turn, the first that fits; past the last, the page is cut at a line and says so."""
+    text = ""
+    for kernels, findings, chars, remedies, inputs in PLANS:
+        text = _render(result, title=title, top=min(top, kernels or top), findings_max=findings, message_max=chars,
+                       remedies=remedies, inputs=inputs)
+        if budget is None or len(text.encode("utf-8")) < budget:
+            return text
+    return _cut(text, budget)
+
+
+def _cut(text: str, budget: int) -> str:
+    """``text`` cut at a line so that it and :data:`CUT_NOTE` fit ``budget`` bytes; an open
+    ``<details>`` is closed."""
+    room = budget - len(CUT_NOTE.encode("utf-8")) - 40
+    kept: list[str] = []
+    size = 0
+    for line in text.split("\n"):
+        size += len(line.encode("utf-8")) + 1
+        if size > room:
+            break
+        kept.append(line)
+    opened = sum(1 for ln in kept if ln.startswith("<details>")) - sum(1 for ln in kept if ln.startswith("</details>"))
+    return "\n".join(kept + ["", *(["</details>", ""] * max(0, opened)), CUT_NOTE, ""])
+
+
+def _clip(text: str, limit: int | None) -> str:
+    """``text`` cut at a word to at most ``limit`` characters, an ellipsis saying so (None: whole)."""
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:") + "\u2026"
+
+
+def _render(result, *, title: str | None, top: int, findings_max: int | None, message_max: int | None,
+            remedies: bool, inputs: bool) -> str:
     tel = telemetry_overview(result)
     gpu = gpu_title(result)
     title = title or f"ridgeline report \u2014 {gpu} \u2014 {describe_inputs(result)}"
@@ -114,7 +132,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
     top_findings = sorted_findings(result)
     if top_findings:
         f = top_findings[0]
-        lines.append(f"**Top finding:** {md(f.code)} {md(f.name)} on {md(f.subject)}: {md(f.message)}  ")
+        lines.append(f"**Top finding:** {md(f.code)} {md(f.name)} on {md(f.subject)}: {md(_clip(f.message, message_max))}  ")
     shares = time_by_bound(result)
     if shares:
         lines.append(
@@ -134,21 +152,21 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
             ["l", "r", "r", "l"],
         )
         lines.append("")
-    for note in result.notes or []:
-        lines.append(f"- {md(note)}")
-    if result.notes:
-        lines.append("")
+    if not inputs and result.notes:  # the notes go where the inputs went: the JSON and the HTML report
+        lines += [f"{len(result.notes)} note(s) on the inputs: in the JSON and the HTML report.", ""]
+    elif result.notes:
+        lines += [f"- {md(note)}" for note in result.notes] + [""]
 
     findings = sorted_findings(result)
     lines += [f"### Findings ({len(findings)})", ""]
     if findings:
         rows = []
-        for i, f in enumerate(findings, 1):
+        for i, f in enumerate(findings[:findings_max], 1):
             impact = fmt_seconds(f.impact_s) if f.impact_s is not None else "\u2014"
             if f.impact_share is not None:
                 impact += f" ({fmt_pct(f.impact_share)})"
             rows.append(
-                [str(i), md(f.severity), f"{md(f.code)} {md(f.name)}", md(f.subject), md(f.message), impact,
+                [str(i), md(f.severity), f"{md(f.code)} {md(f.name)}", md(f.subject), md(_clip(f.message, message_max)), impact,
                  md(f.confidence)]
             )
         lines += _table(
@@ -156,11 +174,14 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
             rows,
             ["r", "l", "l", "l", "l", "r", "l"],
         )
-        # what to do and the evidence, folded: a pull request shows one line per finding; every
-        # figure's full recipe (the counters summed) is in the JSON and the HTML report
-        lines += ["", "<details><summary>What to do, and the evidence</summary>", ""]
-        lines += _remedy_lines(findings)
-        lines += ["", "</details>"]
+        if findings_max is not None and len(findings) > findings_max:
+            lines += ["", f"{len(findings) - findings_max} more findings in the JSON and the HTML report."]
+        # what to do, folded: a pull request shows one line per finding; the evidence is in the
+        # JSON and the HTML report
+        if remedies:
+            lines += ["", "<details><summary>What to do (the evidence: JSON and HTML report)</summary>", ""]
+            lines += _remedy_lines(findings[:findings_max])
+            lines += ["", "</details>"]
     else:
         lines.append("No rule fired.")
     lines.append("")
@@ -193,6 +214,10 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
     from ridgeline.render.kernels.whatif import markdown_lines
 
     lines += markdown_lines(result, md=md)
+    if not inputs:
+        n = len(result.skipped or [])
+        lines += [f"{len(result.inputs or [])} input(s), {n} skipped item(s): listed in the JSON and the HTML report.", ""]
+        return "\n".join(lines)
     lines += ["<details><summary>Inputs and skipped rows</summary>", "", "### Inputs", ""]
     if result.inputs:
         lines += _table(

@@ -88,7 +88,9 @@ def _header(result) -> list[str]:
 
 def _gpu_lines(result) -> list[str]:
     lines = []
-    name = result.gpu_name or "not identified"
+    from ridgeline.render.facts import gpu_title
+
+    name = gpu_title(result)  # the JSON's gpu.label, as the report's title names it
     match = f" ({result.gpu_match})" if result.gpu_match else ""
     lines += _wrap(f"GPU: {name}{match}", "")
     if not result.roofs:

@@ -53,3 +53,24 @@ def test_time_by_bound_counts_a_missing_bound_as_unknown():
     k = pl.DataFrame({"bound": ["memory", "compute", None, "latency"], "duration_s": [3.0, 1.0, 0.5, 0.5]})
     assert time_by_bound(_result(kernels=k)) == {"memory": 0.6, "compute": 0.2, "unknown": 0.1, "latency": 0.1}
     assert time_by_bound(_result(kernels=k.with_columns(pl.lit(None, dtype=pl.Float64).alias("duration_s")))) == {}
+
+
+def test_gpu_label_names_the_catalogue_gpu_else_the_recorded_devices():
+    """Issue 37 item 1: one GPU name for every view and the JSON's gpu.label."""
+    import polars as pl
+
+    from ridgeline.render.facts import UNKNOWN_GPU, gpu_label, gpu_title
+
+    k = pl.DataFrame({"device_name": ["NVIDIA A100-SXM4-80GB", None], "duration_s": [1.0, 1.0]})
+    tl = types.SimpleNamespace(devices=pl.DataFrame({"device_name": ["NVIDIA B200", "NVIDIA B200"]}))
+    w = pl.DataFrame({"host": ["a", "a", "b"], "gpu": [0, 1, 0], "gpu_instance": [None, None, None],
+                      "model": [None, None, None]}, schema_overrides={"gpu_instance": pl.String, "model": pl.String})
+
+    def res(**kw):
+        base = dict(gpu_name=None, kernels=None, timeline=None, windows=None, telemetry=None)
+        return types.SimpleNamespace(**{**base, **kw})
+
+    assert gpu_label(res(gpu_name="H100 SXM", kernels=k)) == "H100 SXM"
+    assert gpu_label(res(kernels=k, timeline=tl)) == "NVIDIA A100-SXM4-80GB, NVIDIA B200"
+    assert gpu_label(res(windows=w)) == "3 GPUs (model not recorded)"
+    assert gpu_label(res()) is None and gpu_title(res()) == UNKNOWN_GPU

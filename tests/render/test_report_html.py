@@ -306,16 +306,18 @@ def test_top_finding_is_called_out(page, result):
 
 
 def test_markdown_summary_fits_a_pull_request(decode_b1):
-    """One table line per finding; remedies and evidence folded in <details>, shared evidence said
-    once, no counter recipes (those are in the JSON); the whole page stays small."""
+    """One table line per finding; remedies folded in <details>, the evidence left to the JSON and
+    the HTML (issue 37 item 11), no counter recipes; the whole page stays under the job-summary
+    budget (every sample and scenario: tests/view_labels.py)."""
     from ridgeline.pipeline import analyze_paths
+    from ridgeline.render.markdown import BUDGET_BYTES
 
     res = analyze_paths([decode_b1])
     text = render_markdown(res)
     findings = res.findings
     assert findings
-    head, _, folded = text.partition("<details><summary>What to do, and the evidence</summary>")
-    assert folded, "remedies and evidence are folded"
+    head, _, folded = text.partition("<details><summary>What to do (the evidence: JSON and HTML report)</summary>")
+    assert folded, "remedies are folded"
     table = [ln for ln in head.split("### Findings", 1)[1].splitlines() if ln.startswith("| ") and ln[2:3].isdigit()]
     assert len(table) == len(findings)
     assert all(len(ln) < 600 for ln in table)
@@ -323,4 +325,19 @@ def test_markdown_summary_fits_a_pull_request(decode_b1):
     assert "__" not in text.replace("\\_\\_", "")  # no raw ncu metric recipe (sm__..., dram__...)
     for f in findings:  # every remedy still reaches the reader, once per rule and remedy
         assert folded.count(md(f.remedy)) == 1
-    assert len(text.encode()) < 1200 * len(findings) + 6000
+    assert len(text.encode()) < BUDGET_BYTES <= 6 * 1024
+
+
+def test_markdown_over_budget_drops_detail_then_cuts(result):
+    """Plan by plan: fewer kernel rows, inputs to a count, fewer finding rows, no remedies; past
+    the last plan the page is cut at a line, its <details> closed, and says where the rest is."""
+    from ridgeline.render.markdown import CUT_NOTE
+
+    res = result
+    full = render_markdown(res, budget=None)
+    assert "### Inputs" in full
+    smaller = render_markdown(res, budget=len(full.encode()) - 1)
+    assert len(smaller.encode()) < len(full.encode()) and CUT_NOTE not in smaller
+    tiny = render_markdown(res, budget=1500)
+    assert len(tiny.encode()) < 1500 and tiny.rstrip().endswith(CUT_NOTE)
+    assert tiny.count("<details>") == tiny.count("</details>")

@@ -61,6 +61,19 @@ def test_a_wrong_ridge_is_caught(tmp_path):
     assert good in texts["markdown"]
     wrong = dict(texts, markdown=texts["markdown"].replace(good, bad))
     assert any("ridge printed" in m for m in view_mismatches(doc, {"markdown": wrong["markdown"]}))
+    # the labels and counts too (tests/view_labels.py): a finding message, a count, a bound label
+    import html as _html
+
+    msg = doc["findings"][0]["message"]
+    assert _html.escape(msg) in texts["html"]
+    page = texts["html"].replace(_html.escape(msg), _html.escape(msg.replace("FLOP/B", "FLOP/b", 1)))
+    assert any("finding #1 message" in m for m in view_mismatches(doc, {"html": page}))
+    n = len(doc["findings"])
+    md_text = texts["markdown"].replace(f"### Findings ({n})", f"### Findings ({n + 1})")
+    assert any("findings count" in m for m in view_mismatches(doc, {"markdown": md_text}))
+    assert "| memory |" in texts["markdown"]
+    md_text = texts["markdown"].replace("| memory |", "| compute |", 1)
+    assert any("kernel bound" in m for m in view_mismatches(doc, {"markdown": md_text}))
 
 
 def test_a_wrong_roof_fraction_in_check_write_is_caught(tmp_path):
@@ -93,6 +106,11 @@ def _timeline_views(path: Path):
 def test_views_match_json_on_timelines(path):
     doc, texts = _timeline_views(path)
     assert_views_match_json(doc, texts)
+    # issue 37 item 1: a trace no catalogue GPU matched is titled by the devices it recorded
+    devices = {d["device_name"] for d in (doc.get("timeline") or {}).get("devices") or [] if d.get("device_name")}
+    if devices and doc["gpu"]["name"] is None:
+        assert doc["gpu"]["label"] == ", ".join(sorted(devices))
+        assert f"\u2014 {doc['gpu']['label']} \u2014" in texts["html"] and "unknown GPU" not in texts["markdown"]
     if (doc.get("timeline") or {}).get("devices"):
         checked: dict = {}
         view_mismatches(doc, texts, checked=checked)
@@ -108,3 +126,61 @@ def test_render_views_for_files(tmp_path):
                                   gpu="H200")
     assert set(texts) == {"terminal", "markdown", "html", "sarif", "github", "expect"}
     assert_views_match_json(doc, texts)
+
+
+def _telemetry_csv(path: Path, fields: dict[str, float], *, model: str = "", seconds: int = 30) -> Path:
+    """A long telemetry CSV (generated here): GPU 0 of node-a, one sample a second, each field constant."""
+    from datetime import datetime, timedelta, timezone
+
+    t0 = datetime(2026, 3, 1, 12, tzinfo=timezone.utc)
+    lines = ["timestamp,host,gpu,model,field,value"]
+    for k in range(seconds):
+        t = (t0 + timedelta(seconds=k)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        lines += [f"{t},node-a,0,{model},{f},{v}" for f, v in fields.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_telemetry_columns_print_their_own_field(tmp_path):
+    """Issue 37 item 4: without GPU-Util the util column prints "-" (the JSON's null), never
+    GR_ENGINE's busy share under the GPU-Util label; a temperature and NVLink / PCIe rates the
+    windows hold are printed, each held to the JSON; a util copied from gract is caught."""
+    from ridgeline.pipeline import analyze_paths
+
+    path = _telemetry_csv(tmp_path / "t.csv", {"gr_engine_active_ratio": 0.9, "tensor_active_ratio": 0.3,
+                                               "gpu_temp_c": 32.0, "nvlink_rx_bytes_per_s": 2.5e9,
+                                               "pcie_tx_bytes_per_s": 4e8})
+    doc, texts = render_views(analyze_paths([path]))
+    (w,) = doc["telemetry"]["windows"]
+    assert w["gpu_util_mean_ratio"] is None and w["gpu_temp_mean_c"] == pytest.approx(32.0)
+    assert_views_match_json(doc, texts)
+    checked: dict = {}
+    view_mismatches(doc, texts, checked=checked)
+    assert checked.get("terminal:column") and checked.get("html:gpu table"), checked
+    term = texts["terminal"]
+    assert "Other measures per GPU" in term and "2.5 GB/s" in term and "400 MB/s" in term
+    row = next(ln for ln in term.splitlines() if ln.startswith("node-a"))
+    assert row.split()[7] == "-", row  # util (after cov): no GPU-Util in the file
+    wrong = term.replace(row, row.replace("100%    -", "100%  90%", 1))
+    assert wrong != term
+    assert any("util column" in m for m in view_mismatches(doc, {"terminal": wrong}))
+    assert not any("no numeric field" in n for n in doc["notes"])
+    page = texts["html"]
+    assert 'id="measures-table"' in page and ">2.5 GB/s<" in page  # the report page shows them too
+    wrong = page.replace('data-v="2500000000.0"', 'data-v="2400000000.0"', 1)
+    assert wrong != page and any("measure" in m for m in view_mismatches(doc, {"html": wrong}))
+
+
+def test_every_view_names_the_gpu_the_json_labels(tmp_path):
+    """Issue 37 item 1: a run no catalogue GPU matched (telemetry here, a Kineto trace in the
+    sweep) is titled by the devices its input recorded, in every view, as gpu.label says; a view
+    naming another GPU is caught."""
+    from ridgeline.pipeline import analyze_paths
+
+    path = _telemetry_csv(tmp_path / "t.csv", {"gpu_util_ratio": 0.5}, model="NVIDIA L40S")
+    doc, texts = render_views(analyze_paths([path]))
+    assert doc["gpu"]["name"] is None and doc["gpu"]["label"] == "NVIDIA L40S"
+    assert_views_match_json(doc, texts)
+    for view in ("markdown", "html"):
+        wrong = texts[view].replace("NVIDIA L40S", "unknown GPU", 1)
+        assert any("GPU" in m for m in view_mismatches(doc, {view: wrong})), view

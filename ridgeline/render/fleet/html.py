@@ -176,8 +176,11 @@ def gpu_rows(windows, *, limit: int = MAX_GPU_ROWS) -> tuple[list[dict[str, Any]
         pl.col("model").drop_nulls().first(),
         (pl.col("observed_s").sum() / 3600).alias("observed_h"),
         (pl.col("wasted_s").sum() / 3600).alias("wasted_h"),
-        ((pl.col("tensor_active_mean_ratio") * pl.col("observed_s")).sum()
-         / pl.col("observed_s").filter(pl.col("tensor_active_mean_ratio").is_not_null()).sum()).alias("tensor_mean"),
+        # null, never NaN, where no window holds tensor activity (the JSON's null; the cell's data-v empty)
+        pl.when(pl.col("observed_s").filter(pl.col("tensor_active_mean_ratio").is_not_null()).sum() > 0)
+        .then((pl.col("tensor_active_mean_ratio") * pl.col("observed_s")).sum()
+              / pl.col("observed_s").filter(pl.col("tensor_active_mean_ratio").is_not_null()).sum())
+        .otherwise(None).alias("tensor_mean"),
         pl.col("tensor_active_mean_ratio").alias("tensor_series"),
         pl.col("sm_clock_mean_hz").alias("clock_series"),
     ).sort(["wasted_h", "gpu_key"], descending=[True, False])
@@ -255,5 +258,8 @@ def fleet_sections(result) -> str:
     if total > len(rows):
         parts.append(f'<p class="muted">{len(rows)} of {total} GPUs shown (most wasted first); all are in the JSON '
                      "output.</p>")
+    from ridgeline.render.fleet.measures import html_table
+
+    parts.append(html_table(w))
     parts.append("</section>")
     return "".join(parts)

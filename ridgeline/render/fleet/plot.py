@@ -213,8 +213,9 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
             ncols=min(5, len(handles)), fontsize=9, frameon=False,
         )
     if title is None:
-        models = sorted({str(m) for m in tel["model"].unique().to_list() if m}) if "model" in tel.columns else []
-        gpu_txt = result.gpu_name or (models[0] if len(models) == 1 else "GPUs")
+        from ridgeline.render.facts import gpu_title
+
+        gpu_txt = gpu_title(result)  # the JSON's gpu.label, as the page's title names it
         srcs = sorted({Path(str(s)).name for s in tel["source"].unique().to_list() if s is not None})
         src_txt = srcs[0] if len(srcs) == 1 else f"{len(srcs)} files"
         title = f"Busy vs. working \u2014 {gpu_txt} \u2014 {src_txt}"

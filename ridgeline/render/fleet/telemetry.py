@@ -6,7 +6,7 @@ wasted time (every window with ``all_windows``, cut at ``max_rows`` with a point
 ``--format csv``) and the fleet summary ranking GPUs and hosts by wasted GPU-hours
 (:func:`ridgeline.analyzer.fleet.summary.fleet_summary`).
 :func:`format_telemetry_report` adds inputs, findings, skipped items and notes.
-Columns: util = mean GPU-Util (GR_ENGINE_ACTIVE where absent), gract/tens/dram = mean
+Columns: util = mean GPU-Util ("-" where the input has none), gract/tens/dram = mean
 GR_ENGINE / PIPE_TENSOR / DRAM_ACTIVE, cov = share of the time observed that samples cover, waste =
 busy-with-idle-tensor + allocated-but-idle minutes; ``x`` marks a window excluded by RL205.
 """
@@ -86,7 +86,7 @@ def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W, hos
     ``start_col``: the time the start column shows (``first_sample`` in the per-GPU table);
     len is ``span_s``, the time observed (:data:`ridgeline.analyzer.schema.WINDOW_COLUMNS`)."""
     length = r.get("span_s")  # the time observed (samples x interval), as in the header and the JSON
-    util = r["gpu_util_mean_ratio"] if r["gpu_util_mean_ratio"] is not None else r["gr_engine_active_mean_ratio"]
+    util = r["gpu_util_mean_ratio"]  # GPU-Util as the JSON has it: "-" without it (gract is its own column)
     t0 = r.get(start_col)
     start = clock(t0, start_fmt, seconds=":%S" in start_fmt) if t0 else "-"
     host = inline(r["host"] or "?")
@@ -263,6 +263,9 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     if excluded_seen and any(ln.endswith(" x") for ln in lines):
         lines.append("x = excluded from performance rules (see RL205)")
     lines += _wrap(LEGEND)
+    from ridgeline.render.fleet.measures import measure_lines
+
+    lines += measure_lines(w, width=width)
     lines += health_lines(w)
 
     fleet = fleet_summary(w)

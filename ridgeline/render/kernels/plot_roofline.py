@@ -411,8 +411,10 @@ def roofline_figure(
     leg1.set_gid("legend:roofs")
 
     if title is None:
-        gpus = sorted({res.gpu_name for _l, res in labelled if res.gpu_name})
-        gpu_txt = ", ".join(gpus) if gpus else "unknown GPU"
+        from ridgeline.render.facts import UNKNOWN_GPU, gpu_label
+
+        gpus = sorted({label for _l, res in labelled if (label := gpu_label(res))})  # the JSON's gpu.label
+        gpu_txt = ", ".join(gpus) if gpus else UNKNOWN_GPU
         what = f"{len(labelled)} inputs" if multi else labelled[0][0]
         title = f"Roofline \u2014 {gpu_txt} \u2014 {what}"
         if per_launch:

@@ -122,3 +122,19 @@ def test_grouped_telemetry_findings_name_each_host_whole():
     lines = _findings(SimpleNamespace(findings=findings))
     assert all(any(f"host:{h} gpu:0" in ln for ln in lines) for h in hosts)
     assert max(map(len, lines)) <= 80 and not any("~" in ln for ln in lines)
+
+
+def test_a_long_subject_without_impact_keeps_its_own_message():
+    """Two findings of one rule whose subjects need a line of their own and have no impact: each
+    still prints its message (its figures): the H800 dmon sample's RL205 pair printed none."""
+    from types import SimpleNamespace
+
+    from ridgeline.render.text import _findings
+    from ridgeline.rules.base import Finding
+
+    host = "llm-action-h800-gpu7-gpu0-dcgmi-dmon-group-na-warmup"
+    findings = [Finding(code="RL205", name="telemetry-implausible", severity="info", subject=f"host:{host} gpu:{g}",
+                        subject_kind="gpu", message=f"8 blank values in {n} samples", remedy="collect the field")
+                for g, n in ((0, 3), (7, 4))]
+    text = "\n".join(_findings(SimpleNamespace(findings=findings)))
+    assert "8 blank values in 3 samples" in text and "8 blank values in 4 samples" in text

@@ -241,7 +241,12 @@ def test_result_without_roofs_still_draws_points():
     fig = plots.roofline_figure(res)
     assert len(_by_gid(fig, "kernels:0")[0].get_offsets()) == 5
     assert not _by_gid(fig, "roof:")
-    assert "unknown GPU" in fig.axes[0].get_title(loc="left")
+    # no catalogue GPU: the title names the device the launches recorded (the JSON's gpu.label)
+    assert "NVIDIA H100 80GB HBM3" in fig.axes[0].get_title(loc="left")
+    import polars as pl
+
+    res.kernels = res.kernels.with_columns(pl.lit(None, dtype=pl.String).alias("device_name"))
+    assert "unknown GPU" in plots.roofline_figure(res).axes[0].get_title(loc="left")
 
 
 def test_telemetry_small_multiples_shade_the_flagged_window(result):
