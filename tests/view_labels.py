@@ -286,6 +286,7 @@ def markdown(doc: dict, text: str, out) -> None:
         for got, want, what in zip(m.groups(), _tel_counts(doc), ("GPUs", "hosts")):
             out.check(view, f"telemetry {what} count", Printed(got), want)
     from ridgeline.analyzer.kernels.latency import view_bound
+    from ridgeline.analyzer.kernels.precisions import label as precision_label
 
     for cells in _md_table(lines, "### Kernels"):
         if len(cells) < 8:
@@ -293,7 +294,7 @@ def markdown(doc: dict, text: str, out) -> None:
         rows = _summary_rows(doc, label=cells[0])
         if rows:
             s = rows[0]
-            _same(out, view, "kernel precision", cells[5], s.get("precision") or "n/a")
+            _same(out, view, "kernel precision", cells[5], precision_label(s.get("precision")))
             _same(out, view, "kernel bound", cells[6], view_bound(s.get("bound"), s.get("latency_kind")) or "unknown")
     size = len(text.encode("utf-8"))
     out.checked["markdown:bytes"] = out.checked.get("markdown:bytes", 0) + 1

@@ -160,7 +160,8 @@ def test_telemetry_columns_print_their_own_field(tmp_path):
     term = texts["terminal"]
     assert "Other measures per GPU" in term and "2.5 GB/s" in term and "400 MB/s" in term
     row = next(ln for ln in term.splitlines() if ln.startswith("node-a"))
-    assert row.split()[7] == "-", row  # util (after cov): no GPU-Util in the file
+    toks = row.split()
+    assert toks[toks.index("100%") + 1] == "-", row  # util (after cov): no GPU-Util in the file
     wrong = term.replace(row, row.replace("100%    -", "100%  90%", 1))
     assert wrong != term
     assert any("util column" in m for m in view_mismatches(doc, {"terminal": wrong}))
