@@ -498,4 +498,4 @@ def _raw_columns(header: list[str]) -> list[str] | None:
     """Columns of a raw page the KERNEL recipes read (None: read them all, e.g. repeated names)."""
     if len(set(header)) != len(header) or "ID" not in header:
         return None
-    return [c for c in header if c in V.IDENTITY_COLUMNS or c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
+    return [c for c in header if c in V.IDENTITY_COLUMNS or V.needed_metric(c)]

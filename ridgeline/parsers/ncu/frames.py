@@ -166,7 +166,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     df = C.dedupe_raw_launches(ctx, blk, _launch_rows(df))
     every = _launch_rows(every) if blk.head is not None else df
     cols = set(df.columns)
-    wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
+    wanted = [c for c in df.columns if V.needed_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
     # counters have a rollup suffix (x.sum, x.avg.pct_of_peak...); suffix-less attributes may hold
     # lists such as "0,12" and are not sampled
