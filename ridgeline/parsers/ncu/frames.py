@@ -130,8 +130,12 @@ def _check_locale(ctx: _Ctx, blk: _Block, frame, cols: list[str]) -> None:
     if not cols or frame.height == 0:
         return
     head = frame.head(B.LOCALE_SAMPLE_ROWS)
-    # every decimal-comma spelling holds a comma: a literal search (one expression over all the
-    # columns) finds the few columns that need the pattern; a 2,000-column page is 3x cheaper
+    # every decimal-comma spelling holds a comma: a literal search finds the few columns that need
+    # the pattern; first over all the columns' cells joined (one expression: a page of 2,000 C-locale
+    # columns holds no comma in them at all), then column by column only when one was found
+    if not head.select(pl.concat_str(pl.col(cols), separator="\x1f", ignore_nulls=True)
+                       .str.contains(",", literal=True).any()).item():
+        return
     commas = head.select(pl.col(cols).str.contains(",", literal=True).any()).row(0)
     cols = [c for c, has in zip(cols, commas) if has]
     flags = head.select([decimal_comma_expr(pl.col(c)).any().alias(f"c{i}") for i, c in enumerate(cols)]).row(0) \
@@ -171,6 +175,11 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     # counters have a rollup suffix (x.sum, x.avg.pct_of_peak...); suffix-less attributes may hold
     # lists such as "0,12" and are not sampled
     _check_locale(ctx, blk, every, [c for c in every.columns if "__" in c and "." in c and not c.startswith("__")])
+    # from here on only the columns the derivation reads (a full-section page has 2,000+ others)
+    ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
+    keep = dict.fromkeys(["__row", *ident, *[c for c in V.STRING_METRICS if c in cols], *wanted])
+    if len(keep) < df.width:
+        df = df.select(list(keep))
     # cells the native float cast cannot read (n/a, grouping commas, garbage) need the slow path
     slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
     slow = {c for c, f in zip(numeric, slow_flags) if f}
@@ -191,7 +200,6 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
             ctx.unknown_units.add(f"{unit!r} ({c})")
         value = number_expr(pl.col(c)) if c in slow else fast_number_expr(pl.col(c))
         exprs.append(scale_expr(value, info).alias(c))
-    ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
     strings = [pl.col(c) for c in V.STRING_METRICS if c in cols]
     m = df.select(*[pl.col(c) for c in ident], *strings, *exprs)
     return m, units, set(wanted)
