@@ -160,7 +160,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     """-> (wide metric frame M with identity columns + canonical Float64 metrics, units, present)"""
     import polars as pl
 
-    from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
+    from ridgeline.units import number_expr
 
     every = blk.head if blk.head is not None else df  # every column (the first rows when read by columns)
     units: dict[str, str] = {}
@@ -180,29 +180,35 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     keep = dict.fromkeys(["__row", *ident, *[c for c in V.STRING_METRICS if c in cols], *wanted])
     if len(keep) < df.width:
         df = df.select(list(keep))
-    # cells the native float cast cannot read (n/a, grouping commas, garbage) need the slow path
-    slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
-    slow = {c for c, f in zip(numeric, slow_flags) if f}
+    # the native float cast, once per column: its values are the metrics where it read every
+    # present cell; the others (n/a, grouping commas, garbage: fewer nulls before than after the
+    # cast) need the slow path
+    floats = df.select("__row", pl.col(numeric).cast(pl.Float64, strict=False))
+    slow = {c for c in numeric if df.get_column(c).null_count() != floats.get_column(c).null_count()}
     _bad_cells(ctx, blk, df, [(c, c) for c in numeric if c in slow])
     key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
     counters = [c for c in numeric if "__" in c and "." in c]  # what ncu_derive's failed-replay test reads
     replay_failed = pl.all_horizontal([C.nan_or_missing(pl.col(c)) for c in counters]) if counters else None
-    bad = C.bad_value_rows(ctx, blk, df, [(c, c) for c in numeric], key, replay_failed)
+    bad = C.bad_value_rows(ctx, blk, df, [(c, c) for c in numeric], key, replay_failed,
+                           floats=floats, plain=set(numeric) - slow)
     if bad is not None:  # lenient: launches with a bad value are left out (listed in skipped)
         df = df.join(bad, on=key, how="anti", nulls_equal=True)
+        floats = floats.filter(pl.col("__row").is_in(df.get_column("__row").implode()))
     if not units and numeric:
         ctx.notes.append(f"{ctx.path}: raw page without a units row: assumed ncu base units (--print-units base)")
-    exprs = []
+    exprs, slow_exprs = [], []
     for c in numeric:
         unit = units.get(c, "") or V.UNITS_WHEN_BLANK.get(c, "")
         info = parse_unit(unit)
         if not info.known:
             ctx.unknown_units.add(f"{unit!r} ({c})")
-        value = number_expr(pl.col(c)) if c in slow else fast_number_expr(pl.col(c))
-        exprs.append(scale_expr(value, info).alias(c))
-    strings = [pl.col(c) for c in V.STRING_METRICS if c in cols]
-    m = df.select(*[pl.col(c) for c in ident], *strings, *exprs)
-    return m, units, set(wanted)
+        if c in slow:
+            slow_exprs.append(scale_expr(number_expr(pl.col(c)), info).alias(c))
+        else:  # fast_number_expr on the values already cast
+            exprs.append(scale_expr(pl.when(pl.col(c).is_finite()).then(pl.col(c)), info).alias(c))
+    strings = [c for c in V.STRING_METRICS if c in cols]
+    m = pl.concat([df.select(*ident, *strings, *slow_exprs), floats.select(exprs)], how="horizontal")
+    return m.select(*ident, *strings, *numeric), units, set(wanted)
 
 
 # --------------------------------------------------------------------------------------
