@@ -25,3 +25,15 @@ def test_a_clean_ascii_report_is_unchanged_and_a_control_character_anywhere_is_e
     dirty = clean + "2026-01-05 08:05:00,node\x1b]0;pwned\x07\n"
     assert safe_text.for_output(dirty).endswith("node\\x1b]0;pwned\\x07\n")
     assert safe_text.for_output("a\x7fb") == "a\\u007fb"
+
+
+def test_workflow_command_lines_found_by_line_starts_as_the_regex_finds_them():
+    # the line-start walk (issue 32 item 11: the multiline regex tested every position of a
+    # 216 MB JSON report) answers what the regex answers, on every string of these characters
+    import itertools
+
+    for size in range(7):
+        for chars in itertools.product(": \tx\n\r", repeat=size):
+            text = "".join(chars)
+            assert safe_text._has_command_line(text) == (safe_text._COMMAND_LINE.search(text) is not None), repr(text)
+    assert safe_text.for_output("a\n  ::warning::x\n::y") == "a\n  \\u003a:warning::x\n\\u003a:y"
