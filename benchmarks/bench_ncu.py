@@ -24,7 +24,7 @@ shapes real exports have: the shared H200 full-section raw page (31 launches x 2
 through ``../shared/samples/ncu/MANIFEST.md``), and a SYNTHETIC page of 50,000 launches x the
 columns the derivation reads, made from that page's shape (its header, units row, kernel names and
 values, launches repeated with new IDs). Each run is ``ridgeline analyze FILE --format json|csv -o
-OUT`` against a bare ``polars.read_csv(FILE)`` process, as ratios of wall and CPU time; memory is
+OUT`` (and the default table report) against a bare ``polars.read_csv(FILE)`` process, as ratios of wall and CPU time; memory is
 each process's peak RSS (VmHWM) minus that of a process that only imports polars, as a multiple
 of the file. Target: within 2x of the bare read, memory under 5x the file. ``--checkout DIR``
 measures another checkout (a ``git archive`` of the code before a change) with the same files.
@@ -333,7 +333,7 @@ elif mode == "bare":
 else:
     from ridgeline.cli import main
     try:
-        main(["analyze", path, "--format", mode, "-o", out])
+        main(["analyze", path, "--format", mode, "-o", out])  # table: the default report
     except SystemExit as err:
         rc = err.code or 0
 wall = time.perf_counter() - t0
@@ -375,13 +375,13 @@ def run_shapes(checkout: Path, launches: int, repeat: int, tmp: Path) -> list[st
         size = path.stat().st_size
         with open(path, "rb") as fh:
             width = fh.readline().count(b'","') + 1
-        res = {m: whole_run(m, path, checkout, repeat, tmp) for m in ("import", "bare", "json", "csv")}
+        res = {m: whole_run(m, path, checkout, repeat, tmp) for m in ("import", "bare", "table", "csv", "json")}
         floor = res["import"]["hwm_kb"]
         lines.append(f"{label}: {size / 1e6:,.2f} MB, {width:,} columns")
-        for m in ("import", "bare", "json", "csv"):
+        for m in ("import", "bare", "table", "csv", "json"):
             r = res[m]
             extra = (r["hwm_kb"] - floor) * 1024
-            what = {"import": "python + import polars", "bare": "polars.read_csv(FILE)",
+            what = {"import": "python + import polars", "bare": "polars.read_csv(FILE)", "table": "analyze (table report)",
                     "json": "analyze --format json", "csv": "analyze --format csv"}[m]
             ratio = "" if m == "import" else (f"  {r['wall'] / res['bare']['wall']:5.2f}x wall  "
                                               f"{r['cpu_min'] / res['bare']['cpu_min']:5.2f}x CPU")
