@@ -485,8 +485,6 @@ def _read_fast(path: Path, notes: list[str]):
     if blk is None:
         return None
     columns = _raw_columns(blk.header) if blk.layout == "raw" and _size(path) >= NARROW_MIN_BYTES else None
-    if columns is not None and len(columns) == len(blk.header):  # every column needed: one read
-        columns = None
     try:
         df = _read_block(path, blk, columns=columns)
     except InputError:
