@@ -181,8 +181,9 @@ def _noise_spans(data: bytes, lo: int, hi: int, quoted: bool) -> tuple[list[tupl
     """(start, end) of every noise line in data[lo:hi], and the starts of the lines that continue a
     quoted value (a line break inside a kernel name is legal CSV); ``lo`` is at a row start.
 
-    In a quoted export a line that does not start with ``"`` is noise, unless the quotes of the
-    text kept before it leave a value open and the line before it opened or continued that value.
+    A noise candidate (quoted export: a line not starting with ``"``; re-saved one: a blank line)
+    is kept as a row's next line when the quotes of the text kept before it leave a value open
+    and the line before it opened or continued that value; ``==`` lines are always noise.
     """
     spans: list[tuple[int, int]] = []
     joined: list[int] = []
@@ -204,7 +205,7 @@ def _noise_spans(data: bytes, lo: int, hi: int, quoted: bool) -> tuple[list[tupl
     for s in starts:
         e = data.find(b"\n", s, hi)
         e = hi if e < 0 else e + 1
-        if quoted and s > lo:
+        if s > lo:
             inside ^= data.count(b'"', pos, s) & 1
             pos = s
             if inside and not (spans and spans[-1][1] == s) and not data.startswith(b"==", s):
@@ -329,19 +330,22 @@ def _last_line_span(body: bytes, lo: int, hi: int) -> tuple[int, int] | None:
     return max(lo, body.rfind(b"\n", lo, e) + 1), e
 
 
-def _last_record_span(body: bytes, lo: int, hi: int, quoted: bool = True) -> tuple[int, int] | None:
-    """The last row of body[lo:hi] (``lo`` at a row start) in a quoted export: its last line, and
-    the lines before it when a quoted value holds line breaks (the row starts at the last line
-    start outside quotes, whether it is complete or cut inside a value). A line starting with
-    ``"`` starts a row: a row cut further up is not joined to the ones after it."""
+_ROW_START = re.compile(rb'"|[0-9]+,')  # how a row of a quoted or a re-saved export begins
+
+
+def _last_record_span(body: bytes, lo: int, hi: int) -> tuple[int, int] | None:
+    """The last row of body[lo:hi] (``lo`` at a row start): its last line, and the lines before
+    it when a quoted value holds line breaks (the row starts at the last line start outside quotes,
+    whether it is complete or cut inside a value). A line that begins like a row (``"``, or an ID
+    and a comma) starts one: a row cut further up is not joined to the ones after it."""
     span = _last_line_span(body, lo, hi)
-    if span is None or not quoted:
-        return span
+    if span is None:
+        return None
     ls, e = span
-    if body.startswith(b'"', ls) or body.count(b'"', lo, ls) % 2 == 0:
+    if _ROW_START.match(body, ls) or body.count(b'"', lo, ls) % 2 == 0:
         return span
     outside = False
-    while not outside and ls > lo and not body.startswith(b'"', ls):
+    while not outside and ls > lo and not _ROW_START.match(body, ls):
         prev = body.rfind(b"\n", lo, ls - 1) + 1
         outside ^= body.count(b'"', prev, ls) % 2 == 1
         ls = prev
@@ -352,7 +356,7 @@ def _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, rem
     """Check the last row of body[lo:hi]; return the offset to cut at when it is dropped.
     ``joined``: lines of body[lo:hi] that continue a quoted value (they start no row)."""
     hi = len(body) if hi is None else hi
-    span = _last_record_span(body, lo, hi, quoted)
+    span = _last_record_span(body, lo, hi)
     if span is None:
         return None
     ls, e = span
