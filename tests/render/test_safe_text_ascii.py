@@ -37,3 +37,12 @@ def test_workflow_command_lines_found_by_line_starts_as_the_regex_finds_them():
             text = "".join(chars)
             assert safe_text._has_command_line(text) == (safe_text._COMMAND_LINE.search(text) is not None), repr(text)
     assert safe_text.for_output("a\n  ::warning::x\n::y") == "a\n  \\u003a:warning::x\n\\u003a:y"
+
+
+@pytest.mark.parametrize("where", [0, (1 << 20) - 1, 1 << 20, (3 << 20) + 5])
+def test_a_control_character_in_any_piece_of_a_long_report_is_escaped(where):
+    # the ASCII check reads the text a piece (safe_text._SCAN_CHARS) at a time
+    text = ["x"] * ((3 << 20) + 10)
+    text[where] = "\x1b"
+    out = safe_text.for_output("".join(text))
+    assert "\x1b" not in out and out.count("\\x1b") == 1
