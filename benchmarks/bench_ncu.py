@@ -17,6 +17,17 @@ Targets from the issue: raw parse within 2x of the bare read, details within 4x,
     python benchmarks/bench_ncu.py --kernels 100000   # the issue's size (details file ~3 GB)
     python benchmarks/bench_ncu.py --layout raw --kernels 100000 --repeat 3
     python benchmarks/bench_ncu.py --layout wide --kernels 20000   # 2,232 columns (~360 MB): target 1.3x
+    python benchmarks/bench_ncu.py --shapes --repeat 3             # issue 32 item 11: whole runs, two shapes
+
+``--shapes`` times whole processes (interpreter start, imports, read, analysis, output) on the two
+shapes real exports have: the shared H200 full-section raw page (31 launches x 2,232 columns, found
+through ``../shared/samples/ncu/MANIFEST.md``), and a SYNTHETIC page of 50,000 launches x the
+columns the derivation reads, made from that page's shape (its header, units row, kernel names and
+values, launches repeated with new IDs). Each run is ``ridgeline analyze FILE --format json|csv -o
+OUT`` (and the default table report) against a bare ``polars.read_csv(FILE)`` process, as ratios of wall and CPU time; memory is
+each process's peak RSS (VmHWM) minus that of a process that only imports polars, as a multiple
+of the file. Target: within 2x of the bare read, memory under 5x the file. ``--checkout DIR``
+measures another checkout (a ``git archive`` of the code before a change) with the same files.
 """
 
 from __future__ import annotations
@@ -248,6 +259,138 @@ def run(layout: str, n: int, repeat: int, tmp: Path) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------------
+# --shapes: whole runs on the two shapes real exports have (issue 32 item 11)
+# ---------------------------------------------------------------------------------------------
+SAMPLES = ROOT.parent / "shared" / "samples" / "ncu"
+
+
+def h200_raw_page(folder: Path = SAMPLES) -> Path | None:
+    """The H200 full-section raw page, found through the folder's MANIFEST.md (the first table row
+    naming an H200 and a raw page with a units row)."""
+    manifest = folder / "MANIFEST.md"
+    if not manifest.is_file():
+        return None
+    for line in manifest.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `") and "H200" in line and "raw, units row" in line:
+            path = folder / line.split("`")[1]
+            if path.is_file():
+                return path
+    return None
+
+
+def narrow_columns(header: list[str]) -> list[str]:
+    """Identity columns, the recipes' counters and the tensor precision totals of a raw page's
+    header (what a roofline export holds: no per-family tensor rollups)."""
+    from ridgeline.parsers.ncu import metrics as V
+
+    def tensor_total(c):
+        base = c[: -len(V.TENSOR_PEAK_SUFFIX)] + ".sum" if c.endswith(V.TENSOR_PEAK_SUFFIX) else c
+        return V.TENSOR_TOTAL_RE.match(base) is not None and base.endswith(".sum")
+
+    return [c for c in header if c in V.IDENTITY_COLUMNS
+            or (V.needed_metric(c) and (not V.is_tensor_metric(c) or tensor_total(c)))]
+
+
+def write_from_shape(src: Path, out: Path, launches: int) -> None:
+    """SYNTHETIC raw page: ``src``'s header (narrowed to :func:`narrow_columns`), units row and
+    launch rows, repeated to ``launches`` rows with IDs 0..launches-1."""
+    import polars as pl
+
+    from ridgeline.parsers.ncu.blocks import _split_header
+
+    with open(src, "rb") as fh:
+        header = _split_header(fh.readline())
+    cols = narrow_columns(header)
+    df = pl.read_csv(src, infer_schema=False, columns=cols)
+    units, rows = df.head(1), df.slice(1)
+    reps = -(-launches // rows.height)
+    body = pl.concat([rows] * reps).head(launches).with_columns(pl.int_range(launches).cast(pl.String).alias("ID"))
+    with open(out, "w", encoding="utf-8", newline="") as fh:
+        fh.write(quoted(cols) + "\n")
+        units.write_csv(fh, include_header=False, quote_style="always")
+        body.write_csv(fh, include_header=False, quote_style="always")
+
+
+WHOLE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import resource
+
+def hwm_kb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+mode, path, out = sys.argv[1:4]
+rc = 0
+if mode == "import":
+    import polars
+elif mode == "bare":
+    import polars as pl
+    pl.read_csv(path)
+else:
+    from ridgeline.cli import main
+    try:
+        main(["analyze", path, "--format", mode, "-o", out])  # table: the default report
+    except SystemExit as err:
+        rc = err.code or 0
+wall = time.perf_counter() - t0
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "hwm_kb": hwm_kb(), "rc": rc}))
+"""
+
+
+def whole_run(mode: str, path: Path, checkout: Path, repeat: int, tmp: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(checkout)
+    best = None
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", WHOLE, mode, str(path), str(tmp / f"out.{mode}")],
+                             capture_output=True, text=True, env=env, cwd=tmp)
+        if out.returncode != 0 or not out.stdout.strip():
+            raise SystemExit(f"{mode} failed:\n{out.stderr[-2000:]}")
+        r = json.loads(out.stdout.strip().splitlines()[-1])
+        if r["rc"] not in (0, 1):
+            raise SystemExit(f"analyze {path.name} --format {mode} exited {r['rc']}:\n{out.stderr[-2000:]}")
+        if best is None or r["wall"] < best["wall"]:
+            best = {**r, "cpu_min": min(r["cpu"], best["cpu_min"]) if best else r["cpu"]}
+        else:
+            best["cpu_min"] = min(best["cpu_min"], r["cpu"])
+    return best
+
+
+def run_shapes(checkout: Path, launches: int, repeat: int, tmp: Path) -> list[str]:
+    src = h200_raw_page()
+    if src is None:
+        return [f"--shapes needs the shared samples ({SAMPLES}/MANIFEST.md naming the H200 raw page): skipped"]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(checkout / "ridgeline")], capture_output=True, check=False)
+    narrow = tmp / f"h200-shape-{launches}-launches.csv"
+    subprocess.run([sys.executable, __file__, "--generate", "shape", str(launches), str(narrow)], check=True)
+    lines = [f"whole runs of {checkout}; best of {repeat} by wall time (CPU: best of {repeat}); memory = peak RSS "
+             "minus that of a process importing polars only, as a multiple of the file"]
+    for label, path in ((f"{src.name} (few launches x many columns)", src),
+                        (f"SYNTHETIC {launches:,} launches from its shape (many launches x few columns)", narrow)):
+        size = path.stat().st_size
+        with open(path, "rb") as fh:
+            width = fh.readline().count(b'","') + 1
+        res = {m: whole_run(m, path, checkout, repeat, tmp) for m in ("import", "bare", "table", "csv", "json")}
+        floor = res["import"]["hwm_kb"]
+        lines.append(f"{label}: {size / 1e6:,.2f} MB, {width:,} columns")
+        for m in ("import", "bare", "table", "csv", "json"):
+            r = res[m]
+            extra = (r["hwm_kb"] - floor) * 1024
+            what = {"import": "python + import polars", "bare": "polars.read_csv(FILE)", "table": "analyze (table report)",
+                    "json": "analyze --format json", "csv": "analyze --format csv"}[m]
+            ratio = "" if m == "import" else (f"  {r['wall'] / res['bare']['wall']:5.2f}x wall  "
+                                              f"{r['cpu_min'] / res['bare']['cpu_min']:5.2f}x CPU")
+            lines.append(f"  {what:<24} {r['wall']:7.2f} s wall {r['cpu_min']:6.2f} s CPU  peak {r['hwm_kb'] / 1024:6.0f} MiB"
+                         f" (+{extra / 2**20:5.0f} MiB = {extra / size:6.2f}x file){ratio}")
+    narrow.unlink()
+    return lines
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels", type=int, default=5000, help="launches per export (default 5,000: a smoke run)")
@@ -255,17 +398,27 @@ def main(argv=None) -> int:
                     help=f"wide: a raw page of {WIDE_METRICS:,} metric columns (a full-section export's width)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement, the fastest is kept")
     ap.add_argument("--tmp", default=None, help="folder for the generated files (default: system temp)")
+    ap.add_argument("--shapes", action="store_true", help="whole runs on the H200 raw page and a 50,000-launch page of its shape")
+    ap.add_argument("--launches", type=int, default=50_000, help="launches of the --shapes synthetic page")
+    ap.add_argument("--checkout", type=Path, default=ROOT, help="--shapes: the ridgeline checkout to run (default: this one)")
     ap.add_argument("--generate", nargs=3, metavar=("LAYOUT", "N", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.generate:
         layout, n, out = args.generate
-        if layout == "wide":
+        if layout == "shape":
+            write_from_shape(h200_raw_page(), Path(out), int(n))
+        elif layout == "wide":
             write_raw(Path(out), int(n), WIDE_METRICS)
         else:
             (write_raw if layout == "raw" else write_details)(Path(out), int(n))
         return 0
     layouts = ["raw", "details"] if args.layout == "both" else [args.layout]
     print(f"ridgeline ncu parser benchmark; python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    if args.shapes:
+        with tempfile.TemporaryDirectory(dir=args.tmp) as d:
+            for line in run_shapes(args.checkout.resolve(), args.launches, args.repeat, Path(d)):
+                print(line, flush=True)
+        return 0
     with tempfile.TemporaryDirectory(dir=args.tmp) as d:
         for layout in layouts:
             for line in run(layout, args.kernels, args.repeat, Path(d)):

@@ -11,8 +11,10 @@ from ridgeline import fmt
 
 
 def esc(value: object) -> str:
-    """Escape any input-derived value for HTML text or a quoted attribute."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """Escape any input-derived value for HTML text or a quoted attribute. A line break becomes
+    ``&#10;`` (the same to a browser): a name's next line never starts a line of the file, where
+    ``::`` would read as a workflow command (the HTML report keeps its own lines, CSS ``::before``)."""
+    return html.escape("" if value is None else str(value), quote=True).replace("\n", "&#10;")
 
 
 def fmt_seconds(value: float | None) -> str:

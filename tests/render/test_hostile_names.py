@@ -69,21 +69,11 @@ def rename_csv(src, dst, column: str, keep=lambda name: True, rename=lambda name
     return names
 
 
-LINE_BREAKS = re.compile("[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-
-
-def no_newline(name: str) -> str:
-    """A hostile name without line breaks (as ``str.splitlines`` sees them): the ncu CSV reader
-    refuses a row with a quoted line break today (issue 21, "refused though legal": another
-    part). The timeline and the renderer tests carry them."""
-    return LINE_BREAKS.sub(" ", name)
-
-
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("hostile")
     ncu = tmp / "profile\x1b]0;title\x07\u202e.csv"  # a hostile file name too
-    rename_csv(NCU, ncu, "Kernel Name", rename=no_newline)
+    rename_csv(NCU, ncu, "Kernel Name")  # line breaks too: a quoted one is legal (issue 32 item 10)
     nsys = tmp / "trace_cuda_gpu_trace.csv"
     rename_csv(NSYS, nsys, "Name", keep=lambda n: not n.startswith("[CUDA"))
     prom = tmp / "scrape.prom"

@@ -25,3 +25,24 @@ def test_a_clean_ascii_report_is_unchanged_and_a_control_character_anywhere_is_e
     dirty = clean + "2026-01-05 08:05:00,node\x1b]0;pwned\x07\n"
     assert safe_text.for_output(dirty).endswith("node\\x1b]0;pwned\\x07\n")
     assert safe_text.for_output("a\x7fb") == "a\\u007fb"
+
+
+def test_workflow_command_lines_found_by_line_starts_as_the_regex_finds_them():
+    # the line-start walk (issue 32 item 11: the multiline regex tested every position of a
+    # 216 MB JSON report) answers what the regex answers, on every string of these characters
+    import itertools
+
+    for size in range(7):
+        for chars in itertools.product(": \tx\n\r", repeat=size):
+            text = "".join(chars)
+            assert safe_text._has_command_line(text) == (safe_text._COMMAND_LINE.search(text) is not None), repr(text)
+    assert safe_text.for_output("a\n  ::warning::x\n::y") == "a\n  \\u003a:warning::x\n\\u003a:y"
+
+
+@pytest.mark.parametrize("where", [0, (1 << 20) - 1, 1 << 20, (3 << 20) + 5])
+def test_a_control_character_in_any_piece_of_a_long_report_is_escaped(where):
+    # the ASCII check reads the text a piece (safe_text._SCAN_CHARS) at a time
+    text = ["x"] * ((3 << 20) + 10)
+    text[where] = "\x1b"
+    out = safe_text.for_output("".join(text))
+    assert "\x1b" not in out and out.count("\\x1b") == 1

@@ -132,7 +132,7 @@ class _Block:
     header_line: int  # 1-based physical line of the header
     source: Any  # path (fast path) or bytes
     skip_lines: int
-    removed: list[int]  # physical line numbers removed as noise, ascending
+    removed: list[int]  # physical line numbers that start no row (noise removed, a quoted value's next line), ascending
     quoted: bool
     # raw page read by columns (fast path): the first rows with every column (units row and
     # locale sample) and a loader of the whole table (NcuResult.metrics, read on first access)
@@ -191,9 +191,16 @@ def _is_noise_line(data: bytes, pos: int, quoted: bool) -> bool:
     return head.startswith(b"==") or head[:1] in (b"\n", b"\r")
 
 
-def _noise_spans(data: bytes, lo: int, hi: int, quoted: bool) -> list[tuple[int, int]]:
-    """(start, end) of every noise line in data[lo:hi]; ``lo`` is at a line start."""
-    spans = []
+def _noise_spans(data: bytes, lo: int, hi: int, quoted: bool) -> tuple[list[tuple[int, int]], list[int]]:
+    """(start, end) of every noise line in data[lo:hi], and the starts of the lines that continue a
+    quoted value (a line break inside a kernel name is legal CSV); ``lo`` is at a row start.
+
+    A noise candidate (quoted export: a line not starting with ``"``; re-saved one: a blank line)
+    is kept as a row's next line when the quotes of the text kept before it leave a value open
+    and the line before it opened or continued that value; ``==`` lines are always noise.
+    """
+    spans: list[tuple[int, int]] = []
+    joined: list[int] = []
     rx = _NOISE_AT_NL_QUOTED if quoted else _NOISE_AT_NL_PLAIN
     starts = []
     if lo < hi and _is_noise_line(data, lo, quoted):
@@ -208,10 +215,22 @@ def _noise_spans(data: bytes, lo: int, hi: int, quoted: bool) -> list[tuple[int,
             break
         starts.append(s)
         pos = s
+    pos, inside = lo, 0  # quote parity of the kept text in data[lo:pos]
     for s in starts:
         e = data.find(b"\n", s, hi)
-        spans.append((s, hi if e < 0 else e + 1))
-    return spans
+        e = hi if e < 0 else e + 1
+        if s > lo:
+            inside ^= data.count(b'"', pos, s) & 1
+            pos = s
+            if inside and not (spans and spans[-1][1] == s) and not data.startswith(b"==", s):
+                prev = data.rfind(b"\n", lo, s - 1) + 1
+                opened = not (inside ^ (data.count(b'"', prev, s) & 1))
+                if opened or (joined and joined[-1] == prev):
+                    joined.append(s)
+                    continue
+        spans.append((s, e))
+        pos = e  # a noise line's own quotes do not count
+    return spans, joined
 
 
 def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) -> list[_Block]:
@@ -257,7 +276,9 @@ def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) ->
             )
         quoted = data[start : start + 4].lstrip(b"\xef\xbb\xbf").startswith(b'"')
         removed: list[int] = []
-        spans = _noise_spans(data, hl_end, end, quoted)
+        spans, joined = _noise_spans(data, hl_end, end, quoted)
+        lc = [start, header_line]
+        joined_lines = [_line_number(data, s, lc) for s in joined]
         if spans:
             lc = [start, header_line]
             pieces, prev = [], hl_end
@@ -278,7 +299,10 @@ def _plan(path: Path, strict: bool, skipped: list[Skipped], notes: list[str]) ->
         else:
             body, lo, hi = data, hl_end, end
         # a cut last row (process killed while writing)
-        cut = _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, removed, strict, skipped)
+        # a line continuing a quoted value starts no row: line_of skips it like a removed line
+        removed = sorted(removed + joined_lines)
+        cut = _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, removed, strict, skipped,
+                              joined=len(joined_lines))
         whole = not spans and cut is None and len(starts) == 1 and not converted and end == len(data)
         if whole:
             source, skip = path, header_line - 1
@@ -320,10 +344,33 @@ def _last_line_span(body: bytes, lo: int, hi: int) -> tuple[int, int] | None:
     return max(lo, body.rfind(b"\n", lo, e) + 1), e
 
 
-def _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, removed, strict, skipped):
-    """Check the last row of body[lo:hi]; return the offset to cut at when it is dropped."""
-    hi = len(body) if hi is None else hi
+_ROW_START = re.compile(rb'"|[0-9]+,')  # how a row of a quoted or a re-saved export begins
+
+
+def _last_record_span(body: bytes, lo: int, hi: int) -> tuple[int, int] | None:
+    """The last row of body[lo:hi] (``lo`` at a row start): its last line, and the lines before
+    it when a quoted value holds line breaks (the row starts at the last line start outside quotes,
+    whether it is complete or cut inside a value). A line that begins like a row (``"``, or an ID
+    and a comma) starts one: a row cut further up is not joined to the ones after it."""
     span = _last_line_span(body, lo, hi)
+    if span is None:
+        return None
+    ls, e = span
+    if _ROW_START.match(body, ls) or body.count(b'"', lo, ls) % 2 == 0:
+        return span
+    outside = False
+    while not outside and ls > lo and not _ROW_START.match(body, ls):
+        prev = body.rfind(b"\n", lo, ls - 1) + 1
+        outside ^= body.count(b'"', prev, ls) % 2 == 1
+        ls = prev
+    return (ls, e) if outside else span
+
+
+def _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, removed, strict, skipped, *, joined: int = 0):
+    """Check the last row of body[lo:hi]; return the offset to cut at when it is dropped.
+    ``joined``: lines of body[lo:hi] that continue a quoted value (they start no row)."""
+    hi = len(body) if hi is None else hi
+    span = _last_record_span(body, lo, hi)
     if span is None:
         return None
     ls, e = span
@@ -331,7 +378,7 @@ def _check_last_row(path, body, lo, hi, header, layout, quoted, header_line, rem
     problem = _last_row_problem(last, header, layout, quoted)
     if problem is None:
         return None
-    kept_before = body.count(b"\n", lo, ls)
+    kept_before = body.count(b"\n", lo, ls) - max(0, joined - last.count(b"\n"))
     blk = _Block(0, layout, header, header_line, None, 0, removed, quoted)
     line = blk.line_of(kept_before)
     if strict:
@@ -462,6 +509,10 @@ def _read_fast(path: Path, notes: list[str]):
         return None
     if "ID" not in df.columns:
         return None
+    # a line break inside a name: the slow path numbers the physical lines of the rows after it
+    texts = [c for c in ("Kernel Name", "Process Name", "Host Name") if c in df.columns]
+    if texts and df.select(pl.any_horizontal(pl.col(texts).str.contains("[\r\n]")).any()).item():
+        return None
     ident = pl.col("ID").str.strip_chars()
     odd = df.filter(ident.is_not_null() & (ident != "") & ~ident.str.contains(r"^[0-9][0-9,]*$"))
     odd_rows = odd.get_column("__row").implode()
@@ -512,4 +563,4 @@ def _raw_columns(header: list[str]) -> list[str] | None:
     """Columns of a raw page the KERNEL recipes read (None: read them all, e.g. repeated names)."""
     if len(set(header)) != len(header) or "ID" not in header:
         return None
-    return [c for c in header if c in V.IDENTITY_COLUMNS or c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
+    return [c for c in header if c in V.IDENTITY_COLUMNS or V.needed_metric(c)]

@@ -188,14 +188,18 @@ def dedupe_details_launches(ctx, blk, df):
 # --------------------------------------------------------------------------------------
 # bad values
 # --------------------------------------------------------------------------------------
-def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str], replay_failed=None):
+def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str], replay_failed=None, *,
+                   floats=None, plain=frozenset()):
     """Cells of ``cols`` ((frame column, metric label)) holding bad values.
 
     Strict: raise on the first. Lenient: list each launch once in ``skipped`` and return the
     frame of its key values (to be left out); None when nothing is bad. ``frame`` carries
     ``__row`` and, on the details page, ``__label`` (the metric name as printed).
     ``replay_failed``: expression true on the rows of launches whose every counter is NaN or
-    n/a (their NaN is ncu's mark of a failed replay, not a bad value).
+    n/a (their NaN is ncu's mark of a failed replay, not a bad value). ``floats``: ``frame``'s
+    rows with the native float cast of the columns in ``plain``, the columns whose every present
+    cell that cast read (their cheap pass runs on those numbers; no cell of theirs can be a
+    grouped negative).
     """
     import polars as pl
 
@@ -204,10 +208,17 @@ def bad_value_rows(ctx, blk, frame, cols: list[tuple[str, str]], key: list[str],
     # cheap pass first (the native cast; a leading minus for grouped negatives such as -1,234): only
     # columns it flags get the full test, which is per-column expression work on 2,000-column pages
     names = [c for c, _l in cols]
-    v = pl.col(names).cast(pl.Float64, strict=False)
-    cheap = frame.select(((v < 0) | v.is_nan() | v.is_infinite()).fill_null(False).any()
-                         | pl.col(names).str.strip_chars().str.starts_with("-").fill_null(False).any()).row(0)
-    cols = [cl for cl, hit in zip(cols, cheap) if hit]
+    done = [c for c in names if c in plain] if floats is not None else []
+    rest = [c for c in names if c not in set(done)]
+    hit: dict[str, bool] = {}
+    if done:
+        f = pl.col(done)
+        hit.update(zip(done, floats.select(((f < 0) | f.is_nan() | f.is_infinite()).any()).row(0)))
+    if rest:
+        v = pl.col(rest).cast(pl.Float64, strict=False)
+        hit.update(zip(rest, frame.select(((v < 0) | v.is_nan() | v.is_infinite()).fill_null(False).any()
+                                          | pl.col(rest).str.strip_chars().str.starts_with("-").fill_null(False).any()).row(0)))
+    cols = [cl for cl in cols if hit[cl[0]]]
     if not cols:
         return None
     if replay_failed is not None:  # once per row, not once per column (pages have 1,000s of columns)

@@ -75,8 +75,14 @@ def _recipe(alts: list[V.Alt], present: set[str]):
 
 
 def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
-    """-> dict column -> expr for the five flops_tensor_* columns, flops_tensor, its source and
-    peak_flops_tensor_per_s."""
+    """-> (dict column -> expr for the five flops_tensor_* columns, flops_tensor, its source and
+    peak_flops_tensor_per_s; whether a Volta counter is present; ``stage``).
+
+    ``stages`` (temporary column -> expr, one dict after the other) must be added to the frame
+    first: each tensor counter's total and its source, then each precision bucket's ops, time and
+    source for the peak, then the largest bucket's ops, once, so the other expressions name them instead of repeating their
+    trees (on a full-section Hopper page the peak's expression was ~0.5 MB of text and took 1 s
+    to plan)."""
     import polars as pl
 
     counters: dict[str, dict[str, str]] = {}  # base counter -> {form suffix: column}
@@ -90,6 +96,8 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
                 kinds[base] = kind
     totals_expr: dict[str, Any] = {}
     src_expr: dict[str, Any] = {}
+    stages: list[dict[str, Any]] = [{}, {}, {}]  # added to the frame in this order
+    stage = stages[0]
     for base, forms in counters.items():
         alts = []
         if ".sum" in forms:
@@ -107,8 +115,8 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
             cond = pl.all_horizontal([pl.col(r).is_not_null() for r in req])
             v = pl.when(cond).then(e) if v is None else v.when(cond).then(e)
             s = pl.when(cond).then(pl.lit(label)) if s is None else s.when(cond).then(pl.lit(label))
-        totals_expr[base] = v.otherwise(None)
-        src_expr[base] = s.otherwise(None)
+        stage[f"__tensor_total {base}"], stage[f"__tensor_src {base}"] = v.otherwise(None), s.otherwise(None)
+        totals_expr[base], src_expr[base] = pl.col(f"__tensor_total {base}"), pl.col(f"__tensor_src {base}")
 
     unknown = sorted(b for b in totals_expr if V.tensor_bucket(b.split("_src_", 1)[1]) is None)
     if unknown:
@@ -171,13 +179,13 @@ def _tensor_exprs(m_cols: set[str], present: set[str], ctx: _Ctx):
     )
     out["flops_tensor_source"] = pl.when(pl.col("flops_tensor").is_not_null()).then(src)
     # dense peak of what the launch executed (see _tensor_peak)
-    peak, peak_src, path = _tensor_peak(kinds, totals_expr, m_cols, ctx)
+    peak, peak_src, path = _tensor_peak(kinds, totals_expr, m_cols, ctx, stages[1], stages[2])
     out["peak_flops_tensor_per_s"] = peak
     out["peak_flops_tensor_source"] = peak_src
     out["tensor_path"] = path
     sparse_bases = [b for b in totals_expr if "sparsity_on" in b]
     out["sparse_ops"] = pl.sum_horizontal([totals_expr[b].fill_null(0.0) for b in sparse_bases]) if sparse_bases else None
-    return out, bool(volta)
+    return out, bool(volta), stages
 
 
 def _tensor_pipe_exprs(present: set[str]) -> dict[str, Any]:
@@ -279,7 +287,8 @@ def _hfma2_mma_idiom(ctx: _Ctx, m, present: set[str]):
 _FAMILY_OP_RE = re.compile(r"^sm__ops_path_tensor_op_([a-z0-9]+)_src_")
 
 
-def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
+def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx, stage: dict | None = None,
+                 top_stage: dict | None = None):
     """-> (peak FLOP/s expr, its source expr, tensor path expr): the DENSE roof of what ran.
 
     Per input-precision bucket, the counters that carried ops are weighed by time, each against
@@ -346,8 +355,15 @@ def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx):
             use_f = fo > 0
             parts = [(pl.when(use_f).then(fo).otherwise(to), pl.when(use_f).then(ft).otherwise(tt),
                       pl.when(use_f).then(fs).otherwise(ts), pl.when(use_f).then(fp).otherwise(null_s))]
+        if stage is not None:  # each bucket's figures once, as columns (see _tensor_exprs)
+            names = [f"__tensor_peak_{x} {bucket}" for x in ("ops", "time", "src", "path")]
+            stage.update(zip(names, parts[0]))
+            parts = [tuple(pl.col(n) for n in names)]
         per_bucket.append(parts[0])
     top = pl.max_horizontal([o for o, _t, _s, _p in per_bucket])
+    if top_stage is not None:  # named by each bucket's test: once per row
+        top_stage["__tensor_peak_top"] = top
+        top = pl.col("__tensor_peak_top")
     peak = src = path = None
     for o, t, s_, p_ in per_bucket:
         cond = (o == top) & (top > 0) & (t > 0)
@@ -373,7 +389,8 @@ def _skip_failed_replays(ctx: _Ctx, m):
     """
     import polars as pl
 
-    counters = [c for c in m.columns if "__" in c and "." in c and not c.startswith("__") and m.schema[c].is_numeric()]
+    schema = m.schema  # once: each lookup builds the whole schema (O(columns) on 2,000-column pages)
+    counters = [c for c, t in schema.items() if "__" in c and "." in c and not c.startswith("__") and t.is_numeric()]
     if not counters or not m.height:
         return m
     failed = pl.all_horizontal([pl.col(c).is_null() | pl.col(c).is_nan() for c in counters])
@@ -500,7 +517,10 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
     for out, names in V.PERCENT_METRICS.items():
         have = [pl.col(n) for n in names if n in present]
         stage1.append((pl.coalesce(have) if have else lit_null(pl.Float64)).alias(out))
-    stage1 += _top_stall(present)
+    stall_top, stall = _top_stall(present)
+    if stall_top is not None:
+        m = m.with_columns(stall_top.alias("__stall_top"))
+    stage1 += stall
     # duration
     dur, dur_src = _recipe(V.DURATION_RECIPE, present)
     if dur is None:
@@ -565,7 +585,9 @@ def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, l
         )
     else:
         m = m.with_columns(pl.col("__peak_dram_src").alias("peak_dram_bytes_per_s_source"))
-    tensor, has_volta = _tensor_exprs(set(m.columns), present, ctx)
+    tensor, has_volta, stages = _tensor_exprs(set(m.columns), present, ctx)
+    for stage in stages:  # temporary columns, dropped by the final select
+        m = m.with_columns(**stage)
     first = {k: v for k, v in tensor.items() if k in V.TENSOR_COLUMNS.values()}
     m = m.with_columns(**first)
     m = m.with_columns(
@@ -640,17 +662,23 @@ def _max_sm_clock(cols):
     return pl.coalesce([pl.when(h > 0).then(h) for h in have])
 
 
-def _top_stall(present) -> list:
+def _top_stall(present) -> tuple[Any, list]:
     """``stall_top_reason`` / ``stall_top_cycles_per_issue``: the recorded warp stall reason with the
-    most cycles per issued instruction (ncu_metrics.STALL_REASONS; issuing is not a stall)."""
+    most cycles per issued instruction (ncu_metrics.STALL_REASONS; issuing is not a stall).
+
+    -> (expression of the largest value, to be added first as the column ``__stall_top``, or None;
+    the two columns' expressions, which name it: repeating it in each reason's test cost 0.5 s
+    on 50,000 launches)."""
     import polars as pl
 
     cols = {r: V.STALL_METRIC.format(reason=r) for r in V.STALL_REASONS if r not in V.NOT_STALLS}
     cols = {r: c for r, c in cols.items() if c in present}
     if not cols:
-        return [pl.lit(None, dtype=pl.String).alias("stall_top_reason"), pl.lit(None, dtype=pl.Float64).alias("stall_top_cycles_per_issue")]
-    top = pl.max_horizontal([pl.col(c) for c in cols.values()])
+        return None, [pl.lit(None, dtype=pl.String).alias("stall_top_reason"),
+                      pl.lit(None, dtype=pl.Float64).alias("stall_top_cycles_per_issue")]
+    first = pl.max_horizontal([pl.col(c) for c in cols.values()])
+    top = pl.col("__stall_top")
     reason = pl.when(top.is_null() | (top <= 0)).then(pl.lit(None, dtype=pl.String))
     for r, c in cols.items():
         reason = reason.when(pl.col(c) == top).then(pl.lit(r))
-    return [reason.otherwise(None).alias("stall_top_reason"), pl.when(top > 0).then(top).alias("stall_top_cycles_per_issue")]
+    return first, [reason.otherwise(None).alias("stall_top_reason"), pl.when(top > 0).then(top).alias("stall_top_cycles_per_issue")]

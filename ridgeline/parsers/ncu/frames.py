@@ -130,8 +130,12 @@ def _check_locale(ctx: _Ctx, blk: _Block, frame, cols: list[str]) -> None:
     if not cols or frame.height == 0:
         return
     head = frame.head(B.LOCALE_SAMPLE_ROWS)
-    # every decimal-comma spelling holds a comma: a literal search (one expression over all the
-    # columns) finds the few columns that need the pattern; a 2,000-column page is 3x cheaper
+    # every decimal-comma spelling holds a comma: a literal search finds the few columns that need
+    # the pattern; first over all the columns' cells joined (one expression: a page of 2,000 C-locale
+    # columns holds no comma in them at all), then column by column only when one was found
+    if not head.select(pl.concat_str(pl.col(cols), separator="\x1f", ignore_nulls=True)
+                       .str.contains(",", literal=True).any()).item():
+        return
     commas = head.select(pl.col(cols).str.contains(",", literal=True).any()).row(0)
     cols = [c for c, has in zip(cols, commas) if has]
     flags = head.select([decimal_comma_expr(pl.col(c)).any().alias(f"c{i}") for i, c in enumerate(cols)]).row(0) \
@@ -156,7 +160,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     """-> (wide metric frame M with identity columns + canonical Float64 metrics, units, present)"""
     import polars as pl
 
-    from ridgeline.units import fast_number_expr, needs_slow_expr, number_expr
+    from ridgeline.units import number_expr
 
     every = blk.head if blk.head is not None else df  # every column (the first rows when read by columns)
     units: dict[str, str] = {}
@@ -166,35 +170,45 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     df = C.dedupe_raw_launches(ctx, blk, _launch_rows(df))
     every = _launch_rows(every) if blk.head is not None else df
     cols = set(df.columns)
-    wanted = [c for c in df.columns if c in V.NEEDED_METRICS or V.is_tensor_metric(c)]
+    wanted = [c for c in df.columns if V.needed_metric(c)]
     numeric = [c for c in wanted if c not in V.STRING_METRICS]
     # counters have a rollup suffix (x.sum, x.avg.pct_of_peak...); suffix-less attributes may hold
     # lists such as "0,12" and are not sampled
     _check_locale(ctx, blk, every, [c for c in every.columns if "__" in c and "." in c and not c.startswith("__")])
-    # cells the native float cast cannot read (n/a, grouping commas, garbage) need the slow path
-    slow_flags = df.select([needs_slow_expr(pl.col(c)).alias(c) for c in numeric]).row(0) if numeric and df.height else ()
-    slow = {c for c, f in zip(numeric, slow_flags) if f}
+    # from here on only the columns the derivation reads (a full-section page has 2,000+ others)
+    ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
+    keep = dict.fromkeys(["__row", *ident, *[c for c in V.STRING_METRICS if c in cols], *wanted])
+    if len(keep) < df.width:
+        df = df.select(list(keep))
+    # the native float cast, once per column: its values are the metrics where it read every
+    # present cell; the others (n/a, grouping commas, garbage: fewer nulls before than after the
+    # cast) need the slow path
+    floats = df.select("__row", pl.col(numeric).cast(pl.Float64, strict=False))
+    slow = {c for c in numeric if df.get_column(c).null_count() != floats.get_column(c).null_count()}
     _bad_cells(ctx, blk, df, [(c, c) for c in numeric if c in slow])
     key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
     counters = [c for c in numeric if "__" in c and "." in c]  # what ncu_derive's failed-replay test reads
     replay_failed = pl.all_horizontal([C.nan_or_missing(pl.col(c)) for c in counters]) if counters else None
-    bad = C.bad_value_rows(ctx, blk, df, [(c, c) for c in numeric], key, replay_failed)
+    bad = C.bad_value_rows(ctx, blk, df, [(c, c) for c in numeric], key, replay_failed,
+                           floats=floats, plain=set(numeric) - slow)
     if bad is not None:  # lenient: launches with a bad value are left out (listed in skipped)
         df = df.join(bad, on=key, how="anti", nulls_equal=True)
+        floats = floats.filter(pl.col("__row").is_in(df.get_column("__row").implode()))
     if not units and numeric:
         ctx.notes.append(f"{ctx.path}: raw page without a units row: assumed ncu base units (--print-units base)")
-    exprs = []
+    exprs, slow_exprs = [], []
     for c in numeric:
         unit = units.get(c, "") or V.UNITS_WHEN_BLANK.get(c, "")
         info = parse_unit(unit)
         if not info.known:
             ctx.unknown_units.add(f"{unit!r} ({c})")
-        value = number_expr(pl.col(c)) if c in slow else fast_number_expr(pl.col(c))
-        exprs.append(scale_expr(value, info).alias(c))
-    ident = [c for c in df.columns if c in V.IDENTITY_COLUMNS]
-    strings = [pl.col(c) for c in V.STRING_METRICS if c in cols]
-    m = df.select(*[pl.col(c) for c in ident], *strings, *exprs)
-    return m, units, set(wanted)
+        if c in slow:
+            slow_exprs.append(scale_expr(number_expr(pl.col(c)), info).alias(c))
+        else:  # fast_number_expr on the values already cast
+            exprs.append(scale_expr(pl.when(pl.col(c).is_finite()).then(pl.col(c)), info).alias(c))
+    strings = [c for c in V.STRING_METRICS if c in cols]
+    m = pl.concat([df.select(*ident, *strings, *slow_exprs), floats.select(exprs)], how="horizontal")
+    return m.select(*ident, *strings, *numeric), units, set(wanted)
 
 
 # --------------------------------------------------------------------------------------

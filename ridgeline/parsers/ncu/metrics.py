@@ -441,12 +441,26 @@ def static_metric_names() -> set[str]:
     return names
 
 
-#: the same names as one regex for polars (details pages filter their Metric Name column with it)
-TENSOR_METRIC_PATTERN = r"^sm__ops_path_tensor_|" + TENSOR_PIPE_RE.pattern
+#: the tensor counters the derivation reads, by pattern: the precision totals and per-family counts
+#: (TENSOR_TOTAL_RE, TENSOR_FAMILY_RE) with their ``.sum.peak_sustained`` rates (TENSOR_PEAK_SUFFIX),
+#: and the tensor-pipe activity (TENSOR_PIPE_RE). The other rollups ncu prints for the same counters
+#: (``.avg``, ``.max``, ``.min``, ``.pct_of_peak...``: 450 of a Hopper full-section page's 600
+#: tensor columns) are not read. One regex, for polars too (details pages filter Metric Name with it).
+TENSOR_METRIC_PATTERN = (r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_[a-z0-9_]+?"
+                         r"\.sum(?:\.per_cycle_elapsed|\.per_second|\.peak_sustained)?$|" + TENSOR_PIPE_RE.pattern)
+_TENSOR_METRIC_RE = re.compile(TENSOR_METRIC_PATTERN)
 
 
 def is_tensor_metric(name: str) -> bool:
-    return name.startswith("sm__ops_path_tensor_") or TENSOR_PIPE_RE.match(name) is not None
+    return name.startswith(("sm__ops_path_tensor_", "sm__pipe", "smsp__pipe", "sm__inst", "smsp__inst")) \
+        and _TENSOR_METRIC_RE.match(name) is not None
 
 
 NEEDED_METRICS = frozenset(static_metric_names())
+
+
+def needed_metric(name: str) -> bool:
+    """True for a column the derivation (:mod:`ridgeline.parsers.ncu.derive`) can read: the one
+    declaration of what the readers keep (raw page by columns, raw and details frames, .ncu-rep).
+    Every other metric stays in ``NcuResult.metrics`` only."""
+    return name in NEEDED_METRICS or is_tensor_metric(name)

@@ -213,7 +213,7 @@ def _identity(launch_id: int, action) -> dict[str, str | None]:
 
 
 def _wanted(name: str) -> bool:
-    return name in V.NEEDED_METRICS or V.is_tensor_metric(name)
+    return V.needed_metric(name)
 
 
 def _check_layout(path: Path, launches: list, strict: bool, skipped: list[Skipped], notes: list[str],
