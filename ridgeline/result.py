@@ -10,7 +10,7 @@ import dataclasses
 import re
 from typing import Any
 
-JSON_SCHEMA_VERSION = "1.6"
+JSON_SCHEMA_VERSION = "1.7"
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

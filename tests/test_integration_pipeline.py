@@ -113,7 +113,7 @@ def test_json_has_fleet_summary_by_gpu_and_host(tmp_path):
     dmon = write_dmon(tmp_path / "node.dmon", 600, gpus=(0, 1))
     result = analyze_paths([dmon], window="5m")
     doc = json.loads(render_json(result))
-    assert doc["schema_version"] == "1.6"
+    assert doc["schema_version"] == "1.7"
     fleet = doc["telemetry"]["fleet"]
     by_gpu, by_host = fleet["by_gpu"], fleet["by_host"]
     assert [r["gpu"] for r in by_gpu] == [0, 1] and [r["rank"] for r in by_gpu] == [1, 2]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ridgeline.analyzer.kernels.latency import VIEW_LABELS, view_bound
+from ridgeline.analyzer.kernels.speed_of_light import LEGEND as SOL_LEGEND, mark as sol_mark
 from ridgeline.render.html import (
     BOUND_ORDER,
     describe_inputs,
@@ -178,7 +179,7 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
                     fmt_pct(r.get("time_share")),
                     fmt_num(r.get("intensity_dram")),
                     md(r.get("precision") or "n/a"),
-                    md(view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"),
+                    md((view_bound(r.get("bound"), r.get("latency_kind")) or "unknown") + sol_mark(r.get("bound_source"))),
                     fmt_pct(r.get("roof_fraction"), 0),
                 ]
                 for r in krows
@@ -186,6 +187,8 @@ def render_markdown(result, *, title: str | None = None, top: int = MAX_KERNELS)
             ["l", "r", "r", "r", "r", "l", "l", "r"],
         )
         lines.append("")
+        if any(sol_mark(r.get("bound_source")) for r in krows):
+            lines += [md(SOL_LEGEND), ""]
 
     lines += _groups_markdown(result)
     lines += _timeline_markdown(result)

@@ -76,7 +76,7 @@ def test_json_document_has_exactly_the_documented_keys(capsys, mini):
     assert list(doc["roofs"][0]) == _documented("`roofs[]`")
     for f in doc["findings"]:
         assert list(f) == _documented("`findings[]`")
-    assert doc["schema_version"] == "1.6"
+    assert doc["schema_version"] == "1.7"
     assert doc["gpu"]["name"] == "H100 SXM"
     assert doc["gpu"]["peaks"]["fp16_tensor"]["ridge_flop_per_byte"] == pytest.approx(989 / 3.35)
     gemv = next(k for k in doc["kernels"] if k["short_name"] == "gemv")
