@@ -6,9 +6,10 @@ returns the roofs it used; :func:`summarize` aggregates launches per kernel name
 Decisions, written down once:
 
 * **Roofs.** Peaks the export recorded (KERNEL columns ``peak_*``) win over the catalogue.
-  They are reduced to one value per device (the median over that device's launches; the
-  tensor peak per device *and* tensor precision) so one odd launch does not move a roof.
-  The catalogue entry comes from ``--gpu`` when given, else from each launch's
+  Each launch is measured against its own (a per-cycle peak x that launch's own clock, as
+  ncu's percentages are); a launch that recorded none gets its device's median (the tensor
+  peak per device, tensor precision and path), and the roofs listed and drawn are those
+  medians (:mod:`ridgeline.analyzer.kernels.peaks`). The catalogue entry comes from ``--gpu`` when given, else from each launch's
   ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
   attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
   clock, :mod:`ridgeline.analyzer.kernels.archrates`): measured > catalogue > derived. Every roof
@@ -18,8 +19,8 @@ Decisions, written down once:
   the export records is an error naming both (docs/gpus.md).
 * **Cache roofs (hierarchical roofline).** L2 and L1 bandwidth roofs exist only when the
   export recorded them (KERNEL ``peak_l2_bytes_per_s`` / ``peak_l1_bytes_per_s``: a
-  per-cycle peak x the cache clock); they are reduced per device like the DRAM peak
-  (median over the launches that recorded one) and returned as ``Roof(kind="bandwidth",
+  per-cycle peak x the cache clock); like the DRAM peak they are per launch, listed per
+  device (median over the launches that recorded one) and returned as ``Roof(kind="bandwidth",
   level="l2"|"l1", source="ncu")``. The catalogue has no cache bandwidths and none is
   assumed. The roof's ``detail`` names the counters: ``lts2xbar``/``lsu_writeback`` there
   means ncu's own definition (bytes toward the SM). When the export also has
@@ -53,7 +54,11 @@ Decisions, written down once:
   (intensity 0; copies, memsets, gathers): its fraction of roof is its DRAM bandwidth
   over the bandwidth roof. A launch with zero FLOPs *and* zero DRAM bytes has nothing the
   roofline describes and is ``unknown`` with an explanatory hint (``missing`` empty).
-  FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side.
+  FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side. Where the
+  export holds ncu's Speed-of-Light throughputs (SM against memory), they decide the bound of
+  a launch the roofline cannot place (:mod:`ridgeline.analyzer.kernels.speed_of_light`);
+  ``bound_source`` says which decided (``roofline``, ``ncu-speed-of-light``, null), and
+  ``missing`` still names what the roofline lacked.
 * **Partial FLOP counters: zero is zero, not collected is unknown.** A counter collected as 0
   means the launch ran no such instruction (integer-only kernels: FLOPs 0, memory-bound by
   their bytes); a counter not collected (absent, ``n/a``) is unknown. The FP32 CUDA-core

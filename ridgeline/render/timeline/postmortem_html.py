@@ -133,7 +133,11 @@ def utilization_section(result) -> str:
     k = result.kernels
     if k is None or not k.height or "bound" not in k.columns:
         return ""
-    sol = k.filter((pl.col("bound") == "unknown")
+    # off the roofline: nothing placed them (a bound, if any, is ncu's speed of light: docs/speed-of-light.md)
+    off = pl.col("bound") == "unknown"
+    if "bound_source" in k.columns:
+        off = off | (pl.col("bound_source") == "ncu-speed-of-light").fill_null(False)
+    sol = k.filter(off
                    & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
     if not sol.height:
         return ""

@@ -186,6 +186,21 @@ def test_launch_with_every_counter_nan_is_skipped_with_the_reason():
     assert "NaN" in skipped[0].reason and "replay" in skipped[0].reason
 
 
+def test_failed_replay_whose_peaks_survive_is_skipped_with_how_to_profile_it_again():
+    """The hardware peaks (.peak_sustained) are device constants a failed replay keeps: they do not
+    make the launch measured, so it is never analyzed as a launch lacking its FLOP counters."""
+    skipped: list[Skipped] = []
+    peaks = {"dram__bytes.sum.peak_sustained": 96.0, f"sm__{FFMA}.sum.peak_sustained": 10_752.0}
+    good = {**peaks, "gpu__time_duration.sum": DURATION_NS, "dram__bytes.sum": 1e6, f"smsp__{FFMA}.sum": 1e6}
+    bad = {**peaks, "gpu__time_duration.sum": None, "dram__bytes.sum": math.nan, f"smsp__{FFMA}.sum": None}
+    k = derive(good, bad, skipped=skipped)
+    assert k["launch_id"].to_list() == [0]
+    assert [s.item for s in skipped] == ["launch 1 (kernel k1)"]
+    reason = skipped[0].reason
+    assert "replay of this launch failed" in reason and "--kernel-name regex:'k1' --launch-count 1" in reason
+    assert "--replay-mode application" in reason and "--set roofline" not in reason
+
+
 # --------------------------------------------------------------------------------------
 # zero is zero, not collected is unknown (item 4); precision from the tensor pipe (item 5)
 # --------------------------------------------------------------------------------------
