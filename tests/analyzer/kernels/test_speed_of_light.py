@@ -88,3 +88,24 @@ def test_terminal_marks_a_speed_of_light_bound():
     result = AnalysisResult(kernels=df, roofs=roofs, summary=summarize(df), total_gpu_time_s=DUR)
     text = "\n".join(_top_kernels(result, 10))
     assert "memory*" in text and "Speed-of-Light" in text
+
+
+def test_each_launch_is_measured_at_its_own_clock_and_agrees_with_ncus_percentage():
+    """Issue 32's A40: 43.3 MB in 70.5 us at a 7.07 GHz DRAM clock is 90.6% of 96 B/cycle x 7.07 GHz
+    (ncu's own figure), not 112% of a 547 GB/s peak another launch's clock gave."""
+    from ridgeline.rules.base import Context
+    from ridgeline.rules.engine import run_rules
+
+    def launch(id, clock, nbytes):
+        return dict(id=str(id), kernel_name="copy", short_name="copy", device_name="NVIDIA A40", duration_s=70.5e-6,
+                    flops_fp32=0.0, dram_bytes=nbytes, dram_clock_hz=clock, peak_dram_bytes_per_s=96 * clock,
+                    peak_dram_bytes_per_s_source="dram__bytes.sum.peak_sustained x dram__cycles_elapsed.avg.per_second")
+
+    df, roofs = classify(kernels(launch(1, 7.07e9, 43.3e6), launch(2, 5.7e9, 30e6), launch(3, 5.7e9, 30e6)))
+    r = {x["id"]: x for x in df.iter_rows(named=True)}
+    assert r["1"]["roof_fraction"] == pytest.approx(43.3e6 / 70.5e-6 / (96 * 7.07e9))  # 90.5%
+    assert r["1"]["roof_fraction"] == pytest.approx(0.906, abs=0.002)
+    assert r["2"]["roof_fraction"] == pytest.approx(30e6 / 70.5e-6 / (96 * 5.7e9))
+    assert [x.value for x in roofs if x.kind == "bandwidth"] == [96 * 5.7e9]  # the drawn roof: the device median
+    ctx = Context(kernels=df, summary=summarize(df), total_gpu_time_s=3 * 70.5e-6)
+    assert not [f for f in run_rules(ctx, select=["RL902"]) if f.code == "RL902"]  # nothing above its own roof
