@@ -9,8 +9,8 @@ Decisions, written down once:
   Each launch is measured against its own (a per-cycle peak x that launch's own clock, as
   ncu's percentages are); a launch that recorded none gets its device's median (the tensor
   peak per device, tensor precision and path), and the roofs listed and drawn are those
-  medians (:mod:`ridgeline.analyzer.kernels.peaks`). The catalogue entry comes from ``--gpu`` when given, else from each launch's
-  ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
+  medians (:mod:`ridgeline.analyzer.kernels.peaks`). The catalogue entry comes from
+  ``--gpu`` when given, else from each launch's ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
   attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
   clock, :mod:`ridgeline.analyzer.kernels.archrates`): measured > catalogue > derived. Every roof
   carries its source: ``ncu``, ``ncu-device-attributes`` (DRAM peak computed from recorded
@@ -20,7 +20,7 @@ Decisions, written down once:
 * **Cache roofs (hierarchical roofline).** L2 and L1 bandwidth roofs exist only when the
   export recorded them (KERNEL ``peak_l2_bytes_per_s`` / ``peak_l1_bytes_per_s``: a
   per-cycle peak x the cache clock); like the DRAM peak they are per launch, listed per
-  device (median over the launches that recorded one) and returned as ``Roof(kind="bandwidth",
+  device (median over the launches that recorded one) as ``Roof(kind="bandwidth",
   level="l2"|"l1", source="ncu")``. The catalogue has no cache bandwidths and none is
   assumed. The roof's ``detail`` names the counters: ``lts2xbar``/``lsu_writeback`` there
   means ncu's own definition (bytes toward the SM). When the export also has
@@ -126,7 +126,6 @@ from ridgeline.analyzer.kernels.peaks import launch_peaks, roofs_used
 from ridgeline.analyzer.kernels import speed_of_light
 from ridgeline.errors import UsageError
 from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS, polars_schema
-from ridgeline.result import Roof
 
 # KERNEL column holding the per-precision FLOP count used to pick the dominant precision
 PRECISION_FLOP_COLUMNS = {
