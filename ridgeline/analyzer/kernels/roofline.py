@@ -10,8 +10,8 @@ Decisions, written down once:
   ncu's percentages are); a launch that recorded none gets its device's median (the tensor
   peak per device, tensor precision and path), and the roofs listed and drawn are those
   medians (:mod:`ridgeline.analyzer.kernels.peaks`). The catalogue entry comes from
-  ``--gpu`` when given, else from each launch's ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
-  attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
+  ``--gpu`` when given, else from each launch's ``device_name``. A device the catalogue
+  does not know gets a GPU *derived* from the attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
   clock, :mod:`ridgeline.analyzer.kernels.archrates`): measured > catalogue > derived. Every roof
   carries its source: ``ncu``, ``ncu-device-attributes`` (DRAM peak computed from recorded
   memory clock and bus width), ``catalogue`` or ``derived-from-device-attributes`` (the
