@@ -98,6 +98,7 @@ def make_result(scale: float = 1.0, *, source: str = "decode.csv", with_telemetr
             (pl.col("flops").sum() / pl.col("dram_bytes").sum()).alias("intensity_dram"),
             pl.col("precision").first(),
             pl.col("bound").first(),
+            pl.col("bound_source").first(),
             pl.col("latency_kind").first(),
             pl.col("roof_fraction").mean(),
             (pl.col("duration_s") - pl.col("time_to_roof_s")).sum().alias("saving_upper_bound_s"),

@@ -18,7 +18,10 @@ per-file expected values:
   saying what it holds (or refused in one line);
 * no rank verdict without its coverage: a straggler (RL411) is named among at least the documented
   minimum of ranks, and says how many of the job's ranks were captured when the traces record more;
-* every ridge a finding quotes is one the Roofs list prints (issue 37).
+* every ridge a finding quotes is one the Roofs list prints (issue 37);
+* the bound is decided wherever ncu's own Speed-of-Light throughputs decide it, and agrees with them;
+* every roof fraction printed agrees within 2 points with the percentage ncu recorded for the same
+  unit (DRAM; the tensor path a tensor launch used) wherever the file holds one.
 
 Skipped as a whole when ``../shared/samples`` is absent (a clean clone in CI). Each file is run
 once per command (module-scoped cache), in process, so the sweep costs what the commands cost.
@@ -175,8 +178,8 @@ _COLLECT = re.compile(r"--metrics|--section|--set\b|re-?profile|collect", re.I)
 
 
 @functools.lru_cache(maxsize=None)
-def metric_names(path: Path) -> frozenset:
-    """Every metric the file holds, by its ncu name (details pages: (name, unit) pairs)."""
+def _metric_frames(path: Path) -> tuple:
+    """The file's metric tables by ncu name (read once; empty when the file is refused)."""
     from ridgeline.errors import InputError
 
     try:
@@ -189,9 +192,15 @@ def metric_names(path: Path) -> frozenset:
 
             res = read_ncu([path])
     except InputError:
-        return frozenset()
+        return ()
+    return tuple(res.metrics.values())
+
+
+@functools.lru_cache(maxsize=None)
+def metric_names(path: Path) -> frozenset:
+    """Every metric the file holds, by its ncu name (details pages: (name, unit) pairs)."""
     names: set = set()
-    for frame in res.metrics.values():
+    for frame in _metric_frames(path):
         if frame is None:
             continue
         if "Metric Name" in frame.columns:  # details page: long
@@ -376,3 +385,97 @@ def test_every_ridge_a_rule_quotes_is_in_the_roofs_list(path):
         for m in _RIDGE.finditer(f["message"]):
             for value in (v for v in m.groups() if v):
                 assert value in shown, f"{f['code']} quotes ridge {value} FLOP/B; the Roofs list has {sorted(shown)}"
+
+
+# --------------------------------------------------------------------------------------------
+# agreeing with the profiler's own figures (issue 32 items 1-2, docs/speed-of-light.md)
+# --------------------------------------------------------------------------------------------
+#: ncu's percentage of one tensor instruction family's own peak (dense or sparse path)
+_TENSOR_PCT = re.compile(r"^sm__ops_path_tensor_op_[a-z0-9]+_src_[a-z0-9_]+\.(avg|sum)\.pct_of_peak_sustained_elapsed$")
+
+
+@functools.lru_cache(maxsize=None)
+def tensor_path_pcts(path: Path) -> dict:
+    """launch ID -> the sum over tensor instruction families of ncu's percentage of each family's
+    own peak (ridgeline's compute fraction of a tensor launch is that sum: its peak is the
+    families' ops-weighted one); launches without such figures are absent."""
+    import polars as pl
+
+    out: dict = {}
+    for frame in _metric_frames(path):
+        if frame is None or "ID" not in frame.columns:
+            continue
+        if "Metric Name" in frame.columns:  # details page: long
+            rows = frame.filter(pl.col("Metric Name").str.contains(_TENSOR_PCT.pattern))
+            rows = rows.filter(pl.col("Metric Name").str.contains(r"\.avg\.") | ~pl.col("Metric Name").str.replace(
+                r"\.sum\.", ".avg.").is_in(rows.get_column("Metric Name").implode()))
+            values = rows.select(pl.col("ID").cast(pl.String), pl.col("Metric Value").cast(pl.String).str.replace_all(
+                ",", "").cast(pl.Float64, strict=False).alias("v"))
+        else:
+            cols = [c for c in frame.columns if _TENSOR_PCT.match(c)]
+            avg = {c.replace(".sum.", ".avg.") for c in cols if ".avg." in c.replace(".sum.", ".avg.")} & set(cols)
+            cols = [c for c in cols if ".avg." in c or c.replace(".sum.", ".avg.") not in avg]
+            if not cols:
+                continue
+            values = frame.select(pl.col("ID").cast(pl.String), *[pl.col(c) for c in cols]).unpivot(
+                index="ID").select("ID", pl.col("value").cast(pl.String).str.replace_all(",", "")
+                                   .cast(pl.Float64, strict=False).alias("v"))
+        for launch, v in values.filter(pl.col("v").is_not_null()).group_by("ID").agg(pl.col("v").sum()).iter_rows():
+            if launch:
+                out[launch.split("/")[-1]] = v
+    return out
+
+
+def _sides(k: dict) -> tuple:
+    """(compute %, memory %) as ncu recorded them, the larger of each side's figures."""
+    pipe = k.get("tensor_pipe_active_ratio")
+    comp = [x for x in (k.get("sm_throughput_pct"), pipe * 100 if pipe is not None else None) if x is not None]
+    mem = [x for x in (k.get("memory_throughput_pct"), k.get("dram_throughput_pct")) if x is not None]
+    return (max(comp) if comp else None), (max(mem) if mem else None)
+
+
+@pytest.mark.parametrize("path", PROFILE_PARAMS)
+def test_the_bound_is_decided_wherever_ncus_throughputs_decide_it(path):
+    doc = _doc(path)
+    for k in doc.get("kernels") or []:
+        src, bound = k.get("bound_source"), k.get("bound")
+        assert src in (None, "roofline", "ncu-speed-of-light"), src
+        assert (src is None) == (bound == "unknown"), (src, bound)
+        sm, mem = k.get("sm_throughput_pct"), k.get("memory_throughput_pct")
+        if sm is not None and mem is not None:  # ncu's SpeedOfLight rule reads exactly these two
+            assert bound != "unknown", f"launch {k['id']}: SM {sm}% and memory {mem}% recorded, bound unknown"
+        if src != "ncu-speed-of-light":
+            continue
+        comp, memory = _sides(k)
+        assert k.get("roof_fraction") is None and k.get("time_to_roof_s") is None, "no roof placed it: no fraction, no saving"
+        short = k.get("duration_s") is not None and k["duration_s"] <= 2e-6
+        if bound == "memory":
+            assert memory is not None and (comp is None or memory > comp) and not short, k["id"]
+        elif bound == "compute":
+            assert comp is not None and (memory is None or comp >= memory) and not short, k["id"]
+        else:
+            assert bound == "latency" and (short or max(comp, memory) < 10.0), (k["id"], comp, memory)
+    for s in doc.get("summary") or []:
+        assert (s.get("bound_source") is None) == (s.get("bound") in (None, "unknown")), s
+
+
+@pytest.mark.parametrize("path", PROFILE_PARAMS)
+def test_roof_fractions_agree_with_ncus_own_percentages(path):
+    doc = _doc(path)
+    kernels = doc.get("kernels") or []
+    tensor = tensor_path_pcts(path) if any((k.get("precision") or "").endswith("_tensor") for k in kernels) else {}
+    for k in kernels:
+        fraction = k.get("roof_fraction")
+        if fraction is None:
+            continue
+        memory_side = k.get("flops") == 0 or (k.get("ridge_distance") is not None and k["ridge_distance"] < 1)
+        if memory_side:  # achieved DRAM bytes/s over the DRAM roof
+            unit, ncu = "DRAM", k.get("dram_throughput_pct")
+        elif (k.get("precision") or "").endswith("_tensor") and k.get("flops") and (k.get("flops_tensor") or 0) >= 0.99 * k["flops"]:
+            unit, ncu = "tensor path", tensor.get(str(k.get("launch_id")))
+        else:  # CUDA-core FLOPs: ncu records no percentage of the same peak
+            continue
+        if ncu is None:
+            continue
+        assert abs(fraction * 100 - ncu) <= 2.0, (
+            f"launch {k['id']} ({k.get('short_name')}): {unit} at {fraction:.1%} of roof, ncu recorded {ncu:.1f}%")

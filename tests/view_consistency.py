@@ -425,7 +425,9 @@ def _html_view(doc: dict, text: str, out: Mismatches) -> None:
             printed.append((v, si(cells[2][2], "FLOP/B") if cells[2][2] else None))
     if '<table id="roofs"' in text:
         _roof_check(view, doc, printed, out)
-    shares = {b: percent(p) for b, p in re.findall(rf"(\w+)-bound: <b>({_NUM}%)</b>", text)}
+    # 'memory-bound: <b>91%</b>', and the launches without a bound as 'unknown: <b>9%</b>'
+    shares = {b: percent(p) for b, p in re.findall(rf"(\w+-bound|unknown): <b>({_NUM}%)</b>", text)}
+    shares = {b.removesuffix("-bound"): p for b, p in shares.items()}
     if shares:
         _bound_check(view, doc, shares, out)
     used: set[int] = set()

@@ -88,8 +88,11 @@ def off_roofline(result) -> tuple[Any, dict[str, Any]] | None:
     k = getattr(result, "kernels", None)
     if k is None or not k.height or "bound" not in k.columns:
         return None
-    sol = k.filter((pl.col("bound") == "unknown")
-                   & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
+    # off the roofline: nothing placed them (a bound, if any, is ncu's speed of light: docs/speed-of-light.md)
+    off = pl.col("bound") == "unknown"
+    if "bound_source" in k.columns:
+        off = off | (pl.col("bound_source") == "ncu-speed-of-light").fill_null(False)
+    sol = k.filter(off & (pl.col("sm_throughput_pct").is_not_null() | pl.col("dram_throughput_pct").is_not_null()))
     if not sol.height:
         return None
     missing = (pl.col("missing") if "missing" in sol.columns else pl.lit([], dtype=pl.List(pl.String))).fill_null([])

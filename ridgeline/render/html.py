@@ -18,6 +18,7 @@ from typing import Any
 
 from ridgeline import __version__
 from ridgeline.analyzer.kernels.latency import VIEW_BOUNDS, VIEW_LABELS, view_bound
+from ridgeline.analyzer.kernels.speed_of_light import LEGEND as SOL_LEGEND, mark as sol_mark
 from ridgeline.render.plot_style import BOUND_COLORS as PLOT_BOUND_COLORS
 from ridgeline.render.plot_style import PRECISION_LABELS
 
@@ -424,6 +425,7 @@ def _kernels_section(result) -> str:
     ]
     for r in rows:
         bound = view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"
+        sol_title = f' title="{esc(SOL_LEGEND)}"' if sol_mark(r.get("bound_source")) else ""
         short = r.get("kernel_label") or r.get("short_name") or r.get("kernel_name")
         prec = r.get("precision")
         parts.append(
@@ -433,12 +435,15 @@ def _kernels_section(result) -> str:
             + _num_cell(r.get("time_share"), fmt_pct(r.get("time_share")))
             + _num_cell(r.get("intensity_dram"))
             + f"<td>{esc(PRECISION_NAMES.get(prec, prec) if prec else 'n/a')}</td>"
-            + f'<td class="bound-{esc(bound)}">{esc(bound)}</td>'
+            + f'<td class="bound-{esc(bound)}"{sol_title}>{esc(bound + sol_mark(r.get("bound_source")))}</td>'
             + _num_cell(r.get("roof_fraction"), fmt_pct(r.get("roof_fraction"), 0))
             + _num_cell(r.get("saving_upper_bound_s"), fmt_seconds(r.get("saving_upper_bound_s")))
             + "</tr>"
         )
-    parts.append("</tbody></table></section>")
+    parts.append("</tbody></table>")
+    if any(sol_mark(r.get("bound_source")) for r in rows):
+        parts.append(f'<p class="muted">{esc(SOL_LEGEND)}</p>')
+    parts.append("</section>")
     return "".join(parts)
 
 

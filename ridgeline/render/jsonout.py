@@ -526,8 +526,11 @@ def json_schema_markdown() -> str:
         "",
         "The KERNEL columns (what the profiler measured) followed by the ROOFLINE columns (where the "
         "launch sits on the roofline). `bound` is `memory`, `compute`, `latency` (no roof explains the time; "
-        "`latency_kind` says `launch` or `stall`, docs/latency.md) or `unknown`; an `unknown` launch "
-        "lists what is absent in `missing` and the ncu option that collects it in `missing_hint`. "
+        "`latency_kind` says `launch` or `stall`, docs/latency.md) or `unknown`; `bound_source` says what "
+        "decided it: `roofline` (measured counters and roofs), `ncu-speed-of-light` (ncu's SM and memory "
+        "throughputs, where the roofline could not place the launch: docs/speed-of-light.md) or null. A launch "
+        "the roofline could not place lists what is absent in `missing` and the ncu option that collects it in "
+        "`missing_hint`. "
         "`time_to_roof_s = max(flops / peak_flops_per_s, dram_bytes / peak_bw_bytes_per_s)`: the duration "
         "at 100% of the roof; `duration_s - time_to_roof_s` is an upper bound on what a better kernel saves.",
         "",

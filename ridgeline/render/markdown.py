@@ -12,6 +12,7 @@ import re
 
 from ridgeline.analyzer.kernels.latency import VIEW_LABELS, view_bound
 from ridgeline.analyzer.kernels.precisions import label as precision_label
+from ridgeline.analyzer.kernels.speed_of_light import LEGEND as SOL_LEGEND, mark as sol_mark
 from ridgeline.render.html import (
     BOUND_ORDER,
     describe_inputs,
@@ -200,7 +201,7 @@ def _render(result, *, title: str | None, top: int, findings_max: int | None, me
                     fmt_pct(r.get("time_share")),
                     fmt_num(r.get("intensity_dram")),
                     md(precision_label(r.get("precision"))),
-                    md(view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"),
+                    md((view_bound(r.get("bound"), r.get("latency_kind")) or "unknown") + sol_mark(r.get("bound_source"))),
                     fmt_pct(r.get("roof_fraction"), 0),
                 ]
                 for r in krows
@@ -208,6 +209,8 @@ def _render(result, *, title: str | None, top: int, findings_max: int | None, me
             ["l", "r", "r", "r", "r", "l", "l", "r"],
         )
         lines.append("")
+        if any(sol_mark(r.get("bound_source")) for r in krows):
+            lines += [md(SOL_LEGEND), ""]
 
     lines += _groups_markdown(result)
     lines += _timeline_markdown(result)

@@ -13,6 +13,7 @@ from typing import Any
 
 from ridgeline.analyzer.kernels.gpus import PRECISION_LABELS
 from ridgeline.analyzer.kernels.latency import VIEW_BOUNDS, VIEW_LABELS, VIEW_LEGEND, view_bound
+from ridgeline.analyzer.kernels.speed_of_light import LEGEND as SOL_LEGEND, mark as sol_mark
 from ridgeline.render.text import (  # noqa: F401  (re-exported: the terminal's public helpers)
     GROUP_DETAIL_MAX, GROUP_LIST_MAX, GROUP_REMEDIES_MAX, TELEMETRY_KINDS, WIDTH, _findings, _impact_text, _wrap,
     distinct_labels, fmt_num, fmt_pct, fmt_seconds, fmt_si, shorten,
@@ -145,9 +146,9 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
         return []
     rows = s.head(top).to_dicts()
     width = max(WIDTH, width)
-    name_w = min(width - (3 + 5 + 6 + 9 + 7 + 7 + 8 + 5), 100)
+    name_w = min(width - (3 + 5 + 6 + 9 + 7 + 7 + 9 + 5), 100)
     head = (f"{'#':>2} {'kernel':<{name_w}}{'prec':<5}{'launch':>6}{'time':>9}{'share':>7}{'FLOP/B':>7} "
-            f"{'bound':<7}{'roof':>5}")
+            f"{'bound':<8}{'roof':>5}")
     lines = [f"Top kernels by GPU time ({min(top, s.height)} of {s.height})", head]
     labels = distinct_labels([r.get("kernel_label") or r["short_name"] or r["kernel_name"] or "?" for r in rows], name_w - 1,
                              [r["kernel_name"] or r["short_name"] or "?" for r in rows])
@@ -155,13 +156,16 @@ def _top_kernels(result, top: int, width: int = WIDTH) -> list[str]:
         lines.append(
             f"{i:>2} {label:<{name_w}}{PRECISION_SHORT.get(r.get('precision') or '', '-'):<5}"
             f"{fmt_count(r['launches']):>6}{fmt_seconds(r['total_duration_s']):>9}{fmt_pct(r['time_share'], 1):>7}"
-            f"{fmt_num(r['intensity_dram']):>7} {(view_bound(r['bound'], r.get('latency_kind')) or '-'):<7}"
+            f"{fmt_num(r['intensity_dram']):>7} "
+            f"{(view_bound(r['bound'], r.get('latency_kind')) or '-') + sol_mark(r.get('bound_source')):<8}"
             f"{fmt_pct(r['roof_fraction']):>5}"
         )
     legend = (f"prec: the math the FLOPs ran as ({SHORT_LEGEND}); "
               "FLOP/B: intensity at DRAM; roof: achieved share of the roof that bounds it")
     if any(r.get("bound") == "latency" for r in rows):
         legend += "; " + VIEW_LEGEND
+    if any(sol_mark(r.get("bound_source")) for r in rows):
+        legend += "; " + SOL_LEGEND
     lines += _wrap(legend, "", width)
     return lines
 

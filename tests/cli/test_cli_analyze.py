@@ -250,7 +250,10 @@ def test_parser_fixtures_analyze(capsys, path):
         # a launch placed by rate (section export, no duration) is classified and still lists
         # the duration it lacks (docs/ncu-spellings.md)
         by_rate = k["duration_s"] is None and k["missing"] == ["gpu__time_duration.sum"]
-        assert (k["bound"] == "unknown") == bool(k["missing"] or k["missing_hint"]) or (by_rate and k["bound"] != "unknown")
+        # one the roofline could not place may be bound by ncu's Speed-of-Light throughputs, and says so
+        by_sol = k["bound_source"] == "ncu-speed-of-light" and k["bound"] != "unknown"
+        assert (k["bound"] == "unknown") == bool(k["missing"] or k["missing_hint"]) or (by_rate and k["bound"] != "unknown") or by_sol
+        assert (k["bound_source"] is None) == (k["bound"] == "unknown")
 
 
 @pytest.mark.skipif(not BAD, reason="ncu fixtures absent")

@@ -6,11 +6,12 @@ returns the roofs it used; :func:`summarize` aggregates launches per kernel name
 Decisions, written down once:
 
 * **Roofs.** Peaks the export recorded (KERNEL columns ``peak_*``) win over the catalogue.
-  They are reduced to one value per device (the median over that device's launches; the
-  tensor peak per device *and* tensor precision) so one odd launch does not move a roof.
-  The catalogue entry comes from ``--gpu`` when given, else from each launch's
-  ``device_name``. A device the catalogue does not know gets a GPU *derived* from the
-  attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
+  Each launch is measured against its own (a per-cycle peak x that launch's own clock, as
+  ncu's percentages are); a launch that recorded none gets its device's median (the tensor
+  peak per device, tensor precision and path), and the roofs listed and drawn are those
+  medians (:mod:`ridgeline.analyzer.kernels.peaks`). The catalogue entry comes from
+  ``--gpu`` when given, else from each launch's ``device_name``. A device the catalogue
+  does not know gets a GPU *derived* from the attributes ncu recorded (SM count x per-SM rate of its compute capability x maximum SM
   clock, :mod:`ridgeline.analyzer.kernels.archrates`): measured > catalogue > derived. Every roof
   carries its source: ``ncu``, ``ncu-device-attributes`` (DRAM peak computed from recorded
   memory clock and bus width), ``catalogue`` or ``derived-from-device-attributes`` (the
@@ -18,8 +19,8 @@ Decisions, written down once:
   the export records is an error naming both (docs/gpus.md).
 * **Cache roofs (hierarchical roofline).** L2 and L1 bandwidth roofs exist only when the
   export recorded them (KERNEL ``peak_l2_bytes_per_s`` / ``peak_l1_bytes_per_s``: a
-  per-cycle peak x the cache clock); they are reduced per device like the DRAM peak
-  (median over the launches that recorded one) and returned as ``Roof(kind="bandwidth",
+  per-cycle peak x the cache clock); like the DRAM peak they are per launch, listed per
+  device (median over the launches that recorded one) as ``Roof(kind="bandwidth",
   level="l2"|"l1", source="ncu")``. The catalogue has no cache bandwidths and none is
   assumed. The roof's ``detail`` names the counters: ``lts2xbar``/``lsu_writeback`` there
   means ncu's own definition (bytes toward the SM). When the export also has
@@ -53,7 +54,11 @@ Decisions, written down once:
   (intensity 0; copies, memsets, gathers): its fraction of roof is its DRAM bandwidth
   over the bandwidth roof. A launch with zero FLOPs *and* zero DRAM bytes has nothing the
   roofline describes and is ``unknown`` with an explanatory hint (``missing`` empty).
-  FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side.
+  FLOPs measured but zero DRAM bytes gives intensity ``inf``: compute side. Where the
+  export holds ncu's Speed-of-Light throughputs (SM against memory), they decide the bound of
+  a launch the roofline cannot place (:mod:`ridgeline.analyzer.kernels.speed_of_light`);
+  ``bound_source`` says which decided (``roofline``, ``ncu-speed-of-light``, null), and
+  ``missing`` still names what the roofline lacked.
 * **Partial FLOP counters: zero is zero, not collected is unknown.** A counter collected as 0
   means the launch ran no such instruction (integer-only kernels: FLOPs 0, memory-bound by
   their bytes); a counter not collected (absent, ``n/a``) is unknown. The FP32 CUDA-core
@@ -117,9 +122,10 @@ from ridgeline.analyzer.kernels.families import family_columns
 # the launch-bound / stall-bound split of the latency class (RL112.launch_bound_max_s)
 from ridgeline.analyzer.kernels.latency import LAUNCH_BOUND_MAX_S, latency_kind_expr
 from ridgeline.analyzer.kernels.gpus import GPU, PRECISIONS, lookup, try_lookup
+from ridgeline.analyzer.kernels.peaks import launch_peaks, roofs_used
+from ridgeline.analyzer.kernels import speed_of_light
 from ridgeline.errors import UsageError
 from ridgeline.analyzer.schema import KERNEL_COLUMNS, ROOFLINE_COLUMNS, SUMMARY_COLUMNS, polars_schema
-from ridgeline.result import Roof
 
 # KERNEL column holding the per-precision FLOP count used to pick the dominant precision
 PRECISION_FLOP_COLUMNS = {
@@ -132,14 +138,6 @@ PRECISION_FLOP_COLUMNS = {
     "fp32": "flops_fp32",
     "fp16": "flops_fp16",
 }
-# KERNEL column holding the peak ncu recorded for a precision
-MEASURED_PEAK_COLUMNS = {
-    "fp64": "peak_flops_fp64_per_s",
-    "fp32": "peak_flops_fp32_per_s",
-    "fp16": "peak_flops_fp16_per_s",
-}
-# KERNEL column holding the cache bandwidth peak ncu recorded -> memory level of the roof
-CACHE_PEAK_COLUMNS = {"peak_l2_bytes_per_s": "l2", "peak_l1_bytes_per_s": "l1"}
 TENSOR_COMPONENTS = ("flops_tensor_fp16", "flops_tensor_tf32", "flops_tensor_fp8", "flops_tensor_int8", "flops_tensor_fp64")
 
 MISSING_FLOPS = "sm__sass_thread_inst_executed_op_*_pred_on.sum"
@@ -379,78 +377,8 @@ def classify(
     prec = pl.when(pl.col("_tensor_uncounted")).then(pl.col("tensor_pipe_precision")).otherwise(prec.otherwise(None))
     df = df.with_columns(prec.alias("precision"))
 
-    # measured peaks: median per device (tensor: per device and precision)
-    meas = df.group_by("_dev").agg(
-        *[pl.col(c).median().alias(f"_m_{p}") for p, c in MEASURED_PEAK_COLUMNS.items()],
-        pl.col("peak_dram_bytes_per_s").median().alias("_m_bw"),
-        pl.col("peak_dram_bytes_per_s_source").drop_nulls().first().alias("_m_bw_src"),
-        *[pl.col(c).median().alias(f"_m_{lvl}") for c, lvl in CACHE_PEAK_COLUMNS.items()],
-        *[pl.col(f"{c}_source").drop_nulls().first().alias(f"_m_{lvl}_src") for c, lvl in CACHE_PEAK_COLUMNS.items()],
-        *[pl.col(c).count().alias(f"_n_{lvl}") for c, lvl in CACHE_PEAK_COLUMNS.items()],
-        pl.len().alias("_n_dev"),
-        pl.col("sm_clock_hz").median().alias("_sm_clk"),
-        pl.col("dram_clock_hz").median().alias("_dram_clk"),
-    )
-    # tensor roofs: per device, precision and instruction path (a mma.sync kernel's roof is the
-    # mma.sync rate); the clock stated with a roof is the median over the same launches
-    is_tensor = pl.col("precision").str.ends_with("_tensor")
-    has_peak = pl.col("peak_flops_tensor_per_s").is_not_null()
-    meas_t = (
-        df.filter(is_tensor)
-        .group_by("_dev", "precision", "tensor_path")
-        .agg(
-            pl.col("peak_flops_tensor_per_s").median().alias("_m_tensor"),
-            pl.col("sm_clock_hz").filter(has_peak).median().alias("_t_clk"),
-            has_peak.sum().cast(pl.Int64).alias("_t_n"),
-            pl.col("peak_flops_tensor_per_s_source").drop_nulls().first().alias("_t_src"),
-        )
-    )
-    df = df.join(meas, on="_dev", how="left", maintain_order="left")
-    df = df.join(meas_t, on=["_dev", "precision", "tensor_path"], how="left", maintain_order="left", nulls_equal=True)
-
-    m_expr = None
-    c_expr = None
-    k_expr = None
-    for p in PRECISIONS:
-        m_col = f"_m_{p}" if p in MEASURED_PEAK_COLUMNS else "_m_tensor" if p.endswith("_tensor") else None
-        cond = pl.col("precision") == p
-        m_val = pl.col(m_col) if m_col else pl.lit(None, dtype=pl.Float64)
-        m_expr = (pl.when(cond) if m_expr is None else m_expr.when(cond)).then(m_val)
-        # a datasheet peak assumes a clock: scaled to the SM clock the export recorded (as ncu's
-        # own peaks are), when the catalogue knows that clock
-        ratio = pl.col("_sm_clk") / pl.col(f"_catclk_{p}")
-        c_val = pl.col(f"_cat_{p}") * pl.coalesce(ratio, pl.lit(1.0))
-        c_expr = (pl.when(cond) if c_expr is None else c_expr.when(cond)).then(c_val)
-        k_expr = (pl.when(cond) if k_expr is None else k_expr.when(cond)).then(pl.col(f"_catclk_{p}"))
-    measured = m_expr.otherwise(None)
-    catalogue = c_expr.otherwise(None)
-    cat_raw = None
-    for p in PRECISIONS:
-        cond = pl.col("precision") == p
-        cat_raw = (pl.when(cond) if cat_raw is None else cat_raw.when(cond)).then(pl.col(f"_cat_{p}"))
-    df = df.with_columns(k_expr.otherwise(None).alias("_catclk"), cat_raw.otherwise(None).alias("_cat_raw"))
-    bw_src_measured = (
-        pl.when(pl.col("_m_bw_src").fill_null("").str.contains("attribute"))
-        .then(pl.lit("ncu-device-attributes"))
-        .otherwise(pl.lit("ncu"))
-    )
-    df = df.with_columns(
-        pl.coalesce(measured, catalogue).alias("peak_flops_per_s"),
-        pl.when(measured.is_not_null())
-        .then(pl.lit("ncu"))
-        .when(catalogue.is_not_null())
-        .then(pl.col("_cat_src"))
-        .alias("peak_flops_source"),
-        pl.coalesce("_m_bw", "_cat_bw").alias("peak_bw_bytes_per_s"),
-        pl.when(pl.col("_m_bw").is_not_null())
-        .then(bw_src_measured)
-        .when(pl.col("_cat_bw").is_not_null())
-        .then(pl.col("_cat_src"))
-        .alias("peak_bw_source"),
-        # cache roofs: measured only (the catalogue has no L2/L1 bandwidths)
-        pl.col("_m_l2").alias("peak_l2_bw_bytes_per_s"),
-        pl.col("_m_l1").alias("peak_l1_bw_bytes_per_s"),
-    )
+    # each launch's roofs (its own recorded peaks at its own clock) and its device's
+    df, meas = launch_peaks(df)
 
     # intensities and achieved rates
     dur_ok = pl.col("duration_s").fill_null(0.0) > 0
@@ -561,8 +489,20 @@ def classify(
     busiest = pl.max_horizontal([_finite_or_null(f).fill_null(0.0) for f in fractions])
     df = df.with_columns(pl.when(known).then(busiest).alias("busiest_roof_fraction"))
     latency = known & ((pl.col("busiest_roof_fraction") < latency_fraction) | (dur <= launch_floor_s))
+    df = df.with_columns(pl.when(latency).then(pl.lit("latency")).otherwise(pl.col("bound")).alias("bound"))
+    # not placed: ncu's own Speed-of-Light throughputs decide where they can (speed_of_light)
+    sol_bound, sol_busiest = speed_of_light.decide(latency_fraction=latency_fraction, launch_floor_s=launch_floor_s)
+    df = df.with_columns(pl.when(known).then(None).otherwise(sol_bound).alias("_sol"),
+                         pl.when(known).then(None).otherwise(sol_busiest).alias("_sol_busiest"))
+    by_sol = pl.col("_sol").is_not_null()
+    latency = latency | (pl.col("_sol") == "latency").fill_null(False)
     df = df.with_columns(
-        pl.when(latency).then(pl.lit("latency")).otherwise(pl.col("bound")).alias("bound"),
+        pl.when(by_sol).then(pl.col("_sol")).otherwise(pl.col("bound")).alias("bound"),
+        pl.when(known).then(pl.lit(speed_of_light.ROOFLINE)).when(by_sol).then(pl.lit(speed_of_light.SPEED_OF_LIGHT))
+        .otherwise(pl.lit(None, dtype=pl.String)).alias("bound_source"),
+        pl.when(by_sol).then(pl.col("_sol_busiest")).otherwise(pl.col("busiest_roof_fraction")).alias("busiest_roof_fraction"),
+    )
+    df = df.with_columns(
         pl.when(known & pl.col("time_to_roof_s").is_not_null())  # null when placed by rate
         .then(pl.max_horizontal(pl.col("time_to_roof_s"), pl.lit(launch_floor_s))).alias("time_to_roof_s"),
         latency_kind_expr(latency, max_s=launch_bound_max_s).alias("latency_kind"),
@@ -570,7 +510,7 @@ def classify(
 
     df = df.with_columns(_roof_level(known).alias("roof_level"))
 
-    roofs = _roofs_used(df, meas, derivations)
+    roofs = roofs_used(df, meas, derivations)
     df = family_columns(df)  # what each kernel is: family, library, display label
     out_schema = polars_schema(KERNEL_COLUMNS) | polars_schema(ROOFLINE_COLUMNS)
     df = df.select([pl.col(c).cast(t) for c, t in out_schema.items()])
@@ -601,126 +541,6 @@ def _roof_level(known):
         .then(pl.lit("l1"))
         .otherwise(base)
     )
-
-
-def _roofs_used(df, meas, derivations: dict | None = None) -> list[Roof]:
-    """The distinct roofs the launches were measured against (bandwidth first)."""
-    import polars as pl
-
-    roofs: list[Roof] = []
-    bw = (
-        df.filter(pl.col("peak_bw_bytes_per_s").is_not_null())
-        .group_by("_dev", "gpu", "peak_bw_bytes_per_s", "peak_bw_source", "_m_bw_src", "_n_dev", "_dram_clk")
-        .agg()
-        .sort("_dev")
-    )
-    for row in bw.iter_rows(named=True):
-        roofs.append(
-            Roof(
-                kind="bandwidth",
-                value=float(row["peak_bw_bytes_per_s"]),
-                source=row["peak_bw_source"],
-                level="dram",
-                detail=_detail(row, "peak_dram_bytes_per_s", row["_m_bw_src"]),
-            )
-        )
-    for column, lvl in CACHE_PEAK_COLUMNS.items():
-        used = f"peak_{lvl}_bw_bytes_per_s"
-        # from the per-device medians (one row per device), not the launches
-        cache = meas.filter(pl.col(f"_m_{lvl}").is_not_null()).rename({f"_m_{lvl}": used}).sort("_dev")
-        for row in cache.iter_rows(named=True):
-            n = row[f"_n_{lvl}"]
-            device = row["_dev"] or "unnamed device"
-            roofs.append(
-                Roof(
-                    kind="bandwidth",
-                    value=float(row[used]),
-                    source="ncu",
-                    level=lvl,
-                    detail=f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column} = {row[f'_m_{lvl}_src']}",
-                )
-            )
-    is_t = pl.col("precision").str.ends_with("_tensor") & pl.col("_m_tensor").is_not_null()
-    comp = (
-        df.filter(pl.col("peak_flops_per_s").is_not_null() & pl.col("precision").is_not_null())
-        .with_columns(
-            pl.when(is_t).then(pl.col("tensor_path")).alias("_path"),
-            pl.when(is_t).then(pl.col("_t_clk")).otherwise(pl.col("_sm_clk")).alias("_clk"),
-            pl.when(is_t).then(pl.col("_t_n")).otherwise(pl.col("_n_dev")).alias("_n"),
-            pl.when(is_t).then(pl.col("_t_src")).alias("_src"),
-        )
-        .group_by("_dev", "gpu", "precision", "_path", "peak_flops_per_s", "peak_flops_source", "_n", "_clk", "_src",
-                  "_cat_raw", "_catclk")
-        .agg()
-    )
-    order = {p: i for i, p in enumerate(PRECISIONS)}
-    rows = sorted(comp.iter_rows(named=True), key=lambda r: (r["_dev"], order.get(r["precision"], 99), r["_path"] or ""))
-    for row in rows:
-        p = row["precision"]
-        column = MEASURED_PEAK_COLUMNS.get(p, "peak_flops_tensor_per_s")
-        roofs.append(
-            Roof(
-                kind="compute",
-                value=float(row["peak_flops_per_s"]),
-                source=row["peak_flops_source"],
-                precision=p,
-                path=row["_path"],
-                detail=_compute_detail(row, column, (derivations or {}).get(row["gpu"], {}).get(p)),
-            )
-        )
-    return list(dict.fromkeys(roofs))
-
-
-def _compute_detail(row: dict, column: str, formula: str | None = None) -> str:
-    """Provenance of a compute roof; the clock stated is the one the figure was computed at."""
-    clk = row.get("_clk")
-    if formula is not None and row["peak_flops_source"] != "ncu":
-        text = f"derived from the device attributes ncu recorded on {row['_dev'] or 'unnamed device'}: {formula}"
-        ds_clk = row.get("_catclk")
-        if ds_clk and clk and abs(clk / ds_clk - 1) > 1e-9:
-            n = row["_n"]
-            text += (f", scaled to the recorded SM clock {clk / 1e9:.4g} GHz "
-                     f"(median of {n} launch{'es' if n != 1 else ''})")
-        return text
-    if row["peak_flops_source"] == "catalogue":
-        text = f"{row['gpu']} datasheet"
-        ds_clk = row.get("_catclk")
-        if ds_clk and clk:
-            n = row["_n"]
-            text += (
-                f": {row['_cat_raw'] / 1e12:.4g} TFLOP/s at {ds_clk / 1e9:.3g} GHz, scaled to the recorded SM clock "
-                f"{clk / 1e9:.3g} GHz (median of {n} launch{'es' if n != 1 else ''})"
-            )
-        elif clk:
-            text += ": not scaled to the recorded SM clock (the catalogue does not know the clock its figure assumes)"
-        return text
-    n = row["_n"]
-    device = row["_dev"] or "unnamed device"
-    text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
-    if row.get("_src"):
-        text += f" = {row['_src']}"
-    if row.get("_path"):
-        text += f" (tensor path {row['_path']})"
-    if clk:
-        text += f", at SM clock {clk / 1e9:.3g} GHz"
-    return text
-
-
-def _detail(row: dict, column: str, recipe: str | None) -> str:
-    source = row.get("peak_bw_source")
-    device = row["_dev"] or "unnamed device"
-    if source == "catalogue":
-        return f"{row['gpu']} datasheet"
-    if source == "derived-from-device-attributes":
-        return f"derived from the device attributes ncu recorded on {device}"
-    n = row["_n_dev"]
-    text = f"median of {n} launch{'es' if n != 1 else ''} on {device}: {column}"
-    if recipe and recipe != source:
-        text += f" = {recipe}"
-    clock = row.get("_dram_clk")
-    if clock:
-        text += f", at DRAM clock {clock / 1e9:.3g} GHz"
-    return text
 
 
 def summarize(roofline: Any):
@@ -773,6 +593,19 @@ def summarize(roofline: Any):
     if "latency_kind" not in df.columns:
         df = df.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
     out = base.join(by_time("precision"), on="kernel_name", how="left").join(by_time("bound"), on="kernel_name", how="left")
+    if "bound_source" not in df.columns:
+        df = df.with_columns(pl.lit(None, dtype=pl.String).alias("bound_source"))
+    # what decided the bound shown: among the launches with that bound, the source holding most time
+    chosen = df.join(out.select("kernel_name", pl.col("bound").alias("_shown")), on="kernel_name", how="left")
+    source = (
+        chosen.filter((pl.col("bound") == pl.col("_shown")) & pl.col("bound_source").is_not_null())
+        .group_by("kernel_name", "bound_source")
+        .agg(pl.col("duration_s").fill_null(0.0).sum().alias("_t"))
+        .sort(["kernel_name", "_t", "bound_source"], descending=[False, True, False])
+        .group_by("kernel_name", maintain_order=True)
+        .agg(pl.col("bound_source").first())
+    )
+    out = out.join(source, on="kernel_name", how="left")
     out = out.join(by_time("latency_kind"), on="kernel_name", how="left").with_columns(
         pl.when(pl.col("bound") == "latency").then(pl.col("latency_kind")).alias("latency_kind")
     )

@@ -238,7 +238,7 @@ def _base(roofline):
         col("l1_bytes"), col("peak_flops_per_s"), col("peak_bw_bytes_per_s"), col("peak_l2_bw_bytes_per_s"),
         col("peak_l1_bw_bytes_per_s"), col("precision", pl.String), col("tensor_path", pl.String),
         col("bound", pl.String), col("latency_kind", pl.String), col("gpu", pl.String), col("cc", pl.String),
-        col("peak_flops_source", pl.String),
+        col("peak_flops_source", pl.String), col("bound_source", pl.String),
         col("grid_blocks", pl.Int64), col("intensity_dram"), col("ridge_flop_per_byte"),
     )
     return df.with_columns(
@@ -355,9 +355,11 @@ def project_gpu(roofline, target: GPU, *, launch_floor_s: float = 2.0e-6,
     same = {g for g in df.get_column("gpu").drop_nulls().unique().to_list()}
     if same == {target.name}:
         notes.append(f"the profile already ran on {target.name}: the projection repeats the measured times")
-    n_unknown = df.filter(c("bound") == "unknown").height
+    # not on the roofline (unknown, or bound by ncu's speed of light only): no FLOPs/bytes to project
+    off = (c("bound") == "unknown") | (c("bound_source") == "ncu-speed-of-light").fill_null(False)
+    n_unknown = df.filter(off).height
     if n_unknown:
-        notes.append(f"{n_unknown} unknown launch{'es' if n_unknown != 1 else ''} kept at their measured time")
+        notes.append(f"{n_unknown} launch{'es' if n_unknown != 1 else ''} off the roofline kept at their measured time")
     return Projection(
         scenario=target.name, kind="gpu", target_gpu=target.name,
         duration_s=_total(df, "duration_s"), projected_duration_s=_total(df, "projected_duration_s"),

@@ -50,6 +50,16 @@ def bad_value_expr(col, replay_failed=None):
     return (nan | v.is_infinite() | (v < 0)).fill_null(False)
 
 
+def is_measured_counter(name: str) -> bool:
+    """A metric measured on the launch (``x__y.sum``, ``.avg.pct_of_peak_sustained_elapsed``...), the
+    ones a failed replay leaves NaN or n/a. Hardware peaks (``.peak_sustained``, ``.peak_burst``) are
+    constants of the device and survive a failed replay, like device attributes and launch
+    dimensions (no rollup suffix): they never make a launch look measured."""
+    if "__" not in name or "." not in name or name.startswith("__"):
+        return False
+    return not name.rsplit(".", 1)[-1].startswith("peak_")
+
+
 def nan_or_missing(col):
     """Polars expression: the cell is NaN, ``n/a``, blank or not a number (no measurement)."""
     v = _float(col)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ridgeline.errors import InputError
 from ridgeline.parsers.ncu import metrics as V
+from ridgeline.parsers.ncu.checks import is_measured_counter
 from ridgeline.result import Skipped, path_label
 
 from ridgeline.parsers.ncu.blocks import _Block  # noqa: F401
@@ -383,14 +384,16 @@ def _tensor_peak(kinds: dict, totals_expr: dict, m_cols: set[str], ctx: _Ctx, st
 def _skip_failed_replays(ctx: _Ctx, m):
     """Launches whose every counter is NaN or n/a (ncu could not replay them) -> skipped, with why.
 
-    Counters are the metrics with a rollup (``x__y.sum``, ``.avg.per_second``...); device
-    attributes and launch dimensions survive a failed replay and do not count. Such a launch has
-    no figure at all: it is listed as skipped, never analyzed as 0 or as a launch lacking one counter.
+    Counters are the metrics measured on the launch (:func:`~ridgeline.parsers.ncu.checks.is_measured_counter`:
+    a rollup such as ``x__y.sum`` or ``.avg.per_second``); device attributes, launch dimensions and
+    the hardware peaks (``.peak_sustained``) survive a failed replay and do not count. Such a launch
+    has no figure at all: it is listed as skipped with how to profile it again, never analyzed as 0
+    or as a launch lacking one counter (whose advice would name a section the file holds).
     """
     import polars as pl
 
     schema = m.schema  # once: each lookup builds the whole schema (O(columns) on 2,000-column pages)
-    counters = [c for c, t in schema.items() if "__" in c and "." in c and not c.startswith("__") and t.is_numeric()]
+    counters = [c for c, t in schema.items() if is_measured_counter(c) and t.is_numeric()]
     if not counters or not m.height:
         return m
     failed = pl.all_horizontal([pl.col(c).is_null() | pl.col(c).is_nan() for c in counters])
@@ -400,10 +403,19 @@ def _skip_failed_replays(ctx: _Ctx, m):
     names = bad.get_column("Kernel Name").to_list() if "Kernel Name" in bad.columns else [None] * bad.height
     for launch, name in zip(bad.get_column("ID").cast(pl.String).to_list(), names):
         ctx.skipped.append(Skipped(
-            str(ctx.path), f"launch {launch}" + (f" (kernel {name})" if name else ""),
-            "every counter is NaN or n/a (ncu could not replay or measure this launch): no figure to analyze",
-        ))
+            str(ctx.path), f"launch {launch}" + (f" (kernel {name})" if name else ""), failed_replay_reason(name)))
     return m.filter(~failed)
+
+
+def failed_replay_reason(kernel_name: str | None) -> str:
+    """Why a failed replay is skipped, and how to profile that kernel again."""
+    short = _short_name(kernel_name) if kernel_name else None
+    pick = f"--kernel-name regex:'{re.escape(short)}' --launch-count 1" if short else "--launch-skip/--launch-count"
+    return (
+        "ncu's replay of this launch failed: every counter it measures is NaN or n/a, so there is no "
+        f"figure to analyze; profile that kernel again on its own (ncu {pick} with the same sections), "
+        "adding --replay-mode application if kernel replay fails again"
+    )
 
 
 def _derive(ctx: _Ctx, m, present: set[str], *, block: _Block, id_prefix: str, labels: dict[str, str] | None = None):

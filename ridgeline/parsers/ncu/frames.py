@@ -187,7 +187,7 @@ def _raw_block(ctx: _Ctx, blk: _Block, df):
     slow = {c for c in numeric if df.get_column(c).null_count() != floats.get_column(c).null_count()}
     _bad_cells(ctx, blk, df, [(c, c) for c in numeric if c in slow])
     key = ["ID"] + (["Process ID"] if "Process ID" in df.columns else [])
-    counters = [c for c in numeric if "__" in c and "." in c]  # what ncu_derive's failed-replay test reads
+    counters = [c for c in numeric if C.is_measured_counter(c)]  # what ncu_derive's failed-replay test reads
     replay_failed = pl.all_horizontal([C.nan_or_missing(pl.col(c)) for c in counters]) if counters else None
     bad = C.bad_value_rows(ctx, blk, df, [(c, c) for c in numeric], key, replay_failed,
                            floats=floats, plain=set(numeric) - slow)
@@ -284,7 +284,9 @@ def _details_block(ctx: _Ctx, blk: _Block, df):
         parsed = number_expr(value)
     else:
         parsed = fast_number_expr(value)
-    replay_failed = C.nan_or_missing(pl.col("Metric Value")).all().over(key)
+    # a failed replay: every measured metric of the launch NaN or n/a (its peaks are constants and survive)
+    peak = pl.col("__canon").str.contains(r"\.peak_[a-z_]+$")
+    replay_failed = (C.nan_or_missing(pl.col("Metric Value")) | peak).all().over(key)
     bad = C.bad_value_rows(ctx, blk, num, [("Metric Value", "Metric Value")], key, replay_failed)
     twice = C.conflicting_metric_rows(ctx, blk, num, key)
     if twice is not None:

@@ -342,6 +342,9 @@ PERCENT_METRICS: dict[str, list[str]] = {
         "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     ],
     "sm_throughput_pct": ["sm__throughput.avg.pct_of_peak_sustained_elapsed"],
+    # ncu's Speed-of-Light "Memory Throughput": the busiest memory unit (L1, L2 or DRAM), which with
+    # sm_throughput_pct decides the bound of a launch the roofline cannot place (analyzer.kernels.speed_of_light)
+    "memory_throughput_pct": ["gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"],
     # stall-bound evidence (ridgeline.analyzer.kernels.latency); smsp__ forms are the same averages per sub-partition
     "achieved_occupancy_pct": [
         "sm__warps_active.avg.pct_of_peak_sustained_active",

@@ -30,6 +30,10 @@ class RooflineDataIncomplete(Rule):
     of GPU time and every saving are unknown. Tensor work the pipe counters show but no FLOP
     counter counted is listed as ``sm__ops_path_tensor_*.sum`` with the tensor section to collect.
 
+    Launches whose bound ncu's own Speed-of-Light throughputs decided (``bound_source``
+    ``ncu-speed-of-light``: SM against memory throughput) still lack the figures named, and the
+    message says how many; only launches nothing classified count toward ``critical_time_share``.
+
     Why it matters
     --------------
     A missing counter is not a zero: a kernel without FLOP counters is not "0 FLOP/s", and a
@@ -107,8 +111,18 @@ class RooflineDataIncomplete(Rule):
             Evidence("largest_unclassified_kernel", names["subject"][0], "name", "measured"),
         ]
         got, limit = K.fmt_pct_vs(share, self.params["min_time_share"])
+        # launches the Speed-of-Light throughputs classified are not a blind spot: from here on, share
+        # is that of the launches nothing classified (the severity's measure)
+        undecided = bad.filter(pl.col("bound").fill_null("unknown") == "unknown")
+        n_sol = bad.height - undecided.height
+        if total and bad_time is not None:
+            share = (undecided["duration_s"].sum() or 0.0) / total
+        else:
+            share = undecided.height / df.height
         critical = self.params["critical_time_share"]
         severity = "critical" if critical is not None and share >= critical else self.severity
+        if n_sol:
+            evidence.append(Evidence("launches_bound_by_speed_of_light", n_sol, "launches", "measured: ncu's throughputs"))
         return [
             self.finding(
                 severity=severity,
@@ -118,6 +132,8 @@ class RooflineDataIncomplete(Rule):
                     f"{K.plural(names.height, 'kernel')} "
                     f"holding {got} {basis} (>= {limit}): "
                     f"{', '.join(metrics)}"
+                    + (f"; {'all' if n_sol == bad.height else n_sol} of them bound by ncu's Speed-of-Light "
+                       "throughputs instead (SM against memory)" if n_sol else "")
                 ),
                 remedy=remedy,
                 evidence=tuple(evidence),

@@ -43,8 +43,12 @@ def top_groups(lat: Any):
     )
 
 
-def gap_to_roof(lat: Any) -> float:
-    """Their time minus their time at the roof (never below the launch floor), summed."""
+def gap_to_roof(lat: Any) -> float | None:
+    """Their time minus their time at the roof (never below the launch floor), summed over the
+    launches placed on the roofline; None when none was (a bound from ncu's Speed-of-Light
+    throughputs has no roof to measure a gap to)."""
     import polars as pl
 
+    if lat.get_column("time_to_roof_s").is_null().all():
+        return None
     return float(lat.select((pl.col("duration_s") - pl.col("time_to_roof_s")).clip(lower_bound=0.0).sum()).item() or 0.0)

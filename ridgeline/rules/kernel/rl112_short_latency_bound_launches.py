@@ -116,7 +116,7 @@ class ShortLatencyBoundLaunches(Rule):
                              "time at the roof): what fewer, larger launches buy at best", "text", "derived"),
                 ),
                 impact_s=saving,
-                impact_share=saving / total,
+                impact_share=saving / total if saving is not None else None,
                 confidence="derived",
                 subject_kind="profile",
             )

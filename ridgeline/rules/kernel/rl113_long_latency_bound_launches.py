@@ -100,7 +100,8 @@ class LongLatencyBoundLaunches(Rule):
                 busiest=c("busiest_roof_fraction").max(),
                 flops=c("flops").sum(),
                 flops_known=c("flops").is_not_null().any(),
-                impact_s=(c("duration_s") - c("time_to_roof_s")).clip(lower_bound=0.0).sum(),
+                impact_s=pl.when(c("time_to_roof_s").count() > 0)  # none placed on the roofline: unknown
+                .then((c("duration_s") - c("time_to_roof_s")).clip(lower_bound=0.0).sum()),
                 *aggs,
             )
             .with_columns(time_share=c("duration_s") / total)
@@ -149,7 +150,7 @@ class LongLatencyBoundLaunches(Rule):
                     evidence.append(Evidence(col, row[col], unit, "measured"))
             evidence.append(Evidence("impact_basis", "gap to the roof (their time minus their time at the roof): what "
                                      "removing the stalls buys at best", "text", "derived"))
-            imp = float(row["impact_s"] or 0.0)
+            imp = float(row["impact_s"]) if row["impact_s"] is not None else None
             out.append(
                 self.finding(
                     subject=row["subject"],
@@ -157,7 +158,7 @@ class LongLatencyBoundLaunches(Rule):
                     remedy=remedy,
                     evidence=tuple(evidence),
                     impact_s=imp,
-                    impact_share=imp / total,
+                    impact_share=imp / total if imp is not None else None,
                     confidence="measured" if text else "derived",
                 )
             )

@@ -264,7 +264,7 @@ def test_cache_roofs_are_per_device():
     df, roofs = classify(k)
     l2 = sorted((r.value, r.detail.split(":")[0]) for r in roofs if r.level == "l2")
     assert l2 == [(5e12, f"median of 1 launch on {a100}"), (7e12, f"median of 2 launches on {H100}")]
-    assert df["peak_l2_bw_bytes_per_s"].to_list() == [7e12, 7e12, 5e12]
+    assert df["peak_l2_bw_bytes_per_s"].to_list() == [6e12, 8e12, 5e12]  # each launch's own (its clock)
 
 
 # ------------------------------------------------------------------------------ plot

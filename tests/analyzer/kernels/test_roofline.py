@@ -114,13 +114,28 @@ def test_measured_peaks_override_catalogue():
         )
     )
     r = one(out, 2)
-    assert r["peak_flops_per_s"] == 60e12 and r["peak_flops_source"] == "ncu"  # median, not the catalogue's 66.9
-    assert r["peak_bw_bytes_per_s"] == 3.1e12 and r["peak_bw_source"] == "ncu"
+    # each launch against its own recorded peaks (per-cycle peak x its own clock), not the catalogue's 66.9
+    assert r["peak_flops_per_s"] == 60e12 and r["peak_flops_source"] == "ncu"
+    assert r["peak_bw_bytes_per_s"] == 3.2e12 and r["peak_bw_source"] == "ncu"
     ai = 1e9 / 1e8
-    assert r["bound"] == "memory"  # 10 < 60e12/3.1e12
-    assert r["roof_fraction"] == pytest.approx((1e9 / 1e-3) / (ai * 3.1e12))
+    assert r["bound"] == "memory"  # 10 < 60e12/3.2e12
+    assert r["roof_fraction"] == pytest.approx((1e9 / 1e-3) / (ai * 3.2e12))
+    assert one(out, 1)["roof_fraction"] == pytest.approx((1e8 / 1e-3) / 3.0e12)
+    # the roofs listed and drawn: the device's median
     sources = {(x.kind, x.source, x.value) for x in roofs}
     assert ("compute", "ncu", 60e12) in sources and ("bandwidth", "ncu", 3.1e12) in sources
+    assert len([x for x in roofs if x.kind == "bandwidth"]) == 1
+
+
+def test_a_launch_without_a_recorded_peak_gets_its_devices_median():
+    kw = dict(duration_s=1e-3, flops_fp32=1e9, dram_bytes=1e8)
+    out, _ = classify_roofline_only(kernels(
+        row(1, "k", peak_flops_fp32_per_s=50e12, peak_dram_bytes_per_s=3.0e12, **kw),
+        row(2, "k", peak_flops_fp32_per_s=70e12, peak_dram_bytes_per_s=3.2e12, **kw),
+        row(3, "k", **kw),
+    ))
+    r = one(out, 3)
+    assert r["peak_flops_per_s"] == 60e12 and r["peak_bw_bytes_per_s"] == 3.1e12 and r["peak_bw_source"] == "ncu"
 
 
 def test_device_attribute_bandwidth_is_labelled():

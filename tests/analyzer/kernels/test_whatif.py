@@ -308,7 +308,7 @@ def test_bound_flips_where_the_ridge_moves():
     h100, h200 = lookup("H100 SXM")[0], lookup("H200")[0]
     res = _run("decode-b256-h100")
     p = project_gpu(res.kernels, h200, launch_floor_s=FLOOR)
-    k = res.kernels.select("kernel_family", "intensity_dram", "precision").hstack(
+    k = res.kernels.select("kernel_family", "intensity_dram", "precision", "peak_bw_bytes_per_s", "peak_flops_per_s").hstack(
         p.launches.select("bound", "projected_bound", "duration_s", "projected_duration_s"))
     ridge100 = h100.peak("fp16_tensor") / h100.dram_bw_bytes_per_s
     ridge200 = h200.peak("fp16_tensor") / h200.dram_bw_bytes_per_s
@@ -317,8 +317,11 @@ def test_bound_flips_where_the_ridge_moves():
                     & (pl.col("bound") == "memory"))
     assert flip.height
     assert set(flip["projected_bound"].unique()) == {"compute"}
-    expected = flip["duration_s"] * flip["intensity_dram"] * h100.dram_bw_bytes_per_s / h100.peak("fp16_tensor")
-    assert ((flip["projected_duration_s"] / expected - 1).abs() < 1e-6).all()  # ncu peaks: per-cycle x clock
+    # each launch against its own roofs (the datasheet peak scaled to its own SM clock; H200's bf16
+    # peak is H100's, so the compute roof it moves to is its own)
+    assert h200.peak("fp16_tensor") == h100.peak("fp16_tensor")
+    expected = flip["duration_s"] * flip["intensity_dram"] * flip["peak_bw_bytes_per_s"] / flip["peak_flops_per_s"]
+    assert ((flip["projected_duration_s"] / expected - 1).abs() < 1e-6).all()
 
 
 def test_remedy_time_keeps_each_launch_at_its_achieved_fraction():

@@ -232,7 +232,9 @@ def test_h200_decode_verdicts(h200):
     assert "Triton fused_moe" in rl101
     assert "launch shapes say ~1" in rl101["Triton fused_moe"].message
     nvjet = [f for s, f in rl101.items() if s.startswith("cuBLAS nvjet")]
-    assert nvjet and all("the ridge needs ~216" in f.message for f in nvjet)
+    # each launch's ridge is at its own clocks (both peaks per launch): ~209-216 FLOP/B for these
+    ridges = [int(re.search(r"the ridge needs ~(\d+)", f.message).group(1)) for f in nvjet]
+    assert nvjet and all(200 <= r <= 230 for r in ridges), ridges
 
 
 def test_tensor_roof_fraction_agrees_with_ncus_own_dense_percentage(h200):

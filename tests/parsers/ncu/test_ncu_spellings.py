@@ -186,6 +186,21 @@ def test_launch_with_every_counter_nan_is_skipped_with_the_reason():
     assert "NaN" in skipped[0].reason and "replay" in skipped[0].reason
 
 
+def test_failed_replay_whose_peaks_survive_is_skipped_with_how_to_profile_it_again():
+    """The hardware peaks (.peak_sustained) are device constants a failed replay keeps: they do not
+    make the launch measured, so it is never analyzed as a launch lacking its FLOP counters."""
+    skipped: list[Skipped] = []
+    peaks = {"dram__bytes.sum.peak_sustained": 96.0, f"sm__{FFMA}.sum.peak_sustained": 10_752.0}
+    good = {**peaks, "gpu__time_duration.sum": DURATION_NS, "dram__bytes.sum": 1e6, f"smsp__{FFMA}.sum": 1e6}
+    bad = {**peaks, "gpu__time_duration.sum": None, "dram__bytes.sum": math.nan, f"smsp__{FFMA}.sum": None}
+    k = derive(good, bad, skipped=skipped)
+    assert k["launch_id"].to_list() == [0]
+    assert [s.item for s in skipped] == ["launch 1 (kernel k1)"]
+    reason = skipped[0].reason
+    assert "replay of this launch failed" in reason and "--kernel-name regex:'k1' --launch-count 1" in reason
+    assert "--replay-mode application" in reason and "--set roofline" not in reason
+
+
 # --------------------------------------------------------------------------------------
 # zero is zero, not collected is unknown (item 4); precision from the tensor pipe (item 5)
 # --------------------------------------------------------------------------------------
@@ -401,3 +416,22 @@ def test_details_pairs_tell_ambiguous_labels_apart():
     assert "dram_bytes" in quantities_held([dur, ("Memory Throughput", "Gbyte/second")])
     assert "dram_bytes" not in quantities_held([dur, ("Memory Throughput", "%")])
     assert "dram_bytes" not in quantities_held(["Duration", "Memory Throughput"])  # bare: neither
+
+
+def test_details_page_failed_replay_with_surviving_peaks_is_skipped(tmp_path):
+    """The details page: a launch whose measured rows are all nan and whose peak rows survive is a
+    failed replay (skipped, with how to profile it again), not a bad value and not an unknown launch."""
+    from ridgeline.parsers.ncu.csv_reader import read_ncu
+
+    head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"'
+    rows = [head]
+    for launch, value in ((0, "1000000"), (1, "nan")):
+        for name, unit, v in (("dram__bytes.sum", "byte", value), ("gpu__time_duration.sum", "ns", value if launch else "5000"),
+                              ("dram__bytes.sum.peak_sustained", "byte/cycle", "96")):
+            rows.append(f'"{launch}","1","app","host","k{launch}","1","7","Command line profiler metrics","{name}","{unit}","{v}"')
+    path = tmp_path / "details.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    res = read_ncu([path])  # strict: the nan of a failed replay is no bad value
+    assert res.kernels["launch_id"].to_list() == [0]
+    assert [s.item for s in res.skipped] == ["launch 1 (kernel k1)"]
+    assert "replay of this launch failed" in res.skipped[0].reason
