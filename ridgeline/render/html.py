@@ -36,7 +36,7 @@ MAX_KERNEL_ROWS = 500
 MAX_SKIPPED_EXAMPLES = 3
 
 
-from ridgeline.render.htmltext import esc, fmt_num, fmt_pct, fmt_seconds, fmt_si  # noqa: E402,F401  (re-exported)
+from ridgeline.render.htmltext import esc, esc_breakable, fmt_num, fmt_pct, fmt_seconds, fmt_si  # noqa: E402,F401
 
 
 
@@ -232,6 +232,7 @@ figure svg.plot { width: 100%; height: auto; max-width: 1100px; display: block; 
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 details summary { cursor: pointer; color: var(--muted); }
 ul.ev { margin: 4px 0 0; padding-left: 18px; font-size: 13px; }
+li { overflow-wrap: anywhere; }
 .remedy { margin-top: 3px; }
 .muted { color: var(--muted); }
 .verdict { background: #FFF6D6; border-left: 4px solid #E69F00; padding: 8px 12px; margin: 14px 0; overflow-wrap: anywhere; }
@@ -345,7 +346,7 @@ def _summary_section(result) -> str:
         )
         for r in rows:
             ridge = f"{r['ridge']:.3g} FLOP/B" if r["ridge"] else ""
-            src = esc(r["source"]) + (f' <span class="muted">({esc(r["detail"])})</span>' if r["detail"] else "")
+            src = esc(r["source"]) + (f' <span class="muted">({esc_breakable(r["detail"])})</span>' if r["detail"] else "")
             parts.append(
                 f"<tr><td>{esc(r['what'])}</td><td class=\"num\">{esc(r['value_text'])}</td>"
                 f"<td class=\"num\">{esc(ridge)}</td><td>{src}</td></tr>"
@@ -354,7 +355,7 @@ def _summary_section(result) -> str:
     else:
         parts.append('<p class="muted">No roofs: the GPU was not identified (pass --gpu).</p>')
     if result.notes:
-        parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in result.notes) + "</ul>")
+        parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{esc_breakable(n)}</li>" for n in result.notes) + "</ul>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -446,7 +447,7 @@ def _inputs_section(result) -> str:
         )
         for i in result.inputs:
             parts.append(
-                f'<tr><td class="name">{esc(i.path)}</td><td>{esc(i.kind)}</td>'
+                f'<tr><td class="name">{esc_breakable(i.path)}</td><td>{esc(i.kind)}</td>'
                 f'<td class="num">{i.rows:,}</td></tr>'
             )
         parts.append("</tbody></table>")
@@ -464,7 +465,7 @@ def _inputs_section(result) -> str:
             ex = "; ".join(g["items"]) + ("; \u2026" if g["count"] > len(g["items"]) else "")
             parts.append(
                 f'<tr><td class="name">{esc(g["source"])}</td><td>{esc(g["reason"])}</td>'
-                f'<td class="num">{g["count"]:,}</td><td class="name">{esc(ex)}</td></tr>'
+                f'<td class="num">{g["count"]:,}</td><td class="name">{esc_breakable(ex)}</td></tr>'
             )
         parts.append("</tbody></table>")
     else:

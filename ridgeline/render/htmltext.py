@@ -15,6 +15,25 @@ def esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+_LONG_WORD = re.compile(r"\S{24,}")
+_BREAK_AFTER = re.compile(r"([/\\_.:=,])(?=[^/\\_.:=,])")
+
+
+def esc_breakable(value: object) -> str:
+    """:func:`esc`, and in words of 24 characters or more (paths, metric names) a ``<wbr>`` after
+    each ``/ _ . : = ,`` so the browser wraps them where a part of the name ends, never inside one
+    (CSS ``overflow-wrap: anywhere`` would cut ``decode-b8.ncu`` into ``decode-b`` / ``8.ncu``).
+    The text read by a person or a script is unchanged: ``<wbr>`` adds no character."""
+    text = "" if value is None else str(value)
+    out, last = [], 0
+    for m in _LONG_WORD.finditer(text):
+        out.append(esc(text[last:m.start()]))
+        out.append("<wbr>".join(esc(part) for part in _BREAK_AFTER.sub("\\1\0", m.group(0)).split("\0")))
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
 def fmt_seconds(value: float | None) -> str:
     return fmt.duration(value, fmt.HTML)
 
