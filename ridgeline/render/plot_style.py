@@ -48,15 +48,17 @@ PRECISION_LABELS = {
     "int8_tensor": "INT8 tensor (op/s)",
     "fp64_tensor": "FP64 tensor",
 }
+# roof colours share none of the bound colours above (a launch-bound point never wears a roof's
+# colour): black and greys, sky blue, orange and Paul Tol's indigo, wine, olive and a brown
 PRECISION_COLORS = {
     "fp64": "#000000",
     "fp64_tensor": "#555555",
-    "fp32": OKABE_ITO["green"],
-    "fp16": OKABE_ITO["sky_blue"],
-    "tf32_tensor": OKABE_ITO["sky_blue"],
-    "fp16_tensor": OKABE_ITO["purple"],
-    "fp8_tensor": OKABE_ITO["orange"],
-    "int8_tensor": "#A6761D",
+    "fp32": OKABE_ITO["sky_blue"],
+    "fp16": "#332288",
+    "tf32_tensor": "#882255",
+    "fp16_tensor": OKABE_ITO["orange"],
+    "fp8_tensor": "#A6761D",
+    "int8_tensor": "#999933",
 }
 LEVEL_STYLES = {"dram": "-", "l2": "--", "l1": ":"}
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
