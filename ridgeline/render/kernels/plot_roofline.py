@@ -27,6 +27,7 @@ from ridgeline.render.plot_style import (
     _decade_floor,
     _finite_pos,
     _new_figure,
+    fit_text_width,
     plain,
     shorten,
     si,
@@ -175,6 +176,7 @@ def roofline_figure(
     ax.tick_params(labelsize=10)
 
     roof_handles = []
+    ridge_texts = []
     for gi, (gpu_name, roofs) in enumerate(roof_sets):
         prefix = f"{gpu_name}: " if len(roof_sets) > 1 else ""
         alpha = 1.0 if gi == 0 else 0.75
@@ -228,7 +230,7 @@ def roofline_figure(
                     markeredgewidth=1.6, linestyle="none", zorder=4,
                 )
                 mk.set_gid(f"ridge:{r.precision}" + (f"@{r.path}" if lower_path else ""))
-                ax.annotate(
+                ridge_texts.append(ax.annotate(
                     f"ridge {ridge:.3g} FLOP/B",
                     (ridge, r.value),
                     xytext=(-4, 5),
@@ -238,7 +240,7 @@ def roofline_figure(
                     fontsize=8.5,
                     color="#333333",
                     gid=f"ridge-label:{r.precision}" + (f"@{r.path}" if lower_path else ""),
-                )
+                ))
 
     if compare_gpu is not None and compare_gpu.dram_bw_bytes_per_s:
         bw = compare_gpu.dram_bw_bytes_per_s
@@ -422,8 +424,35 @@ def roofline_figure(
             title += " (per launch)"
         if compare_gpu is not None:
             title += f" vs {compare_gpu.name}"
-    ax.set_title(plain(title), fontsize=13, loc="left")
+    fit_text_width(fig, ax.set_title(plain(title), fontsize=13, loc="left"), width_px=fig.bbox.width - 70)  # a long input name never runs off the canvas
 
+    _separate_ridge_labels(fig, ax, ridge_texts)
     _place_labels(fig, ax, to_label, scatters, multi=multi, labels=[l for l, _ in labelled])
     return fig
 
+
+
+def _separate_ridge_labels(fig, ax, texts) -> None:
+    """Ridge labels of roofs close together (a wgmma and an mma.sync roof) would print on each
+    other above-left of their points: a label that overlaps one placed before moves below-right of
+    its point, then below-left, then above-right."""
+    if len(texts) < 2:
+        return
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    ax_box = ax.get_window_extent(renderer)
+    placed = []
+    for t in sorted(texts, key=lambda t: -t.xy[1]):  # the highest roof keeps its place
+        for xytext, ha, va in (((-4, 5), "right", "bottom"), ((6, -5), "left", "top"),
+                               ((-4, -5), "right", "top"), ((6, 5), "left", "bottom")):
+            t.set_position(xytext)
+            t.set_ha(ha)
+            t.set_va(va)
+            t.update_positions(renderer)
+            bb = Text.get_window_extent(t, renderer)
+            inside = ax_box.x0 <= bb.x0 and bb.x1 <= ax_box.x1 and ax_box.y0 <= bb.y0 and bb.y1 <= ax_box.y1
+            if inside and not any(bb.overlaps(p) for p in placed):
+                break
+        placed.append(bb)
