@@ -80,3 +80,12 @@ def test_heatmap_svg_holds_its_scale_and_time_axis(n_hosts):
     assert float(axis[0]) + fleet_html.text_width(axis[1], 10) <= width
     for h in hosts:  # full names in a tooltip when shortened
         assert h in svg
+
+
+def test_terminal_notes_wrap_paths_after_a_folder_not_inside_a_file_name():
+    from ridgeline.render.text import _wrap
+
+    name = "nsysai-h100x2-nsys2026.2.1-fastvideo-train-mfu-window.sqlite"
+    lines = _wrap(f"- ../shared/samples/nsys/{name}: Nsight Systems 2026.2.1.210 sqlite export", "  ")
+    assert all(len(line) <= 80 for line in lines)
+    assert any(name in line for line in lines), lines  # the file name whole on one line
