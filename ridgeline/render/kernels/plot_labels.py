@@ -179,6 +179,12 @@ _OFFSETS = [  # (dx, dy) in points from the marker's edge, nearest first
     (-24, -36, "right", "top"),
     (40, 0, "left", "center"),
     (-40, 0, "right", "center"),
+    # last resorts for a crowded spot (a cluster near the ridge): further out, on a leader line
+    (20, -64, "left", "top"),
+    (-20, -64, "right", "top"),
+    (0, -72, "center", "top"),
+    (20, 64, "left", "bottom"),
+    (-20, 64, "right", "bottom"),
 ]
 
 
