@@ -418,9 +418,12 @@ def _kernels_section(result) -> str:
         'larger when the remedy changes the work, e.g. a bigger batch">Gap to roof</th>'
         "</tr></thead><tbody>"
     ]
-    for r in rows:
+    from ridgeline.render.htmltext import kernel_displays
+
+    shown_names = kernel_displays((r.get("kernel_label") or r.get("short_name") or r.get("kernel_name"),
+                                   r.get("kernel_name")) for r in rows)  # uncut: the page has room
+    for r, short in zip(rows, shown_names):
         bound = view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"
-        short = r.get("kernel_label") or r.get("short_name") or r.get("kernel_name")
         prec = r.get("precision")
         parts.append(
             f'<tr><td class="name" title="{esc(r.get("kernel_name"))}">{esc(short)}</td>'

@@ -34,6 +34,30 @@ def esc_breakable(value: object) -> str:
     return "".join(out)
 
 
+HTML_LABEL_MAX = 160  # a kernel label in the page's tables (the terminal's are cut at 48)
+
+
+def kernel_displays(pairs) -> list[str]:
+    """What an HTML table shows for each ``(label, full name)``: the label, or where the analyzer
+    cut it to fit a terminal (it holds an ellipsis) the label at its full length, since a page has
+    room (ridgeline.analyzer.kernels.families.full_label), told apart from the other rows' the way
+    the analyzer tells labels apart (ridgeline.names.distinct_labels), at up to
+    :data:`HTML_LABEL_MAX` characters. Two different kernels never read alike."""
+    from ridgeline.analyzer.kernels.families import full_label
+    from ridgeline.names import distinct_labels
+
+    pairs = [(None if lab is None else str(lab), None if name is None else str(name)) for lab, name in pairs]
+    named = [i for i, (_lab, name) in enumerate(pairs) if name]
+    full = distinct_labels([full_label(pairs[i][1]) for i in named], [pairs[i][1] for i in named], HTML_LABEL_MAX)
+    longer = dict(zip(named, full))
+    shown = [longer[i] if i in longer and lab and "\u2026" in lab else lab for i, (lab, _name) in enumerate(pairs)]
+    names_by_text: dict = {}
+    for text, (_lab, name) in zip(shown, pairs):
+        names_by_text.setdefault(text, set()).add(name)
+    return [lab if text != lab and len(names_by_text[text]) > 1 else text
+            for text, (lab, _name) in zip(shown, pairs)]
+
+
 def fmt_seconds(value: float | None) -> str:
     return fmt.duration(value, fmt.HTML)
 
