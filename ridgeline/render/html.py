@@ -211,7 +211,7 @@ table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 14px; 
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.name { overflow-wrap: anywhere; max-width: 420px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+td.name { overflow-wrap: anywhere; max-width: 640px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 td.subj { min-width: 11em; max-width: 300px; }
 #roofs td:first-child { white-space: nowrap; }
 table.sortable th { cursor: pointer; user-select: none; }

@@ -89,3 +89,22 @@ def test_terminal_notes_wrap_paths_after_a_folder_not_inside_a_file_name():
     lines = _wrap(f"- ../shared/samples/nsys/{name}: Nsight Systems 2026.2.1.210 sqlite export", "  ")
     assert all(len(line) <= 80 for line in lines)
     assert any(name in line for line in lines), lines  # the file name whole on one line
+
+
+def test_html_tables_show_labels_uncut_and_never_alike():
+    """Labels the analyzer cut to 48 characters (for a terminal) show whole in the page's tables;
+    two kernels whose cut labels differ only in the cut part stay apart."""
+    import polars as pl
+
+    from ridgeline.analyzer.kernels.families import family_columns
+    from ridgeline.render.htmltext import kernel_displays
+
+    names = [f"void at::native::vectorized_elementwise_kernel<(int)4, void at::native::pow_tensor_scalar_kernel_impl"
+             f"<float, float>(at::TensorIteratorBase &, T2)::[lambda(float) (instance {k})]>(int, T2, T3)"
+             for k in (1, 2)]
+    cut = family_columns(pl.DataFrame({"name": names}), name_column="name", fallback_column="name")["kernel_label"]
+    assert all(len(c) <= 48 for c in cut)
+    shown = kernel_displays(zip(cut.to_list(), names))
+    assert len(set(shown)) == 2
+    assert all(len(s) > 48 and "\u2026" not in s.replace("<\u2026>", "") for s in shown), shown
+    assert kernel_displays([("vLLM rms_norm", "x")]) == ["vLLM rms_norm"]  # an uncut label is kept

@@ -29,7 +29,6 @@ from ridgeline.render.plot_style import (
     _new_figure,
     fit_text_width,
     plain,
-    shorten,
     si,
 )
 

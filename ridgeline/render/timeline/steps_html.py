@@ -64,8 +64,9 @@ def fusion_html(tl) -> str:
         labels = dict(zip(names, kernel_displays(zip(lab["kernel_label"].to_list(), names))))
     for r in rows:
         host = r["launch_host_s"]
-        seq = " -> ".join(labels.get(n) or str(n) for n in r["names"]) if labels else r["sequence"]
-        parts.append(f'<tr><td>gpu:{esc(str(r["device"]))}</td><td class="name" title="{esc(" -> ".join(r["names"]))}">'
+        # an arrow the browser never breaks in two ("-" / ">")
+        seq = " \u2192 ".join(labels.get(n) or str(n) for n in r["names"]) if labels else r["sequence"]
+        parts.append(f'<tr><td>gpu:{esc(str(r["device"]))}</td><td class="name" title="{esc(" \u2192 ".join(r["names"]))}">'
                      f'{esc(seq)}</td><td class="num">{r["count"]:,}</td>'
                      f'<td class="num" data-v="{r["span_s"]}">{esc(fmt_seconds(r["span_s"]))}</td>'
                      f'<td class="num" data-v="{r["gap_s"]}">{esc(fmt_seconds(r["gap_s"]))}</td>'
