@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 MAX_STEP_ROWS = 200
+ARROW = " \u2192 "  # between a fusion candidate's kernels: a browser never breaks it in two, as it did "-" / ">"
 
 
 def steps_html(tl) -> str:
@@ -65,8 +66,8 @@ def fusion_html(tl) -> str:
     for r in rows:
         host = r["launch_host_s"]
         # an arrow the browser never breaks in two ("-" / ">")
-        seq = " \u2192 ".join(labels.get(n) or str(n) for n in r["names"]) if labels else r["sequence"]
-        parts.append(f'<tr><td>gpu:{esc(str(r["device"]))}</td><td class="name" title="{esc(" \u2192 ".join(r["names"]))}">'
+        seq = ARROW.join(labels.get(n) or str(n) for n in r["names"]) if labels else r["sequence"]
+        parts.append(f'<tr><td>gpu:{esc(str(r["device"]))}</td><td class="name" title="{esc(ARROW.join(r["names"]))}">'
                      f'{esc(seq)}</td><td class="num">{r["count"]:,}</td>'
                      f'<td class="num" data-v="{r["span_s"]}">{esc(fmt_seconds(r["span_s"]))}</td>'
                      f'<td class="num" data-v="{r["gap_s"]}">{esc(fmt_seconds(r["gap_s"]))}</td>'
