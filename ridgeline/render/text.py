@@ -18,6 +18,17 @@ GROUP_LIST_MAX = 8  # ... at most this many, then "and N more"
 GROUP_REMEDIES_MAX = 3  # kinds of advice printed for one rule's group
 
 
+TENSOR_PATH_LABELS = {"hgmma": "wgmma", "hmma": "mma.sync"}
+
+
+def tensor_path_label(path: str | None) -> str:
+    """``hgmma`` -> ``wgmma``, ``hgmma+hmma`` -> ``wgmma+mma.sync``: the names kernel authors use."""
+    if not path:
+        return ""
+    return "+".join(TENSOR_PATH_LABELS.get(p.removesuffix("-sparse"), p) + ("-sparse" if p.endswith("-sparse") else "")
+                    for p in path.split("+"))
+
+
 def fmt_seconds(value: float | None) -> str:
     return fmt.duration(value, fmt.TERMINAL)
 

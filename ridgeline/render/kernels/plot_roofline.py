@@ -113,7 +113,7 @@ def roofline_figure(
     from matplotlib.colors import to_rgba
     from matplotlib.lines import Line2D
 
-    from ridgeline.render.terminal import tensor_path_label
+    from ridgeline.render.text import tensor_path_label
 
     labelled = _as_labelled(results)
     if compare_gpu is not None and isinstance(compare_gpu, str):
