@@ -265,3 +265,25 @@ def test_tile_padding_is_not_read_as_tokens():
         assert ev["tokens_by_launch_shape"].value == 1
     # at batch 8 there is no padding to report
     assert all("padding" not in f.message for f in _by_code("decode-b8-h100").get("RL101", []))
+
+
+# ------------------------------------------------------------------------------------------
+# pictures: every scenario's plots keep their text readable (issue 37's done-when)
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_scenario_plots_keep_their_text_inside_and_apart(name):
+    """The roofline and telemetry figures of each scenario (the analysis the goldens made): every
+    text inside the figure, no two texts on each other (tests/plot_text.py)."""
+    _need("ridgeline.pipeline", "plots draw the whole analysis")
+    from plot_text import text_problems
+
+    from ridgeline.render import plots
+
+    result = analyze(name)
+    problems = []
+    if result.summary is not None and result.summary.height:
+        problems += text_problems(plots.roofline_figure(result), name=f"{name} roofline")
+    fig = plots.telemetry_figure(result) if result.telemetry is not None else None
+    if fig is not None:
+        problems += text_problems(fig, name=f"{name} telemetry")
+    assert problems == []

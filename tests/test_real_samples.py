@@ -119,6 +119,33 @@ def test_analyze_never_a_bug_and_accounting_balances(path):
         assert rec["balanced"], rec
 
 
+@contextlib.contextmanager
+def _keeping_figures():
+    """The figures the report draws (roofline, telemetry, timeline), kept for a look afterwards."""
+    import ridgeline.render.plots as plots
+    import ridgeline.render.timeline.plot as timeline_plot
+
+    kept: list = []
+    saved = {(plots, "roofline_figure"): plots.roofline_figure, (plots, "telemetry_figure"): plots.telemetry_figure,
+             (timeline_plot, "timeline_figure"): timeline_plot.timeline_figure}
+
+    def keeping(name, real):
+        def draw(*args, **kw):
+            fig = real(*args, **kw)
+            if fig is not None:
+                kept.append((name, fig))
+            return fig
+        return draw
+
+    for (module, name), real in saved.items():
+        setattr(module, name, keeping(name, real))
+    try:
+        yield kept
+    finally:
+        for (module, name), real in saved.items():
+            setattr(module, name, real)
+
+
 @pytest.mark.parametrize("path", PARAMS)
 def test_views_never_a_bug(path, tmp_path):
     """The commands that write views, end to end: ``analyze --format json`` (``analyzed``) and
@@ -127,8 +154,13 @@ def test_views_never_a_bug(path, tmp_path):
     to the JSON's, by test_every_view_prints_the_json_numbers (a run per view would analyse the
     file once per view)."""
     doc = _doc(path)
-    code, out, err = _ridgeline("report", path, "-o", tmp_path / "r.html")
+    with _keeping_figures() as figures:
+        code, out, err = _ridgeline("report", path, "-o", tmp_path / "r.html")
     _assert_clean_refusal(path, code, err)
+    # the page's pictures keep their text readable: inside the figure, no two texts on each other
+    from plot_text import text_problems
+
+    assert [p for name, fig in figures for p in text_problems(fig, name=f"{path.name} {name}")] == []
     if doc.get("telemetry"):
         code, out, err = _ridgeline("telemetry", path, "--format", "json")
         _assert_clean_refusal(path, code, err)

@@ -37,7 +37,7 @@ MAX_KERNEL_ROWS = 500
 MAX_SKIPPED_EXAMPLES = 3
 
 
-from ridgeline.render.htmltext import esc, fmt_num, fmt_pct, fmt_seconds, fmt_si  # noqa: E402,F401  (re-exported)
+from ridgeline.render.htmltext import esc, esc_breakable, fmt_num, fmt_pct, fmt_seconds, fmt_si  # noqa: E402,F401
 
 
 
@@ -217,7 +217,7 @@ table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 14px; 
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: var(--soft); font-weight: 600; white-space: nowrap; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.name { overflow-wrap: anywhere; max-width: 420px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+td.name { overflow-wrap: anywhere; max-width: 640px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 td.subj { min-width: 11em; max-width: 300px; }
 #roofs td:first-child { white-space: nowrap; }
 table.sortable th { cursor: pointer; user-select: none; }
@@ -238,6 +238,7 @@ figure svg.plot { width: 100%; height: auto; max-width: 1100px; display: block; 
 figcaption { color: var(--muted); font-size: 13px; margin-top: 4px; }
 details summary { cursor: pointer; color: var(--muted); }
 ul.ev { margin: 4px 0 0; padding-left: 18px; font-size: 13px; }
+li { overflow-wrap: anywhere; }
 .remedy { margin-top: 3px; }
 .muted { color: var(--muted); }
 .verdict { background: #FFF6D6; border-left: 4px solid #E69F00; padding: 8px 12px; margin: 14px 0; overflow-wrap: anywhere; }
@@ -351,7 +352,7 @@ def _summary_section(result) -> str:
         )
         for r in rows:
             ridge = f"{r['ridge']:.3g} FLOP/B" if r["ridge"] else ""
-            src = esc(r["source"]) + (f' <span class="muted">({esc(r["detail"])})</span>' if r["detail"] else "")
+            src = esc(r["source"]) + (f' <span class="muted">({esc_breakable(r["detail"])})</span>' if r["detail"] else "")
             parts.append(
                 f"<tr><td>{esc(r['what'])}</td><td class=\"num\">{esc(r['value_text'])}</td>"
                 f"<td class=\"num\">{esc(ridge)}</td><td>{src}</td></tr>"
@@ -360,7 +361,7 @@ def _summary_section(result) -> str:
     else:
         parts.append('<p class="muted">No roofs: the GPU was not identified (pass --gpu).</p>')
     if result.notes:
-        parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{esc(n)}</li>" for n in result.notes) + "</ul>")
+        parts.append("<h3>Notes</h3><ul>" + "".join(f"<li>{esc_breakable(n)}</li>" for n in result.notes) + "</ul>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -423,10 +424,13 @@ def _kernels_section(result) -> str:
         'larger when the remedy changes the work, e.g. a bigger batch">Gap to roof</th>'
         "</tr></thead><tbody>"
     ]
-    for r in rows:
+    from ridgeline.render.htmltext import kernel_displays
+
+    shown_names = kernel_displays((r.get("kernel_label") or r.get("short_name") or r.get("kernel_name"),
+                                   r.get("kernel_name")) for r in rows)  # uncut: the page has room
+    for r, short in zip(rows, shown_names):
         bound = view_bound(r.get("bound"), r.get("latency_kind")) or "unknown"
         sol_title = f' title="{esc(SOL_LEGEND)}"' if sol_mark(r.get("bound_source")) else ""
-        short = r.get("kernel_label") or r.get("short_name") or r.get("kernel_name")
         prec = r.get("precision")
         parts.append(
             f'<tr><td class="name" title="{esc(r.get("kernel_name"))}">{esc(short)}</td>'
@@ -456,7 +460,7 @@ def _inputs_section(result) -> str:
         )
         for i in result.inputs:
             parts.append(
-                f'<tr><td class="name">{esc(i.path)}</td><td>{esc(i.kind)}</td>'
+                f'<tr><td class="name">{esc_breakable(i.path)}</td><td>{esc(i.kind)}</td>'
                 f'<td class="num">{i.rows:,}</td></tr>'
             )
         parts.append("</tbody></table>")
@@ -474,7 +478,7 @@ def _inputs_section(result) -> str:
             ex = "; ".join(g["items"]) + ("; \u2026" if g["count"] > len(g["items"]) else "")
             parts.append(
                 f'<tr><td class="name">{esc(g["source"])}</td><td>{esc(g["reason"])}</td>'
-                f'<td class="num">{g["count"]:,}</td><td class="name">{esc(ex)}</td></tr>'
+                f'<td class="num">{g["count"]:,}</td><td class="name">{esc_breakable(ex)}</td></tr>'
             )
         parts.append("</tbody></table>")
     else:

@@ -17,6 +17,49 @@ def esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True).replace("\n", "&#10;")
 
 
+_LONG_WORD = re.compile(r"\S{24,}")
+_BREAK_AFTER = re.compile(r"([/\\_.:=,])(?=[^/\\_.:=,])")
+
+
+def esc_breakable(value: object) -> str:
+    """:func:`esc`, and in words of 24 characters or more (paths, metric names) a ``<wbr>`` after
+    each ``/ _ . : = ,`` so the browser wraps them where a part of the name ends, never inside one
+    (CSS ``overflow-wrap: anywhere`` would cut ``decode-b8.ncu`` into ``decode-b`` / ``8.ncu``).
+    The text read by a person or a script is unchanged: ``<wbr>`` adds no character."""
+    text = "" if value is None else str(value)
+    out, last = [], 0
+    for m in _LONG_WORD.finditer(text):
+        out.append(esc(text[last:m.start()]))
+        out.append("<wbr>".join(esc(part) for part in _BREAK_AFTER.sub("\\1\0", m.group(0)).split("\0")))
+        last = m.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
+HTML_LABEL_MAX = 160  # a kernel label in the page's tables (the terminal's are cut at 48)
+
+
+def kernel_displays(pairs) -> list[str]:
+    """What an HTML table shows for each ``(label, full name)``: the label, or where the analyzer
+    cut it to fit a terminal (it holds an ellipsis) the label at its full length, since a page has
+    room (ridgeline.analyzer.kernels.families.full_label), told apart from the other rows' the way
+    the analyzer tells labels apart (ridgeline.names.distinct_labels), at up to
+    :data:`HTML_LABEL_MAX` characters. Two different kernels never read alike."""
+    from ridgeline.analyzer.kernels.families import full_label
+    from ridgeline.names import distinct_labels
+
+    pairs = [(None if lab is None else str(lab), None if name is None else str(name)) for lab, name in pairs]
+    named = [i for i, (_lab, name) in enumerate(pairs) if name]
+    full = distinct_labels([full_label(pairs[i][1]) for i in named], [pairs[i][1] for i in named], HTML_LABEL_MAX)
+    longer = dict(zip(named, full))
+    shown = [longer[i] if i in longer and lab and "\u2026" in lab else lab for i, (lab, _name) in enumerate(pairs)]
+    names_by_text: dict = {}
+    for text, (_lab, name) in zip(shown, pairs):
+        names_by_text.setdefault(text, set()).add(name)
+    return [lab if text != lab and len(names_by_text[text]) > 1 else text
+            for text, (lab, _name) in zip(shown, pairs)]
+
+
 def fmt_seconds(value: float | None) -> str:
     return fmt.duration(value, fmt.HTML)
 

@@ -39,15 +39,17 @@ LATENCY_BOUNDS = ("launch", "stall", "latency")  # no roof explains their time
 LATENCY_MARKER = "X"  # latency-bound points get a marker of their own (single input) or a hollow one
 
 from ridgeline.analyzer.kernels.precisions import PLOT_LABELS as PRECISION_LABELS  # noqa: E402 (one table of names)
+# roof colours share none of the bound colours above (a launch-bound point never wears a roof's
+# colour): black and greys, sky blue, orange and Paul Tol's indigo, wine, olive and a brown
 PRECISION_COLORS = {
     "fp64": "#000000",
     "fp64_tensor": "#555555",
-    "fp32": OKABE_ITO["green"],
-    "fp16": OKABE_ITO["sky_blue"],
-    "tf32_tensor": OKABE_ITO["sky_blue"],
-    "fp16_tensor": OKABE_ITO["purple"],
-    "fp8_tensor": OKABE_ITO["orange"],
-    "int8_tensor": "#A6761D",
+    "fp32": OKABE_ITO["sky_blue"],
+    "fp16": "#332288",
+    "tf32_tensor": "#882255",
+    "fp16_tensor": OKABE_ITO["orange"],
+    "fp8_tensor": "#A6761D",
+    "int8_tensor": "#999933",
 }
 LEVEL_STYLES = {"dram": "-", "l2": "--", "l1": ":"}
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
@@ -160,3 +162,31 @@ def _with_kind(df):
     import polars as pl
 
     return df if "latency_kind" in df.columns else df.with_columns(pl.lit(None, dtype=pl.String).alias("latency_kind"))
+
+
+def fit_text_width(fig, text, *, width_px: float | None = None, min_size: float = 9.0) -> None:
+    """Make a title fit across the figure (issue 37: no text outside the canvas): a smaller font
+    first, down to ``min_size``; then its words cut at token boundaries around an ellipsis
+    (ridgeline.render.fit). Titles name inputs, whose full names the JSON and text views carry."""
+    from ridgeline.render.fit import fit_one
+
+    renderer = fig.canvas.get_renderer()
+    room = (width_px if width_px is not None else fig.bbox.width) - 16
+    if text.get_window_extent(renderer).width <= room:
+        return
+    size = text.get_fontsize()
+    while size > min_size and text.get_window_extent(renderer).width > room:
+        size -= 0.5
+        text.set_fontsize(size)
+    if text.get_window_extent(renderer).width <= room:
+        return
+    full = text.get_text()
+    probe = text.get_window_extent(renderer).width / max(len(full), 1)
+
+    def fits(candidate: str) -> bool:
+        if len(candidate) * probe > room * 1.3:  # far too long: no need to measure
+            return False
+        text.set_text(candidate)
+        return text.get_window_extent(renderer).width <= room
+
+    text.set_text(fit_one(full, fits))

@@ -28,15 +28,7 @@ SOURCE_LABELS = {
 LEVEL_LABELS = {"dram": "DRAM", "l2": "L2", "l1": "L1"}
 
 
-TENSOR_PATH_LABELS = {"hgmma": "wgmma", "hmma": "mma.sync"}
-
-
-def tensor_path_label(path: str | None) -> str:
-    """``hgmma`` -> ``wgmma``, ``hgmma+hmma`` -> ``wgmma+mma.sync``: the names kernel authors use."""
-    if not path:
-        return ""
-    return "+".join(TENSOR_PATH_LABELS.get(p.removesuffix("-sparse"), p) + ("-sparse" if p.endswith("-sparse") else "")
-                    for p in path.split("+"))
+from ridgeline.render.text import TENSOR_PATH_LABELS, tensor_path_label  # noqa: E402,F401  (one table, plots too)
 
 
 def roof_source_text(roof) -> str:

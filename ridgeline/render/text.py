@@ -18,6 +18,17 @@ GROUP_LIST_MAX = 8  # ... at most this many, then "and N more"
 GROUP_REMEDIES_MAX = 3  # kinds of advice printed for one rule's group
 
 
+TENSOR_PATH_LABELS = {"hgmma": "wgmma", "hmma": "mma.sync"}
+
+
+def tensor_path_label(path: str | None) -> str:
+    """``hgmma`` -> ``wgmma``, ``hgmma+hmma`` -> ``wgmma+mma.sync``: the names kernel authors use."""
+    if not path:
+        return ""
+    return "+".join(TENSOR_PATH_LABELS.get(p.removesuffix("-sparse"), p) + ("-sparse" if p.endswith("-sparse") else "")
+                    for p in path.split("+"))
+
+
 def fmt_seconds(value: float | None) -> str:
     return fmt.duration(value, fmt.TERMINAL)
 
@@ -205,10 +216,31 @@ def distinct_labels(names: list[str], width: int, full_names: list[str] | None =
     return labels
 
 
+class _NameWrapper(textwrap.TextWrapper):
+    """Wraps long paths and names where a part ends (after ``/``, else ``_ - . :``), never inside
+    a file name (``...-window`` / ``.sqlite``); a part longer than the line is still cut."""
+
+    _LONG = 20
+    _DIR = re.compile(r"(?<=[/\\])")
+    _PART = re.compile(r"(?<=[_\-.:])(?=[^_\-.:])")
+
+    def _split(self, text):
+        room = self.width - len(self.subsequent_indent)
+        chunks = []
+        for chunk in super()._split(text):
+            if len(chunk) <= self._LONG or chunk.isspace():
+                chunks.append(chunk)
+                continue
+            for part in (c for c in self._DIR.split(chunk) if c):  # folders first
+                chunks += [c for c in self._PART.split(part) if c] if len(part) > room else [part]
+        return chunks
+
+
 def _wrap(text: str, indent: str, width: int = WIDTH) -> list[str]:
-    """One paragraph wrapped; a newline or control character in it (from a name) shown escaped."""
-    return textwrap.wrap(inline(text), width=width, initial_indent=indent, subsequent_indent=indent + "  ",
-                         break_long_words=True, break_on_hyphens=False) or [indent]
+    """One paragraph wrapped; a newline or control character in it (from a name) shown escaped.
+    Long paths and names wrap after a ``/`` (or ``_ - . :``), not inside a part of the name."""
+    return _NameWrapper(width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                        break_long_words=True, break_on_hyphens=False).wrap(inline(text)) or [indent]
 
 
 TELEMETRY_KINDS = {"gpu", "host", "window", "telemetry"}

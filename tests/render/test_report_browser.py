@@ -173,3 +173,91 @@ def test_fixture_report_end_to_end_in_the_browser(browser, tmp_path):
     body = proc.stdout.split('id="findings-table"', 1)[1].split("</table>", 1)[0]
     assert body.count("<tr") == 1 + len(result.findings)  # header row + one per finding
     assert proc.stdout.count("<svg") >= 2  # roofline and telemetry figures rendered inline
+
+
+# ----------------------------------------------------------------------------------------
+# layout (issue 37 items 8 and 10): every element inside the viewport, the heatmap's content
+# inside its viewBox, shortened names carrying the full name in a tooltip
+# ----------------------------------------------------------------------------------------
+LAYOUT_PROBE = """
+(function () {
+  var out = {outside: [], svgOutside: [], svgs: 0};
+  var vw = document.documentElement.clientWidth;
+  function where(el) {
+    var s = el.tagName.toLowerCase();
+    if (el.id) { s += "#" + el.id; }
+    var p = el.closest("[id]");
+    return (p && p !== el ? p.tagName.toLowerCase() + "#" + p.id + " " : "") + s + " " +
+      (el.textContent || "").slice(0, 60);
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("main *"), function (el) {
+    if (el.closest("svg") && el.tagName.toLowerCase() !== "svg") { return; }
+    var r = el.getBoundingClientRect();
+    if (!r.width && !r.height) { return; }
+    if (r.left < -0.5 || r.right > vw + 0.5) { out.outside.push(where(el) + " [" + r.left + ", " + r.right + "]"); }
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("svg.heatmap"), function (svg) {
+    out.svgs += 1;
+    var vb = svg.viewBox.baseVal;
+    Array.prototype.forEach.call(svg.querySelectorAll("text, rect"), function (el) {
+      var b = el.getBBox();
+      if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 ||
+          b.y + b.height > vb.y + vb.height + 0.5) {
+        out.svgOutside.push(el.tagName + " " + (el.textContent || "").slice(0, 60) + " " +
+          [b.x, b.y, b.width, b.height].join(","));
+      }
+    });
+    var texts = Array.prototype.map.call(svg.querySelectorAll(":scope > text"), function (t) { return t.getBBox(); });
+    texts.forEach(function (a, i) {
+      texts.slice(i + 1).forEach(function (b) {
+        if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) {
+          out.svgOutside.push("overlap " + [a.x, a.y, b.x, b.y].join(","));
+        }
+      });
+    });
+  });
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+
+
+def _probe(browser: str, tmp_path: Path, page: str, probe: str, *extra: str) -> dict:
+    """Run ``probe`` (allowed by its hash, like the page's own script) in the page; its JSON."""
+    digest = base64.b64encode(hashlib.sha256(probe.strip().encode()).digest()).decode()
+    page, n = re.subn(r"script-src ('sha256-[^']+')", rf"script-src \1 'sha256-{digest}'", page, count=1)
+    assert n == 1
+    copy = tmp_path / "probe.html"
+    copy.write_text(page.replace("</body>", f"<script>{probe.strip()}</script></body>"), encoding="utf-8")
+    proc = _run(browser, tmp_path, copy.as_uri(), "--dump-dom", *extra)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert _console_lines(proc.stderr) == []
+    m = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
+    assert m, "probe did not run (a script error or CSP block?)"
+    return json.loads(html.unescape(m.group(1)))
+
+
+@pytest.fixture(scope="module")
+def demo_page():
+    """The report page of the bundled demo inputs (``ridgeline demo``'s profile and dmon file)."""
+    from ridgeline.commands.demo import DEMO_FILES, DEMO_START, demo_folder
+    from ridgeline.pipeline import analyze_paths
+    from ridgeline.commands.common import _parse_start as parse_start
+
+    folder = demo_folder()
+    result = analyze_paths([Path(str(folder / n)) for n in DEMO_FILES], start=parse_start(DEMO_START))
+    return render_html(result)
+
+
+@pytest.mark.parametrize("which", ["demo", "sample"])
+def test_every_box_is_inside_the_viewport_and_the_heatmap_inside_its_viewbox(browser, demo_page, page_file,
+                                                                             tmp_path, which):
+    page = demo_page if which == "demo" else page_file.read_text(encoding="utf-8")
+    out = _probe(browser, tmp_path, page, LAYOUT_PROBE, "--window-size=1024,800")
+    assert out["outside"] == [], "\n".join(out["outside"])
+    assert out["svgOutside"] == []
+    if which == "demo":
+        assert out["svgs"] == 1  # the demo's telemetry draws the fleet heatmap
+

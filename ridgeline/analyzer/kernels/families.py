@@ -494,6 +494,20 @@ def _default_label(library: str | None, name: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def classify_name(name: str) -> KernelKind:
     """Family, library and label of one full kernel name (first matching row of :data:`FAMILY_TABLE`)."""
+    kind = _classify(name)
+    return kind if len(kind.label) <= LABEL_MAX else KernelKind(kind.family, kind.library, shorten(kind.label),
+                                                               kind.row)
+
+
+def full_label(name: str) -> str:
+    """The display label of ``name`` before it is cut to :data:`LABEL_MAX` characters: what a page
+    with room (the HTML report's tables) shows where the label was cut."""
+    return _classify(name).label
+
+
+@functools.lru_cache(maxsize=4096)
+def _classify(name: str) -> KernelKind:
+    """:func:`classify_name` with the label at its full length."""
     if not name or not name.strip():
         return KernelKind("other", None, "(no name)", "fallback")
     hit = _first_match(name)
@@ -517,9 +531,9 @@ def classify_name(name: str) -> KernelKind:
                 label = _render(row.label, fields)
             except ValueError:  # a template field this name did not fill: never fail on a name
                 label = _default_label(library, name)
-        return KernelKind(row.family, library, shorten(label), row.id)
+        return KernelKind(row.family, library, label, row.id)
     library = _namespace_library(name)
-    return KernelKind("other", library, shorten(_default_label(library, name)), "fallback")
+    return KernelKind("other", library, _default_label(library, name), "fallback")
 
 
 def family_columns(df, *, name_column: str = "kernel_name", fallback_column: str = "short_name", unique_labels: bool = True):

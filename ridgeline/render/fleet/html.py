@@ -83,49 +83,104 @@ def heatmap_cells(windows, *, max_bins: int = MAX_BINS):
     return hosts, bins, cells
 
 
-def _when(t, t0) -> str:
+def _when(t, t0, *, say_relative: bool = True) -> str:
     """A bin edge as a person reads it: UTC date and time, or time since the start for inputs
     without a clock (their times start at the epoch: never a 1970 date)."""
     if t0.year <= 1970:
         sec = (t - t0).total_seconds()
-        return f"+{sec / 3600:.2f} h (relative time)" if sec >= 3600 else f"+{sec / 60:.0f} min (relative time)"
+        text = f"+{sec / 3600:.2f} h" if sec >= 3600 else f"+{sec / 60:.0f} min"
+        return text + (" (relative time)" if say_relative else "")
     return f"{t:%Y-%m-%d %H:%M} UTC"
 
 
+# Average advance of a glyph, in em, in the widest common sans (DejaVu Sans, what a Linux browser
+# falls back to): the SVG is sized from these so its text stays inside it in any browser
+_NARROW, _WIDE, _DIGIT, _OTHER = 0.34, 0.84, 0.64, 0.60
+
+
+def text_width(text: str, size: float) -> float:
+    """A generous estimate of ``text``'s width in px at font size ``size`` (see the constants)."""
+    w = 0.0
+    for ch in str(text):
+        if ch in "il.,:;|!'I[]()-/ ":
+            w += _NARROW
+        elif ch in "mwMW@%" or ch.isupper() or ord(ch) > 0x2000:
+            w += _WIDE
+        elif ch.isdigit():
+            w += _DIGIT
+        else:
+            w += _OTHER
+    return w * size
+
+
+HOST_LABEL_MAX_PX = 260  # a longer host name is shortened at a separator (full name in its tooltip)
+
+
+def host_row_labels(hosts: list[str], size: float = 12) -> dict[str, str]:
+    """The text each heatmap row shows: the host name, or where it would take more than
+    :data:`HOST_LABEL_MAX_PX`, its start and end cut at separators around an ellipsis; names stay
+    distinct (two hosts never read alike) and the full name is the row's tooltip."""
+    from ridgeline.render.fit import fit_names
+
+    return fit_names(hosts, lambda t: text_width(t, size) <= HOST_LABEL_MAX_PX)
+
+
 def heatmap_svg(windows) -> str:
+    """The waste heatmap as inline SVG, sized so that every label, the time axis and the scale lie
+    inside its viewBox (row labels right-aligned to the cells, never cut on the left)."""
     from ridgeline.render.htmltext import esc
 
     hosts, bins, cells = heatmap_cells(windows)
     if not hosts:
         return ""
     shown = hosts[:MAX_HOSTS]
-    label_w = min(260, 12 + 7 * max(len(h) for h in shown))
+    labels = host_row_labels([str(h) for h in shown])
+    pad = 4
+    label_w = pad + 8 + max(text_width(labels[str(h)], 12) for h in shown)
+    label_w = math.ceil(label_w)
     n = len(bins)
     cell_w = max(6, min(28, 900 // n))
-    width = label_w + cell_w * n + 8
-    height = CELL_H * len(shown) + 34
+    cells_w = cell_w * n
+    s0, e_last = bins[0][0], bins[-1][1]
+    relative = s0.year <= 1970
+    first, last = _when(s0, s0, say_relative=False), _when(e_last, s0, say_relative=False)
+    suffix = " (relative time)" if relative else ""
+    # the time axis: the first bin's start under its left edge, the last bin's end under its right
+    # edge; where the cells are too narrow for both, one line "start – end" from the left edge
+    two = text_width(first, 10) + text_width(last + suffix, 10) + 12 <= cells_w
+    axis = [(label_w, "start", first + ("" if two else f" – {last}{suffix}"))]
+    if two:
+        axis.append((label_w + cells_w, "end", last + suffix))
+    axis_right = max(x + (text_width(t, 10) if a == "start" else 0) for x, a, t in axis)
+    scale = (0.0, 0.25, 0.5, 0.75, 1.0)
+    step = 46
+    scale_right = label_w + (len(scale) - 1) * step + 15 + text_width("100%", 10)
+    width = math.ceil(max(label_w + cells_w, axis_right, scale_right) + pad)
+    height = CELL_H * len(shown) + 40
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img" aria-label="wasted share of GPU time by host and time">']
     for i, h in enumerate(shown):
         y = i * CELL_H
-        out.append(f'<text x="{label_w - 6}" y="{y + CELL_H - 5}" text-anchor="end" font-size="12">{esc(h)}</text>')
+        shown_name = labels[str(h)]
+        title = f"<title>{esc(h)}</title>" if shown_name != str(h) else ""
+        out.append(f'<text x="{label_w - 6}" y="{y + CELL_H - 5}" text-anchor="end" font-size="12">{title}'
+                   f"{esc(shown_name)}</text>")
         for b, (s, e) in enumerate(bins):
             ws, os_ = cells.get((h, b), (None, None))
             share = (ws / os_) if os_ else None
-            tip = (f"{h} {_when(s, bins[0][0])}\u2013{_when(e, bins[0][0])}: " + (
+            tip = (f"{h} {_when(s, s0)}–{_when(e, s0)}: " + (
                 f"{ws / 3600:.2f} of {os_ / 3600:.2f} GPU-h wasted ({share:.0%})" if share is not None else "no data"))
             out.append(f'<rect x="{label_w + b * cell_w}" y="{y}" width="{cell_w - 1}" height="{CELL_H - 1}" '
                        f'fill="{_shade(share)}" data-share="{"" if share is None else f"{share:.4f}"}">'
                        f"<title>{esc(tip)}</title></rect>")
     y = len(shown) * CELL_H + 14
-    s0, e_last = bins[0][0], bins[-1][1]
-    out.append(f'<text x="{label_w}" y="{y}" font-size="10">{esc(_when(s0, s0))}</text>')
-    out.append(f'<text x="{label_w + cell_w * n}" y="{y}" font-size="10" text-anchor="end">'
-               f'{esc(_when(e_last, s0))}</text>')
-    for k, share in enumerate((0.0, 0.25, 0.5, 0.75, 1.0)):  # the scale
-        x = label_w + k * 46
-        out.append(f'<rect x="{x}" y="{y + 6}" width="12" height="10" fill="{_shade(share)}" stroke="#ccc"/>'
-                   f'<text x="{x + 15}" y="{y + 15}" font-size="10">{share:.0%}</text>')
+    for x, anchor, text in axis:
+        out.append(f'<text x="{x}" y="{y}" font-size="10"' + (' text-anchor="end"' if anchor == "end" else "")
+                   + f">{esc(text)}</text>")
+    for k, share in enumerate(scale):  # the scale
+        x = label_w + k * step
+        out.append(f'<rect x="{x}" y="{y + 8}" width="12" height="10" fill="{_shade(share)}" stroke="#ccc"/>'
+                   f'<text x="{x + 15}" y="{y + 17}" font-size="10">{share:.0%}</text>')
     out.append("</svg>")
     return "".join(out)
 

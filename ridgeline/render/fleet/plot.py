@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ridgeline.render.plot_style import OKABE_ITO, _new_figure, plain
+from ridgeline.render.plot_style import OKABE_ITO, _new_figure, fit_text_width, plain
 
 
 # ----------------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
         codes = sorted(set(flagged_by_panel.get(k, [])))
         if codes:
             name += "  [" + ", ".join(codes) + "]"
-        ax.set_title(plain(name), fontsize=10, loc="left")
+        fit_text_width(fig, ax.set_title(plain(name), fontsize=10, loc="left"), width_px=fig.bbox.width / ncols - 60, min_size=8)
         ax.set_ylim(-3, 105)
         ax.grid(True, color="#E5E5E5", linewidth=0.6)
         ax.tick_params(labelsize=9)
@@ -210,7 +210,7 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
     if handles:
         fig.legend(
             handles=list(handles.values()), labels=list(handles.keys()), loc="outside lower center",
-            ncols=min(5, len(handles)), fontsize=9, frameon=False,
+            ncols=min(5 if ncols == 2 else 3, len(handles)), fontsize=9, frameon=False,
         )
     if title is None:
         from ridgeline.render.facts import gpu_title
@@ -221,7 +221,7 @@ def telemetry_figure(result, *, max_panels: int = 16, max_points: int = 1500, ti
         title = f"Busy vs. working \u2014 {gpu_txt} \u2014 {src_txt}"
         if len(groups) > n:
             title += f" ({n} of {len(groups)} GPUs, flagged first)"
-    fig.suptitle(plain(title), fontsize=13, x=0.01, ha="left")
+    fit_text_width(fig, fig.suptitle(plain(title), fontsize=13, x=0.01, ha="left"))
     return fig
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-from ridgeline.render.plot_style import plain, shorten
+from ridgeline.render.plot_style import plain
 
 
 MARCH_COLOR = "#444444"
@@ -145,11 +145,14 @@ def distinct_tags(labels: Sequence[str]) -> list[str]:
 
 
 def label_text(short: str, input_label: str | None = None) -> str:
-    """A point's label: the short kernel name, cut to fit; on multi-input plots, tagged with its input."""
+    """A point's label: the short kernel name, shortened at token boundaries to fit
+    (ridgeline.render.fit); on multi-input plots, tagged with its input."""
+    from ridgeline.render.fit import fit_labels
+
     if input_label is None:
-        return shorten(short, 30)
-    tag = input_label if len(input_label) <= 14 else input_label[:6] + "\u2026" + input_label[-7:]
-    return f"{shorten(short, 24)} [{tag}]"
+        return fit_labels([short], 30)[0]
+    tag = fit_labels([input_label], 14)[0]
+    return f"{fit_labels([short], 24)[0]} [{tag}]"
 
 
 def point_area(share: float) -> float:
@@ -174,17 +177,86 @@ _OFFSETS = [  # (dx, dy) in points from the marker's edge, nearest first
     (24, -36, "left", "top"),
     (-24, 36, "right", "bottom"),
     (-24, -36, "right", "top"),
-    (0, 52, "center", "bottom"),
-    (0, -52, "center", "top"),
     (40, 0, "left", "center"),
     (-40, 0, "right", "center"),
+    # last resorts for a crowded spot (a cluster near the ridge): further out, on a leader line
+    (20, -64, "left", "top"),
+    (-20, -64, "right", "top"),
+    (0, -72, "center", "top"),
+    (20, 64, "left", "bottom"),
+    (-20, 64, "right", "bottom"),
 ]
 
 
+CLUSTER_MAX_NAMES = 6  # a label for points drawn on top of each other lists at most this many names
+
+
+def _segments_cross(a, b, c, d) -> bool:
+    """Do the segments a-b and c-d (display points) cross?"""
+    def orient(p, q, r):
+        v = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+        return 0 if abs(v) < 1e-9 else (1 if v > 0 else -1)
+
+    o1, o2, o3, o4 = orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)
+    return o1 * o2 < 0 and o3 * o4 < 0
+
+
+def _segment_hits_box(a, b, box) -> bool:
+    """Does the segment a-b (display points) pass through the box (x0, y0, x1, y1)?"""
+    x0, y0, x1, y1 = box
+    if max(a[0], b[0]) < x0 or min(a[0], b[0]) > x1 or max(a[1], b[1]) < y0 or min(a[1], b[1]) > y1:
+        return False
+    if x0 <= a[0] <= x1 and y0 <= a[1] <= y1 or x0 <= b[0] <= x1 and y0 <= b[1] <= y1:
+        return True
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    return any(_segments_cross(a, b, corners[k], corners[(k + 1) % 4]) for k in range(4))
+
+
+def _nearest_on_box(cx, cy, box):
+    x0, y0, x1, y1 = box
+    return (min(max(cx, x0), x1), min(max(cy, y0), y1))
+
+
+def cluster_text(names: list[str], width: int = 34) -> str:
+    """One label for kernels drawn on top of each other: their shared first words once, then what
+    sets each apart (``cuBLAS sm90 xmma gemm bf16:`` / ``128x64 tn, 64x32 tn``), in lines of at
+    most ``width`` characters; names without shared words one a line. At most
+    :data:`CLUSTER_MAX_NAMES` names, then how many more."""
+    from ridgeline.render.fit import fit_labels, tokens
+    from ridgeline.render.safe_text import inline
+
+    more = len(names) - CLUSTER_MAX_NAMES
+    names = [inline(n) for n in names[:CLUSTER_MAX_NAMES]]  # a newline in a name is shown escaped
+    toks = [tokens(n) for n in names]
+    m = 0
+    while all(len(t) > m + 1 for t in toks) and len({t[m] for t in toks}) == 1:
+        m += 1
+    head = "".join(toks[0][:m]).rstrip(" _-:(<,")
+    rests = ["".join(t[m:]).strip() for t in toks]
+    if len(head) >= 6 and len(set(rests)) == len(rests):
+        lines = [fit_labels([head], width)[0] + ":"]
+        row = ""
+        for rest in fit_labels(rests, width - 2):
+            cand = f"{row}, {rest}" if row else rest
+            if row and len(cand) > width:
+                lines.append(row + ",")
+                row = rest
+            else:
+                row = cand
+        lines.append(row)
+    else:
+        lines = fit_labels(names, width)
+    if more > 0:
+        lines.append(f"+{more} more")
+    return "\n".join(lines)
+
+
 def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str]) -> None:
-    """Label the top kernels, greedily: for each (heaviest first) try offsets around the point
-    and keep the first whose box stays inside the axes and clear of the legends, the ridge
-    labels, the markers, the roof lines and the labels already placed; else leave it out."""
+    """Label the top kernels, greedily: for each (heaviest first) try offsets around the point,
+    nearest first, and keep the first whose box stays inside the axes and clear of the legends,
+    the ridge labels, the markers, the roof lines, the labels already placed and their leader
+    lines (a leader never crosses another, nor another label); else leave it out. Kernels drawn
+    on top of each other share one label that lists them (:func:`cluster_text`)."""
     from matplotlib.text import Text
 
     if not items:
@@ -226,38 +298,63 @@ def _place_labels(fig, ax, items, scatters, *, multi: bool, labels: Sequence[str
             (line_pts[:, 0] >= bb.x0) & (line_pts[:, 0] <= bb.x1) & (line_pts[:, 1] >= bb.y0) & (line_pts[:, 1] <= bb.y1)
         ))
 
-    placed = []
     tags = distinct_tags(labels) if multi else []
+    # kernels drawn on top of each other (their markers mostly overlap) get one label
+    clusters: list[list[tuple]] = []
     for idx, rank, p in items:
+        cx, cy = ax.transData.transform((p["x"], p["y"]))
+        r = math.sqrt(point_area(p["share"])) / 2 * px
         text = (p["label"] if p.get("untagged") else
                 label_text(p.get("label") or p["short"], tags[idx] if multi else None))
-        cx, cy = ax.transData.transform((p["x"], p["y"]))
-        own = math.sqrt(point_area(p["share"])) / 2  # clear the marker itself (in points)
+        full = str(p["short"]) if not multi or p.get("untagged") else f"{p['short']} [{tags[idx]}]"
+        for c in clusters:
+            _i, _r, _p, ccx, ccy, cr, _t, _f = c[0]
+            if math.hypot(cx - ccx, cy - ccy) < max(8.0 * px, 0.6 * (r + cr)):
+                c.append((idx, rank, p, cx, cy, r, text, full))
+                break
+        else:
+            clusters.append([(idx, rank, p, cx, cy, r, text, full)])
+
+    placed: list = []  # label boxes
+    leaders: list = []  # (point, end on its box) of the labels that have a leader line
+    for cluster in clusters:
+        idx, rank, p, cx, cy, _r, text, _f = cluster[0]
+        if len(cluster) > 1:
+            text = cluster_text([c[7] for c in cluster])
+        # clear the markers of the cluster (in points)
+        own = max(math.hypot(c[3] - cx, c[4] - cy) + c[5] for c in cluster) / px
         best = None
         for dx, dy, ha, va in _OFFSETS:
             sx = dx + math.copysign(0.7 * own, dx) if dx else 0.0
             sy = dy + math.copysign(0.7 * own, dy) if dy else 0.0
+            lead = abs(sy) > 14 or abs(sx) > 22
             ann = ax.annotate(
-                plain(text), (p["x"], p["y"]), xytext=(sx, sy), textcoords="offset points",
-                ha=ha, va=va, fontsize=8.5, color="#111111", zorder=6,
-                arrowprops=(
-                    {"arrowstyle": "-", "color": "#888888", "lw": 0.6, "shrinkA": 1, "shrinkB": 2}
-                    if abs(sy) > 14 or abs(sx) > 22
-                    else None
-                ),
+                "\n".join(plain(line) for line in text.split("\n")), (p["x"], p["y"]), xytext=(sx, sy),
+                textcoords="offset points", ha=ha, va=va, fontsize=8.5, color="#111111", zorder=6,
+                multialignment="left",
+                arrowprops=({"arrowstyle": "-", "color": "#888888", "lw": 0.6, "shrinkA": 1, "shrinkB": 2}
+                            if lead else None),
                 annotation_clip=False,
             )
             # the text's own box (Annotation's extent would include the leader line)
             ann.update_positions(renderer)
             bb = Text.get_window_extent(ann, renderer).expanded(1.03, 1.12)
             inside = bb.x0 >= ax_box.x0 and bb.x1 <= ax_box.x1 and bb.y0 >= ax_box.y0 and bb.y1 <= ax_box.y1
-            if inside and not blocked(bb, np.asarray(placed, dtype=float).reshape(-1, 4)):
-                best = (ann, bb)
+            ok = inside and not blocked(bb, np.asarray(placed, dtype=float).reshape(-1, 4))
+            seg = ((cx, cy), _nearest_on_box(cx, cy, bb.extents)) if lead else None
+            if ok and seg is not None:  # its leader crosses no other leader and no other label
+                ok = not any(_segments_cross(seg[0], seg[1], a, b) for a, b in leaders) and not any(
+                    _segment_hits_box(seg[0], seg[1], box) for box in placed)
+            if ok:  # and no leader placed before runs through its box
+                ok = not any(_segment_hits_box(a, b, bb.extents) for a, b in leaders)
+            if ok:
+                best = (ann, bb, seg)
                 break
             ann.remove()
         if best is None:
             continue  # no free spot: leave it unlabelled rather than overprint
-        ann, bb = best
+        ann, bb, seg = best
         ann.set_gid(f"label:{idx}:{rank}")
         placed.append(bb.extents)
-
+        if seg is not None:
+            leaders.append(seg)

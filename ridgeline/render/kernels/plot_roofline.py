@@ -27,8 +27,8 @@ from ridgeline.render.plot_style import (
     _decade_floor,
     _finite_pos,
     _new_figure,
+    fit_text_width,
     plain,
-    shorten,
     si,
 )
 
@@ -71,8 +71,8 @@ def distinct_roofs(roofs) -> list:
     import dataclasses
 
     groups: dict[tuple, list] = {}
-    for r in roofs:
-        groups.setdefault((r.kind, r.precision, r.level), []).append(r)
+    for r in roofs:  # each tensor path keeps its roof (RL101 measures mma.sync kernels against theirs)
+        groups.setdefault((r.kind, r.precision, r.level, getattr(r, "path", None)), []).append(r)
     out = []
     for group in groups.values():
         best = max(group, key=lambda r: r.value)
@@ -112,6 +112,8 @@ def roofline_figure(
     import numpy as np
     from matplotlib.colors import to_rgba
     from matplotlib.lines import Line2D
+
+    from ridgeline.render.text import tensor_path_label
 
     labelled = _as_labelled(results)
     if compare_gpu is not None and isinstance(compare_gpu, str):
@@ -173,6 +175,7 @@ def roofline_figure(
     ax.tick_params(labelsize=10)
 
     roof_handles = []
+    ridge_texts = []
     for gi, (gpu_name, roofs) in enumerate(roof_sets):
         prefix = f"{gpu_name}: " if len(roof_sets) > 1 else ""
         alpha = 1.0 if gi == 0 else 0.75
@@ -197,22 +200,27 @@ def roofline_figure(
             )
             ln.set_gid(f"roof:bandwidth:{r.level}" + (f":{gi}" if gi else ""))
             roof_handles.append(ln)
+        top_of_precision = {}
+        for r in compute:  # the highest roof of a precision is its plain one; lower paths are dashed
+            top_of_precision[r.precision] = r
         for r in compute:
             ridge = r.value / bw_dram if bw_dram else None
             x_start = ridge if ridge else xmin
+            lower_path = top_of_precision.get(r.precision) is not r
+            path_txt = f" ({tensor_path_label(r.path)})" if getattr(r, "path", None) else ""
             (ln,) = ax.plot(
                 [x_start, xmax],
                 [r.value, r.value],
                 color=PRECISION_COLORS.get(r.precision or "", "#444444"),
-                linewidth=2.0,
-                linestyle=gpu_style or "-",
+                linewidth=2.0 if not lower_path else 1.6,
+                linestyle=gpu_style or ((0, (5, 2)) if lower_path else "-"),
                 alpha=alpha,
-                label=f"{prefix}{PRECISION_LABELS.get(r.precision or '', r.precision)} "
+                label=f"{prefix}{PRECISION_LABELS.get(r.precision or '', r.precision)}{path_txt} "
                 f"{si(r.value, 'FLOP/s')} ({SOURCE_LABELS.get(r.source, r.source)}"
                 f"{', ' + r.detail.split(',')[0] if r.detail and r.detail.startswith('highest of') else ''})",
                 zorder=2,
             )
-            ln.set_gid(f"roof:compute:{r.precision}" + (f":{gi}" if gi else ""))
+            ln.set_gid(f"roof:compute:{r.precision}" + (f"@{r.path}" if lower_path else "") + (f":{gi}" if gi else ""))
             roof_handles.append(ln)
             if ridge and gi == 0:
                 (mk,) = ax.plot(
@@ -220,8 +228,8 @@ def roofline_figure(
                     markeredgecolor=PRECISION_COLORS.get(r.precision or "", "#444444"),
                     markeredgewidth=1.6, linestyle="none", zorder=4,
                 )
-                mk.set_gid(f"ridge:{r.precision}")
-                ax.annotate(
+                mk.set_gid(f"ridge:{r.precision}" + (f"@{r.path}" if lower_path else ""))
+                ridge_texts.append(ax.annotate(
                     f"ridge {ridge:.3g} FLOP/B",
                     (ridge, r.value),
                     xytext=(-4, 5),
@@ -230,8 +238,8 @@ def roofline_figure(
                     va="bottom",
                     fontsize=8.5,
                     color="#333333",
-                    gid=f"ridge-label:{r.precision}",
-                )
+                    gid=f"ridge-label:{r.precision}" + (f"@{r.path}" if lower_path else ""),
+                ))
 
     if compare_gpu is not None and compare_gpu.dram_bw_bytes_per_s:
         bw = compare_gpu.dram_bw_bytes_per_s
@@ -302,20 +310,13 @@ def roofline_figure(
             input_handles.append(
                 Line2D([], [], marker=marker, linestyle="none", color="#555555", markersize=8, label=plain(label))
             )
-        # each kernel's label is unique in its result (families.family_columns); cut to fit, the
-        # cut labels are kept apart too (render.text.distinct_labels), so two kernels never read alike
-        from ridgeline.render.text import distinct_labels as _distinct
+        # each kernel's label is unique in its result (families.family_columns); shortened to fit
+        # at token boundaries, the labels are kept apart too (render.fit), so two kernels never read alike
+        from ridgeline.render.fit import fit_labels
 
         uniq = list(dict.fromkeys(str(p["short"]) for p in drawable if p["short"]))
-        names = {str(p["short"]): str(p.get("name") or p["short"]) for p in drawable if p["short"]}
         width = 24 if multi else 30
-        cut = {u: shorten(u, width) for u in uniq}
-        counts: dict[str, int] = {}
-        for v in cut.values():
-            counts[v] = counts.get(v, 0) + 1
-        clash = [u for u in uniq if counts[cut[u]] > 1]
-        if clash:  # labels that cut to the same text keep the part that differs
-            cut.update(zip(clash, _distinct(clash, width, [names[u] for u in clash])))
+        cut = dict(zip(uniq, fit_labels(uniq, width)))
         seen_text: set[str] = set()
         for rank, p in enumerate(drawable):
             if len(seen_text) >= per_input_top:
@@ -365,12 +366,10 @@ def roofline_figure(
     if series:
         tags = distinct_tags([l for l, _ in labelled])
         _draw_march(ax, series, tags)
-        from ridgeline.render.text import distinct_labels
+        from ridgeline.render.fit import fit_labels
 
         shorts = [str(chain[-1][1]["short"]) for chain in series]
-        full = [str(chain[-1][1].get("name") or chain[-1][1]["short"]) for chain in series]
-        names = distinct_labels(shorts, 30, full) if len(set(shorten(x, 30) for x in shorts)) < len(shorts) else [
-            shorten(x, 30) for x in shorts]
+        names = fit_labels(shorts, 30)
         for rank, (chain, text) in enumerate(zip(series, names)):  # the kernel's name once, at its march's end
             i, last = chain[-1]
             to_label.insert(rank, (i, -1 - rank, dict(last, label=text, untagged=True)))
@@ -391,7 +390,11 @@ def roofline_figure(
         what = ("launch" if n == 1 else "launches") if per_launch else ("kernel name" if n == 1 else "kernel names")
         why = ", ".join(f"{k}: {v}" for k, v in sorted(unplotted.items(), key=lambda kv: -kv[1]))
         notes.append(Line2D([], [], linestyle="none", label=f"{n} {what} not drawn ({why})"))
-    if len(roof_handles) <= 5:
+    leg1 = None
+    if not roof_handles:  # no roofs (GPU not identified): a line that says so, not an empty legend box
+        ax.text(0.01, 0.985, "No roofs: the GPU was not identified (pass --gpu)", transform=ax.transAxes,
+                ha="left", va="top", fontsize=9, color="#555555", gid="note:no-roofs")
+    elif len(roof_handles) <= 5:
         leg1 = ax.legend(
             handles=roof_handles, loc="upper left", fontsize=8.5, title="Roofs (source)",
             title_fontsize=9, framealpha=0.92,
@@ -408,7 +411,8 @@ def roofline_figure(
         title="Kernels" + (" (marker = input)" if multi else ""), title_fontsize=9,
     )
     leg2.set_gid("legend:kernels")
-    leg1.set_gid("legend:roofs")
+    if leg1 is not None:
+        leg1.set_gid("legend:roofs")
 
     if title is None:
         from ridgeline.render.facts import UNKNOWN_GPU, gpu_label
@@ -421,8 +425,35 @@ def roofline_figure(
             title += " (per launch)"
         if compare_gpu is not None:
             title += f" vs {compare_gpu.name}"
-    ax.set_title(plain(title), fontsize=13, loc="left")
+    fit_text_width(fig, ax.set_title(plain(title), fontsize=13, loc="left"), width_px=fig.bbox.width - 70)  # a long input name never runs off the canvas
 
+    _separate_ridge_labels(fig, ax, ridge_texts)
     _place_labels(fig, ax, to_label, scatters, multi=multi, labels=[l for l, _ in labelled])
     return fig
 
+
+
+def _separate_ridge_labels(fig, ax, texts) -> None:
+    """Ridge labels of roofs close together (a wgmma and an mma.sync roof) would print on each
+    other above-left of their points: a label that overlaps one placed before moves below-right of
+    its point, then below-left, then above-right."""
+    if len(texts) < 2:
+        return
+    from matplotlib.text import Text
+
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    ax_box = ax.get_window_extent(renderer)
+    placed = []
+    for t in sorted(texts, key=lambda t: -t.xy[1]):  # the highest roof keeps its place
+        for xytext, ha, va in (((-4, 5), "right", "bottom"), ((6, -5), "left", "top"),
+                               ((-4, -5), "right", "top"), ((6, 5), "left", "bottom")):
+            t.set_position(xytext)
+            t.set_ha(ha)
+            t.set_va(va)
+            t.update_positions(renderer)
+            bb = Text.get_window_extent(t, renderer)
+            inside = ax_box.x0 <= bb.x0 and bb.x1 <= ax_box.x1 and ax_box.y0 <= bb.y0 and bb.y1 <= ax_box.y1
+            if inside and not any(bb.overlaps(p) for p in placed):
+                break
+        placed.append(bb)

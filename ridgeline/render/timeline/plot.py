@@ -19,7 +19,7 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
     """A matplotlib Figure, or None when the result has no timeline with GPU activity."""
     import polars as pl
 
-    from ridgeline.render.plot_style import _new_figure
+    from ridgeline.render.plot_style import _new_figure, fit_text_width
     from ridgeline.render.text import fmt_seconds as si
 
     tl = getattr(result, "timeline", None)
@@ -52,8 +52,9 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
         known = bool(d.get("host_api"))
         causes = (f"sync {si(d['idle_sync_s'])}, host late {si(d.get('idle_host_s') or 0.0)}, "
                   f"queued {si(d.get('idle_queued_s') or 0.0)}, " if known else "sync n/a, ")
-        ax.set_title(f"{name}: idle {idle:.0%} of {si(cap)} (launch {si(d['idle_launch_s'])}, {causes}"
+        panel_title = ax.set_title(f"{name}: idle {idle:.0%} of {si(cap)} (launch {si(d['idle_launch_s'])}, {causes}"
                      f"other {si(d['idle_other_s'])})", fontsize=9, loc="left")
+        fit_text_width(fig, panel_title, width_px=fig.bbox.width - 60, min_size=7.5)
         ax.tick_params(labelsize=8)
     axes[-1].set_xlabel(f"time since the device's first activity ({unit})")
     # below the panels, never over the data (a busy GPU fills a panel's top right corner)
@@ -68,5 +69,5 @@ def timeline_figure(result, *, max_panels: int = 8, title: str | None = None):
     if len(tl.devices) > max_panels:
         fig.suptitle(f"first {max_panels} of {len(tl.devices)} devices", fontsize=9)
     elif title:
-        fig.suptitle(title, fontsize=10)
+        fit_text_width(fig, fig.suptitle(title, fontsize=10))
     return fig

@@ -58,9 +58,13 @@ def timeline_section(result) -> str:
         parts.append('<table class="sortable"><thead><tr><th>kernel</th><th class="num">launches</th>'
                      '<th class="num">time</th><th class="num">wall share</th><th class="num">busy share</th>'
                      "</tr></thead><tbody>")
-        for r in k.head(30).iter_rows(named=True):
+        from ridgeline.render.htmltext import kernel_displays
+
+        top = k.head(30).to_dicts()
+        shown = kernel_displays((r.get("kernel_label") or r["short_name"], r.get("name")) for r in top)
+        for r, label in zip(top, shown):
             parts.append(f'<tr><td class="name" title="{esc(r.get("name") or r["short_name"] or "")}">'
-                         f'{esc(r.get("kernel_label") or r["short_name"])}</td>'
+                         f'{esc(label)}</td>'
                          f'<td class="num">{r["launches"]:,}</td>'
                          f'<td class="num" data-v="{r["total_s"]}">{esc(fmt_seconds(r["total_s"]))}</td>'
                          f'<td class="num" data-v="{r["wall_share"] or ""}">{esc(fmt_pct(r["wall_share"]))}</td>'
@@ -74,8 +78,13 @@ def timeline_section(result) -> str:
         parts.append('<table class="sortable"><thead><tr><th>report</th><th>name</th><th class="num">total</th>'
                      '<th class="num">count</th><th class="num">share</th></tr></thead><tbody>')
         labels = getattr(tl, "totals_labels", {}) or {}  # kernels: labels unique per full name
-        for r in tl.totals.head(60).iter_rows(named=True):
-            parts.append(f'<tr><td>{esc(r["report"])}</td><td class="name">{esc(labels.get(r["name"]) or r["short_name"])}</td>'
+        from ridgeline.render.htmltext import kernel_displays
+
+        top = tl.totals.head(60).to_dicts()
+        shown = kernel_displays((labels.get(r["name"]) or r["short_name"], r["name"] if labels.get(r["name"]) else None)
+                                for r in top)
+        for r, label in zip(top, shown):
+            parts.append(f'<tr><td>{esc(r["report"])}</td><td class="name" title="{esc(r["name"] or "")}">{esc(label)}</td>'
                          f'<td class="num" data-v="{r["total_s"] or ""}">{esc(fmt_seconds(r["total_s"]))}</td>'
                          f'<td class="num">{r["count"] if r["count"] is not None else ""}</td>'
                          f'<td class="num">{esc(fmt_pct(r["time_share"]))}</td></tr>')

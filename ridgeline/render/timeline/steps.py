@@ -49,9 +49,17 @@ def fusion_lines(tl, top: int = 3, width: int = WIDTH) -> list[str]:
     best = fusion.sort(["gap_s", "count"], descending=True).head(top)
     lines = ["", f"Fusion candidates: short kernels back to back ({best.height} of {fusion.height}; "
                  "docs/timeline.md#fusion)"]
-    for r in best.iter_rows(named=True):
+    from ridgeline.render.fit import fit_names
+
+    rows = best.to_dicts()
+    several = fusion.get_column("device").n_unique() > 1  # the same sequence on two GPUs: say which
+    heads = [f"  x{r['count']:,} " + (f"gpu:{r['device']} " if several else "") for r in rows]
+    room = width - max(len(h) for h in heads)
+    # shortened at word ends and never alike: two candidates never print the same line
+    seqs = fit_names([_runs(r["sequence"]) for r in rows], lambda t: len(t) <= room)
+    for r, head in zip(rows, heads):
         host = f", launches {fmt_seconds(r['launch_host_s'])} host" if r["launch_host_s"] is not None else ""
-        lines.append(shorten(f"  x{r['count']:,} {_runs(r['sequence'])}", width))
+        lines.append(shorten(head + seqs[_runs(r["sequence"])], width))
         lines.append(f"     {fmt_seconds(r['span_s'])}, {fmt_seconds(r['gap_s'])} idle between{host}: fuse or graph")
     return lines
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 MAX_STEP_ROWS = 200
+ARROW = " \u2192 "  # between a fusion candidate's kernels: a browser never breaks it in two, as it did "-" / ">"
 
 
 def steps_html(tl) -> str:
@@ -48,10 +49,26 @@ def fusion_html(tl) -> str:
              '<table class="sortable"><thead><tr><th>device</th><th>kernels</th><th class="num">count</th>'
              '<th class="num">span</th><th class="num">idle between</th><th class="num">host launches</th>'
              "</tr></thead><tbody>"]
-    for r in fusion.sort(["gap_s", "count"], descending=True).iter_rows(named=True):
+    from ridgeline.render.htmltext import kernel_displays
+
+    rows = fusion.sort(["gap_s", "count"], descending=True).to_dicts()
+    # the sequence from its kernels' labels at full length (the page has room; cut labels made two
+    # different sequences read alike)
+    import polars as pl
+
+    from ridgeline.analyzer.kernels.families import family_columns
+
+    labels: dict = {}
+    names = sorted({n for r in rows for n in r["names"] if n is not None})
+    if names:
+        lab = family_columns(pl.DataFrame({"name": names}), name_column="name", fallback_column="name")
+        labels = dict(zip(names, kernel_displays(zip(lab["kernel_label"].to_list(), names))))
+    for r in rows:
         host = r["launch_host_s"]
-        parts.append(f'<tr><td>gpu:{esc(str(r["device"]))}</td><td class="name" title="{esc(" -> ".join(r["names"]))}">'
-                     f'{esc(r["sequence"])}</td><td class="num">{r["count"]:,}</td>'
+        # an arrow the browser never breaks in two ("-" / ">")
+        seq = ARROW.join(labels.get(n) or str(n) for n in r["names"]) if labels else r["sequence"]
+        parts.append(f'<tr><td>gpu:{esc(str(r["device"]))}</td><td class="name" title="{esc(ARROW.join(r["names"]))}">'
+                     f'{esc(seq)}</td><td class="num">{r["count"]:,}</td>'
                      f'<td class="num" data-v="{r["span_s"]}">{esc(fmt_seconds(r["span_s"]))}</td>'
                      f'<td class="num" data-v="{r["gap_s"]}">{esc(fmt_seconds(r["gap_s"]))}</td>'
                      f'<td class="num" data-v="{host if host is not None else ""}">{esc(fmt_seconds(host))}</td></tr>')

@@ -139,7 +139,8 @@ def test_top_kernels_are_labelled_without_overlap(fig):
     texts = [t.get_text() for t in labels]
     assert "cuBLAS gemv_bf16" in texts  # kernels are labelled by what they are (analyzer.kernels.families)
     assert SCRIPT_NAME in texts  # drawn as plain text
-    assert any(t.startswith("cuBLAS sm90 xmma gemm") and t.endswith("\u2026") for t in texts)  # shortened
+    # shortened at token boundaries, first and last words kept (the tile sizes tell GEMMs apart)
+    assert any(t.startswith("cuBLAS sm90 xmma") and " \u2026 " in t and t.endswith(" tn") for t in texts), texts
     renderer = fig.canvas.get_renderer()
     from matplotlib.text import Text
 
@@ -588,3 +589,29 @@ def test_march_series_joins_differently_spelled_arguments_but_not_lookalikes():
     assert by_first["other<1>(int)"] == ["other<1>(int)", "other<1>(long)"]
     # order: heaviest first
     assert series[0][0][1]["name"].startswith("ns::gemv")
+
+
+def test_each_tensor_path_has_its_roof_and_no_roof_wears_a_bound_colour():
+    """Issue 37 item 9: the mma.sync roof RL101 measures against is drawn beside the wgmma one (it
+    was folded into it), and launch-bound points never share a roof's colour."""
+    from ridgeline.result import Roof
+
+    res = make_result(with_telemetry=False)
+    res.roofs = [r for r in res.roofs if not (r.kind == "compute" and r.precision == "fp16_tensor")] + [
+        Roof("compute", PEAK_BF16, "ncu", precision="fp16_tensor", path="hgmma"),
+        Roof("compute", PEAK_BF16 * 2 / 3, "ncu", precision="fp16_tensor", path="hmma")]
+    fig = plots.roofline_figure(res)
+    assert _line(fig, "roof:compute:fp16_tensor").get_ydata()[0] == pytest.approx(PEAK_BF16)
+    assert _line(fig, "roof:compute:fp16_tensor@hmma").get_ydata()[0] == pytest.approx(PEAK_BF16 * 2 / 3)
+    texts = [t.get_text() for t in _roof_legend(fig).get_texts()]
+    assert any("(mma.sync)" in t for t in texts) and any("(wgmma)" in t for t in texts)
+    bound = {c.lower() for c in plots.BOUND_COLORS.values()}
+    assert not bound & {c.lower() for c in plots.PRECISION_COLORS.values()}
+
+
+def test_no_roofs_no_empty_legend_box():
+    res = make_result(with_telemetry=False)
+    res.roofs = []
+    fig = plots.roofline_figure(res)
+    assert not _by_gid(fig, "legend:roofs")
+    assert any(t.get_gid() == "note:no-roofs" for t in fig.axes[0].texts)
