@@ -19,6 +19,8 @@ real-data sweep and every scenario gets these checks from the analysis it alread
 
 from __future__ import annotations
 
+from ridgeline.analyzer.kernels.speed_of_light import mark as sol_mark
+
 import html as _html
 import math
 import re
@@ -159,7 +161,7 @@ def _terminal_kernel_labels(doc: dict, lines: list[str], out) -> None:
             break
         s = summary[i]
         _same(out, "terminal", "kernel precision", line[p0:p0 + 5].strip(), PRECISION_SHORT.get(s.get("precision") or "", "-"))
-        _same(out, "terminal", "kernel bound", line[b0:b0 + 7].strip(), view_bound(s.get("bound"), s.get("latency_kind")) or "-")
+        _same(out, "terminal", "kernel bound", line[b0:b0 + 8].strip(), (view_bound(s.get("bound"), s.get("latency_kind")) or "-") + sol_mark(s.get("bound_source")))
 
 
 def wmean(windows: list[dict], col: str) -> float | None:
@@ -295,7 +297,7 @@ def markdown(doc: dict, text: str, out) -> None:
         if rows:
             s = rows[0]
             _same(out, view, "kernel precision", cells[5], precision_label(s.get("precision")))
-            _same(out, view, "kernel bound", cells[6], view_bound(s.get("bound"), s.get("latency_kind")) or "unknown")
+            _same(out, view, "kernel bound", cells[6], (view_bound(s.get("bound"), s.get("latency_kind")) or "unknown") + sol_mark(s.get("bound_source")))
     size = len(text.encode("utf-8"))
     out.checked["markdown:bytes"] = out.checked.get("markdown:bytes", 0) + 1
     if size >= MARKDOWN_BUDGET:
@@ -367,7 +369,7 @@ def html(doc: dict, text: str, out) -> None:
             s = rows[0]
             prec = s.get("precision")
             _same(out, view, "kernel precision", cells[5][2], PRECISION_NAMES.get(prec, prec) if prec else "n/a")
-            _same(out, view, "kernel bound", cells[6][2], view_bound(s.get("bound"), s.get("latency_kind")) or "unknown")
+            _same(out, view, "kernel bound", cells[6][2], (view_bound(s.get("bound"), s.get("latency_kind")) or "unknown") + sol_mark(s.get("bound_source")))
     _html_gpu_table(doc, text, out)
 
 

@@ -141,6 +141,24 @@ def ridges_quoted(ctx: Context, ridges) -> list[float]:
     return sorted(out)
 
 
+def roof_ridge(ctx: Context, ridge: float | None, precision: str | None, path: str | None = None) -> float | None:
+    """The ridge of the roof a group is placed on, as the Roofs list prints it: the one compute roof
+    of that precision (and tensor path, where roofs differ by path); else ``ridge`` snapped as
+    :func:`ridges_quoted` does. Per-launch peaks (each launch at its own clock) move a group's own
+    ridge off the device's; a message quotes the roof the reader can find (issue 37 item 3)."""
+    from ridgeline.result import roof_ridges
+
+    roofs = gpu_roofs(ctx)
+    found = [(r, x) for r, x in zip(roofs, roof_ridges(roofs)) if x and r.kind == "compute" and r.precision == precision]
+    if len(found) > 1 and path:
+        found = [(r, x) for r, x in found if r.path == path] or found
+    if len({x for _, x in found}) == 1:
+        return found[0][1]
+    known = [x for x in roof_ridges(roofs) if x]
+    near = min(known, key=lambda k: abs(k - ridge), default=None) if ridge else None
+    return near if near is not None and abs(near - ridge) <= 0.02 * near else ridge
+
+
 def ridges_text(values: list[float]) -> str:
     """``ridge 216 FLOP/B``, ``ridges 137 and 216 FLOP/B``, ``ridges 14.2 to 216 FLOP/B``."""
     if not values:

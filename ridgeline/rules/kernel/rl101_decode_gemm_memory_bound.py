@@ -90,11 +90,14 @@ class DecodeGemmMemoryBound(Rule):
         llm = llm_evidence(K.launches(ctx))
         out = []
         for row in hits.iter_rows(named=True):
-            ai, ridge, prec = row["intensity_dram"], row["ridge_flop_per_byte"], row["precision"]
+            # the ridge quoted is its roof's as the Roofs list prints it (launches' own clocks move the
+            # group's own); the impact below is computed from the group's own figures
+            ai, prec = row["intensity_dram"], row["precision"]
+            ridge = K.roof_ridge(ctx, row["ridge_flop_per_byte"], prec, row.get("tensor_path"))
             bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
             tokens, ridge_tokens = ai * bpw / 2.0, ridge * bpw / 2.0
             if not llm:
-                out.append(self._generic(row, tokens, ridge_tokens, bpw, total))
+                out.append(self._generic({**row, "ridge_flop_per_byte": ridge}, tokens, ridge_tokens, bpw, total))
                 continue
             impact_s, share, basis = _remedy_impact(ctx, row, est, total, limits)
             now = f"~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight read now"

@@ -103,7 +103,7 @@ class ComputeBoundOnCudaCores(Rule):
                     subject=row["subject"],
                     message=(
                         f"{K.fmt_pct(row['cuda_share'])} of FLOPs on CUDA cores ({prec}) at intensity "
-                        f"{K.fmt(row['intensity_dram'])} FLOP/B >= ridge {K.fmt(row['ridge_flop_per_byte'])} FLOP/B: "
+                        f"{K.fmt(row['intensity_dram'])} FLOP/B >= ridge {K.fmt(K.roof_ridge(ctx, row['ridge_flop_per_byte'], row['precision'], row.get('tensor_path')))} FLOP/B: "
                         f"{row['gpu']} has {K.precision_label(tensor_prec)} tensor cores at "
                         f"{K.fmt_si(tensor_here, 'FLOP/s')} vs the {K.fmt_si(here, 'FLOP/s')} {prec} roof here"
                         + (f" ({K.fmt(gain)}x, the datasheet ratio, at the same clock)" if cuda_peak and here else "")

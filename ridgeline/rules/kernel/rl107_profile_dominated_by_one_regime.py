@@ -117,7 +117,10 @@ class ProfileDominatedByOneRegime(Rule):
         both = sub.filter(pl.col("flops").is_not_null() & pl.col("dram_bytes").is_not_null())
         bytes_ = float(both["dram_bytes"].sum())
         ai = float(both["flops"].sum()) / bytes_ if bytes_ else None
-        ridges = K.ridges_quoted(ctx, sub["ridge_flop_per_byte"].to_list())
+        # each launch's roof as the Roofs list prints it (its own clock moves its own ridge)
+        keys = [c for c in ("ridge_flop_per_byte", "precision", "tensor_path") if c in sub.columns]
+        ridges = sorted({x for x in (K.roof_ridge(ctx, r.get("ridge_flop_per_byte"), r.get("precision"), r.get("tensor_path"))
+                                     for r in sub.select(keys).unique().iter_rows(named=True)) if x})
         # the evidence: the ridge the comparison holds against for every launch (the lowest one for
         # "<", the highest for ">="), exact; the message quotes each roof's ridge as the Roofs list does
         col = sub["ridge_flop_per_byte"]

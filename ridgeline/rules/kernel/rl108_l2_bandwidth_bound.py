@@ -90,7 +90,8 @@ class L2BandwidthBound(Rule):
             if row["intensity_l2"] >= l2_ridge:
                 continue
             l2_ai, l2_ridge_s = K.fmt_vs(row["intensity_l2"], l2_ridge)
-            dram_ai, ridge_s = K.fmt_vs(row["intensity_dram"], row["ridge_flop_per_byte"])
+            dram_ai, ridge_s = K.fmt_vs(row["intensity_dram"],  # its roof's ridge, as the Roofs list prints it
+                                        K.roof_ridge(ctx, row["ridge_flop_per_byte"], row["precision"], row.get("tensor_path")))
             # the L2 roof the ridge is drawn against, so the reader finds it (the Roofs list shows a
             # measured one; an assumed one is said to be assumed)
             l2_roof = (f"L2 roof {K.fmt_si(l2_bw, 'B/s')}, {K.fmt(p['l2_bandwidth_multiple'])}x the DRAM roof: assumed"
