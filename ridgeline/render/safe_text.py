@@ -104,6 +104,32 @@ def for_output(text: str, *, commands: bool = True) -> str:
     return text
 
 
+def for_output_pieces(pieces, *, commands: bool = True):
+    """:func:`for_output` over a document given in pieces (an iterable of str), yielding the
+    safe pieces: their join is ``for_output("".join(pieces))``. Escaping is per character;
+    the two checks that read more than one character (a line start's blanks and ``::``, and
+    ``##[``) could change at a cut, so a piece is joined to the next one unless the cut is
+    clean: the piece ends with a line break, or it ends with a character other than ``#``,
+    blank or TAB and the next one starts with none of blank, TAB, ``:``, ``#``, ``[``."""
+    pending = None
+    for piece in pieces:
+        if not piece:
+            continue
+        if pending is not None and not _clean_cut(pending, piece):
+            pending += piece
+            continue
+        if pending is not None:
+            yield for_output(pending, commands=commands)
+        pending = piece
+    if pending is not None:
+        yield for_output(pending, commands=commands)
+
+
+def _clean_cut(before: str, after: str) -> bool:
+    """Whether :func:`for_output` of ``before`` and ``after`` apart equals that of their join."""
+    return before[-1] == "\n" or (before[-1] not in "# \t" and after[0] not in " \t:#[")
+
+
 def _ascii_has_unsafe(text: str) -> bool:
     """Whether an ASCII ``text`` holds one of _ASCII_UNSAFE_KEEP_NL: one pass of
     ``bytes.translate`` per MB piece (the 32 substring searches took 1.2 s on a 216 MB JSON
