@@ -97,7 +97,7 @@ def for_output(text: str, *, commands: bool = True) -> str:
     escaped; workflow commands neutralised unless ``commands=False``."""
     if not (text.isascii() and not _ascii_has_unsafe(text)):
         text = _UNSAFE_KEEP_NL.sub(_escape_char, text)
-    if _COMMAND_V1 in text:
+    if "#" in text and _COMMAND_V1 in text:  # one character: memchr, ~10x the 3-character search
         text = text.replace(_COMMAND_V1, "#\\u0023[")
     if commands and "::" in text and _has_command_line(text):
         text = _COMMAND_LINE.sub(lambda m: m.group(1) + "\\u003a", text)
