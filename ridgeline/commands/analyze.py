@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ridgeline.commands.common import (
-    _ci_text, _config, _emit, _exit_on_findings, _os_error_text, _parse_interval, _parse_start,
+    _ci_text, _config, _emit, _emit_pieces, _exit_on_findings, _os_error_text, _parse_interval, _parse_start,
     _refuse_overwriting_inputs, _relabel_stdin, _save_plot, _split_codes, _stdin_inputs, _tell,
     _terminal_width,
 )
@@ -117,10 +117,11 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
             else:
                 write_table(result, fmt, output)
         else:
-            if fmt == "json":
-                from ridgeline.render.jsonout import render_json
+            if fmt == "json":  # written piece by piece: never the whole document at once
+                from ridgeline.render.jsonout import json_pieces
 
-                text = render_json(result)
+                _emit_pieces(json_pieces(result), output)
+                text = None
             elif fmt in ("sarif", "github"):
                 text = _ci_text(result, fmt)
             else:
@@ -128,7 +129,8 @@ def analyze_cmd(ctx, files, gpu, top, fmt, output, select, ignore, config, thres
 
                 text = format_result(result, top=top, all_windows=all_windows,
                                      width=_terminal_width() if not output or output == "-" else 80)
-            _emit(text, output, colour=fmt == "table", commands=fmt != "github")
+            if text is not None:
+                _emit(text, output, colour=fmt == "table", commands=fmt != "github")
     except BrokenPipeError:  # `ridgeline analyze x | head`: main() exits quietly
         raise
     except OSError as err:  # includes polars' own FileNotFoundError / PermissionError

@@ -143,6 +143,28 @@ def _emit(text: str, output: str | None, *, colour: bool = False, commands: bool
         click.echo(text, nl=False)
 
 
+def _emit_pieces(pieces, output: str | None, *, commands: bool = True) -> None:
+    """:func:`_emit` of a document given in pieces (no colour), written piece by piece, so a
+    large report (a 50,000-launch JSON: 210 MB) is never held whole; the same bytes."""
+    from ridgeline.render.safe_text import for_output_pieces
+
+    safe = for_output_pieces(pieces, commands=commands)
+    if output and output != "-":
+        from ridgeline.atomic import atomic_path
+        from ridgeline.errors import UsageError
+
+        try:
+            with atomic_path(output) as tmp:
+                with open(tmp, "w", encoding="utf-8") as fh:
+                    for piece in safe:
+                        fh.write(piece)
+        except OSError as err:
+            raise UsageError(f"cannot write {output}: {_os_error_text(err)}") from None
+    else:
+        for piece in safe:
+            click.echo(piece, nl=False)
+
+
 def _split_codes(values: tuple[str, ...]) -> tuple[str, ...]:
     """``--select RL1,RL9 --select RL201`` -> ("RL1", "RL9", "RL201")."""
     return tuple(v.strip() for value in values for v in value.split(",") if v.strip())

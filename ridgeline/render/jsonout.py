@@ -13,7 +13,7 @@ import datetime as _dt
 import json
 import math
 import textwrap
-from typing import Any
+from typing import Any, Iterator
 
 from ridgeline.analyzer.kernels.gpus import PRECISIONS, catalogue
 from ridgeline.analyzer.schema import (
@@ -354,12 +354,24 @@ def _accounting(result) -> list[dict[str, Any]]:
 _KERNELS_MARK = "__ridgeline_kernels_records__"
 
 
-def _records_json(df, columns) -> str:
-    """Records as a JSON array written by polars itself (NaN/inf -> null), for large tables."""
+_RECORDS_PER_PIECE = 2048  # launches per piece of the kernels array (~9 MB of JSON on a full raw page)
+
+
+def _records_json(df, columns) -> Iterator[str]:
+    """Records as the pieces of a compact JSON array, written by polars itself (NaN/inf ->
+    null), a slice of launches at a time: a 50,000-launch report's 210 MB array is never one
+    string. polars writes a record the same in ``write_json`` and ``write_ndjson``, so the
+    pieces join to what ``df.write_json()`` writes; every cut is between two records
+    (``}`` | ``,{``), which :func:`ridgeline.render.safe_text.for_output_pieces` relies on."""
     import polars as pl
 
     df = df.select([pl.col(c) if c in df.columns else pl.lit(None).alias(c) for c in columns])
-    return df.write_json()
+    for start in range(0, df.height, _RECORDS_PER_PIECE):
+        lines = df.slice(start, _RECORDS_PER_PIECE).write_ndjson()
+        body = lines.rstrip("\n").replace("\n", ",")  # JSON strings hold no raw newline
+        del lines
+        yield ("[" if start == 0 else ",") + body
+    yield "]"
 
 
 _WINDOWS_MARK = "__ridgeline_windows_records__"
@@ -390,14 +402,21 @@ def _windows_json(windows) -> list[str]:
 
 
 def render_json(result, *, indent: int | None = 2) -> str:
-    """The document as text. The per-launch records are serialized by polars (one compact
-    line per document) and the telemetry windows too (one line per window) because
-    Python-level conversion dominates on 100k+ launches and windows; the text is joined once."""
+    """The document as text: :func:`json_pieces` joined."""
+    return "".join(json_pieces(result, indent=indent))
+
+
+def json_pieces(result, *, indent: int | None = 2) -> Iterator[str]:
+    """The document as pieces of text, for a writer that never holds it whole. The per-launch
+    records are serialized by polars (one compact line, written a slice of launches at a time)
+    and the telemetry windows too (one line per window) because Python-level conversion
+    dominates on 100k+ launches and windows."""
     kernels = result.kernels
     windows = getattr(result, "windows", None)
     has_windows = windows is not None and windows.height > 0
     if (kernels is None or kernels.height == 0) and not has_windows:
-        return json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+        yield json.dumps(to_document(result), indent=indent, allow_nan=False, ensure_ascii=False) + "\n"
+        return
     result_wo = dataclasses.replace(result, kernels=None)
     if has_windows:
         result_wo = dataclasses.replace(result_wo, windows=windows.head(0))
@@ -414,13 +433,14 @@ def render_json(result, *, indent: int | None = 2) -> str:
         doc["telemetry"]["windows"] = _WINDOWS_MARK
         marks.append(_WINDOWS_MARK)
     rest = json.dumps(doc, indent=indent, allow_nan=False, ensure_ascii=False)
-    parts: list[str] = []
     for mark in sorted(marks, key=lambda m: rest.index(json.dumps(m))):  # in document order
         head, rest = rest.split(json.dumps(mark), 1)
-        parts.append(head)
-        parts.extend([_records_json(kernels, KERNEL_KEYS)] if mark == _KERNELS_MARK else _windows_json(windows))
-    parts += [rest, "\n"]
-    return "".join(parts)
+        yield head
+        if mark == _KERNELS_MARK:
+            yield from _records_json(kernels, KERNEL_KEYS)
+        else:
+            yield from _windows_json(windows)
+    yield rest + "\n"
 
 
 def _key_table(keys: dict[str, str]) -> str:

@@ -97,11 +97,37 @@ def for_output(text: str, *, commands: bool = True) -> str:
     escaped; workflow commands neutralised unless ``commands=False``."""
     if not (text.isascii() and not _ascii_has_unsafe(text)):
         text = _UNSAFE_KEEP_NL.sub(_escape_char, text)
-    if _COMMAND_V1 in text:
+    if "#" in text and _COMMAND_V1 in text:  # one character: memchr, ~10x the 3-character search
         text = text.replace(_COMMAND_V1, "#\\u0023[")
     if commands and "::" in text and _has_command_line(text):
         text = _COMMAND_LINE.sub(lambda m: m.group(1) + "\\u003a", text)
     return text
+
+
+def for_output_pieces(pieces, *, commands: bool = True):
+    """:func:`for_output` over a document given in pieces (an iterable of str), yielding the
+    safe pieces: their join is ``for_output("".join(pieces))``. Escaping is per character;
+    the two checks that read more than one character (a line start's blanks and ``::``, and
+    ``##[``) could change at a cut, so a piece is joined to the next one unless the cut is
+    clean: the piece ends with a line break, or it ends with a character other than ``#``,
+    blank or TAB and the next one starts with none of blank, TAB, ``:``, ``#``, ``[``."""
+    pending = None
+    for piece in pieces:
+        if not piece:
+            continue
+        if pending is not None and not _clean_cut(pending, piece):
+            pending += piece
+            continue
+        if pending is not None:
+            yield for_output(pending, commands=commands)
+        pending = piece
+    if pending is not None:
+        yield for_output(pending, commands=commands)
+
+
+def _clean_cut(before: str, after: str) -> bool:
+    """Whether :func:`for_output` of ``before`` and ``after`` apart equals that of their join."""
+    return before[-1] == "\n" or (before[-1] not in "# \t" and after[0] not in " \t:#[")
 
 
 def _ascii_has_unsafe(text: str) -> bool:

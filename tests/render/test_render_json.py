@@ -54,3 +54,17 @@ def test_generator_check_mode_passes():
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_schema_docs.py"), "--check"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_kernels_array_in_pieces_joins_to_polars_whole_array(monkeypatch):
+    # issue 32 item 11: the kernels array is written a slice of launches at a time; the pieces
+    # join to polars' own write_json of the whole table, cut only between records
+    import polars as pl
+
+    from ridgeline.render import jsonout
+
+    df = pl.DataFrame({"kernel": ["a::b", 'q"u\nx', None, "z", "w"], "dur": [1.5, float("nan"), None, 2e-9, float("inf")]})
+    monkeypatch.setattr(jsonout, "_RECORDS_PER_PIECE", 2)
+    pieces = list(jsonout._records_json(df, ("kernel", "dur", "absent")))
+    assert len(pieces) == 4 and all(p.startswith(",{") for p in pieces[1:3]) and pieces[-1] == "]"
+    assert "".join(pieces) == df.with_columns(pl.lit(None).alias("absent")).write_json()

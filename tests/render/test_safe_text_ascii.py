@@ -46,3 +46,20 @@ def test_a_control_character_in_any_piece_of_a_long_report_is_escaped(where):
     text[where] = "\x1b"
     out = safe_text.for_output("".join(text))
     assert "\x1b" not in out and out.count("\\x1b") == 1
+
+
+def test_pieces_made_safe_join_to_the_whole_text_made_safe():
+    # for_output_pieces (issue 32 item 11: the JSON report written piece by piece): every way of
+    # cutting every short string of the characters the checks read gives the whole text's result
+    import itertools
+
+    for size in range(1, 5):
+        for chars in itertools.product(": \t#[x\n\x1b", repeat=size):
+            text = "".join(chars)
+            whole = safe_text.for_output(text)
+            for cut in range(1, size):
+                pieces = [text[:cut], "", text[cut:]]
+                assert "".join(safe_text.for_output_pieces(pieces)) == whole, (repr(text), cut)
+    # a clean cut keeps the pieces apart; an unclean one joins them
+    assert list(safe_text.for_output_pieces(['{"a":1}', ',{"b":"::x"}'])) == ['{"a":1}', ',{"b":"::x"}']
+    assert list(safe_text.for_output_pieces(["x\n  ", "::y"])) == ["x\n  \\u003a:y"]
