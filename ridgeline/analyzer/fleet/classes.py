@@ -163,6 +163,11 @@ def classify(windows, th: Mapping[str, float] | None = None):
     return windows.with_columns(class_expr(th))
 
 
+def reclassify(windows, overrides: Mapping[str, Any] | None):
+    """``windows`` unchanged without ``overrides`` (``[tool.ridgeline.classes]``), else classified under them."""
+    return windows if not overrides or windows is None else classify(windows, thresholds(overrides))
+
+
 def hours_by_class(frame, *, weight: str = "span_s") -> dict[str, float]:
     """``{class: GPU-hours}`` over ``frame`` (rows with ``class`` and ``weight`` seconds), every class
     of :data:`CLASS_ORDER` present (0.0 when none), in that order."""
