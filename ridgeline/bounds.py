@@ -50,6 +50,7 @@ BOUNDS: dict[str, Bound] = {
     "total_time_abs_s": Bound(0, 604_800, "seconds (a week)"),
     "fleet_waste_share": Bound(0, 1, ""),
     "host_waste_share": Bound(0, 1, ""),
+    "work_activity_drop": Bound(0, 1, "(a ratio)"),
     "trend_k": Bound(0, 1_000, "MADs"),
     "trend_min_baselines": Bound(1, 10_000, "nights", whole=True),
     "trend_window": Bound(1, 10_000, "nights", whole=True),
