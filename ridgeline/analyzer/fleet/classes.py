@@ -7,8 +7,8 @@ The class is judged from the window's means of the normalized DCGM activity colu
 class                  when (thresholds: :data:`CLASS_THRESHOLDS`)
 =====================  =====================================================================
 unavailable            a critical health event in the window: double-bit ECC errors added,
-                       a failed row remap, uncorrectable rows remapped, or a new XID of a
-                       hardware/driver kind (:data:`CRITICAL_XIDS`)
+                       a failed row remap, uncorrectable rows remapped, or a new XID that is
+                       not an application's (:data:`APPLICATION_XIDS`: 13, 31, 43, 45, 68, 69)
 idle                   GR_ENGINE_ACTIVE mean (GPU-Util where GR_ENGINE is absent) below
                        ``idle_engine_floor`` and device memory in use < ``allocated_fb_bytes``
                        (nothing allocated)
@@ -74,9 +74,15 @@ SOURCES: dict[str, str] = {
     "low_activity": "ridgeline default: DRAM and every pipe below 0.2 of its roof",
 }
 
-# XIDs of the GPU or driver (not the application): the GPU's window is unavailable. Source:
-# NVIDIA "Xid Errors" catalog (docs.nvidia.com/deploy/xid-errors/)
-CRITICAL_XIDS: tuple[int, ...] = (48, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120)
+# XIDs of the application (the GPU is fine): every other new XID, unknown ones included, makes
+# the window unavailable (ridgeline.analyzer.fleet.xids, from NVIDIA's Xid catalog)
+def _application_xids() -> tuple[int, ...]:
+    from ridgeline.analyzer.fleet.xids import XIDS
+
+    return tuple(sorted(c for c, row in XIDS.items() if row[1] == "application"))
+
+
+APPLICATION_XIDS: tuple[int, ...] = _application_xids()
 
 # what to do about the time of each class (the remedy a report names beside the hours)
 REMEDIES: dict[str, str] = {
@@ -131,7 +137,8 @@ def class_expr(th: Mapping[str, float] | None = None):
         pl.col("nvlink_tx_mean_bytes_per_s").fill_null(0.0) + pl.col("nvlink_rx_mean_bytes_per_s").fill_null(0.0),
     )
     xids = pl.col("xid_codes").fill_null("").str.split(",")
-    critical_xid = xids.list.eval(pl.element().str.strip_chars().is_in([str(c) for c in CRITICAL_XIDS])).list.any()
+    code = pl.element().str.strip_chars()
+    critical_xid = xids.list.eval((code != "") & ~code.is_in([str(c) for c in APPLICATION_XIDS])).list.any()
     unavailable = (
         (pl.col("ecc_dbe_increase_count").fill_null(0) > 0)
         | pl.col("row_remap_failure").fill_null(False)
