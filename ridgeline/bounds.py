@@ -50,9 +50,19 @@ BOUNDS: dict[str, Bound] = {
     "total_time_abs_s": Bound(0, 604_800, "seconds (a week)"),
     "fleet_waste_share": Bound(0, 1, ""),
     "host_waste_share": Bound(0, 1, ""),
+    "work_activity_drop": Bound(0, 1, "(a ratio)"),
     "trend_k": Bound(0, 1_000, "MADs"),
     "trend_min_baselines": Bound(1, 10_000, "nights", whole=True),
     "trend_window": Bound(1, 10_000, "nights", whole=True),
+    # the classes of GPU time ([tool.ridgeline.classes], ridgeline.analyzer.fleet.classes)
+    "class_idle_engine_floor": Bound(0, 1, "(a GR_ENGINE_ACTIVE ratio)"),
+    "class_allocated_fb_bytes": Bound(0, 1e14, "bytes"),
+    "class_tensor_high": Bound(0, 1, "(a ratio)"),
+    "class_fp_pipe_high": Bound(0, 1, "(a ratio)"),
+    "class_dram_high": Bound(0, 1, "(a ratio)"),
+    "class_io_high_bytes_per_s": Bound(0, 1e13, "bytes/s"),
+    "class_sm_low": Bound(0, 1, "(a ratio)"),
+    "class_low_activity": Bound(0, 1, "(a ratio)"),
     # the command line
     "batch": Bound(0, 1e7, "sequences", low_open=True),  # --batch
     "what_if_batch": Bound(1, 1e7, "sequences", whole=True),  # --what-if batch=N

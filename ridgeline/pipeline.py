@@ -309,6 +309,7 @@ def analyze_paths(
             result, tel_files, window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host, start=start,
             time_format=time_format, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
             found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders,
+            classes=cfg.get("classes"),
         )
         if by or jobs:  # --by / --jobs: the windows attributed to workloads (ridgeline.analyzer.fleet.groups)
             from ridgeline.attribution import telemetry_groups
@@ -586,7 +587,7 @@ def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_opt
 
 def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, warmup, tz, interval_s, host,
                        start=None, time_format=None, engine="local", scheduler=None, workers=None, progress=None,
-                       found_in_folders=frozenset(), strict=True, strict_folders=False):
+                       found_in_folders=frozenset(), strict=True, strict_folders=False, classes=None):
     """Windows from the lazy scan (never the whole long table in memory); returns the LazyFrame.
 
     ``result.telemetry`` gets :func:`plot_telemetry`'s small downsampled frame.
@@ -597,7 +598,7 @@ def _analyze_telemetry(result: AnalysisResult, files: list[Path], *, window, war
         [str(p) for p in files], window=window, warmup=warmup, tz=tz, interval_s=interval_s, host=host,
         start=start, time_format=time_format, notes=notes, engine=engine, scheduler=scheduler, workers=workers, progress=progress,
         found_in_folders=found_in_folders, strict=strict, strict_folders=strict_folders, sample_counts=counts,
-    )
+        classes=classes)
     if not inputs and skipped:  # every telemetry file found in a folder was unreadable
         raise InputError(", ".join(str(p) for p in files[:3]) + (", ..." if len(files) > 3 else ""),
                          f"expected readable telemetry; all {len(skipped)} file(s) were skipped, e.g. "
@@ -653,8 +654,10 @@ def silent_telemetry_notes(windows) -> list[str]:
 def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=None, host=None, start=None,
                      time_format=None, notes=None, engine="local", scheduler=None, workers=None, progress=None, extra=(),
                      found_in_folders=frozenset(), strict=True, strict_folders=False,
-                     sample_counts: dict | None = None):
+                     sample_counts: dict | None = None, classes=None):
     """Telemetry files/folders -> ``(long LazyFrame, inputs, skipped, WINDOW table)``.
+
+    ``classes``: ``[tool.ridgeline.classes]``, under which the windows' ``class`` is judged.
 
     Inputs are read per file (:func:`ridgeline.parsers.telemetry.reader.scan_telemetry_sources`), cut
     into one partition per host, and each partition is reduced by the same pure function
@@ -669,6 +672,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
     ``sample_counts``: a dict that receives ``{source: (samples, blank values)}`` of the long
     table, counted while the partitions are reduced (no second pass over the inputs).
     """
+    from ridgeline.analyzer.fleet.classes import reclassify
     from ridgeline.analyzer.fleet.partitions import reduce_partitions
     from ridgeline.parsers.telemetry.reader import TelemetrySource, long_table, scan_telemetry_sources, telemetry_partitions
 
@@ -701,7 +705,7 @@ def reduce_telemetry(paths, *, window="5m", warmup=None, tz=None, interval_s=Non
         if sample_counts is not None:
             sample_counts.clear()
             sample_counts.update(counts)
-        return long_table(sources), inputs, skipped, windows
+        return long_table(sources), inputs, skipped, reclassify(windows, classes)
 
     # a folder's Parquet files are read once: the page check that decodes them all beforehand (so
     # a corrupt file is listed and left out, never read halfway) runs only when reading them failed

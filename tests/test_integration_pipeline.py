@@ -120,10 +120,12 @@ def test_json_has_fleet_summary_by_gpu_and_host(tmp_path):
     assert len(by_host) == 1 and by_host[0]["host"] == "node" and by_host[0]["gpus"] == 2
     assert "gpu" not in by_host[0]
     for r in by_gpu:
-        # 600 ticks of 1 s, GPU-Util 100 % with tensor <= 2 %: every second busy with idle tensor cores
+        # 600 ticks of 1 s, GPU-Util 100 % with tensor <= 2 %: every second busy with idle tensor cores,
+        # which is work done badly (underused), not GPU time thrown away (wasted: idle_allocated + unavailable)
         assert r["span_h"] == pytest.approx(600 / 3600, rel=0.01)
-        assert r["wasted_gpu_h"] == pytest.approx(r["busy_tensor_idle_h"] + r["allocated_idle_h"])
-        assert r["wasted_share"] == pytest.approx(1.0, rel=0.01)
+        assert r["busy_tensor_idle_h"] == pytest.approx(r["span_h"], rel=0.01)
+        assert r["wasted_gpu_h"] == pytest.approx(r["idle_allocated_h"] + r["unavailable_h"]) == 0.0
+        assert r["underused_share"] == pytest.approx(1.0, rel=0.01)
     assert by_host[0]["wasted_gpu_h"] == pytest.approx(sum(r["wasted_gpu_h"] for r in by_gpu))
     assert len(doc["telemetry"]["windows"]) == 4  # 2 GPUs x two 5-minute windows
 

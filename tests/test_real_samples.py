@@ -511,3 +511,23 @@ def test_roof_fractions_agree_with_ncus_own_percentages(path):
             continue
         assert abs(fraction * 100 - ncu) <= 2.0, (
             f"launch {k['id']} ({k.get('short_name')}): {unit} at {fraction:.1%} of roof, ncu recorded {ncu:.1f}%")
+
+
+DCGM_PARAMS = [p for p in PARAMS if "/dcgm/" in str(p.values[0]).replace("\\", "/")]
+
+
+@pytest.mark.parametrize("path", DCGM_PARAMS)
+def test_every_telemetry_window_gets_one_class(path):
+    """Issue 31: each window of every real DCGM file gets exactly one class; a busy class only where
+    GR_ENGINE_ACTIVE was measured (never guessed from GPU-Util); the classes partition the time."""
+    from ridgeline.analyzer.fleet.classes import CLASS_ORDER
+
+    doc = _doc(path)
+    windows = (doc.get("telemetry") or {}).get("windows") or []
+    busy = set(CLASS_ORDER) - {"unavailable", "idle", "idle_allocated", "unknown"}
+    for w in windows:
+        assert w["class"] in CLASS_ORDER, w
+        if w["class"] in busy:
+            assert w["gr_engine_active_mean_ratio"] is not None and w["excluded"] is None, w
+        if w["gr_engine_active_mean_ratio"] is None and w["class"] not in ("unavailable", "idle", "idle_allocated"):
+            assert w["class"] == "unknown", w

@@ -467,6 +467,9 @@ WINDOW_COLUMNS: dict[str, tuple[str, str]] = {
     "ratio_as_percent": ("bool", "GPU-Util looked like a ratio fed as percent"),
     "stalled_fields": ("str", "profiling fields constant and non-zero over >= 30 samples"),
     "excluded": ("str", "why the window is unfit for performance rules, or null"),
+    "class": ("str", "class of the window's GPU time, first match in ridgeline.analyzer.fleet.classes.CLASS_ORDER: "
+              "unavailable, unknown, idle, idle_allocated, tensor_bound, compute_bound, memory_bound, io_bound, "
+              "busy_low_throughput, busy"),
     # health (ridgeline.analyzer.fleet.health); null where the input carries no such series
     "health_fields": ("i64", "distinct health fields (XID, ECC, row remap, NVLink/PCIe error counters) reported in the window; 0/null: nothing known about health"),
     "xid_codes": ("str", "new XID codes in the window (value non-zero and changed from the GPU's previous one), comma list in order of first sight"),

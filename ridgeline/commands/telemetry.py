@@ -113,6 +113,7 @@ def telemetry_cmd(ctx, paths, window, warmup, tz, interval, start, host, fmt, ou
         engine=engine, scheduler=scheduler, workers=workers, progress=Progress(enabled=False if quiet else None),
         extra=[] if pulled is None else [pulled.source()],
         strict=not prom.get("lenient"), strict_folders=bool(prom.get("prom_strict")), sample_counts=counts,
+        classes=cfg.get("classes"),
     )
     if pulled is not None:
         inputs.append(pulled.info)

@@ -96,8 +96,13 @@ FLEET_KEYS: dict[str, str] = {
     "busy_tensor_idle_h": "GPU-hours busy (GPU-Util) with idle tensor cores, windows not excluded by RL205 only",
     "memory_bound_h": "the part of busy_tensor_idle_h with DRAM busy too (memory-bound: moving bytes, not idle)",
     "allocated_idle_h": "GPU-hours idle with memory allocated",
-    "wasted_gpu_h": "busy_tensor_idle_h + allocated_idle_h: an upper bound of GPU time that did no tensor work",
+    "idle_allocated_h": "GPU-hours of windows of class idle_allocated (engine below its noise floor, memory held)",
+    "unavailable_h": "GPU-hours of windows of class unavailable (a critical health event)",
+    "wasted_gpu_h": "idle_allocated_h + unavailable_h: GPU time thrown away",
+    "underused_gpu_h": "GPU-hours of the busy classes far from the tensor/FP roofs (memory_bound, io_bound, "
+                       "busy_low_throughput, busy): work done badly, not waste",
     "wasted_share": "wasted_gpu_h / span_h (0..1), null when nothing was observed",
+    "underused_share": "underused_gpu_h / span_h (0..1), null when nothing was observed",
     "rank": "1 = most wasted GPU-hours",
 }
 
@@ -237,10 +242,18 @@ GROUP_KEYS = {
     "keys": "{dimension: value} of the key",
     "gpus": "distinct GPUs (or MIG instances) with time in the group",
     "gpu_hours": "GPU-hours observed in the group (a window shared by groups split by time overlap)",
-    "wasted_gpu_hours": "allocated_idle_h + tensor_idle_h + memory_bound_h (an upper bound, as in telemetry.fleet)",
+    "wasted_gpu_hours": "idle_allocated + unavailable GPU-hours (time thrown away), as telemetry.fleet's wasted_gpu_h",
     "wasted_share": "wasted_gpu_hours / gpu_hours",
-    "wasted_split": "{allocated_idle_h: idle with memory allocated, tensor_idle_h: busy with idle tensor cores and "
-                    "DRAM not busy, memory_bound_h: busy with idle tensor cores and DRAM busy}",
+    "wasted_split": "{idle_allocated_h: engine below its noise floor with memory held, unavailable_h: a critical "
+                    "health event}",
+    "underused_gpu_hours": "GPU-hours busy far from the tensor/FP roofs (classes memory_bound, io_bound, "
+                           "busy_low_throughput, busy): work done badly, not waste",
+    "underused_share": "underused_gpu_hours / gpu_hours",
+    "underused_split": "{memory_bound_h, io_bound_h, busy_low_throughput_h, busy_h}",
+    "underused_remedy": "'<class>: <remedy>' for the group's largest underused class, or null",
+    "gpu_hours_by_class": "{class: GPU-hours} over every class of ridgeline.analyzer.fleet.classes.CLASS_ORDER (0.0 when none)",
+    "states_h": "{allocated_idle_h, tensor_idle_h, memory_bound_h}: GPU-hours of the per-sample states (evidence; "
+                "busy with idle tensor cores is underuse, not waste)",
     "tensor_active": "mean PIPE_TENSOR_ACTIVE weighted by GPU time (windows with profiling data), 0..1; null: none",
     "dram_active": "mean DRAM_ACTIVE likewise",
     "first": "start of the group's first window (ISO 8601 UTC)",

@@ -259,12 +259,14 @@ def _groups_markdown(result, limit: int = 20) -> list[str]:
     by = getattr(result.groups, "by", None) or []
     lines = [f"### Groups by {md(', '.join(by) or 'workload')} ({len(rows)})", ""]
     lines += _table(
-        ["Group", "GPUs", "GPU-h", "Wasted GPU-h", "Wasted"],
+        ["Group", "GPUs", "GPU-h", "Wasted GPU-h", "Wasted", "Underused GPU-h"],
         [[md(r["key"]), f"{r['gpus'] or 0:,}", fmt_num(r["gpu_hours"]), fmt_num(r["wasted_gpu_hours"]),
-          fmt_pct(r["gpu_hours"] and (r["wasted_gpu_hours"] or 0.0) / r["gpu_hours"])] for r in rows[:limit]],
-        ["l", "r", "r", "r", "r"],
+          fmt_pct(r["gpu_hours"] and (r["wasted_gpu_hours"] or 0.0) / r["gpu_hours"]),
+          fmt_num(r.get("underused_gpu_hours"))] for r in rows[:limit]],
+        ["l", "r", "r", "r", "r", "r"],
     )
-    notes = [f"- **{md(r['key'])}**: {md(n)}" for r in rows[:limit] for n in (r.get("notes") or [])]
+    notes = [f"- **{md(r['key'])}**: {md(n)}" for r in rows[:limit]
+             for n in list(r.get("notes") or []) + ([f"underused: {r['underused_remedy']}"] if r.get("underused_remedy") else [])]
     if len(rows) > limit:
         lines.append(f"\n{len(rows) - limit} more groups in the JSON output.")
     if notes:

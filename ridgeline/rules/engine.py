@@ -65,7 +65,7 @@ THRESHOLD_FLAG_RE = re.compile(r"^\s*(RL[0-9]{3})\.([A-Za-z_][A-Za-z0-9_]*)\s*=\
 # config keys inside a [tool.ridgeline.rules.RLnnn] table that are not thresholds
 RULE_META_KEYS = ("severity",)
 # top-level keys of [tool.ridgeline]; a part that reads another key adds it here
-CONFIG_KEYS = ["select", "ignore", "rules", "gpus", "diff"]  # diff: ridgeline diff's thresholds
+CONFIG_KEYS = ["select", "ignore", "rules", "gpus", "diff", "classes"]  # diff: ridgeline diff's; classes: of GPU time
 
 
 class RuleDefinitionError(Exception):
@@ -301,6 +301,10 @@ def check_config_values(table: Mapping[str, Any], *, origin: str = "config", pre
         from ridgeline.analyzer.nightly.diff import thresholds
 
         thresholds(table["diff"], where=f"{origin}: [{prefix}diff]")
+    if "classes" in table:
+        from ridgeline.analyzer.fleet.classes import thresholds as class_thresholds
+
+        class_thresholds(table["classes"], where=f"{origin}: [{prefix}classes]")
     if "gpus" in table:
         from ridgeline.analyzer.kernels.gpus import parse_entry
 

@@ -37,7 +37,9 @@ def test_table_output_fits_80_columns_and_names_the_finding(busy_parquet):
     r = run("telemetry", busy_parquet)
     assert r.exit_code == 0, r.output
     assert "RL201" in r.output and "host:node1 gpu:0" in r.output
-    assert "Fleet: wasted 0.50 GPU-h of 1.00 GPU-h observed" in r.output  # 1800 s of 3600 s
+    # busy with idle tensor cores is underuse (1800 s of 3600 s), not waste; an empty idle GPU neither
+    assert "Fleet: wasted 0.00 GPU-h of 1.00 GPU-h observed" in r.output
+    assert "underused 0.50 GPU-h (50%)" in r.output
     assert max(len(line) for line in r.output.splitlines()) <= 80
 
 

@@ -51,7 +51,10 @@ def test_json_groups_partition_the_windows(scrape):
     wasted = sum(f["wasted_gpu_h"] for f in tel["fleet"]["by_gpu"])
     assert sum(g["wasted_gpu_hours"] for g in tel["groups"]) == pytest.approx(wasted)
     g = tel["groups"][0]
-    assert set(g["wasted_split"]) == {"allocated_idle_h", "tensor_idle_h", "memory_bound_h"}
+    assert set(g["wasted_split"]) == {"idle_allocated_h", "unavailable_h"}
+    # busy with idle tensor cores is underused, never wasted; the classes partition the group's time
+    assert g["wasted_gpu_hours"] == 0.0 and g["underused_gpu_hours"] == pytest.approx(g["gpu_hours"])
+    assert sum(g["gpu_hours_by_class"].values()) == pytest.approx(g["gpu_hours"])
     assert g["first"].startswith("2026-01-01T00:00:00")
 
 

@@ -33,11 +33,13 @@ to the fleet's, and so do their wasted hours. Two jobs on one node at once, with
 each get half of every GPU's time (said in a note).
 
 Per group (:func:`group_summary`): ``gpus`` (distinct GPUs with time in the group),
-``gpu_hours`` observed (span_s x share), ``wasted_gpu_hours`` and its split by cause, from the
-per-window classification of :func:`ridgeline.analyzer.fleet.summary.waste_columns` (the fleet
-summary's): ``allocated_idle_h`` (idle with memory allocated), ``tensor_idle_h`` (busy with idle
-tensor cores, DRAM not busy), ``memory_bound_h`` (busy with idle tensor cores and DRAM busy); the
-three add up to ``wasted_gpu_hours``. ``tensor_active`` / ``dram_active``: means weighted by GPU
+``gpu_hours`` observed (span_s x share); ``gpu_hours_by_class`` (``h:<class>`` columns) from each
+window's ``class`` (:mod:`ridgeline.analyzer.fleet.classes`); ``wasted_gpu_hours`` = idle_allocated
++ unavailable hours (time thrown away); ``underused_gpu_hours`` = memory_bound + io_bound +
+busy_low_throughput + busy hours (busy, far from the tensor/FP roofs: work done badly, with the
+remedy of its largest class), never waste. ``allocated_idle_h``, ``tensor_idle_h``,
+``memory_bound_h``: the per-sample states of :func:`ridgeline.analyzer.fleet.summary.waste_columns`,
+kept as evidence. ``tensor_active`` / ``dram_active``: means weighted by GPU
 time (windows with profiling data). ``notes``: short sentences a person can forward.
 """
 
@@ -377,6 +379,7 @@ def group_summary(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list
     """One row per group, worst (most wasted GPU-hours) first. See the module docstring."""
     import polars as pl
 
+    from ridgeline.analyzer.fleet.classes import CLASS_ORDER, UNDERUSED_CLASSES, WASTED_CLASSES
     from ridgeline.analyzer.fleet.summary import waste_columns
 
     cols = [d.col for d in dims]
@@ -392,7 +395,9 @@ def group_summary(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list
 
     w = w.with_columns(pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                                       pl.col("gpu_instance").fill_null("")], separator="/").alias("_gpu_id"))
+    klass = pl.col("class") if "class" in w.columns else pl.lit(None, pl.String)
     per_gpu = w.group_by([*cols, "_gpu_id"]).agg(
+        *[pl.when(klass == c).then(span).otherwise(0.0).sum().alias(f"h:{c}") for c in CLASS_ORDER],
         span.sum().alias("_span"), (pl.col("_ai") * f).sum().alias("_ai"),
         ((pl.col("_bti") - pl.col("_mb")) * f).sum().alias("_ti"), (pl.col("_mb") * f).sum().alias("_mb"),
         *wsum("tensor_active_mean_ratio"), *wsum("dram_active_mean_ratio"),
@@ -414,17 +419,23 @@ def group_summary(windows, dims: list[Dim], *, runs=None, jobs=None, notes: list
         (pl.col("_ti").sum() / 3600).alias("tensor_idle_h"),
         (pl.col("_mb").sum() / 3600).alias("memory_bound_h"),
         mean("tensor_active_mean_ratio"), mean("dram_active_mean_ratio"),
+        *[(pl.col(f"h:{c}").sum() / 3600).alias(f"h:{c}") for c in CLASS_ORDER],
         pl.col("_prof").sum().alias("gpus_profiled"), pl.col("_zero").sum().alias("gpus_tensor_zero"),
         pl.col("window_start").min().alias("first"), pl.col("window_end").max().alias("last"),
     ).with_columns(
-        (pl.col("allocated_idle_h") + pl.col("tensor_idle_h") + pl.col("memory_bound_h")).alias("wasted_gpu_hours"),
+        # waste is time thrown away (idle with memory held, or the GPU unavailable); busy time far
+        # from every roof is underuse (work done badly), never waste
+        pl.sum_horizontal([pl.col(f"h:{c}") for c in WASTED_CLASSES]).alias("wasted_gpu_hours"),
+        pl.sum_horizontal([pl.col(f"h:{c}") for c in UNDERUSED_CLASSES]).alias("underused_gpu_hours"),
     ).with_columns(
         pl.when(pl.col("gpu_hours") > 0).then(pl.col("wasted_gpu_hours") / pl.col("gpu_hours")).alias("wasted_share"),
+        pl.when(pl.col("gpu_hours") > 0).then(pl.col("underused_gpu_hours") / pl.col("gpu_hours")).alias("underused_share"),
     )
     if jobs is not None and any(d.name == "job" and d.source == "slurm" for d in dims):
         alloc = jobs.group_by("job").agg(pl.col("alloc_gpus").first())
         out = out.join(alloc.rename({"job": "by:job"}), on="by:job", how="left")
-    out = out.sort(["wasted_gpu_hours", *cols], descending=[True] + [False] * len(cols), nulls_last=True)
+    out = out.sort(["wasted_gpu_hours", "underused_gpu_hours", *cols], descending=[True, True] + [False] * len(cols),
+                   nulls_last=True)
     none = {d.col: f"(no {d.noun})" for d in dims}
     out = out.with_columns([pl.col(c).fill_null(v) for c, v in none.items()])
     parts = [pl.col(c) for c in cols]
@@ -450,16 +461,18 @@ def group_notes(row: dict, noun: str) -> list[str]:
     each = hours / n if n else 0.0
     what = "both GPUs" if n == 2 else f"all {n} GPUs" if n > 1 else "its GPU"
     if row["gpus_profiled"] == 0:
-        out.append("no DCGM profiling fields: tensor activity unknown, only idle-with-memory-allocated time counted")
+        out.append("no DCGM profiling fields: busy time is of class unknown, only idle-with-memory-allocated time counted")
     elif row["gpus_tensor_zero"] == n:
         out.append(f"Tensor Core activity was 0% on {what} of this {noun} for {_hours(each)}")
     elif row["gpus_tensor_zero"]:
         out.append(f"Tensor Core activity was 0% on {row['gpus_tensor_zero']} of its {n} GPUs")
-    if hours > 0 and row["allocated_idle_h"] >= NOTE_SHARE * hours:
-        out.append(f"idle with memory allocated for {row['allocated_idle_h']:.1f} of {hours:.1f} GPU-h: "
+    held = row.get("h:idle_allocated") or 0.0
+    if hours > 0 and held >= NOTE_SHARE * hours:
+        out.append(f"idle with memory allocated for {held:.1f} of {hours:.1f} GPU-h: "
                    "release the GPUs when not in use")
-    if hours > 0 and row["memory_bound_h"] >= NOTE_SHARE * hours:
-        out.append(f"memory-bound (DRAM busy, tensor cores idle) for {row['memory_bound_h']:.1f} GPU-h: "
+    mb = row.get("h:memory_bound") or 0.0
+    if hours > 0 and mb >= NOTE_SHARE * hours:
+        out.append(f"memory-bound (DRAM busy, tensor cores idle) for {mb:.1f} GPU-h: underused, not wasted: "
                    "batch more or move fewer bytes")
     alloc = row.get("alloc_gpus")
     if alloc is not None and alloc < n:
@@ -474,6 +487,8 @@ def group_notes(row: dict, noun: str) -> list[str]:
 def group_rows(report: GroupReport) -> list[dict]:
     """Rows of the group table as plain dicts, worst first: key, keys ({dim: value}), gpus,
     gpu_hours, wasted_gpu_hours, wasted_share, wasted_split, tensor_active, dram_active, notes."""
+    from ridgeline.analyzer.fleet.classes import CLASS_ORDER, UNDERUSED_CLASSES, WASTED_CLASSES
+
     dims = report.by
     rows = []
     noun = _noun(dims[-1]) if dims else "group"
@@ -485,8 +500,15 @@ def group_rows(report: GroupReport) -> list[dict]:
             "gpu_hours": r["gpu_hours"],
             "wasted_gpu_hours": r["wasted_gpu_hours"],
             "wasted_share": r["wasted_share"],
-            "wasted_split": {"allocated_idle_h": r["allocated_idle_h"], "tensor_idle_h": r["tensor_idle_h"],
-                             "memory_bound_h": r["memory_bound_h"]},
+            "wasted_split": {f"{c}_h": r[f"h:{c}"] for c in WASTED_CLASSES},
+            "underused_gpu_hours": r["underused_gpu_hours"],
+            "underused_share": r["underused_share"],
+            "underused_split": {f"{c}_h": r[f"h:{c}"] for c in UNDERUSED_CLASSES},
+            "underused_remedy": _remedy(r),
+            "gpu_hours_by_class": {c: r[f"h:{c}"] for c in CLASS_ORDER},
+            # the per-sample states, kept as evidence (busy with idle tensor cores is not waste)
+            "states_h": {"allocated_idle_h": r["allocated_idle_h"], "tensor_idle_h": r["tensor_idle_h"],
+                         "memory_bound_h": r["memory_bound_h"]},
             "tensor_active": r["tensor_active"],
             "dram_active": r["dram_active"],
             "first": r["first"],
@@ -495,6 +517,15 @@ def group_rows(report: GroupReport) -> list[dict]:
             "notes": group_notes(r, noun),
         })
     return rows
+
+
+def _remedy(row: dict) -> str | None:
+    """The remedy of the group's largest underused class ("memory_bound: raise the batch ..."), or None."""
+    from ridgeline.analyzer.fleet.classes import REMEDIES, UNDERUSED_CLASSES
+
+    hours = {c: row.get(f"h:{c}") or 0.0 for c in UNDERUSED_CLASSES}
+    top = max(hours, key=lambda c: hours[c])
+    return f"{top}: {REMEDIES[top]}" if hours[top] > 0 else None
 
 
 def _noun(name: str) -> str:

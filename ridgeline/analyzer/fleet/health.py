@@ -128,27 +128,18 @@ def finish(df):
     return df
 
 
-# A few common XIDs with NVIDIA's documented meaning (source: NVIDIA, "Xid Errors" and the Xid
-# Catalog, https://docs.nvidia.com/deploy/xid-errors/ , r575+ edition); wording shortened.
-XID_MEANINGS: dict[int, str] = {
-    13: "Graphics Engine Exception (often an application error such as an out-of-range access; a driver or hardware fault when it repeats)",
-    31: "GPU memory page fault (usually an illegal memory access by the application)",
-    43: "GPU stopped processing (a channel was reset, usually after an application fault)",
-    45: "preemptive cleanup after earlier errors (channels torn down, e.g. a killed application)",
-    48: "double-bit ECC error (uncorrectable memory error)",
-    61: "internal micro-controller breakpoint/warning",
-    62: "internal micro-controller halt",
-    63: "ECC page retirement or row remap recorded (reset the GPU to apply it)",
-    64: "ECC page retirement or row remap recording failed",
-    74: "NVLink error",
-    79: "GPU has fallen off the bus",
-    92: "high single-bit ECC error rate",
-    94: "contained ECC error (applications using the affected memory must restart)",
-    95: "uncontained ECC error (every application on the GPU is affected; reset the GPU)",
-    119: "GSP RPC timeout (GPU System Processor did not answer)",
-    120: "GSP error",
-}
+# XIDs with NVIDIA's documented meaning, kind, severity and action: ridgeline.analyzer.fleet.xids
+# (its docstring says what the XID gauge can and cannot show: a repeat of the same XID is invisible)
+def _meanings() -> dict[int, str]:
+    from ridgeline.analyzer.fleet.xids import XIDS
+
+    return {code: row[0] for code, row in XIDS.items()}
+
+
+XID_MEANINGS: dict[int, str] = _meanings()
 
 
 def xid_meaning(code: int) -> str:
-    return XID_MEANINGS.get(int(code), "see NVIDIA's Xid catalog (https://docs.nvidia.com/deploy/xid-errors/)")
+    from ridgeline.analyzer.fleet.xids import meaning
+
+    return meaning(code)

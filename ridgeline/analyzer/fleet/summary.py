@@ -31,15 +31,20 @@ def waste_columns():
 def fleet_summary(windows, *, by: str = "gpu"):
     """Rank GPUs (``by="gpu"``) or hosts (``by="host"``) by wasted GPU-hours.
 
-    wasted = busy-but-tensor-idle seconds (windows not excluded, with profiling data) +
-    allocated-but-idle seconds: an upper bound of GPU time that did no tensor work.
-    ``memory_bound_h`` is the part of busy_tensor_idle_h during which DRAM was busy too
-    (per window the smaller of the memory-bound and busy-tensor-idle seconds): time spent
-    moving bytes, where the lever is batching or fewer bytes rather than finding idle GPUs.
+    wasted = the hours of the window classes that throw GPU time away
+    (:data:`ridgeline.analyzer.fleet.classes.WASTED_CLASSES`: idle with memory allocated, or
+    unavailable); underused = the hours of the busy classes far from the tensor/FP roofs
+    (memory-bound, I/O-bound, busy-low-throughput, busy): work done badly, never waste.
+    ``busy_tensor_idle_h`` / ``memory_bound_h`` / ``allocated_idle_h`` are the per-sample states
+    (:func:`waste_columns`), kept as evidence: ``memory_bound_h`` is the part of busy_tensor_idle_h
+    during which DRAM was busy too.
     Columns: host[, gpu, gpu_instance], gpus, windows, span_h, busy_tensor_idle_h,
-    memory_bound_h, allocated_idle_h, wasted_gpu_h, wasted_share (of span), rank.
+    memory_bound_h, allocated_idle_h, idle_allocated_h, unavailable_h, wasted_gpu_h,
+    underused_gpu_h, wasted_share, underused_share (of span), rank.
     """
     import polars as pl
+
+    from ridgeline.analyzer.fleet.classes import UNDERUSED_CLASSES, WASTED_CLASSES
 
     keys = ["host"] if by == "host" else list(KEYS)
     if windows is None or windows.height == 0:
@@ -49,6 +54,8 @@ def fleet_summary(windows, *, by: str = "gpu"):
         pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                        pl.col("gpu_instance").fill_null("")], separator="/").alias("_gpu_id"),
     )
+    klass = pl.col("class") if "class" in w.columns else pl.lit(None, pl.String)
+    span = pl.col("span_s").fill_null(0.0)
     out = w.group_by(keys).agg(
         pl.col("_gpu_id").n_unique().alias("gpus"),
         pl.len().alias("windows"),
@@ -56,11 +63,16 @@ def fleet_summary(windows, *, by: str = "gpu"):
         (pl.col("_bti").sum() / 3600).alias("busy_tensor_idle_h"),
         (pl.col("_mb").sum() / 3600).alias("memory_bound_h"),
         (pl.col("_ai").sum() / 3600).alias("allocated_idle_h"),
+        *[(pl.when(klass == c).then(span).otherwise(0.0).sum() / 3600).alias(f"{c}_h")
+          for c in sorted(set(WASTED_CLASSES))],
+        (pl.when(klass.is_in(list(UNDERUSED_CLASSES))).then(span).otherwise(0.0).sum() / 3600).alias("underused_gpu_h"),
     ).with_columns(
-        (pl.col("busy_tensor_idle_h") + pl.col("allocated_idle_h")).alias("wasted_gpu_h"),
+        pl.sum_horizontal([pl.col(f"{c}_h") for c in WASTED_CLASSES]).alias("wasted_gpu_h"),
     ).with_columns(
         pl.when(pl.col("span_h") > 0).then(pl.col("wasted_gpu_h") / pl.col("span_h")).otherwise(None).alias("wasted_share"),
-    ).sort(["wasted_gpu_h", *keys], descending=[True] + [False] * len(keys), nulls_last=True)
+        pl.when(pl.col("span_h") > 0).then(pl.col("underused_gpu_h") / pl.col("span_h")).otherwise(None)
+        .alias("underused_share"),
+    ).sort(["wasted_gpu_h", "underused_gpu_h", *keys], descending=[True, True] + [False] * len(keys), nulls_last=True)
     return out.with_columns(pl.int_range(1, pl.len() + 1).alias("rank"))
 
 

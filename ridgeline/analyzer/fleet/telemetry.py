@@ -622,9 +622,11 @@ def _finish_columns(df):
 
     from ridgeline.analyzer.schema import WINDOW_COLUMNS, polars_schema
 
+    from ridgeline.analyzer.fleet.classes import class_expr
+
     types = polars_schema(WINDOW_COLUMNS)
     exprs = [(pl.col(c).cast(t) if c in df.columns else pl.lit(None, dtype=t).alias(c)) for c, t in types.items()]
-    return df.select(exprs).sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
+    return df.select(exprs).with_columns(class_expr()).sort(["host", "gpu", "gpu_instance", "window_start"], nulls_last=True)
 
 
 def empty_windows():

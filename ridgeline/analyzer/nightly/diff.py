@@ -72,6 +72,7 @@ DIFF_THRESHOLDS: dict[str, Any] = {
     "new_finding_severity": "warning",
     "fleet_waste_share": 0.05,
     "host_waste_share": 0.10,
+    "work_activity_drop": 0.05,
     "trend_k": 3.0,
     "trend_min_baselines": 3,
     "trend_window": 14,
@@ -84,6 +85,8 @@ THRESHOLD_DOCS: dict[str, str] = {
     "new_finding_severity": "a finding at or above this severity (info, warning, critical) is new or rose to it",
     "fleet_waste_share": "fleet wasted GPU-hours grew by more than this share of observed GPU-hours",
     "host_waste_share": "a host's wasted GPU-hours grew by more than this share of its observed GPU-hours",
+    "work_activity_drop": "several baselines: the least half-width of the band of a work measure (tensor / DRAM "
+                          "active, a 0..1 ratio); tonight below the band is a regression",
     "trend_k": "several baselines: the band is median +/- max(k x 1.4826 x MAD, the pairwise threshold)",
     "trend_min_baselines": "several baselines: nights a subject needs for a band (fewer: pairwise with the latest)",
     "trend_window": "several baselines: only the latest this many count",

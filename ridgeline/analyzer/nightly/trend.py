@@ -9,8 +9,12 @@ Figures
 -------
 * **telemetry**: the *wasted share* (wasted GPU-hours / observed GPU-hours) of the fleet, of each
   group of the document's ``groups`` list when it has one (``wasted_gpu_hours / gpu_hours`` per
-  ``key``), of each host and of each GPU (host, GPU, MIG instance). The fleet figure of a night
-  counts only the hosts present tonight, so a host that sent nothing moves no band.
+  ``key``), of each host and of each GPU (host, GPU, MIG instance); and the *work measures*
+  (:data:`WORK`): tensor active and DRAM active, per group (its ``tensor_active`` /
+  ``dram_active``) and per fleet, host and GPU (the windows' means weighted by GPU time, excluded
+  windows left out). The fleet figures of a night count only the hosts present tonight, so a host
+  that sent nothing moves no band. More waste is the regression of a wasted share; less work
+  (tensor activity 0.55 -> 0.30 on a training pod) is the regression of a work measure.
 * **analyze**: the run's total GPU time and each kernel's GPU time, a kernel being its identity
   (:func:`ridgeline.names.join_key`: function and normalised template arguments; its launch
   shapes summed), so a batch change that moves grids does not break the series.
@@ -22,7 +26,8 @@ their median absolute deviation ``MAD``, scaled by 1.4826 so that it estimates a
 deviation for normal noise (``sigma``). The band is ``m +/- max(k * sigma, floor)``:
 
 * ``k`` is ``trend_k`` (default 3) in ``[tool.ridgeline.diff]``;
-* ``floor`` is the pairwise threshold for the same figure (``fleet_waste_share`` for the fleet,
+* ``floor`` is ``work_activity_drop`` (0.05) for a work measure, else the pairwise threshold for
+  the same figure (``fleet_waste_share`` for the fleet,
   ``host_waste_share`` for groups, hosts and GPUs, ``kernel_time_rel`` x m and at least
   ``kernel_time_abs_s`` for kernels, ``total_time_*`` for the total), so quiet baselines (MAD 0:
   the same value every night) do not turn every wiggle into a regression.
@@ -30,8 +35,9 @@ deviation for normal noise (``sigma``). The band is ``m +/- max(k * sigma, floor
 A finding tonight whose (code, subject) none of the nights had is listed, and is a regression at
 or above ``new_finding_severity``, as in the pairwise diff.
 
-Tonight above the band (more waste, more time) is a **regression** (exit 1, naming the subject
-and figure); below it is **better**; inside is **within**. A subject with fewer than
+Tonight above the band (more waste, more time) or below it for a work measure (less tensor or
+DRAM activity) is a **regression** (exit 1, naming the subject and figure); the other side is
+**better**; inside is **within**. A subject with fewer than
 ``trend_min_baselines`` values (default 3) gets no band ("too few nights", shown, not judged);
 when the run has fewer baselines than that in all, the CLI compares tonight pairwise with the
 latest baseline and says so. A subject the baselines have and tonight lacks is **missing** (named,
@@ -165,34 +171,71 @@ def _models(doc: dict) -> dict[tuple, str]:
     return models((doc.get("telemetry") or {}).get("windows") or [], ("host", "gpu", "gpu_instance"))
 
 
+# the work measures banded beside waste: window column -> figure name (a drop is the regression)
+WORK = {"tensor_active_mean_ratio": "tensor active", "dram_active_mean_ratio": "DRAM active"}
+WASTE = "wasted share"
+
+
+def _work_means(windows: list, hosts: set | None) -> dict[tuple, float | None]:
+    """(scope, subject, figure) -> the GPU-time-weighted mean of each :data:`WORK` column over the
+    windows that have it and are not excluded: per GPU, per host and for the fleet (over ``hosts``)."""
+    sums: dict[tuple, list[float]] = {}
+    for w in windows:
+        span = _num(w.get("span_s")) if isinstance(w, dict) else None
+        if not span or w.get("excluded") is not None:
+            continue
+        host = str(w.get("host"))
+        gpu = _who(w)
+        for col, figure in WORK.items():
+            v = _num(w.get(col))
+            if v is None:
+                continue
+            subjects = [("gpu", gpu, figure), ("host", host, figure)]
+            if hosts is None or host in hosts:
+                subjects.append(("fleet", "fleet", figure))
+            for key in subjects:
+                acc = sums.setdefault(key, [0.0, 0.0])
+                acc[0] += v * span
+                acc[1] += span
+    return {k: (n / d if d > 0 else None) for k, (n, d) in sums.items()}
+
+
 def telemetry_figures(doc: dict, hosts_tonight: set | None) -> dict[tuple, float | None]:
-    """(scope, subject) -> wasted share; the fleet over ``hosts_tonight`` (all when None)."""
-    fleet = (doc.get("telemetry") or {}).get("fleet") or {}
+    """(scope, subject, figure) -> value: the wasted share, and the work measures (:data:`WORK`) of
+    the fleet over ``hosts_tonight`` (all when None), each group, host and GPU."""
+    tel = doc.get("telemetry") or {}
+    fleet = tel.get("fleet") or {}
     out: dict[tuple, float | None] = {}
     wasted = span = 0.0
     for h in fleet.get("by_host") or []:
-        out[("host", str(h.get("host")))] = _share(h.get("wasted_gpu_h"), h.get("span_h"))
+        out[("host", str(h.get("host")), WASTE)] = _share(h.get("wasted_gpu_h"), h.get("span_h"))
         if hosts_tonight is None or str(h.get("host")) in hosts_tonight:
             wasted += _num(h.get("wasted_gpu_h")) or 0.0
             span += _num(h.get("span_h")) or 0.0
-    out[("fleet", "fleet")] = wasted / span if span > 0 else None
+    out[("fleet", "fleet", WASTE)] = wasted / span if span > 0 else None
     for g in _groups(doc):
-        out[("group", _group_key(g["key"]))] = _share(g.get("wasted_gpu_hours"), g.get("gpu_hours"))
+        key = _group_key(g["key"])
+        out[("group", key, WASTE)] = _share(g.get("wasted_gpu_hours"), g.get("gpu_hours"))
+        for field, figure in (("tensor_active", WORK["tensor_active_mean_ratio"]),
+                              ("dram_active", WORK["dram_active_mean_ratio"])):
+            if _num(g.get(field)) is not None:
+                out[("group", key, figure)] = _num(g.get(field))
     for r in fleet.get("by_gpu") or []:
-        out[("gpu", _who(r))] = _share(r.get("wasted_gpu_h"), r.get("span_h"))
+        out[("gpu", _who(r), WASTE)] = _share(r.get("wasted_gpu_h"), r.get("span_h"))
+    out.update(_work_means(tel.get("windows") or [], hosts_tonight))
     return out
 
 
 def kernel_figures(doc: dict) -> dict[tuple, float | None]:
-    """(scope, subject) -> GPU time (s): the total and each kernel identity (launch shapes summed)."""
+    """(scope, subject, figure) -> GPU time (s): the total and each kernel identity (launch shapes summed)."""
     from ridgeline import names
 
     groups, total = kernel_groups(doc)
-    out: dict[tuple, float | None] = {("total", "total GPU time"): total}
+    out: dict[tuple, float | None] = {("total", "total GPU time", "GPU time"): total}
     for key, g in groups.items():
         fn, args = names.join_key(str(g.get("kernel_name") or key[0]))
         label = key[0] if args is None or args == "" else f"{key[0]}<{args}>"
-        subject = ("kernel", label)
+        subject = ("kernel", label, "GPU time")
         out[subject] = (out.get(subject) or 0.0) + (g.get("time_s") or 0.0)
     return out
 
@@ -202,7 +245,9 @@ FIGURE = {"fleet": "wasted share", "group": "wasted share", "host": "wasted shar
 SCOPE_ORDER = {"fleet": 0, "total": 0, "group": 1, "host": 2, "kernel": 2, "gpu": 3}
 
 
-def _floor(scope: str, median: float, th: dict) -> float:
+def _floor(scope: str, median: float, th: dict, figure: str | None = None) -> float:
+    if figure in WORK.values():
+        return th["work_activity_drop"]
     if scope == "fleet":
         return th["fleet_waste_share"]
     if scope in ("group", "host", "gpu"):
@@ -267,7 +312,8 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
         if subject in seen:
             continue
         seen.add(subject)
-        scope, name = subject
+        scope, name, figure = subject
+        lower_is_worse = figure in WORK.values()
         values = []
         model_now, gkey = None, None
         if scope == "gpu":
@@ -284,16 +330,17 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
                     other_models.add(m)
                     continue
             values.append(v)
-        row: dict[str, Any] = {"scope": scope, "subject": name, "figure": FIGURE[scope], "nights": len(values),
+        row: dict[str, Any] = {"scope": scope, "subject": name, "figure": figure, "nights": len(values),
                                "values": values, "tonight": now.get(subject), "median": None, "sigma": None,
                                "low": None, "high": None, "status": None, "regression": False}
         if other_models:
             row["model"] = model_now
             row["models_before"] = sorted(other_models)
-            changes.append((name, ", ".join(sorted(other_models)), model_now))
+            if figure == WASTE:  # one change per GPU, whichever figures it has
+                changes.append((name, ", ".join(sorted(other_models)), model_now))
         present_any = any(subject in f for f in figs)
         if len(values) >= need:
-            b = band(values, k, _floor(scope, statistics.median(values), th))
+            b = band(values, k, _floor(scope, statistics.median(values), th, figure))
             row.update(median=b["median"], sigma=b["sigma"], low=b["low"], high=b["high"])
         if subject not in now:
             row["status"] = "missing"
@@ -305,39 +352,45 @@ def trend(baselines: list[Night], tonight: Night, *, overrides: Mapping[str, Any
             row["status"] = "too few nights"
         else:
             t = row["tonight"]
-            row["status"] = "regression" if t > row["high"] else "better" if t < row["low"] else "within"
+            worse, better = (t < row["low"], t > row["high"]) if lower_is_worse else (t > row["high"], t < row["low"])
+            row["status"] = "regression" if worse else "better" if better else "within"
             row["regression"] = row["status"] == "regression"
         out.rows.append(row)
     rank = {"regression": 0, "missing": 1, "better": 2, "new": 3, "too few nights": 4, "no data": 5, "within": 6}
     out.rows.sort(key=lambda r: (SCOPE_ORDER[r["scope"]], rank[r["status"]],
-                                 -((r["tonight"] or 0.0) - (r["median"] or 0.0)), r["subject"]))
+                                 -abs((r["tonight"] or 0.0) - (r["median"] or 0.0)), r["subject"], r["figure"]))
     out.notices += [f"{line} (their bands use only the nights on the new model)" for line in model_notices(changes)]
     out.regressions = [_message(r, k) for r in out.rows if r["regression"]]
     _new_findings(out, nights, tonight, th)
-    missing = [r["subject"] for r in out.rows if r["status"] == "missing" and r["scope"] == "host"]
+    missing = [r["subject"] for r in out.rows if r["status"] == "missing" and r["scope"] == "host" and r["figure"] == WASTE]
     if missing:
         out.notices.append(f"{len(missing)} host(s) missing tonight: {', '.join(missing)} (not judged; the fleet "
                            "figure of every night counts only the hosts present tonight)")
     return out
 
 
-def fmt_value(scope: str, v: float | None) -> str:
+def fmt_value(scope: str, v: float | None, figure: str | None = None) -> str:
+    """A figure's value as shown: a share in percent, a work measure as a 0..1 ratio, a time."""
     if v is None:
         return "-"
-    if FIGURE[scope] == "wasted share":
+    figure = figure or FIGURE[scope]
+    if figure == WASTE:
         return f"{v * 100:.0f}%"
+    if figure in WORK.values():
+        return f"{v:.2f}"
     from ridgeline.analyzer.nightly.diff import _us
 
     return _us(v)
 
 
 def _message(row: dict, k: float) -> str:
-    scope = row["scope"]
+    scope, figure = row["scope"], row["figure"]
     who = "fleet" if scope == "fleet" else f"{scope} {row['subject']}" if scope != "total" else "total GPU time"
-    figure = "" if scope == "total" else f" {row['figure']}"
-    return (f"{who}:{figure} {fmt_value(scope, row['tonight'])} tonight, above the band "
-            f"{fmt_value(scope, max(row['low'], 0.0))}-{fmt_value(scope, row['high'])} "
-            f"(median {fmt_value(scope, row['median'])} of {row['nights']} nights, k={k:g})")
+    shown = "" if scope == "total" else f" {figure}"
+    side = "below" if figure in WORK.values() else "above"
+    return (f"{who}:{shown} {fmt_value(scope, row['tonight'], figure)} tonight, {side} the band "
+            f"{fmt_value(scope, max(row['low'], 0.0), figure)}-{fmt_value(scope, row['high'], figure)} "
+            f"(median {fmt_value(scope, row['median'], figure)} of {row['nights']} nights, k={k:g})")
 
 
 def _new_findings(out: Trend, nights: list[Night], tonight: Night, th: dict) -> None:

@@ -5,8 +5,9 @@ allows (no script, no network):
 
 * **Waste by host and time** -- a heatmap: one row per host (most wasted GPU-hours first), one
   column per time bin, the cell's shade the share of the host's observed GPU time in that bin
-  that was wasted (busy with idle tensor cores, or idle while allocated: the figures of
-  :func:`ridgeline.analyzer.fleet.summary.fleet_summary`). Each cell's tooltip says the numbers.
+  that was wasted (windows of class idle_allocated or unavailable: the figures of
+  :func:`ridgeline.analyzer.fleet.summary.fleet_summary`; busy time far from every roof is
+  underuse, not waste). Each cell's tooltip says the numbers.
 * **Groups** -- the per-group table (pods, jobs, labels) when the result carries groups.
 * **GPUs** -- per GPU (most wasted first, at most :data:`MAX_GPU_ROWS`): wasted GPU-hours, mean
   tensor activity, and sparklines of tensor activity and SM clock over the windows.
@@ -38,20 +39,20 @@ def _shade(share: float | None) -> str:
 
 def waste_frame(windows):
     """Per window: host, gpu key, start, end, observed seconds and wasted seconds (the one
-    classification the fleet and group tables share, :func:`ridgeline.analyzer.fleet.summary.waste_columns`:
-    busy with idle tensor cores where profiling data exist and the window is not excluded, plus
-    idle with memory allocated)."""
+    classification the fleet and group tables share: the window's span when its ``class`` is
+    idle_allocated or unavailable, :data:`ridgeline.analyzer.fleet.classes.WASTED_CLASSES`)."""
     import polars as pl
 
-    from ridgeline.analyzer.fleet.summary import waste_columns
+    from ridgeline.analyzer.fleet.classes import WASTED_CLASSES
 
-    return windows.with_columns(*waste_columns()).select(
+    return windows.select(
         pl.col("host").fill_null("?"),
         pl.concat_str([pl.col("host").fill_null("?"), pl.col("gpu").cast(pl.String).fill_null("?"),
                        pl.col("gpu_instance").fill_null("")], separator="/").alias("gpu_key"),
         "gpu", "gpu_instance", "model", "window_start", "window_end",
         pl.col("span_s").fill_null(0.0).alias("observed_s"),
-        (pl.col("_bti") + pl.col("_ai")).alias("wasted_s"),
+        pl.when(pl.col("class").is_in(list(WASTED_CLASSES))).then(pl.col("span_s").fill_null(0.0)).otherwise(0.0)
+        .alias("wasted_s"),
         "tensor_active_mean_ratio", "sm_clock_mean_hz",
     )
 
@@ -262,8 +263,9 @@ def fleet_sections(result) -> str:
     if w is None or not getattr(w, "height", 0):
         return ""
     parts = ['<section id="fleet"><h2>Fleet: where GPU time was wasted</h2>',
-             '<p class="muted">Wasted = busy with idle tensor cores (where profiling fields exist) + idle while '
-             "allocated, per window (the figures of the telemetry table). Shade = wasted share of the host's "
+             '<p class="muted">Wasted = windows idle with memory allocated (engine below its noise floor) or '
+             "unavailable (a critical health event): time thrown away; busy time far from every roof is underused "
+             "(work done badly), not wasted (the figures of the telemetry table). Shade = wasted share of the host's "
              "observed GPU time in that time bin; hover a cell for its numbers.</p>",
              f'<figure id="fleet-heatmap">{heatmap_svg(w)}</figure>']
     hosts, _bins, _cells = heatmap_cells(w)
@@ -274,18 +276,20 @@ def fleet_sections(result) -> str:
     if groups:
         parts.append('<h3>Groups</h3><table class="sortable" id="group-table"><thead><tr><th>group</th>'
                      '<th class="num">GPUs</th><th class="num">GPU-h</th><th class="num">wasted GPU-h</th>'
-                     '<th class="num">wasted</th><th>notes</th></tr></thead><tbody>')
+                     '<th class="num">wasted</th><th class="num">underused GPU-h</th><th>notes</th></tr></thead><tbody>')
         for r in groups:
             key = r.get("key")
             key_text = ", ".join(f"{k}={v}" for k, v in key.items()) if isinstance(key, dict) else str(key)
             gh, wh = r.get("gpu_hours"), r.get("wasted_gpu_hours")
             share = (wh / gh) if gh and wh is not None else None
-            notes = r.get("notes") or []
+            notes = list(r.get("notes") or []) + ([f"underused: {r['underused_remedy']}"] if r.get("underused_remedy") else [])
+            uh = r.get("underused_gpu_hours")
             parts.append(
                 f'<tr><td class="name">{esc(key_text)}</td><td class="num">{esc(r.get("gpus"))}</td>'
                 f'<td class="num" data-v="{gh or ""}">{"" if gh is None else f"{gh:.2f}"}</td>'
                 f'<td class="num" data-v="{wh or ""}">{"" if wh is None else f"{wh:.2f}"}</td>'
                 f'<td class="num" data-v="{share or ""}">{esc(fmt_pct(share))}</td>'
+                f'<td class="num" data-v="{uh or ""}">{"" if uh is None else f"{uh:.2f}"}</td>'
                 f'<td>{esc("; ".join(notes) if isinstance(notes, list) else notes)}</td></tr>')
         parts.append("</tbody></table>")
     rows, total = gpu_rows(w)

@@ -66,17 +66,18 @@ def header_line(host_w: int = HOST_W) -> str:
 HEADER = header_line()
 LEGEND = ("util = mean GPU-Util (a kernel ran, not tensor work); cov = share of the window with samples; "
           "gract / tens / dram = mean GR_ENGINE / PIPE_TENSOR / DRAM_ACTIVE; power = mean W; "
-          "waste = busy with idle tensor cores + idle with memory allocated (upper bound)")
+          "waste = the window's time when its class is idle_allocated or unavailable (time thrown away; "
+          "busy time far from every roof is underuse, not waste)")
 
 
 def _waste_expr():
-    """Seconds busy with idle tensor cores (windows not excluded) + idle with memory allocated."""
+    """Seconds thrown away: the window's span when its class is wasted (idle with memory held, or
+    unavailable; :data:`ridgeline.analyzer.fleet.classes.WASTED_CLASSES`), else 0."""
     import polars as pl
 
-    return (
-        pl.when(pl.col("excluded").is_null()).then(pl.col("busy_tensor_idle_s").fill_null(0.0)).otherwise(0.0)
-        + pl.col("allocated_idle_s").fill_null(0.0)
-    )
+    from ridgeline.analyzer.fleet.classes import WASTED_CLASSES
+
+    return pl.when(pl.col("class").is_in(list(WASTED_CLASSES))).then(pl.col("span_s").fill_null(0.0)).otherwise(0.0)
 
 
 def _row_line(r: dict, start_fmt: str = "%m-%d %H:%M", host_w: int = HOST_W, hosts: dict | None = None,
@@ -272,12 +273,17 @@ def format_windows(result, *, max_rows: int = MAX_ROWS, all_windows: bool = Fals
     wasted = float(fleet.get_column("wasted_gpu_h").sum() or 0.0)
     span_h = float(fleet.get_column("span_h").sum() or 0.0)
     lines.append("")
-    lines.append(f"Fleet: wasted {wasted:.2f} GPU-h of {span_h:.2f} GPU-h observed "
-                 f"({fmt_pct(wasted / span_h if span_h else None)}, upper bound)")
-    mem_h = float(fleet.get_column("memory_bound_h").sum() or 0.0)
-    if mem_h > 0:
-        lines += _wrap(f"of which {mem_h:.2f} GPU-h with DRAM busy: memory-bound work (batch more or move "
-                       "fewer bytes), not idle GPUs", "  ")
+    under = float(fleet.get_column("underused_gpu_h").sum() or 0.0) if "underused_gpu_h" in fleet.columns else 0.0
+    lines += _wrap(f"Fleet: wasted {wasted:.2f} GPU-h of {span_h:.2f} GPU-h observed "
+                   f"({fmt_pct(wasted / span_h if span_h else None)}: idle with memory allocated, or unavailable)")
+    if under > 0:
+        lines += _wrap(f"underused {under:.2f} GPU-h ({fmt_pct(under / span_h if span_h else None)}): busy far from "
+                       "every roof (memory-bound, I/O-bound, busy-low-throughput): work done badly, not waste", "  ")
+    from ridgeline.analyzer.fleet.classes import hours_by_class
+
+    by_class = {c: h for c, h in hours_by_class(w).items() if h > 0}
+    if by_class:
+        lines += _wrap("GPU-h by class: " + ", ".join(f"{c} {h:.2f}" for c, h in by_class.items()), "  ")
     top = fleet.filter(pl.col("wasted_gpu_h") > 0).head(5)
     for r in top.iter_rows(named=True):
         lines += _wrap(f"  {r['rank']:>3}. host:{inline(r['host'] or '?')} gpu:{_gpu_label(r):<6} "

@@ -8,7 +8,7 @@ import json
 import textwrap
 from typing import Any
 
-from ridgeline.analyzer.nightly.trend import fmt_value
+from ridgeline.analyzer.nightly.trend import FIGURE, fmt_value
 from ridgeline.render.markdown import _table, md
 from ridgeline.render.text import shorten
 
@@ -36,7 +36,8 @@ def _span(tr) -> str:
 def _band(row: dict) -> str:
     if row["low"] is None:
         return "-"
-    return f"{fmt_value(row['scope'], max(row['low'], 0.0))}-{fmt_value(row['scope'], row['high'])}"
+    return (f"{fmt_value(row['scope'], max(row['low'], 0.0), row['figure'])}-"
+            f"{fmt_value(row['scope'], row['high'], row['figure'])}")
 
 
 def _rule(tr) -> str:
@@ -55,18 +56,21 @@ def format_trend(tr, *, top: int = 15, width: int = WIDTH) -> str:
     head = f"ridgeline diff ({tr.kind}, trend): {tr.tonight} against {_span(tr)}"
     out = textwrap.wrap(head, width=width, subsequent_indent="  ", break_long_words=True, break_on_hyphens=False)
     if tr.regressions:
-        out += [f"REGRESSION: {len(tr.regressions)} figure(s) above their band or new finding(s)"] \
+        out += textwrap.wrap(f"REGRESSION: {len(tr.regressions)} figure(s) outside their band (waste above, work "
+                             "below) or new finding(s)", width=width, subsequent_indent="  ") \
             + _items(tr.regressions, width)
     else:
-        out.append("No regression: every figure within or below its band, no new finding past the threshold.")
+        out.append("No regression: every figure within its band or on its better side, no new finding past the "
+                   "threshold.")
     if tr.notices:
         out += ["Note:"] + _items(tr.notices, width)
     out += textwrap.wrap(_rule(tr), width=width, subsequent_indent="  ")
     for r in tr.rows:
         if r["scope"] in ("fleet", "total"):
-            label = "Fleet wasted share" if r["scope"] == "fleet" else "Total GPU time"
-            line = (f"{label}: {fmt_value(r['scope'], r['tonight'])} tonight; median "
-                    f"{fmt_value(r['scope'], r['median'])}, band {_band(r)} ({r['nights']} nights): {r['status']}")
+            label = f"Fleet {r['figure']}" if r["scope"] == "fleet" else "Total GPU time"
+            line = (f"{label}: {fmt_value(r['scope'], r['tonight'], r['figure'])} tonight; median "
+                    f"{fmt_value(r['scope'], r['median'], r['figure'])}, band {_band(r)} ({r['nights']} nights): "
+                    f"{r['status']}")
             out += [""] + textwrap.wrap(line, width=width, subsequent_indent="  ")
     for scope, title in TITLES:
         shown, within, total = _listed(tr, scope)
@@ -82,13 +86,14 @@ def format_trend(tr, *, top: int = 15, width: int = WIDTH) -> str:
                                     subsequent_indent="  ")
         out.append(f"  {'':<30}{'nights':>6}{'median':>8}{'band':>14}{'tonight':>8} status")
         for r in rows:
-            subject = r["subject"]
+            subject = r["subject"] if r["figure"] == FIGURE[scope] else f"{r['subject']}: {r['figure']}"
             if len(subject) > 30:  # its own line, never cut (two hosts must not look alike)
                 out += textwrap.wrap(f"{MARK.get(r['status'], ' ')} {subject}", width=width, subsequent_indent="    ",
                                      break_long_words=True, break_on_hyphens=False)
                 subject = ""
             out.append(f"{MARK.get(r['status'], ' ') if subject else ' '} {subject:<30}{r['nights']:>6}"
-                       f"{fmt_value(scope, r['median']):>8}{_band(r):>14}{fmt_value(scope, r['tonight']):>8} "
+                       f"{fmt_value(scope, r['median'], r['figure']):>8}{_band(r):>14}"
+                       f"{fmt_value(scope, r['tonight'], r['figure']):>8} "
                        f"{shorten(r['status'], width - 69)}")
     if tr.findings:
         out += ["", f"Findings new tonight (in none of the nights): {len(tr.findings)}"]
@@ -100,10 +105,12 @@ def format_trend(tr, *, top: int = 15, width: int = WIDTH) -> str:
 def render_trend_markdown(tr, *, top: int = 25) -> str:
     out = [f"## ridgeline diff ({md(tr.kind)}, trend): `{md(tr.tonight)}` against {md(_span(tr))}", ""]
     if tr.regressions:
-        out += [f"**Regression**: {len(tr.regressions)} figure(s) above their band or new finding(s)", ""]
+        out += [f"**Regression**: {len(tr.regressions)} figure(s) outside their band (waste above, work below) or "
+                "new finding(s)", ""]
         out += [f"- {md(r)}" for r in tr.regressions] + [""]
     else:
-        out += ["**No regression**: every figure within or below its band, no new finding past the threshold.", ""]
+        out += ["**No regression**: every figure within its band or on its better side, no new finding past the "
+                "threshold.", ""]
     if tr.notices:
         out += ["Note:", ""] + [f"- {md(r)}" for r in tr.notices] + [""]
     out += [md(_rule(tr)), ""]
@@ -121,7 +128,8 @@ def render_trend_markdown(tr, *, top: int = 25) -> str:
         out += [f"### {title}{extra}", ""]
         out += _table(["", "subject", "figure", "nights", "median", "band", "tonight", "status"],
                       [[MARK.get(r["status"], ""), md(r["subject"]), md(r["figure"]), str(r["nights"]),
-                        fmt_value(scope, r["median"]), md(_band(r)), fmt_value(scope, r["tonight"]), md(r["status"])]
+                        fmt_value(scope, r["median"], r["figure"]), md(_band(r)),
+                        fmt_value(scope, r["tonight"], r["figure"]), md(r["status"])]
                        for r in rows], ["l", "l", "l", "r", "r", "r", "r", "l"]) + [""]
     if tr.findings:
         out += ["### Findings new tonight (in none of the nights)", ""]

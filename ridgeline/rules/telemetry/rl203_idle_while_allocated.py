@@ -13,7 +13,10 @@ class IdleWhileAllocated(Rule):
     -------------
     GPUs with framebuffer in use (FB_USED >= 1 GiB) while GPU-Util (GR_ENGINE_ACTIVE where
     GPU-Util is absent) stays <= 1% and GR_ENGINE_ACTIVE <= 1%, in at least ``min_share``
-    of each window, over consecutive windows adding up to ``min_idle_s`` or more. A GPU that
+    of each window, or whose window is of class ``idle_allocated`` (the engine's window mean
+    below its noise floor, :mod:`ridgeline.analyzer.fleet.classes`: an idle GPU's counters jitter
+    between 0 and a few hundredths, which the per-sample test misses half the time; such a
+    window counts whole), over consecutive windows adding up to ``min_idle_s`` or more. A GPU that
     is idle with its memory free triggers nothing: it is simply unallocated.
 
     Why it matters
@@ -50,7 +53,13 @@ class IdleWhileAllocated(Rule):
         if w is None:
             return []
         p = self.params
-        sp = T.spans(w, pl.col("allocated_idle_share") >= p["min_share"])
+        flag = pl.col("allocated_idle_share") >= p["min_share"]
+        if "class" in w.columns:  # a window idle-allocated by its class counts whole (noise floor)
+            held = pl.col("class") == "idle_allocated"
+            w = w.with_columns(pl.when(held).then(pl.col("span_s")).otherwise(pl.col("allocated_idle_s"))
+                               .alias("allocated_idle_s"))
+            flag = flag | held
+        sp = T.spans(w, flag)
         if sp is None or sp.height == 0:
             return []
         sp = sp.filter(pl.col("allocated_idle_s") >= p["min_idle_s"])

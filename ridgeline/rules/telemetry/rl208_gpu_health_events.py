@@ -38,13 +38,16 @@ class GpuHealthEvents(Rule):
     counters being sound), the health columns of the WINDOW table
     (:mod:`ridgeline.analyzer.fleet.health`):
 
-    * critical: a new XID (``xid_codes``: the XID gauge changed to a non-zero code during the
-      capture), double-bit ECC errors added (``ecc_dbe_increase_count`` > 0), a pending row remap
-      (``row_remap_pending``) or a failed one (``row_remap_failure``); each named with the first
-      time it was seen, and each XID with NVIDIA's documented meaning
-      (:data:`ridgeline.analyzer.fleet.health.XID_MEANINGS`);
-    * warning: no critical event, but the XID gauge already held a code at the GPU's first
-      sample (``xid_at_start_code``; it may predate the capture);
+    * critical: a new XID of the GPU, its memory, links or driver (``xid_codes``: the XID gauge
+      changed to a non-zero code during the capture; 48, 63, 64, 74, 79, 92, 94, 95, ... and any
+      code ridgeline's table does not know), double-bit ECC errors added
+      (``ecc_dbe_increase_count`` > 0), a pending row remap (``row_remap_pending``) or a failed one
+      (``row_remap_failure``); each named with the first time it was seen, and each XID with
+      NVIDIA's documented meaning and action (:data:`ridgeline.analyzer.fleet.xids.XIDS`);
+    * warning: no critical event, but a new application XID (13, 31, 43, 45, 68, 69: the
+      application faulted, the GPU is fine), or the XID gauge already held a code at the GPU's
+      first sample (``xid_at_start_code``; it may predate the capture). The gauge holds the last
+      code seen: a repeat of the same XID changes nothing and cannot be seen;
     * info: none of the above, but single-bit ECC errors, remapped rows, NVLink CRC errors or
       replays, or PCIe replays were added during the capture.
 
@@ -87,6 +90,7 @@ class GpuHealthEvents(Rule):
     def check(self, ctx: Context) -> list[Finding]:
         import polars as pl
 
+        from ridgeline.analyzer.fleet import xids as X
         from ridgeline.analyzer.fleet.health import xid_meaning
 
         w = T.windows(ctx)
@@ -126,7 +130,9 @@ class GpuHealthEvents(Rule):
             resets = sum(r.get("counter_resets") or 0 for r in rows)
             counts = {col: sum(r.get(col) or 0.0 for r in rows) for col, _l, _s in _EVIDENCE}
 
-            parts = [f"XID {code} ({xid_meaning(code)}) first seen {_time(t)}" for code, t in xids.items()]
+            app = {code: t for code, t in xids.items() if X.severity(code) == "warning"}
+            parts = [f"XID {code} ({xid_meaning(code)}) first seen {_time(t)}" for code, t in xids.items()
+                     if code not in app]
             if dbe > 0:
                 parts.append(f"double-bit ECC errors +{_count(dbe)} first seen {_time(dbe_t)}")
             if failure:
@@ -134,7 +140,10 @@ class GpuHealthEvents(Rule):
             if pending:
                 parts.append(f"row remap pending since {_time(remap_t)}")
             critical = bool(parts)
-            if not critical and at_start:
+            # application XIDs: the application faulted, the GPU is fine (a warning, named after the rest)
+            parts += [f"XID {code} ({xid_meaning(code)}) first seen {_time(t)}: an application fault, the GPU is fine"
+                      for code, t in app.items()]
+            if not parts and at_start:
                 parts.append(f"XID {at_start} ({xid_meaning(at_start)}) already set at the first sample "
                              "(it may predate the capture)")
             added = [f"{label} +{_count(counts[col])}" for col, label, _s in _EVIDENCE if counts[col] > 0]
@@ -146,11 +155,18 @@ class GpuHealthEvents(Rule):
                 message = "; ".join(parts) + (("; also " + ", ".join(added)) if added else "")
             else:
                 message = "errors counted during the capture: " + ", ".join(added)
-            severity = "critical" if critical else "warning" if at_start else "info"
+            severity = "critical" if critical else "warning" if (app or at_start) else "info"
             subject = T.subject(dict(zip(T.KEYS, key)))
             if critical:
+                actions = "; ".join(dict.fromkeys(f"XID {c}: {X.action(c)}" for c in xids if c not in app))
                 remedy = (f"Drain {subject} (cordon the node), reset the GPU (applies a pending row remap), run "
-                          "dcgmi diag -r 3, and send the card for repair if the XID repeats or double-bit errors recur.")
+                          "dcgmi diag -r 3, and send the card for repair if the XID repeats or double-bit errors recur"
+                          + (f" ({actions})." if actions else "."))
+            elif app:
+                remedy = (f"Check the application that ran on {subject} at that time: "
+                          + "; ".join(f"XID {c}: {X.action(c)}" for c in app)
+                          + ". The XID gauge shows a change of code only: repeats of the same XID are not visible "
+                          "in telemetry (count them with dmesg | grep -i xid).")
             elif at_start:
                 remedy = ("Check the node's kernel log (dmesg | grep -i xid) for when this XID happened; if it is "
                           "recent, drain the node and run dcgmi diag -r 3.")

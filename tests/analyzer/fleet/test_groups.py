@@ -5,6 +5,7 @@ groups by time overlap."""
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 from ridgeline import synth
@@ -40,8 +41,12 @@ def _partitions(report, windows):
     assert t.get_column("gpu_hours").sum() == pytest.approx(total_h)
     wasted = fleet_summary(windows).get_column("wasted_gpu_h").sum()
     assert t.get_column("wasted_gpu_hours").sum() == pytest.approx(wasted)
-    split = t.get_column("allocated_idle_h") + t.get_column("tensor_idle_h") + t.get_column("memory_bound_h")
+    # the classes partition each group's time; waste is idle_allocated + unavailable
+    classes = t.select(pl.sum_horizontal(pl.col("^h:.*$"))).to_series()
+    assert (classes - t.get_column("gpu_hours")).abs().max() < 1e-9
+    split = t.get_column("h:idle_allocated") + t.get_column("h:unavailable")
     assert (split - t.get_column("wasted_gpu_hours")).abs().max() < 1e-9
+    assert (t.get_column("wasted_gpu_hours") + t.get_column("underused_gpu_hours") <= t.get_column("gpu_hours") + 1e-9).all()
     assert (t.get_column("wasted_gpu_hours") <= t.get_column("gpu_hours") + 1e-9).all()
 
 
@@ -64,8 +69,13 @@ def test_pods_get_their_gpus_and_a_hand_over_is_split_by_time(fleet):
     # pod B: two GPUs busy with idle tensor cores (all their time) and one idle holding memory
     b = rows["team-b/serve-1"]
     assert (b["gpus"], b["gpu_hours"]) == (3, pytest.approx(3.0))
-    assert b["wasted_split"]["tensor_idle_h"] == pytest.approx(2.0, abs=0.05)
-    assert b["wasted_split"]["allocated_idle_h"] == pytest.approx(1.0, abs=0.05)
+    # busy with idle tensor cores is underuse (work done badly), not waste; idle holding memory is waste
+    assert b["states_h"]["tensor_idle_h"] == pytest.approx(2.0, abs=0.05)
+    assert b["wasted_split"] == {"idle_allocated_h": pytest.approx(1.0, abs=0.05), "unavailable_h": 0.0}
+    assert b["wasted_gpu_hours"] == pytest.approx(1.0, abs=0.05)
+    assert b["underused_gpu_hours"] == pytest.approx(2.0, abs=0.05)
+    assert b["underused_remedy"].startswith("busy_low_throughput:")
+    assert sum(b["gpu_hours_by_class"].values()) == pytest.approx(b["gpu_hours"])
     assert b["notes"][0] == "Tensor Core activity was 0% on all 3 GPUs of this pod for 1.0 h"
     # worst first
     assert [r["key"] for r in group_report(windows, ["pod"], runs=runs).rows()][0] == "team-b/serve-1"

@@ -209,6 +209,8 @@ def test_local_and_dask_give_the_same_windows(wide_store):
     _lf, _inputs, _skipped, local = reduce_telemetry(paths, window="1m")
     # the health columns (analyzer/fleet/health.py) are part of the compared rows: XID 79 in both fixtures
     assert local.get_column("xid_codes").to_list().count("79") == 2
+    # so are the classes of GPU time (issue 31): XID 79 makes its windows unavailable
+    assert local.get_column("class").null_count() == 0 and "unavailable" in local.get_column("class").to_list()
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         _lf, _inputs, _skipped, remote = reduce_telemetry(paths, window="1m", engine="dask", scheduler=client)

@@ -125,14 +125,17 @@ def test_allocated_idle_and_idle():
 
 
 def test_fleet_summary_ranks_by_wasted_hours():
-    df = table(gpu_series(host="a", gpu=0, n=600, **BUSY_NO_TENSOR),  # 600 s busy, tensor idle
-               gpu_series(host="b", gpu=2, n=300, **IDLE_ALLOCATED),  # 300 s allocated idle
+    df = table(gpu_series(host="a", gpu=0, n=600, **BUSY_NO_TENSOR),  # 600 s busy, tensor idle: underused
+               gpu_series(host="b", gpu=2, n=300, **IDLE_ALLOCATED),  # 300 s allocated idle: wasted
                gpu_series(host="b", gpu=3, n=300, gpu_util_ratio=0.5))  # nothing wasted
     w = reduce_windows(df, window="5m")
     gpus = fleet_summary(w)
-    assert gpus.get_column("host").to_list()[:2] == ["a", "b"]
-    assert gpus.row(0, named=True)["wasted_gpu_h"] == pytest.approx(600 / 3600)
-    assert gpus.row(1, named=True)["wasted_gpu_h"] == pytest.approx(300 / 3600)
+    # idle with memory held is waste; busy with idle tensor cores is work done badly (underused)
+    assert gpus.get_column("host").to_list()[:2] == ["b", "a"]
+    assert gpus.row(0, named=True)["wasted_gpu_h"] == pytest.approx(300 / 3600)
+    assert gpus.row(1, named=True)["wasted_gpu_h"] == 0.0
+    assert gpus.row(1, named=True)["underused_gpu_h"] == pytest.approx(600 / 3600)
+    assert gpus.row(1, named=True)["busy_tensor_idle_h"] == pytest.approx(600 / 3600)  # the state, as evidence
     assert gpus.get_column("rank").to_list() == [1, 2, 3]
     hosts = fleet_summary(w, by="host")
     assert hosts.filter(pl.col("host") == "b").item(0, "gpus") == 2

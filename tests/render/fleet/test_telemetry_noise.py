@@ -94,9 +94,10 @@ def test_consecutive_wasted_windows_of_a_gpu_are_one_span():
         "window_start": [t0 + k * m5 for k in starts], "window_end": [t0 + (k + 1) * m5 for k in starts],
         "first_sample": [t0 + k * m5 for k in starts], "last_sample": [t0 + (k + 1) * m5 for k in starts],
         "samples": [300] * 5, "span_s": [300.0] * 5, "coverage_ratio": [1.0] * 5, "excluded": [None] * 5,
-        "gpu_util_mean_ratio": [0.9] * 5, "gr_engine_active_mean_ratio": [0.9] * 5,
-        "tensor_active_mean_ratio": [0.0] * 5, "dram_active_mean_ratio": [0.1] * 5, "power_mean_w": [300.0] * 5,
-        "busy_tensor_idle_s": [300.0] * 5, "allocated_idle_s": [0.0] * 5,
+        "gpu_util_mean_ratio": [0.0] * 5, "gr_engine_active_mean_ratio": [0.004] * 5,
+        "tensor_active_mean_ratio": [0.0] * 5, "dram_active_mean_ratio": [0.0] * 5, "power_mean_w": [70.0] * 5,
+        "busy_tensor_idle_s": [0.0] * 5, "allocated_idle_s": [300.0] * 5,
+        "fb_used_max_bytes": [70e9] * 5, "class": ["idle_allocated"] * 5,
     }, schema_overrides={"gpu_instance": pl.String, "excluded": pl.String})
     from ridgeline.render.fleet.telemetry import _waste_expr
 

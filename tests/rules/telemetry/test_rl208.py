@@ -76,3 +76,31 @@ def test_rl208_quiet():
     # GPUs without any health series: no finding at all (never "healthy")
     plain = table(gpu_series(n=5, gpu_util_ratio=0.9), gpu_series(n=5, gpu=1, gpu_util_ratio=0.1))
     assert _run(reduce_windows(plain, window="all")) == []
+
+
+def test_rl208_application_xid_is_a_warning_driver_xid_critical():
+    """Issue 31: XID 13 (an application fault, the GPU is fine) is a warning; XID 48 (double-bit ECC)
+    critical with its action; both at once: critical, the 13 still named as the application's."""
+    ok = dict(gpu_util_ratio=0.9, jitter=0)
+    (app,) = _run(reduce_windows(gpu_series(n=4, **ok, xid_last_code=[0, 13, 13, 13]), window="all"))
+    assert app.severity == "warning"
+    assert app.message.startswith("XID 13 (Graphics Engine Exception") and "an application fault, the GPU is fine" in app.message
+    assert "repeats of the same XID are not visible" in app.remedy
+    (hw,) = _run(reduce_windows(gpu_series(n=4, **ok, xid_last_code=[0, 48, 48, 48]), window="all"))
+    assert hw.severity == "critical" and "XID 48: drain the node and reset the GPU" in hw.remedy
+    (both,) = _run(reduce_windows(gpu_series(n=5, **ok, xid_last_code=[0, 13, 13, 48, 48]), window="all"))
+    assert both.severity == "critical" and both.message.index("XID 48") < both.message.index("XID 13")
+    # an XID ridgeline's table does not know is not played down
+    (unknown,) = _run(reduce_windows(gpu_series(n=4, **ok, xid_last_code=[0, 140, 140, 140]), window="all"))
+    assert unknown.severity == "critical" and "docs.nvidia.com/deploy/xid-errors" in unknown.message
+
+
+def test_xid_table_kinds_and_severities():
+    from ridgeline.analyzer.fleet import xids as X
+
+    assert set(X.XIDS) >= {13, 31, 43, 45, 68, 48, 63, 64, 74, 79, 92, 94, 95}
+    assert {X.kind(c) for c in X.XIDS} <= set(X.KINDS)
+    assert [c for c in (13, 31, 43, 45, 68) if X.severity(c) != "warning"] == []
+    assert [c for c in (48, 63, 64, 74, 79, 92, 94, 95) if X.severity(c) != "critical"] == []
+    assert X.severity(999) == "critical" and X.kind(999) is None
+    assert all(X.action(c) for c in X.XIDS)
