@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-FIXTURES = sorted(p for p in (ROOT / "fixtures" / "telemetry").iterdir() if p.suffix not in (".md", ".py"))
+FIXTURES = sorted(p for p in (ROOT / "fixtures" / "telemetry").iterdir()
+                  if p.suffix not in (".md", ".py") and p.name != "__pycache__")  # (bytecode of the generators)
 SAMPLES = ROOT.parent / "shared" / "samples" / "dcgm"
 
 
