@@ -29,29 +29,33 @@ def write(path, doc) -> str:
     return str(path)
 
 
-def rank_events(compute_us: list[int], allreduce_us: int, steps: int, gap_us: int, rank: int) -> list[dict]:
-    """One rank of a synchronous data-parallel job: per step, compute (``compute_us[rank]``) then an
-    all-reduce that starts when this rank's compute ends and ends when the slowest rank's compute
-    ends plus ``allreduce_us`` (NCCL spins until every peer arrives); then ``gap_us`` idle."""
-    slowest = max(compute_us)
+def rank_events(compute_us: list[int], allreduce_us: int, steps: int, gap_us: int, rank: int,
+                delay_us: list[int] | None = None) -> list[dict]:
+    """One rank of a synchronous data-parallel job: per step, compute (``compute_us[rank]``, starting
+    ``delay_us[rank]`` late: a host or data-loader stall) then an all-reduce that starts when this
+    rank's compute ends and ends when the last rank's compute ends plus ``allreduce_us`` (NCCL spins
+    until every peer arrives); then ``gap_us`` idle."""
+    delay = list(delay_us) if delay_us else [0] * len(compute_us)
+    arrive = [d + c for d, c in zip(delay, compute_us)]
+    slowest = max(arrive)
     step = slowest + allreduce_us + gap_us
     ev = []
     for i in range(steps):
         t0 = 1000 + i * step
-        ev.append(kernel(GEMM, t0, compute_us[rank]))
-        ev.append(kernel(NCCL, t0 + compute_us[rank], slowest - compute_us[rank] + allreduce_us, stream=20))
+        ev.append(kernel(GEMM, t0 + delay[rank], compute_us[rank]))
+        ev.append(kernel(NCCL, t0 + arrive[rank], slowest - arrive[rank] + allreduce_us, stream=20))
     return ev
 
 
 def job_folder(folder, compute_us=(1000, 1000, 3000, 1000), allreduce_us=500, steps=4, gap_us=200,
-               recorded=True, names=("rank{r}.json",)) -> list[str]:
+               recorded=True, names=("rank{r}.json",), delay_us=None) -> list[str]:
     """A folder of per-rank traces (rank 2 the straggler by default); ``recorded``: write
     distributedInfo; ``names``: file name pattern."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     world = len(compute_us)
     for r in range(world):
-        doc = trace(rank_events(list(compute_us), allreduce_us, steps, gap_us, r), r if recorded else None, world)
+        doc = trace(rank_events(list(compute_us), allreduce_us, steps, gap_us, r, delay_us), r if recorded else None, world)
         out.append(write(folder / names[0].format(r=r), doc))
     return out
 

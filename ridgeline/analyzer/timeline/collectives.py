@@ -301,3 +301,4 @@ def arrival_straggler(waits, *, min_ranks: int | None = None) -> dict | None:
     return {"rank": top["rank"], "arrived_last": top["arrived_last"], "imposed_wait_s": top["imposed_wait_s"],
             "instances": max(r["collectives"] for r in rows), "ranks": len(rows),
             "others_wait_s": sum(r["comm_wait_s"] or 0.0 for r in rows if r is not top)}
+

@@ -112,3 +112,29 @@ def test_bus_factors():
     assert bus_factor("all_gather", 8) == bus_factor("reduce_scatter", 8) == bus_factor("all_to_all", 8) == 0.875
     assert bus_factor("broadcast", 8) == bus_factor("reduce", 8) == 1.0
     assert bus_factor("all_reduce", None) is None
+
+
+def _rl411(result):
+    return [f for f in result.findings if f.code == "RL411"]
+
+
+def test_rl411_names_the_arrival_straggler_beside_the_compute_one(tmp_path):
+    r = analyze_paths(C.job_folder(tmp_path / "job"))
+    (f,) = _rl411(r)
+    assert "rank 2 arrived last at 4 of 4 matched collectives" in f.message
+    assert "yet" not in f.message
+
+
+def test_rl411_data_loader_stall_is_a_late_arrival_not_compute(tmp_path):
+    # every rank computes 1000 us; rank 1 starts 2000 us late each step (a host stall): no compute
+    # straggler, but the collectives wait for rank 1
+    r = analyze_paths(C.job_folder(tmp_path / "job", compute_us=(1000,) * 4, delay_us=(0, 2000, 0, 0)))
+    (f,) = _rl411(r)
+    assert f.subject == "rank 1"
+    assert "rank 1 arrived last at 4 of 4" in f.message and "before its kernels" in f.message
+    assert f.impact_s == pytest.approx(4 * 2000e-6)  # per other rank: 4 steps x 2 ms
+
+
+def test_rl411_quiet_on_a_slow_link(tmp_path):
+    r = analyze_paths(C.job_folder(tmp_path / "job", compute_us=(1000,) * 4, allreduce_us=5000))
+    assert _rl411(r) == []
