@@ -14,11 +14,12 @@ Which kernels are one collective instance (column ``matched_by``)
   number (columns ``coll_group``/``coll_seq`` of the activities, when a reader fills them from
   Kineto's ``Process Group Name`` and ``seq`` args): the kernels of one (group, seq) are one
   instance.
-* ``order``: otherwise, the n-th kernel of a collective (``name``: all_reduce, all_gather...)
-  on each rank is the n-th instance of that collective; the group is the collective name, since
-  nothing else tells the process groups apart. The ranks must agree: a collective whose
-  count differs between ranks is not matched (a note says which), and an instance whose message
-  size (``coll_bytes``, where recorded) differs between ranks is left out and counted.
+* ``order``: otherwise, the n-th kernel of a group on each rank is the n-th instance of that
+  group; the group is the recorded process group, else the collective's name (all_reduce,
+  all_gather...: nothing else tells the process groups apart). The ranks must agree: a group
+  whose count differs between ranks is not matched (a note says which), and an instance whose
+  ranks disagree on the collective or on its message size (``coll_bytes``, where recorded) is
+  left out and counted.
   Point-to-point kernels (``send_recv``: NCCL SendRecv, which PyTorch's all_to_all runs) pair
   two ranks at a time, so order cannot match them: they are matched only by group and sequence.
 
@@ -67,8 +68,8 @@ COMM_EVENT_COLUMNS: dict[str, tuple[str, str]] = {
 }
 
 COLLECTIVE_COLUMNS: dict[str, tuple[str, str]] = {
-    "group": ("str", "process group (matched_by 'order': the collective's name)"),
-    "seq": ("i64", "sequence number in the group (matched_by 'order': 0-based order of that collective per rank)"),
+    "group": ("str", "process group as recorded, else the collective's name"),
+    "seq": ("i64", "sequence number in the group (matched_by 'order': 0-based order in the group per rank)"),
     "name": ("str", "the collective: all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all, send_recv"),
     "matched_by": ("str", "'group+seq' (recorded by the trace) or 'order' (n-th kernel of that collective per rank)"),
     "ranks": ("i64", "ranks whose kernel of this instance was captured"),
@@ -176,6 +177,16 @@ def comm_events(acts, source: str):
     return out.select([pl.col(c).cast(t) for c, t in polars_schema(COMM_EVENT_COLUMNS).items()])
 
 
+def _by_order(ev):
+    """Events without a recorded sequence number, numbered in order per rank and group (the
+    recorded process group, else the collective's name): ``matched_by`` 'order'."""
+    import polars as pl
+
+    return ev.sort("rank", "start_ns", "end_ns").with_columns(
+        pl.coalesce("group", "name").alias("group")).with_columns(
+        pl.int_range(pl.len()).over("rank", "group").cast(pl.Int64).alias("seq"), pl.lit("order").alias("matched_by"))
+
+
 def _ranked_events(events, devices):
     """The events with each device's rank (devices: the ranked TIMELINE_DEVICE_COLUMNS rows)."""
     import polars as pl
@@ -206,27 +217,24 @@ def match_collectives(events, devices, notes: list[str] | None = None, link_peak
     if p2p.height:
         say(f"{p2p.height:,} point-to-point (SendRecv) kernel(s) are not matched across ranks: the traces record no "
             "process group and sequence number, and their order pairs two ranks at a time")
-    rest = rest.filter(pl.col("name") != POINT_TO_POINT).sort("rank", "start_ns", "end_ns")
+    rest = _by_order(rest.filter(pl.col("name") != POINT_TO_POINT))
     if rest.height:
-        counts = rest.group_by("name", "rank").len().group_by("name").agg(
+        counts = rest.group_by("group", "rank").len().group_by("group").agg(
             pl.col("len").min().alias("lo"), pl.col("len").max().alias("hi"), pl.col("rank").n_unique().alias("n"))
         nranks = rest.get_column("rank").n_unique()
-        bad = counts.filter((pl.col("lo") != pl.col("hi")) | (pl.col("n") != nranks)).sort("name")
-        for name, lo, hi, n in bad.select("name", "lo", "hi", "n").iter_rows():
-            say(f"{name} not matched across ranks by order: {lo} to {hi} kernels per rank on {n} of {nranks} ranks "
-                "(the traces record no process group and sequence number; a capture that starts or stops "
-                "mid-collective on some ranks shifts the order)")
-        rest = rest.filter(~pl.col("name").is_in(bad.get_column("name").implode())).with_columns(
-            pl.col("name").alias("group"),
-            pl.int_range(pl.len()).over("rank", "name").cast(pl.Int64).alias("seq"),
-            pl.lit("order").alias("matched_by"))
+        bad = counts.filter((pl.col("lo") != pl.col("hi")) | (pl.col("n") != nranks)).sort("group")
+        for group, lo, hi, n in bad.select("group", "lo", "hi", "n").iter_rows():
+            say(f"{group} not matched across ranks by order: {lo} to {hi} kernels per rank on {n} of {nranks} ranks "
+                "(the traces record no sequence number; a capture that starts or stops mid-collective on some ranks "
+                "shifts the order)")
+        rest = rest.filter(~pl.col("group").is_in(bad.get_column("group").implode()))
     ev = pl.concat([by_seq, rest], how="vertical_relaxed") if rest.height else by_seq
     if not ev.height:
         return empty(COLLECTIVE_COLUMNS)
     ev = ev.with_columns((pl.col("end_ns") - pl.col("start_ns")).alias("d"))
-    key = ["group", "seq"]
+    key = ["group", "seq", "matched_by"]
     g = ev.group_by(key).agg(
-        pl.col("name").first(), pl.col("matched_by").first(), pl.col("rank").n_unique().alias("ranks"),
+        pl.col("name").first(), pl.col("rank").n_unique().alias("ranks"),
         pl.col("group_size").max(), pl.col("bytes").min().alias("bmin"), pl.col("bytes").max().alias("bytes"),
         pl.col("name").n_unique().alias("names"),
         pl.col("start_ns").min(), pl.col("end_ns").max(), pl.col("d").min().alias("transfer_ns"),
@@ -267,14 +275,13 @@ def rank_waits(events, devices, collectives):
     if d is None or collectives is None or not collectives.height:
         return empty(RANK_WAIT_COLUMNS)
     ev = _ranked_events(events, d)
-    order = collectives.filter(pl.col("matched_by") == "order").select("group", "name").unique()
-    if order.height:  # the same order numbers match_collectives gave
-        o = ev.filter(pl.col("group").is_null() | pl.col("seq").is_null()).filter(
-            pl.col("name").is_in(order.get_column("name").implode())).sort("rank", "start_ns", "end_ns").with_columns(
-            pl.col("name").alias("group"), pl.int_range(pl.len()).over("rank", "name").cast(pl.Int64).alias("seq"))
-        ev = pl.concat([ev.filter(pl.col("group").is_not_null() & pl.col("seq").is_not_null()), o], how="vertical_relaxed")
-    inst = collectives.select("group", "seq", (pl.col("transfer_s") * 1e9).round().cast(pl.Int64).alias("t"), "last_rank")
-    j = ev.join(inst, on=["group", "seq"], how="inner").with_columns(
+    ev = pl.concat([ev.filter(pl.col("group").is_not_null() & pl.col("seq").is_not_null()).with_columns(
+        pl.lit("group+seq").alias("matched_by")),
+        _by_order(ev.filter((pl.col("group").is_null() | pl.col("seq").is_null()) & (pl.col("name") != POINT_TO_POINT)))],
+        how="vertical_relaxed")
+    inst = collectives.select("group", "seq", "matched_by", (pl.col("transfer_s") * 1e9).round().cast(pl.Int64).alias("t"),
+                              "last_rank")
+    j = ev.join(inst, on=["group", "seq", "matched_by"], how="inner").with_columns(
         ((pl.col("end_ns") - pl.col("start_ns") - pl.col("t")).clip(lower_bound=0)).alias("w"))
     j = j.with_columns(pl.col("w").sum().over("group", "seq").alias("w_all"))
     per = j.group_by("rank").agg(

@@ -138,3 +138,18 @@ def test_rl411_data_loader_stall_is_a_late_arrival_not_compute(tmp_path):
 def test_rl411_quiet_on_a_slow_link(tmp_path):
     r = analyze_paths(C.job_folder(tmp_path / "job", compute_us=(1000,) * 4, allreduce_us=5000))
     assert _rl411(r) == []
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_kineto_collective_args_match_by_group_and_seq(tmp_path, monkeypatch, fast):
+    """The Kineto reader keeps the collective args (both its paths): instances matched by group and
+    Seq, bytes = 1M bf16 elements, bus bandwidth = bytes / 500 us x 2(n-1)/n."""
+    if not fast:  # the standard path (the fast one declines)
+        monkeypatch.setattr("ridgeline.parsers.timeline.kineto_fast.decode_document", lambda *a, **k: None)
+    tl = _job(tmp_path, nccl_args=True)
+    c = tl.collectives
+    assert c.height == 4 and set(c.get_column("matched_by")) == {"group+seq"}
+    assert set(c.get_column("group")) == {"0"} and sorted(c.get_column("seq")) == [0, 1, 2, 3]
+    assert set(c.get_column("bytes")) == {2 << 20} and set(c.get_column("group_size")) == {4}
+    assert c.get_column("busbw_bytes_per_s").to_list() == pytest.approx([(2 << 20) / 500e-6 * 1.5] * 4)
+    assert set(c.get_column("last_rank")) == {2}
