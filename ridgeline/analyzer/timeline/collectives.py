@@ -177,6 +177,23 @@ def comm_events(acts, source: str):
     return out.select([pl.col(c).cast(t) for c, t in polars_schema(COMM_EVENT_COLUMNS).items()])
 
 
+def _one_rank_note(devices, events, notes) -> None:
+    """Communication kernels of one rank of a larger job: say the coverage (``1 of 16 ranks``) and
+    that nothing was matched across ranks."""
+    import polars as pl
+
+    if notes is None or devices is None or "world_size" not in devices.columns:
+        return
+    d = devices.filter(pl.col("rank").is_not_null() & pl.col("world_size").is_not_null())
+    if not d.height or d.get_column("rank").n_unique() != 1:
+        return
+    world = int(d.get_column("world_size").max())
+    if world > 1:
+        notes.append(f"{events.height:,} communication kernel(s) of rank {d.get_column('rank')[0]} only: 1 of {world} "
+                     "ranks captured, so no collective is matched across ranks and no rank is compared (give the "
+                     "ranks' traces together, e.g. their folder, to split each collective into transfer and wait)")
+
+
 def _by_order(ev):
     """Events without a recorded sequence number, numbered in order per rank and group (the
     recorded process group, else the collective's name): ``matched_by`` 'order'."""
@@ -204,7 +221,10 @@ def match_collectives(events, devices, notes: list[str] | None = None, link_peak
     from ridgeline.analyzer.timeline.ranks import ranked
 
     d = ranked(devices)
-    if d is None or events is None or not events.height:
+    if events is None or not events.height:
+        return empty(COLLECTIVE_COLUMNS)
+    if d is None:
+        _one_rank_note(devices, events, notes)
         return empty(COLLECTIVE_COLUMNS)
     ev = _ranked_events(events, d)
     if ev.get_column("rank").n_unique() < 2:

@@ -153,3 +153,30 @@ def test_kineto_collective_args_match_by_group_and_seq(tmp_path, monkeypatch, fa
     assert set(c.get_column("bytes")) == {2 << 20} and set(c.get_column("group_size")) == {4}
     assert c.get_column("busbw_bytes_per_s").to_list() == pytest.approx([(2 << 20) / 500e-6 * 1.5] * 4)
     assert set(c.get_column("last_rank")) == {2}
+
+
+def test_one_rank_of_a_job_says_its_coverage(tmp_path):
+    doc = C.trace(C.rank_events([1000, 3000], 500, 2, 200, 0), 0, 16)
+    tl = analyze_paths([C.write(tmp_path / "rank0.json", doc)]).timeline
+    assert tl.collectives.height == 0
+    assert any("1 of 16 ranks captured" in n and "no collective is matched" in n for n in tl.notes)
+
+
+def test_real_kineto_sample_keeps_collective_args():
+    """The shared B200 vLLM trace (skipped when absent) records the collective args on its one NCCL
+    kernel: an _allgather_base of 201,088 bf16 elements out, in group 3 of 8; the reader keeps them."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[3] / ".." / "shared" / "samples" / "kineto" / \
+        "tracelens-b200x8-vllm-eager_trace.json.gz"
+    if not path.exists():
+        pytest.skip("shared samples absent")
+    import polars as pl
+
+    from ridgeline.analyzer.timeline.collectives import comm_events
+    from ridgeline.parsers.timeline.kineto import read_kineto
+
+    tl = read_kineto(str(path), host_calls="sync")
+    ev = comm_events(tl.activities, tl.source)
+    assert ev.filter(pl.col("name") == "all_gather").select("group", "bytes", "group_size").rows() == [("3", 201088 * 2, 8)]
+    assert ev.filter(pl.col("name") == "all_reduce").get_column("group").null_count() == 73  # vLLM's custom all-reduce
