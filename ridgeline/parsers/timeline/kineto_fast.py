@@ -325,8 +325,13 @@ def _columns(events: list[_Event], as_written: bool = False):
     grid = [a.grid for a in args]
     block = [a.block for a in args]
     nbytes = [a.nbytes for a in args]
-    coll = [collective_values(a.pg, a.seq, a.in_n, a.out_n, a.dtype, a.group_size) if a.group_size is not msgspec.UNSET
-            else _NO_COLL for a in args]
+    unset = msgspec.UNSET
+    if all(a.group_size is unset for a in args):  # (most events: no collective args, no per-event tuples)
+        coll_cols = dict.fromkeys(COLLECTIVE_COLUMNS, [None] * len(args))
+    else:
+        coll = [collective_values(a.pg, a.seq, a.in_n, a.out_n, a.dtype, a.group_size) if a.group_size is not unset
+                else _NO_COLL for a in args]
+        coll_cols = {c: [r[j] for r in coll] for j, c in enumerate(COLLECTIVE_COLUMNS)}
     times = _times(ts) if as_written else _numbers(ts)
     if times is None or _NONE in set(map(type, dur)) or not all(map(math.isfinite, dur)):
         return None
@@ -335,4 +340,4 @@ def _columns(events: list[_Event], as_written: bool = False):
     return {"cat": cat, "name": name, "ts": ts_f, "ts_text": ts_t, "dur": dur, "pid": _int_only(pid),
             "tid": _int_only(tid), "tid_raw": tid_raw, "device": device, "stream": stream, "correlation": correlation,
             "grid": grid, "block": block, "nbytes": nbytes,
-            **{c: [r[j] for r in coll] for j, c in enumerate(COLLECTIVE_COLUMNS)}}
+            **coll_cols}
