@@ -146,8 +146,8 @@ def empty(columns):
 
 def comm_events(acts, source: str):
     """One file's communication kernels (COMM_EVENT_COLUMNS), kept compact: the matching needs
-    these rows only. ``coll_group``/``coll_seq``/``coll_bytes``/``coll_group_size``/``coll_name``
-    are read where the activities carry them."""
+    these rows only. ``coll_group``/``coll_seq``/``coll_bytes``/``coll_group_size`` are read where
+    the activities carry them."""
     import polars as pl
 
     from ridgeline.analyzer.schema import polars_schema
@@ -163,13 +163,10 @@ def comm_events(acts, source: str):
     def opt(col, dtype):
         return (pl.col(col) if col in k.columns else pl.lit(None)).cast(dtype)
 
-    names = k.get_column("name").unique().to_list()
-    coll = {n: collective_of(n) for n in names}
-    recorded = opt("coll_name", pl.String).map_elements(collective_of, return_dtype=pl.String) \
-        if "coll_name" in k.columns else pl.lit(None, dtype=pl.String)
+    coll = {n: collective_of(n) for n in k.get_column("name").unique().to_list()}  # once per distinct name
     out = k.select(
         pl.lit(source).alias("source"), pl.col("device"), pl.col("stream"),
-        pl.coalesce(recorded, pl.col("name").replace_strict(coll, default=None, return_dtype=pl.String)).alias("name"),
+        pl.col("name").replace_strict(coll, default=None, return_dtype=pl.String).alias("name"),
         pl.col("name").alias("kernel"), pl.col("start_ns"), pl.col("end_ns"),
         opt("coll_group", pl.String).alias("group"), opt("coll_seq", pl.Int64).alias("seq"),
         opt("coll_bytes", pl.Int64).alias("bytes"), opt("coll_group_size", pl.Int64).alias("group_size"),
@@ -268,11 +265,11 @@ def match_collectives(events, devices, notes: list[str] | None = None, link_peak
         say(f"{mismatch.height:,} collective instance(s) left out: their ranks disagree on the collective or its "
             "message size")
         g = g.filter((pl.col("names") == 1) & (pl.col("bmin") == pl.col("bytes")).fill_null(True))
-    factors = {(n, s): bus_factor(n, s) for n, s in
-               g.select("name", pl.coalesce("group_size", "ranks").alias("s")).unique().iter_rows()}
     n_eff = pl.coalesce("group_size", "ranks")
-    factor = pl.struct(pl.col("name"), n_eff.alias("s")).map_elements(
-        lambda r: factors.get((r["name"], r["s"])), return_dtype=pl.Float64)
+    n = n_eff.cast(pl.Float64)
+    factor = (pl.when(pl.col("name") == "all_reduce").then(2 * (n - 1) / n)  # bus_factor, as an expression
+              .when(pl.col("name").is_in(["all_gather", "reduce_scatter", "all_to_all"])).then((n - 1) / n)
+              .when(pl.col("name").is_in(["broadcast", "reduce", "send_recv"])).then(pl.lit(1.0)))
     algbw = pl.when(pl.col("transfer_ns") > 0).then(pl.col("bytes") / (pl.col("transfer_ns") / 1e9))
     out = g.with_columns(
         n_eff.alias("group_size"),
