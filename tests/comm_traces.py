@@ -29,29 +29,38 @@ def write(path, doc) -> str:
     return str(path)
 
 
-def rank_events(compute_us: list[int], allreduce_us: int, steps: int, gap_us: int, rank: int) -> list[dict]:
-    """One rank of a synchronous data-parallel job: per step, compute (``compute_us[rank]``) then an
-    all-reduce that starts when this rank's compute ends and ends when the slowest rank's compute
-    ends plus ``allreduce_us`` (NCCL spins until every peer arrives); then ``gap_us`` idle."""
-    slowest = max(compute_us)
+def rank_events(compute_us: list[int], allreduce_us: int, steps: int, gap_us: int, rank: int,
+                delay_us: list[int] | None = None, nccl_args: bool = False) -> list[dict]:
+    """One rank of a synchronous data-parallel job: per step, compute (``compute_us[rank]``, starting
+    ``delay_us[rank]`` late: a host or data-loader stall) then an all-reduce that starts when this
+    rank's compute ends and ends when the last rank's compute ends plus ``allreduce_us`` (NCCL spins
+    until every peer arrives); then ``gap_us`` idle. ``nccl_args``: the all-reduce kernels carry
+    Kineto's collective args (process group "0", Seq = the step, 1M bf16 elements, the group size)."""
+    delay = list(delay_us) if delay_us else [0] * len(compute_us)
+    arrive = [d + c for d, c in zip(delay, compute_us)]
+    slowest = max(arrive)
     step = slowest + allreduce_us + gap_us
     ev = []
     for i in range(steps):
         t0 = 1000 + i * step
-        ev.append(kernel(GEMM, t0, compute_us[rank]))
-        ev.append(kernel(NCCL, t0 + compute_us[rank], slowest - compute_us[rank] + allreduce_us, stream=20))
+        ev.append(kernel(GEMM, t0 + delay[rank], compute_us[rank]))
+        ev.append(kernel(NCCL, t0 + arrive[rank], slowest - arrive[rank] + allreduce_us, stream=20))
+        if nccl_args:
+            ev[-1]["args"].update({"Collective name": "allreduce", "Process Group Name": "0", "Seq": i,
+                                   "In msg nelems": 1 << 20, "Out msg nelems": 1 << 20, "dtype": "BFloat16",
+                                   "Group size": len(compute_us), "Process Group Ranks": str(list(range(len(compute_us))))})
     return ev
 
 
 def job_folder(folder, compute_us=(1000, 1000, 3000, 1000), allreduce_us=500, steps=4, gap_us=200,
-               recorded=True, names=("rank{r}.json",)) -> list[str]:
+               recorded=True, names=("rank{r}.json",), delay_us=None, nccl_args=False) -> list[str]:
     """A folder of per-rank traces (rank 2 the straggler by default); ``recorded``: write
     distributedInfo; ``names``: file name pattern."""
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     world = len(compute_us)
     for r in range(world):
-        doc = trace(rank_events(list(compute_us), allreduce_us, steps, gap_us, r), r if recorded else None, world)
+        doc = trace(rank_events(list(compute_us), allreduce_us, steps, gap_us, r, delay_us, nccl_args), r if recorded else None, world)
         out.append(write(folder / names[0].format(r=r), doc))
     return out
 

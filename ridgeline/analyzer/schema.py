@@ -195,6 +195,12 @@ TIMELINE_COLUMNS: dict[str, tuple[str, str]] = {
     "block_size": ("str", "block dimensions '(x, y, z)' when recorded"),
     "grid_blocks": ("i64", "blocks in the grid"),
     "block_threads": ("i64", "threads per block"),
+    "coll_group": ("str", "communication kernels: the process group, where the trace records it (Kineto "
+                   "'Process Group Name')"),
+    "coll_seq": ("i64", "communication kernels: the collective's sequence number in its group, where recorded (Kineto 'Seq')"),
+    "coll_bytes": ("i64", "communication kernels: message size as nccl-tests counts it (the larger of Kineto's 'In msg "
+                   "nelems' and 'Out msg nelems' x the dtype's size), where recorded"),
+    "coll_group_size": ("i64", "communication kernels: ranks in the process group, where recorded (Kineto 'Group size')"),
 }
 
 # HOST_API: one row per host call (CUDA runtime/driver API, PyTorch ops) when the format has them

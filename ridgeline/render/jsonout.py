@@ -84,6 +84,11 @@ TIMELINE_KEYS: dict[str, str] = {
     "below; since 1.6)",
     "ranges": "GPU work per annotated host range name (NVTX ranges, record_function annotations), per device, "
     "most GPU time first (keys below; since 1.6)",
+    "collectives": "one record per collective instance matched across two ranks or more (ridgeline.analyzer.timeline."
+    "collectives: by process group and sequence number where the traces record them, else by the order of each "
+    "collective per rank, said in matched_by), split into transfer and wait (keys below); empty list otherwise",
+    "rank_waits": "per rank, from the matched collectives: comm_wait_s, arrived_last, imposed_wait_s (keys below); "
+    "empty list otherwise",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -293,6 +298,8 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "steps": _records(tl.steps) if getattr(tl, "steps", None) is not None else [],
         "fusion": _records(tl.fusion) if getattr(tl, "fusion", None) is not None else [],
         "ranges": _records(tl.ranges) if getattr(tl, "ranges", None) is not None else [],
+        "collectives": _records(tl.collectives) if getattr(tl, "collectives", None) is not None else [],
+        "rank_waits": _records(tl.rank_waits) if getattr(tl, "rank_waits", None) is not None else [],
     }
 
 
@@ -490,6 +497,12 @@ def _fusion_columns():
     return FUSION_COLUMNS
 
 
+def _collective_columns():
+    from ridgeline.analyzer.timeline.collectives import COLLECTIVE_COLUMNS, RANK_WAIT_COLUMNS
+
+    return COLLECTIVE_COLUMNS, RANK_WAIT_COLUMNS
+
+
 def _ranges_columns():
     from ridgeline.analyzer.timeline.ranges import RANGE_COLUMNS
 
@@ -644,6 +657,14 @@ def json_schema_markdown() -> str:
         "### `timeline.ranges[]`",
         "",
         _column_table(_ranges_columns()),
+        "",
+        "### `timeline.collectives[]`",
+        "",
+        _column_table(_collective_columns()[0]),
+        "",
+        "### `timeline.rank_waits[]`",
+        "",
+        _column_table(_collective_columns()[1]),
         "",
         "## `ncu_rules[]`",
         "",

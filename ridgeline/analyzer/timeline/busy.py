@@ -90,6 +90,9 @@ class TimelineAnalysis:
     steps: Any = None  # STEP_COLUMNS frame (ridgeline.analyzer.timeline.steps)
     fusion: Any = None  # FUSION_COLUMNS frame (ridgeline.analyzer.timeline.fusion)
     ranges: Any = None  # RANGE_COLUMNS frame (ridgeline.analyzer.timeline.ranges)
+    comm_events: Any = None  # COMM_EVENT_COLUMNS frame: communication kernels (ridgeline.analyzer.timeline.collectives)
+    collectives: Any = None  # COLLECTIVE_COLUMNS frame: collectives matched across ranks
+    rank_waits: Any = None  # RANK_WAIT_COLUMNS frame: per rank, waits in collectives and late arrivals
 
     @property
     def capture_s(self) -> float:
@@ -262,6 +265,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.fusion import fusion_candidates
     from ridgeline.analyzer.timeline.ranges import analyze_ranges
     from ridgeline.analyzer.timeline.steps import analyze_steps
+    from ridgeline.analyzer.timeline.collectives import comm_events
 
     from ridgeline.analyzer.kernels.identify import identification_notes
 
@@ -271,7 +275,8 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
                             inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows), notes=notes,
                             steps=analyze_steps(acts, tl.api, tl.source),
-                            fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source))
+                            fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source),
+                            comm_events=comm_events(acts, tl.source))
 
 
 def _kernel_durations(acts):
@@ -353,6 +358,14 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.ranges import empty_ranges
 
     out.ranges = pl.concat([p.ranges if p.ranges is not None else empty_ranges() for p in parts]) if parts else empty_ranges()
+    from ridgeline.analyzer.timeline import collectives as C
+
+    ev = [p.comm_events for p in parts if p.comm_events is not None and p.comm_events.height]
+    out.comm_events = pl.concat(ev) if ev else C.empty(C.COMM_EVENT_COLUMNS)
+    notes: list[str] = []
+    out.collectives = C.match_collectives(out.comm_events, ranked, notes)
+    out.rank_waits = C.rank_waits(out.comm_events, ranked, out.collectives)
+    out.notes += [n for n in notes if n not in out.notes]
     return out
 
 

@@ -211,6 +211,16 @@ def new_stats() -> dict[str, int]:
 _I64 = 1 << 63
 
 
+def _collective_columns(gpu, arg) -> dict:
+    """The collective args of the GPU events (kineto_events.collective_values), as columns."""
+    from ridgeline.parsers.timeline.kineto_events import COLLECTIVE_COLUMNS, collective_values
+
+    keys = ("Process Group Name", "Seq", "In msg nelems", "Out msg nelems", "dtype", "Group size")
+    rows = [collective_values(*(arg(e, k) for k in keys)) if "Group size" in (e.get("args") or ()) else (None,) * 4
+            for _i, e in gpu]
+    return {c: [r[j] for r in rows] for j, c in enumerate(COLLECTIVE_COLUMNS)}
+
+
 def _int(v):
     """An integer that fits int64 (not a bool), else None."""
     return v if isinstance(v, int) and not isinstance(v, bool) and -_I64 <= v < _I64 else None
@@ -341,6 +351,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "block_z": [dim(e, "block", 2) for _i, e in gpu],
             "bytes": [_whole(arg(e, "bytes")) for _i, e in gpu],
             "process_id": [pid(e) for _i, e in gpu],
+            **_collective_columns(gpu, arg),
         }
     if host:
         ts_raw = [e.get("ts") for _i, e in host]

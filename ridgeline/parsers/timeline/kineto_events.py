@@ -42,6 +42,30 @@ def kept_range(name: str) -> bool:
     return bool(_STEP.match(name) or _LOADER.search(name))
 
 
+#: bytes per element of the collective's ``dtype`` as Kineto writes it (``BFloat16``, ``Float``,
+#: ``c10::Half``...); another dtype leaves the size unknown
+_DTYPE_BYTES = {"float": 4, "float32": 4, "half": 2, "float16": 2, "bfloat16": 2, "double": 8, "float64": 8,
+                "long": 8, "int64": 8, "int": 4, "int32": 4, "short": 2, "int16": 2, "byte": 1, "uint8": 1, "char": 1,
+                "int8": 1, "bool": 1, "complexfloat": 8, "complexdouble": 16}
+#: the collective args the analysis reads (PyTorch's torch/csrc/profiler/util.h ``collective_fields``, on
+#: NCCL kernels and record_param_comms): name in the trace -> ours
+COLLECTIVE_ARGS = {"Process Group Name": "coll_group", "Seq": "coll_seq", "Group size": "coll_group_size"}
+COLLECTIVE_COLUMNS = ("coll_group", "coll_seq", "coll_bytes", "coll_group_size")
+
+
+def collective_values(group, seq, in_n, out_n, dtype, size):
+    """The COLLECTIVE_COLUMNS of one GPU event from its args (None where absent or not of the
+    expected kind): the bytes are the larger of the in and out element counts x the dtype's size
+    (nccl-tests' size: all_gather's gathered output, reduce_scatter's input)."""
+    def whole(v):
+        return v if v.__class__ is int and v >= 0 else None
+
+    n = max((x for x in (whole(in_n), whole(out_n)) if x is not None), default=None)
+    width = _DTYPE_BYTES.get(dtype.lower().removeprefix("c10::")) if isinstance(dtype, str) else None
+    return (group if isinstance(group, str) else str(group) if group.__class__ is int else None, whole(seq),
+            n * width if n is not None and width else None, whole(size))
+
+
 def quote_long_ts(data: bytes) -> bytes:
     """Long decimal ``ts`` values (:data:`_LONG_TS`) as JSON strings, so no parser rounds them."""
     return _LONG_TS.sub(rb'"ts":"\1"', data) if b"." in data else data
@@ -81,6 +105,7 @@ def _kineto_schemas():
 
     i, f, t = pl.Int64, pl.Float64, pl.String
     gpu = {"_row": i, "_problem": t, "kind": t, "device": i, "stream": i, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "grid_x": i,
-           "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i}
+           "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i,
+           "coll_group": t, "coll_seq": i, "coll_bytes": i, "coll_group_size": i}
     host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
     return gpu, host

@@ -26,7 +26,7 @@ with a file, it only recognizes files where nothing is.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -37,7 +37,9 @@ from ridgeline.parsers.timeline.kineto_events import (
     _LEGACY_PIDS,
     _RUNTIME_CATS,
     _TS_TEXT,
+    COLLECTIVE_COLUMNS,
     assemble_frames,
+    collective_values,
     kept_call,
     kept_range,
 )
@@ -56,6 +58,13 @@ class _Args(msgspec.Struct, gc=False):
     grid: _DIM | None = None
     block: _DIM | None = None
     nbytes: _I64 | str | None = msgspec.field(default=None, name="bytes")
+    # the collective args (kineto_events.collective_values reads and checks them as the standard path does)
+    pg: Any = msgspec.field(default=None, name="Process Group Name")
+    seq: Any = msgspec.field(default=None, name="Seq")
+    in_n: Any = msgspec.field(default=None, name="In msg nelems")
+    out_n: Any = msgspec.field(default=None, name="Out msg nelems")
+    dtype: Any = None
+    group_size: Any = msgspec.field(default=msgspec.UNSET, name="Group size")
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -178,6 +187,7 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
             **{f"{k}_{x}": pl.Series([v[j] if v is not None else None for v in cols[k]], dtype=pl.Int64)
                for k in ("grid", "block") for j, x in enumerate("xyz")},
             "bytes": pl.Series(cols["nbytes"], dtype=pl.Int64), "process_id": pl.Series(pid, dtype=pl.Int64),
+            **{c: pl.Series(cols[c], dtype=pl.String if c == "coll_group" else pl.Int64) for c in COLLECTIVE_COLUMNS},
         })
         p = pl.col("process_id")
         gpu_cols = raw.select(
@@ -186,7 +196,7 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
             pl.coalesce("device", pl.when(p.is_between(0, MAX_DEVICE)).then(p)).alias("device"),
             "stream", "ts", "dur", "ts_text", "name", "correlation_id",
             *(f"{k}_{x}" for k in ("grid", "block") for x in "xyz"),
-            "bytes", "process_id")
+            "bytes", "process_id", *COLLECTIVE_COLUMNS)
     if host:
         cols = _columns(host, as_written)
         if cols is None:
@@ -272,6 +282,7 @@ def _times(raw: list[msgspec.Raw]):
 
 
 _EMPTY_ARGS = _Args()
+_NO_COLL = (None,) * len(COLLECTIVE_COLUMNS)
 _NONE = type(None)
 
 
@@ -314,6 +325,13 @@ def _columns(events: list[_Event], as_written: bool = False):
     grid = [a.grid for a in args]
     block = [a.block for a in args]
     nbytes = [a.nbytes for a in args]
+    unset = msgspec.UNSET
+    if all(a.group_size is unset for a in args):  # (most events: no collective args, no per-event tuples)
+        coll_cols = dict.fromkeys(COLLECTIVE_COLUMNS, [None] * len(args))
+    else:
+        coll = [collective_values(a.pg, a.seq, a.in_n, a.out_n, a.dtype, a.group_size) if a.group_size is not unset
+                else _NO_COLL for a in args]
+        coll_cols = {c: [r[j] for r in coll] for j, c in enumerate(COLLECTIVE_COLUMNS)}
     times = _times(ts) if as_written else _numbers(ts)
     if times is None or _NONE in set(map(type, dur)) or not all(map(math.isfinite, dur)):
         return None
@@ -321,4 +339,5 @@ def _columns(events: list[_Event], as_written: bool = False):
     tid_raw = tid if str in set(map(type, tid)) else None
     return {"cat": cat, "name": name, "ts": ts_f, "ts_text": ts_t, "dur": dur, "pid": _int_only(pid),
             "tid": _int_only(tid), "tid_raw": tid_raw, "device": device, "stream": stream, "correlation": correlation,
-            "grid": grid, "block": block, "nbytes": nbytes}
+            "grid": grid, "block": block, "nbytes": nbytes,
+            **coll_cols}

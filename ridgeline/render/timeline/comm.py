@@ -89,7 +89,7 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
                          f"{fmt_seconds(r['comm_busy_s']):>9}{fmt_seconds(r['comm_exposed_s']):>9}"
                          f"{fmt_seconds(r['idle_s']):>9}{vs:>9}")
         lines += textwrap.wrap(RANK_LEGEND, width)
-        return lines
+        return lines + collective_lines(tl, width)
     d = comm_devices(devices)
     if d is None:
         return []
@@ -101,6 +101,52 @@ def terminal_lines(tl, width: int = 80) -> list[str]:
         lines.append(f"{shorten(label, 29):<30}{r['comm_kernels']:>8,}{fmt_seconds(r['comm_busy_s']):>10}"
                      f"{fmt_seconds(r['comm_exposed_s']):>10}{fmt_pct(r['comm_overlap_share']):>9}{fmt_pct(of_kernel):>9}")
     lines += textwrap.wrap(COMM_LEGEND + "; of kern = comm / kernel busy time", width)
+    return lines
+
+
+COLLECTIVE_LEGEND = ("transfer = the shortest duration of the instance across ranks (bytes moving once all are "
+                     "there); wait = the longest rank's duration - transfer; skew = latest - earliest start; last = "
+                     "the rank that arrived last; busbw = bytes / transfer x NCCL's bus factor")
+
+
+def _bw(v) -> str:
+    return f"{v / 1e9:.1f}GB/s" if v is not None else "-"
+
+
+def collective_lines(tl, width: int = 80, top: int = 8) -> list[str]:
+    """Collectives matched across ranks (the ``top`` instances by wait) and the per-rank waits; []
+    when none were matched (``ridgeline.analyzer.timeline.collectives``)."""
+    import textwrap
+
+    from ridgeline.render.text import fmt_seconds, shorten
+
+    c = getattr(tl, "collectives", None)
+    if c is None or not c.height:
+        return []
+    from ridgeline.analyzer.timeline.ranks import rank_table
+
+    how = " and ".join(sorted(set(c.get_column("matched_by").to_list())))
+    table = rank_table(getattr(tl, "devices", None))
+    cover = f" ({ranks_heading(table)})" if table is not None else ""
+    total_t = float(c.get_column("transfer_s").sum())
+    total_w = float(c.get_column("wait_s").sum())
+    lines = ["", *textwrap.wrap(f"Collectives matched across ranks{cover}: {c.height:,} instance(s) by {how}; transfer "
+                                f"{fmt_seconds(total_t)}, longest waits {fmt_seconds(total_w)} in all", width),
+             f"{'group':<15}{'seq':>4} {'name':<15}{'ranks':>5}{'transfer':>9}{'wait':>8}{'skew':>8}{'last':>5}"
+             f"{'busbw':>10}"]
+    for r in c.sort("wait_s", "start_ns", descending=[True, False]).head(top).iter_rows(named=True):
+        lines.append(f"{shorten(r['group'] or '-', 14):<15}{r['seq']:>4} {shorten(r['name'], 14):<15}{r['ranks']:>5}"
+                     f"{fmt_seconds(r['transfer_s']):>9}{fmt_seconds(r['wait_s']):>8}"
+                     f"{fmt_seconds(r['start_skew_s']):>8}{r['last_rank']:>5}{_bw(r['busbw_bytes_per_s']):>10}")
+    if c.height > top:
+        lines.append(f"(the {top} longest waits of {c.height:,}; all in JSON timeline.collectives)")
+    w = getattr(tl, "rank_waits", None)
+    if w is not None and w.height:
+        lines.append(f"{'rank':>5}{'instances':>10}{'comm':>9}{'waited':>9}{'last':>6}{'imposed':>9}")
+        for r in w.iter_rows(named=True):
+            lines.append(f"{r['rank']:>5}{r['collectives']:>10,}{fmt_seconds(r['comm_s']):>9}"
+                         f"{fmt_seconds(r['comm_wait_s']):>9}{r['arrived_last']:>6,}{fmt_seconds(r['imposed_wait_s']):>9}")
+    lines += textwrap.wrap(COLLECTIVE_LEGEND + "; imposed = the others' waits where this rank arrived last", width)
     return lines
 
 
