@@ -209,6 +209,10 @@ HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "end_ns": ("i64", "end, ns"),
     "name": ("str", "call name as recorded, e.g. 'cudaLaunchKernel_v7000', 'cudaStreamSynchronize'"),
     "correlation_id": ("i64", "CUPTI correlation id (runtime/driver calls)"),
+    "op_input_dims": ("str", "PyTorch ops recorded with shapes (Kineto args 'Input Dims'): the input shapes as compact JSON "
+                      "text, e.g. '[[4096,100],[100,64]]'; null otherwise"),
+    "op_input_types": ("str", "Kineto args 'Input type' as compact JSON text, e.g. '[\"float\",\"c10::BFloat16\"]'"),
+    "op_concrete_inputs": ("str", "Kineto args 'Concrete Inputs' (scalar argument values) as compact JSON text"),
 }
 
 #: synchronizing host calls (names without nsys' _vNNNN suffix): the host blocks until the GPU

@@ -26,7 +26,7 @@ with a file, it only recognizes files where nothing is.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -37,9 +37,11 @@ from ridgeline.parsers.timeline.kineto_events import (
     _LEGACY_PIDS,
     _RUNTIME_CATS,
     _TS_TEXT,
+    OP_ARGS,
     assemble_frames,
     kept_call,
     kept_range,
+    op_texts,
 )
 from ridgeline.parsers.timeline.common import MAX_DEVICE
 
@@ -56,6 +58,10 @@ class _Args(msgspec.Struct, gc=False):
     grid: _DIM | None = None
     block: _DIM | None = None
     nbytes: _I64 | str | None = msgspec.field(default=None, name="bytes")
+    # a CPU op's recorded shapes (record_shapes=True), kept as compact JSON text (kineto_events.OP_ARGS)
+    input_dims: Any = msgspec.field(default=None, name="Input Dims")
+    input_types: Any = msgspec.field(default=None, name="Input type")
+    concrete_inputs: Any = msgspec.field(default=None, name="Concrete Inputs")
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -202,6 +208,7 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
             "ts_text": pl.Series(cols["ts_text"], dtype=pl.String), "name": name,
             "correlation_id": pl.Series(cols["correlation"], dtype=pl.Int64),
             "process_id": pl.Series(cols["pid"], dtype=pl.Int64), "thread_id": pl.Series(cols["tid"], dtype=pl.Int64),
+            **{c: pl.Series(op_texts(cols[c]), dtype=pl.String) for c in OP_ARGS.values()},
         }, schema_overrides={"ts": pl.Float64, "dur": pl.Float64})
         if host_calls == "sync":  # the rows the analysis reads (as kineto._kineto_frames), each name matched once
             names = set(cols["name"]) - {None}
@@ -218,7 +225,8 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
                                 "dur": c["dur"], "ts_text": c["ts_text"], "name": c["name"],
                                 "thread_id": pl.Series([t for t, x in zip(cols["tid_raw"], context) if x], dtype=pl.Int64,
                                                        strict=False)
-                                if cols["tid_raw"] is not None else c["thread_id"]}
+                                if cols["tid_raw"] is not None else c["thread_id"],
+                                **{k: c[k] for k in OP_ARGS.values()}}
             frame = frame.filter(keep)
         if frame.height:
             host_cols = frame
@@ -314,6 +322,8 @@ def _columns(events: list[_Event], as_written: bool = False):
     grid = [a.grid for a in args]
     block = [a.block for a in args]
     nbytes = [a.nbytes for a in args]
+    ops = {"op_input_dims": [a.input_dims for a in args], "op_input_types": [a.input_types for a in args],
+           "op_concrete_inputs": [a.concrete_inputs for a in args]}
     times = _times(ts) if as_written else _numbers(ts)
     if times is None or _NONE in set(map(type, dur)) or not all(map(math.isfinite, dur)):
         return None
@@ -321,4 +331,4 @@ def _columns(events: list[_Event], as_written: bool = False):
     tid_raw = tid if str in set(map(type, tid)) else None
     return {"cat": cat, "name": name, "ts": ts_f, "ts_text": ts_t, "dur": dur, "pid": _int_only(pid),
             "tid": _int_only(tid), "tid_raw": tid_raw, "device": device, "stream": stream, "correlation": correlation,
-            "grid": grid, "block": block, "nbytes": nbytes}
+            "grid": grid, "block": block, "nbytes": nbytes, **ops}
