@@ -1,0 +1,36 @@
+"""Leaf-op attribution on small SYNTHETIC traces (tests/analyzer/ops/op_traces.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ridgeline.analyzer.ops.attribute import op_calls, op_kernels
+from ridgeline.parsers.timeline.reader import read_timeline
+from tests.analyzer.ops.op_traces import linear_trace, write
+
+
+@pytest.mark.parametrize("old_ids", [False, True])
+@pytest.mark.parametrize("host_calls", ["all", "sync"])
+def test_kernels_belong_to_the_leaf_op_and_parents_get_none(tmp_path, host_calls, old_ids):
+    tl = read_timeline(write(tmp_path, linear_trace(old_ids=old_ids)), host_calls=host_calls)
+    calls = op_calls(op_kernels(tl.activities, tl.api))
+    rows = {r["op"]: r for r in calls.to_dicts()}
+    assert set(rows) == {"aten::addmm", "aten::bmm", None}  # aten::linear (the parent) holds no kernel
+    addmm = rows["aten::addmm"]
+    assert addmm["kernels"] == 2
+    assert addmm["kernel_ns"] == 20_000
+    assert addmm["gpu_ns"] == 15_000  # [100, 110) u [105, 115): the overlap counted once
+    assert addmm["op_input_dims"] == "[[512],[4096,1024],[1024,512],[],[]]"
+    assert rows["aten::bmm"]["gpu_ns"] == 4_000
+    assert rows[None]["kernels"] == 1 and rows[None]["gpu_ns"] == 3_000  # the stray kernel: a row of its own
+    assert calls["kernels"].sum() == tl.activities.height  # every kernel in exactly one row
+
+
+def test_a_launch_at_an_ops_end_is_not_in_it(tmp_path):
+    from tests.analyzer.ops.op_traces import trace
+
+    inner = ("aten::mm", 10, 5, [[2, 3], [3, 4]], ["float", "float"], [], [(15, 30, 1, 7)])
+    outer = ("aten::matmul", 5, 20, [[2, 3], [3, 4]], ["float", "float"], [inner], [])
+    tl = read_timeline(write(tmp_path, trace([outer])), host_calls="sync")
+    calls = op_calls(op_kernels(tl.activities, tl.api))
+    assert calls["op"].to_list() == ["aten::matmul"]  # at t=15 aten::mm [10, 15) has ended
