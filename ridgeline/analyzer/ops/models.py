@@ -112,9 +112,14 @@ def with_models(calls):
     ``model`` is null where no model applied (an unknown op, shapes not recorded or not readable)."""
     import polars as pl
 
+    is_gemm = pl.col("op").is_in([m.op for m in GEMM_MODELS]) & pl.col("op_input_dims").is_not_null()
+    cand, rest = calls.filter(is_gemm), calls.filter(~is_gemm)  # the shape expressions run on GEMM rows only
+    calls = pl.concat([cand.with_columns(gemm_columns()),
+                       rest.with_columns(pl.lit(None, pl.Int64).alias(c) for c in ("batch", "m", "n", "k", "flops", "bytes"))
+                       .with_columns(pl.lit(None, pl.String).alias("dtype"))], how="vertical_relaxed")
     prec = pl.col("dtype").replace_strict({k: v[1] for k, v in DTYPES.items()}, default=None, return_dtype=pl.String)
     prec = pl.when((prec == "fp32") & pl.col("kernel").str.contains(TF32_KERNEL_RE)).then(pl.lit("tf32_tensor")).otherwise(prec)
-    got = calls.with_columns(gemm_columns()).with_columns(prec.alias("precision"))
+    got = calls.with_columns(prec.alias("precision"))
     ok = pl.col("flops").is_not_null() & pl.col("bytes").is_not_null() & pl.col("precision").is_not_null()
     return got.with_columns(pl.when(ok).then(pl.col("op")).alias("model"),
                             *(pl.when(ok).then(pl.col(c)).alias(c) for c in ("flops", "bytes", "precision")))
