@@ -21,6 +21,8 @@ from ridgeline.analyzer.schema import (
     KERNEL_SHARE_COLUMNS,
     STREAM_COLUMNS,
     NCU_RULE_COLUMNS,
+    OP_COVERAGE_COLUMNS,
+    OP_GROUP_COLUMNS,
     ROOFLINE_COLUMNS,
     SUMMARY_COLUMNS,
     TIMELINE_DEVICE_COLUMNS,
@@ -84,6 +86,10 @@ TIMELINE_KEYS: dict[str, str] = {
     "below; since 1.6)",
     "ranges": "GPU work per annotated host range name (NVTX ranges, record_function annotations), per device, "
     "most GPU time first (keys below; since 1.6)",
+    "op_groups": "PyTorch ops on the roofline: kernels tied to the leaf CPU op that launched them, grouped by "
+    "(op, input shapes, dtypes) per device, FLOPs and bytes modelled from the recorded shapes (docs/op-models.md), "
+    "most saving first (keys below); empty list without CPU ops in the trace",
+    "op_coverage": "per input and device: kernel time in op groups and the share a model covers (keys below)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -280,7 +286,17 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "steps": _records(tl.steps) if getattr(tl, "steps", None) is not None else [],
         "fusion": _records(tl.fusion) if getattr(tl, "fusion", None) is not None else [],
         "ranges": _records(tl.ranges) if getattr(tl, "ranges", None) is not None else [],
+        **_op_sections(tl),
     }
+
+
+def _op_sections(tl) -> dict[str, list]:
+    g = getattr(tl, "op_groups", None)
+    if g is None:
+        return {"op_groups": [], "op_coverage": []}
+    from ridgeline.analyzer.ops.groups import coverage
+
+    return {"op_groups": _records(g), "op_coverage": _records(coverage(g))}
 
 
 def finding_codes_by_kernel(result) -> dict[str, list[str]]:
@@ -611,6 +627,14 @@ def json_schema_markdown() -> str:
         "### `timeline.ranges[]`",
         "",
         _column_table(_ranges_columns()),
+        "",
+        "### `timeline.op_groups[]`",
+        "",
+        _column_table(OP_GROUP_COLUMNS),
+        "",
+        "### `timeline.op_coverage[]`",
+        "",
+        _column_table(OP_COVERAGE_COLUMNS),
         "",
         "## `ncu_rules[]`",
         "",

@@ -17,9 +17,11 @@ the peak is wrong there): the caller names it, never clips it.
 
 from __future__ import annotations
 
-OP_GROUP_COLUMNS = ("device", "op", "input_dims", "input_types", "calls", "kernels", "gpu_time_s", "share", "flops",
-                    "bytes", "precision", "achieved_flops_per_s", "achieved_bytes_per_s", "roof_time_s", "bound",
-                    "roof_fraction", "saving_s", "model", "kernel")
+from ridgeline.analyzer.schema import OP_GROUP_COLUMNS as _COLUMNS
+
+OP_GROUP_COLUMNS = tuple(c for c in _COLUMNS if c != "source")
+#: the columns :func:`roofed` computes from the GPU's roofs
+ROOF_COLUMNS = ("achieved_flops_per_s", "achieved_bytes_per_s", "roof_time_s", "bound", "roof_fraction", "saving_s")
 
 
 def op_groups(activities, api, gpus: dict | None = None):
@@ -47,6 +49,17 @@ def op_groups(activities, api, gpus: dict | None = None):
          .with_columns(pl.when(pl.col("_unmodelled")).then(None).otherwise(pl.col(c)).alias(c)
                        for c in ("flops", "bytes", "precision", "model")))
     g = g.with_columns((pl.col("gpu_time_s") / pl.col("gpu_time_s").sum().over("device")).alias("share"))
+    g = g.rename({"op_input_dims": "input_dims", "op_input_types": "input_types"})
+    return roofed(g, gpus)
+
+
+def roofed(groups, gpus: dict | None):
+    """Op groups (with or without roof figures) -> the same placed under ``gpus`` (device index ->
+    catalogue entry; ``--gpu`` re-places a trace's groups under the GPU it names)."""
+    import polars as pl
+
+    g = groups.drop([c for c in ROOF_COLUMNS if c in groups.columns])
+    extra = [c for c in g.columns if c not in OP_GROUP_COLUMNS]  # e.g. source
     peaks = _peaks(gpus or {})
     g = g.join(peaks, on=["device", "precision"], how="left")
     safe_t = pl.when(pl.col("gpu_time_s") > 0).then(pl.col("gpu_time_s"))
@@ -62,8 +75,7 @@ def op_groups(activities, api, gpus: dict | None = None):
         (pl.col("roof_time_s") / safe_t).alias("roof_fraction"),
         (pl.col("gpu_time_s") - pl.col("roof_time_s")).clip(lower_bound=0).alias("saving_s"),
     )
-    return (g.rename({"op_input_dims": "input_dims", "op_input_types": "input_types"})
-            .sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True).select(OP_GROUP_COLUMNS))
+    return g.sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True).select(*extra, *OP_GROUP_COLUMNS)
 
 
 def _peaks(gpus: dict):
@@ -88,12 +100,26 @@ def device_gpus(devices: dict[int, str], forced=None) -> dict:
     return {d: try_lookup(n)[0] for d, n in devices.items()}
 
 
+def trace_op_groups(tl):
+    """One trace's TimelineTables -> its op groups with a ``source`` column, under the GPUs its devices
+    name; None where the trace records no CPU op (nsys exports, traces without ops)."""
+    import polars as pl
+
+    api = tl.api
+    if api is None or not api.height or tl.activities is None or not tl.activities.height \
+            or not api.filter(pl.col("kind") == "cpu_op").height:
+        return None
+    g = op_groups(tl.activities, api, device_gpus(tl.devices))
+    return None if g is None else g.with_columns(pl.lit(tl.source).alias("source")).select("source", *OP_GROUP_COLUMNS)
+
+
 def coverage(groups):
     """Per device: ``kernel_time_s`` (sum of the groups' GPU time) and ``model_coverage`` (the share
     in groups with a model), between 0 and 1."""
     import polars as pl
 
-    return (groups.group_by("device", maintain_order=True)
+    keys = [c for c in ("source", "device") if c in groups.columns]
+    return (groups.group_by(keys, maintain_order=True)
             .agg(pl.col("gpu_time_s").sum().alias("kernel_time_s"),
                  pl.col("gpu_time_s").filter(pl.col("model").is_not_null()).sum().alias("_modelled"))
             .with_columns(pl.when(pl.col("kernel_time_s") > 0).then(pl.col("_modelled") / pl.col("kernel_time_s"))

@@ -90,6 +90,7 @@ class TimelineAnalysis:
     steps: Any = None  # STEP_COLUMNS frame (ridgeline.analyzer.timeline.steps)
     fusion: Any = None  # FUSION_COLUMNS frame (ridgeline.analyzer.timeline.fusion)
     ranges: Any = None  # RANGE_COLUMNS frame (ridgeline.analyzer.timeline.ranges)
+    op_groups: Any = None  # PyTorch op groups on the roofline (ridgeline.analyzer.ops.groups), None without CPU ops
 
     @property
     def capture_s(self) -> float:
@@ -264,6 +265,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.steps import analyze_steps
 
     from ridgeline.analyzer.kernels.identify import identification_notes
+    from ridgeline.analyzer.ops.groups import trace_op_groups
 
     # a device named generically ("AMD Radeon Graphics") is identified from its recorded properties
     notes = identification_notes(tl.devices, getattr(tl, "device_properties", {}) or {}, source=tl.source,
@@ -271,7 +273,8 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     return TimelineAnalysis(devices=devices, kernel_shares=shares, bins=bin_df, totals=tl.totals, options=opts,
                             inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows), notes=notes,
                             steps=analyze_steps(acts, tl.api, tl.source),
-                            fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source))
+                            fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source),
+                            op_groups=trace_op_groups(tl))
 
 
 def _kernel_durations(acts):
@@ -353,6 +356,9 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.ranges import empty_ranges
 
     out.ranges = pl.concat([p.ranges if p.ranges is not None else empty_ranges() for p in parts]) if parts else empty_ranges()
+    ops = [p.op_groups for p in parts if getattr(p, "op_groups", None) is not None]
+    out.op_groups = pl.concat(ops, how="vertical_relaxed").sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True) \
+        if ops else None
     return out
 
 

@@ -60,3 +60,22 @@ def test_real_traces_count_every_kernel_once(name):
     assert cov["model_coverage"].is_between(0, 1).all()
     busy = (kernels["end_ns"] - kernels["start_ns"]).sum() / 1e9
     assert g["gpu_time_s"].sum() <= busy + 1e-9  # unions: never more than the kernels' summed time
+
+
+def test_json_and_gpu_option_place_the_groups(tmp_path):
+    """In process, as the CLI runs: ``timeline.op_groups`` in the JSON, and ``--gpu`` placing a trace
+    whose device the catalogue does not know."""
+    import json
+
+    from ridgeline.pipeline import analyze_paths
+    from ridgeline.render.jsonout import to_document
+
+    path = write(tmp_path, linear_trace(gpu="Mystery GPU 9000"))
+    doc = json.loads(json.dumps(to_document(analyze_paths([path], gpu="H100 SXM"))))
+    groups = {g["op"]: g for g in doc["timeline"]["op_groups"]}
+    h100 = lookup("H100 SXM")[0]
+    flops = 2 * 4096 * 512 * 1024
+    nbytes = 2 * (512 + 4096 * 1024 + 1024 * 512 + 4096 * 512)
+    roof = max(flops / h100.peak("fp16_tensor"), nbytes / h100.dram_bw_bytes_per_s)
+    assert groups["aten::addmm"]["roof_time_s"] == pytest.approx(roof)
+    assert doc["timeline"]["op_coverage"][0]["model_coverage"] == pytest.approx(19 / 22)
