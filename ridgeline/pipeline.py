@@ -330,11 +330,9 @@ def analyze_paths(
             gpu_entry, result.roofs = chosen.entry, chosen.roofs
             result.gpu_name, result.gpu_match = chosen.gpu_name, chosen.gpu_match
             _add_notes(result, chosen.notes)
-            if getattr(result.timeline, "op_groups", None) is not None:  # op groups under that GPU too (issue 30)
-                from ridgeline.analyzer.ops.groups import roofed
+            from ridgeline.analyzer.ops.groups import place_timeline_ops
 
-                g = result.timeline.op_groups
-                result.timeline.op_groups = roofed(g, {d: chosen.entry for d in g.get_column("device").unique().to_list()})
+            place_timeline_ops(result.timeline, chosen.entry)  # op groups under that GPU too (issue 30)
     if what_if:
         from ridgeline.analyzer.kernels.whatif import run_specs
 

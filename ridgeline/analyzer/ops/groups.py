@@ -78,6 +78,13 @@ def roofed(groups, gpus: dict | None):
     return g.sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True).select(*extra, *OP_GROUP_COLUMNS)
 
 
+def place_timeline_ops(timeline, entry) -> None:
+    """A TimelineAnalysis' op groups placed under one GPU (``--gpu``'s entry) for every device."""
+    g = getattr(timeline, "op_groups", None)
+    if g is not None:
+        timeline.op_groups = roofed(g, {d: entry for d in g.get_column("device").unique().to_list()})
+
+
 def _peaks(gpus: dict):
     """device -> (precision, peak FLOP/s, DRAM bytes/s) rows of each device's catalogue entry."""
     import polars as pl

@@ -79,3 +79,23 @@ def test_json_and_gpu_option_place_the_groups(tmp_path):
     roof = max(flops / h100.peak("fp16_tensor"), nbytes / h100.dram_bw_bytes_per_s)
     assert groups["aten::addmm"]["roof_time_s"] == pytest.approx(roof)
     assert doc["timeline"]["op_coverage"][0]["model_coverage"] == pytest.approx(19 / 22)
+
+
+def test_terminal_table_names_the_groups_and_the_coverage(tmp_path):
+    from types import SimpleNamespace
+
+    from ridgeline.render.timeline.ops import op_lines
+
+    tl = read_timeline(write(tmp_path, linear_trace()), host_calls="sync")
+    g = op_groups(tl.activities, tl.api, device_gpus(tl.devices))
+    lines = op_lines(SimpleNamespace(op_groups=g.with_columns(source=pl_lit("t.json"))))
+    text = "\n".join(lines)
+    assert "86.4% of" in text  # 19 of 22 us modelled
+    assert "addmm [[512],[4096,1024]," in text and ",[],[]" not in text and "BF16 TC" in text
+    assert all(len(x) <= 80 for x in lines)
+
+
+def pl_lit(v):
+    import polars as pl
+
+    return pl.lit(v)
