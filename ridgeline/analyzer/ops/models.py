@@ -89,7 +89,8 @@ def gemm_columns():
     ``precision`` and ``m``, ``n``, ``k``, ``batch`` to op-call rows (null: no GEMM model)."""
     import polars as pl
 
-    types = pl.col("op_input_types").str.json_decode(pl.List(pl.String))
+    # the quoted names, read by pattern (a damaged Input type, e.g. a number, reads as none: never an error)
+    types = pl.col("op_input_types").str.extract_all(r'"[^"\\]*"').list.eval(pl.element().str.strip_chars('"'))
     out = {c: None for c in ("batch", "m", "n", "k", "flops", "bytes", "dtype")}
     for m in GEMM_MODELS:
         batch, mm, n, k = _mnk(m)
@@ -120,6 +121,7 @@ def with_models(calls):
     prec = pl.col("dtype").replace_strict({k: v[1] for k, v in DTYPES.items()}, default=None, return_dtype=pl.String)
     prec = pl.when((prec == "fp32") & pl.col("kernel").str.contains(TF32_KERNEL_RE)).then(pl.lit("tf32_tensor")).otherwise(prec)
     got = calls.with_columns(prec.alias("precision"))
-    ok = pl.col("flops").is_not_null() & pl.col("bytes").is_not_null() & pl.col("precision").is_not_null()
+    # (shapes past int64 wrap in the products: a model whose figures are not positive is no model)
+    ok = (pl.col("flops") > 0).fill_null(False) & (pl.col("bytes") > 0).fill_null(False) & pl.col("precision").is_not_null()
     return got.with_columns(pl.when(ok).then(pl.col("op")).alias("model"),
                             *(pl.when(ok).then(pl.col(c)).alias(c) for c in ("flops", "bytes", "precision")))

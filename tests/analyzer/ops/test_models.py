@@ -52,3 +52,16 @@ def test_every_model_is_documented():
     page = (Path(__file__).resolve().parents[3] / "docs" / "op-models.md").read_text()
     for m in GEMM_MODELS:
         assert f"`{m.op}`" in page and m.flops in page
+
+
+@pytest.mark.parametrize("dims,types", [
+    ("[[1.5,2],[2,3]]", '["float","float"]'),  # not whole numbers
+    ("[[4,8],[8,2]]", "5"),  # Input type not a list
+    ('[["a"],{"b":1}]', '[["float"],null]'),
+    ("[[4611686018427387904,4],[4,4611686018427387904]]", '["float","float"]'),  # products past int64
+    ("[[0,8],[8,2]]", '["float","float"]'),  # an empty matrix: 0 FLOPs, no model
+    ("", ""), ("[", "["),
+])
+def test_damaged_shapes_give_no_model_and_no_error(dims, types):
+    got = with_models(_calls([("aten::mm", dims, types, "k")])).row(0, named=True)
+    assert got["model"] is None and got["flops"] is None
