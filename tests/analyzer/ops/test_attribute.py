@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from ridgeline.analyzer.ops.attribute import op_calls, op_kernels
 from ridgeline.parsers.timeline.reader import read_timeline
 from tests.analyzer.ops.op_traces import linear_trace, write
+
+
+
+# only the fields the External-id check reads (a full json.loads of the 14 MB trace costs seconds)
+class _Args(msgspec.Struct):
+    ext: int | None = msgspec.field(default=None, name="External id")
+    correlation: int | None = None
+
+
+class _Event(msgspec.Struct):
+    cat: str | None = None
+    name: str | None = None
+    args: _Args | None = None
+
+
+class _Doc(msgspec.Struct):
+    traceEvents: list[_Event]  # noqa: N815
 
 
 @pytest.mark.parametrize("old_ids", [False, True])
@@ -41,15 +59,14 @@ def test_the_stack_agrees_with_external_ids_on_the_b200_trace():
     shared B200 vLLM trace the thread-stack attribution (which older builds need) finds that same op
     for every kernel."""
     import gzip
-    import json
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[4] / "shared" / "samples" / "kineto" / "tracelens-b200x8-vllm-eager_trace.json.gz"
     if not path.exists():
         pytest.skip("shared samples absent")
-    events = json.loads(gzip.open(path).read())["traceEvents"]
-    ops = {e["args"].get("External id"): e["name"] for e in events if e.get("cat") == "cpu_op"}
-    want = {e["args"]["correlation"]: ops.get(e["args"].get("External id")) for e in events if e.get("cat") == "kernel"}
+    events = msgspec.json.decode(gzip.open(path).read(), type=_Doc).traceEvents
+    ops = {e.args.ext: e.name for e in events if e.cat == "cpu_op"}
+    want = {e.args.correlation: ops.get(e.args.ext) for e in events if e.cat == "kernel"}
     tl = read_timeline(path, host_calls="sync")
     k = op_kernels(tl.activities, tl.api)
     got = dict(zip(k["correlation_id"].to_list(), k["op"].to_list()))
