@@ -25,6 +25,7 @@ with a file, it only recognizes files where nothing is.
 
 from __future__ import annotations
 
+import gc
 import math
 from typing import Annotated, Any
 
@@ -96,6 +97,19 @@ _DOCUMENT = {False: msgspec.json.Decoder(_Document), True: msgspec.json.Decoder(
 LONG_TS_MIN = 8e12
 
 
+def _decode(decoder, data: bytes):
+    """``decoder.decode(data)`` with the garbage collector paused: the op shapes (``Input Dims``...)
+    decode into many small lists, each a tracked object, and the collections they set off cost
+    more than the decoding (nothing decoded here holds a cycle)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return decoder.decode(data)
+    finally:
+        if was:
+            gc.enable()
+
+
 class _NeedsRaw(Exception):
     """A ``ts`` read as a number may be a long decimal the standard path keeps as text: decode as written."""
 
@@ -112,7 +126,7 @@ def decode_events(data: bytes, host_calls: str, base: int = 0, hint: dict | None
     hint = {} if hint is None else hint
     for raw in (True,) if hint.get("raw") else (False, True):
         try:
-            events = _EVENTS[raw].decode(data)
+            events = _decode(_EVENTS[raw], data)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
         try:
@@ -130,7 +144,7 @@ def decode_document(data: bytes, host_calls: str):
 
     for raw in (False, True):
         try:
-            doc = _DOCUMENT[raw].decode(data)
+            doc = _decode(_DOCUMENT[raw], data)
             meta = {k: loads(bytes(v), max_bytes=None, encoding=None)
                     for k, v in (("deviceProperties", doc.deviceProperties), ("distributedInfo", doc.distributedInfo))}
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
