@@ -331,6 +331,9 @@ def analyze_paths(
             gpu_entry, result.roofs = chosen.entry, chosen.roofs
             result.gpu_name, result.gpu_match = chosen.gpu_name, chosen.gpu_match
             _add_notes(result, chosen.notes)
+            from ridgeline.analyzer.ops.groups import place_timeline_ops
+
+            place_timeline_ops(result.timeline, chosen.entry)  # op groups under that GPU too (issue 30)
     if what_if:
         from ridgeline.analyzer.kernels.whatif import run_specs
 
@@ -532,29 +535,7 @@ def read_kernel_files(files: list[Path], *, strict: bool = True):
     return parsed, pl.concat(rules, how="vertical") if rules else None
 
 
-#: polars' allocator (jemalloc) options for a run that reads timelines only: memory freed between the
-#: reading and analysis phases goes back to the system after 300 ms, and one arena serves every
-#: thread, instead of each thread's arena keeping what it freed for 10 s. The 100 MB synthetic trace
-#: of benchmarks/bench_hta.py peaked at 285-290 MB without, 244-246 MB with, in the same time.
-TIMELINE_ALLOCATOR = "narenas:1,dirty_decay_ms:300,muzzy_decay_ms:0"
-_ALLOCATOR_ENV = "_RJEM_MALLOC_CONF"
-
-
-def load_polars_for_timelines() -> str | None:
-    """Import polars with :data:`TIMELINE_ALLOCATOR` for its allocator, when nothing has loaded it yet
-    (jemalloc reads its options once, as polars loads) and the user set none of their own; the
-    variable is removed again, so child processes do not inherit it. The options applied, else None."""
-    import os
-    import sys
-
-    if "polars" in sys.modules or _ALLOCATOR_ENV in os.environ:
-        return None
-    os.environ[_ALLOCATOR_ENV] = TIMELINE_ALLOCATOR
-    try:
-        import polars  # noqa: F401
-    finally:
-        del os.environ[_ALLOCATOR_ENV]
-    return TIMELINE_ALLOCATOR
+from ridgeline.parsers.timeline.allocator import TIMELINE_ALLOCATOR, load_polars_for_timelines  # noqa: E402,F401
 
 
 def _analyze_timeline(result: AnalysisResult, files: list[Path], *, timeline_options=None, strict: bool = True) -> None:

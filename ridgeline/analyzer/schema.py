@@ -215,6 +215,10 @@ HOST_API_COLUMNS: dict[str, tuple[str, str]] = {
     "end_ns": ("i64", "end, ns"),
     "name": ("str", "call name as recorded, e.g. 'cudaLaunchKernel_v7000', 'cudaStreamSynchronize'"),
     "correlation_id": ("i64", "CUPTI correlation id (runtime/driver calls)"),
+    "op_input_dims": ("str", "PyTorch ops recorded with shapes (Kineto args 'Input Dims'): the input shapes as compact JSON "
+                      "text, e.g. '[[4096,100],[100,64]]'; null otherwise"),
+    "op_input_types": ("str", "Kineto args 'Input type' as compact JSON text, e.g. '[\"float\",\"c10::BFloat16\"]'"),
+    "op_concrete_inputs": ("str", "Kineto args 'Concrete Inputs' (scalar argument values) as compact JSON text"),
 }
 
 #: synchronizing host calls (names without nsys' _vNNNN suffix): the host blocks until the GPU
@@ -534,3 +538,39 @@ def markdown_table(columns: dict[str, tuple[str, str]]) -> str:
     for name, (kind, doc) in columns.items():
         lines.append(f"| `{name}` | {kind} | {doc} |")
     return "\n".join(lines)
+
+
+# OP_GROUPS: PyTorch ops on the roofline, one row per (input, device, op, input shapes, dtypes),
+# ridgeline.analyzer.ops.groups (models: docs/op-models.md)
+OP_GROUP_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "device": ("i64", "CUDA device index"),
+    "op": ("str", "the leaf CPU op that launched the kernels (innermost op on the launching thread); null: kernels "
+           "launched outside any op (no launch record, graph replays, library threads), a row of their own"),
+    "input_dims": ("str", "the op's Input Dims as compact JSON text (null: shapes not recorded)"),
+    "input_types": ("str", "the op's Input type as compact JSON text"),
+    "calls": ("i64", "op calls in the group (calls that launched kernels)"),
+    "kernels": ("i64", "kernels those calls launched"),
+    "gpu_time_s": ("f64", "sum over calls of the union of each call's kernel intervals, s"),
+    "share": ("f64", "gpu_time_s / the device's kernel time in op groups"),
+    "flops": ("f64", "modelled FLOPs of all calls (null: no model for the op or its shapes)"),
+    "bytes": ("f64", "modelled bytes, each operand read once and the output written once: a lower bound on DRAM traffic"),
+    "precision": ("str", "the roof the op runs on (a PRECISIONS key: from the dtype, and the kernel for fp32 GEMMs on TF32)"),
+    "achieved_flops_per_s": ("f64", "flops / gpu_time_s"),
+    "achieved_bytes_per_s": ("f64", "bytes / gpu_time_s"),
+    "roof_time_s": ("f64", "max(flops / peak of the precision, bytes / DRAM bandwidth) on the device's GPU (datasheet; "
+                    "null: GPU not in the catalogue, or no model)"),
+    "bound": ("str", "'compute' or 'memory': the larger term of roof_time_s"),
+    "roof_fraction": ("f64", "roof_time_s / gpu_time_s (above 1: the model or the peak is wrong for this group)"),
+    "saving_s": ("f64", "gpu_time_s - roof_time_s, at least 0: the time reaching the roof would save"),
+    "model": ("str", "the model applied (the op name in docs/op-models.md), null: none"),
+    "kernel": ("str", "the kernel the group's calls ran most often"),
+}
+
+# OP_COVERAGE: per input and device, how much kernel time the op models cover
+OP_COVERAGE_COLUMNS: dict[str, tuple[str, str]] = {
+    "source": ("str", "input file"),
+    "device": ("i64", "CUDA device index"),
+    "kernel_time_s": ("f64", "kernel time in op groups (sum of the groups' gpu_time_s)"),
+    "model_coverage": ("f64", "share of kernel_time_s in groups with a model, 0 to 1"),
+}

@@ -21,6 +21,8 @@ from ridgeline.analyzer.schema import (
     KERNEL_SHARE_COLUMNS,
     STREAM_COLUMNS,
     NCU_RULE_COLUMNS,
+    OP_COVERAGE_COLUMNS,
+    OP_GROUP_COLUMNS,
     ROOFLINE_COLUMNS,
     SUMMARY_COLUMNS,
     TIMELINE_DEVICE_COLUMNS,
@@ -89,6 +91,10 @@ TIMELINE_KEYS: dict[str, str] = {
     "collective per rank, said in matched_by), split into transfer and wait (keys below); empty list otherwise",
     "rank_waits": "per rank, from the matched collectives: comm_wait_s, arrived_last, imposed_wait_s (keys below); "
     "empty list otherwise",
+    "op_groups": "PyTorch ops on the roofline: kernels tied to the leaf CPU op that launched them, grouped by "
+    "(op, input shapes, dtypes) per device, FLOPs and bytes modelled from the recorded shapes (docs/op-models.md), "
+    "most saving first (keys below); empty list without CPU ops in the trace",
+    "op_coverage": "per input and device: kernel time in op groups and the share a model covers (keys below)",
 }
 
 FLEET_KEYS: dict[str, str] = {
@@ -300,7 +306,17 @@ def timeline_section(tl) -> dict[str, Any] | None:
         "ranges": _records(tl.ranges) if getattr(tl, "ranges", None) is not None else [],
         "collectives": _records(tl.collectives) if getattr(tl, "collectives", None) is not None else [],
         "rank_waits": _records(tl.rank_waits) if getattr(tl, "rank_waits", None) is not None else [],
+        **_op_sections(tl),
     }
+
+
+def _op_sections(tl) -> dict[str, list]:
+    g = getattr(tl, "op_groups", None)
+    if g is None:
+        return {"op_groups": [], "op_coverage": []}
+    from ridgeline.analyzer.ops.groups import coverage
+
+    return {"op_groups": _records(g), "op_coverage": _records(coverage(g))}
 
 
 def finding_codes_by_kernel(result) -> dict[str, list[str]]:
@@ -665,6 +681,14 @@ def json_schema_markdown() -> str:
         "### `timeline.rank_waits[]`",
         "",
         _column_table(_collective_columns()[1]),
+        "",
+        "### `timeline.op_groups[]`",
+        "",
+        _column_table(OP_GROUP_COLUMNS),
+        "",
+        "### `timeline.op_coverage[]`",
+        "",
+        _column_table(OP_COVERAGE_COLUMNS),
         "",
         "## `ncu_rules[]`",
         "",

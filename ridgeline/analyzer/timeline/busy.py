@@ -93,6 +93,7 @@ class TimelineAnalysis:
     comm_events: Any = None  # COMM_EVENT_COLUMNS frame: communication kernels (ridgeline.analyzer.timeline.collectives)
     collectives: Any = None  # COLLECTIVE_COLUMNS frame: collectives matched across ranks
     rank_waits: Any = None  # RANK_WAIT_COLUMNS frame: per rank, waits in collectives and late arrivals
+    op_groups: Any = None  # PyTorch op groups on the roofline (ridgeline.analyzer.ops.groups), None without CPU ops
 
     @property
     def capture_s(self) -> float:
@@ -268,6 +269,7 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
     from ridgeline.analyzer.timeline.collectives import comm_events
 
     from ridgeline.analyzer.kernels.identify import identification_notes
+    from ridgeline.analyzer.ops.groups import trace_op_groups
 
     # a device named generically ("AMD Radeon Graphics") is identified from its recorded properties
     notes = identification_notes(tl.devices, getattr(tl, "device_properties", {}) or {}, source=tl.source,
@@ -276,7 +278,8 @@ def analyze_one(tl, **options) -> TimelineAnalysis:
                             inputs=[tl.source], streams=idle_causes.streams_frame(stream_rows), notes=notes,
                             steps=analyze_steps(acts, tl.api, tl.source),
                             fusion=fusion_candidates(acts, tl.api, tl.source), ranges=analyze_ranges(acts, tl.api, tl.source),
-                            comm_events=comm_events(acts, tl.source))
+                            comm_events=comm_events(acts, tl.source),
+                            op_groups=trace_op_groups(tl))
 
 
 def _kernel_durations(acts):
@@ -366,6 +369,9 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     out.collectives = C.match_collectives(out.comm_events, ranked, notes)
     out.rank_waits = C.rank_waits(out.comm_events, ranked, out.collectives)
     out.notes += [n for n in notes if n not in out.notes]
+    ops = [p.op_groups for p in parts if getattr(p, "op_groups", None) is not None]
+    out.op_groups = pl.concat(ops, how="vertical_relaxed").sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True) \
+        if ops else None
     return out
 
 

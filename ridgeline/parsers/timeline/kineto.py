@@ -49,9 +49,11 @@ from ridgeline.parsers.timeline.kineto_events import (
     _LEGACY_PIDS,
     _RUNTIME_CATS,
     _TS_TEXT,
+    OP_ARGS,
     assemble_frames,
     kept_call,
     kept_range,
+    op_texts,
     quote_long_ts,
 )
 from ridgeline.parsers.timeline.common import (
@@ -369,6 +371,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "correlation_id": [_int(arg(e, "correlation")) for _i, e in host],
             "process_id": [pid(e) for _i, e in host],
             "thread_id": [_int(e.get("tid")) for _i, e in host],
+            **{c: op_texts([arg(e, k) for _i, e in host]) for k, c in OP_ARGS.items()},
         }
     if context:  # lean: plain lookups, values checked in polars (assemble_frames)
         ts_raw = [e.get("ts") for _i, e in context]
@@ -380,6 +383,7 @@ def _kineto_frames(events, host_calls: str, base: int = 0):
             "ts_text": [v if isinstance(v, str) else None for v in ts_raw],
             "name": [e.get("name") for _i, e in context],
             "thread_id": [e.get("tid") for _i, e in context],
+            **{c: op_texts([arg(e, k) for _i, e in context]) for k, c in OP_ARGS.items()},
         }
     # the launch records: every runtime/driver call with a correlation id (joined to the GPU work
     # it launched by read_kineto; calls that launched nothing, e.g. cudaEventQuery, find no match)

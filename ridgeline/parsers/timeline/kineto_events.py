@@ -66,6 +66,18 @@ def collective_values(group, seq, in_n, out_n, dtype, size):
             n * width if n is not None and width else None, whole(size))
 
 
+#: the shape arguments of a CPU op (``record_shapes=True``) -> HOST_API text columns (JSON, compact)
+OP_ARGS = {"Input Dims": "op_input_dims", "Input type": "op_input_types", "Concrete Inputs": "op_concrete_inputs"}
+
+
+def op_texts(values: list) -> list:
+    """Decoded values of one shape argument -> compact JSON text (both readers, so one text per value), None where absent."""
+    import msgspec
+
+    enc = msgspec.json.encode
+    return [None if v is None else enc(v).decode() for v in values]
+
+
 def quote_long_ts(data: bytes) -> bytes:
     """Long decimal ``ts`` values (:data:`_LONG_TS`) as JSON strings, so no parser rounds them."""
     return _LONG_TS.sub(rb'"ts":"\1"', data) if b"." in data else data
@@ -85,7 +97,8 @@ def assemble_frames(gpu_cols, host_cols, context_cols, launch_cols):
     h = pl.DataFrame(host_cols, schema=host_schema, strict=False) if host_cols is not None else None
     if context_cols is not None:
         c = pl.DataFrame(context_cols, schema={k: host_schema[k] for k in ("_row", "kind", "ts", "dur", "ts_text", "name",
-                                                                             "thread_id")}, strict=False)
+                                                                             "thread_id", *OP_ARGS.values())},
+                         strict=False)
         ok = (pl.col("dur").is_finite() & (pl.col("dur") >= 0)
               & (pl.col("ts").is_finite() & (pl.col("ts").abs() <= MAX_TIME_NS / 1000)
                  | pl.col("ts_text").str.contains(f"^{_TS_TEXT.pattern}$")))
@@ -107,5 +120,6 @@ def _kineto_schemas():
     gpu = {"_row": i, "_problem": t, "kind": t, "device": i, "stream": i, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "grid_x": i,
            "grid_y": i, "grid_z": i, "block_x": i, "block_y": i, "block_z": i, "bytes": i, "process_id": i,
            "coll_group": t, "coll_seq": i, "coll_bytes": i, "coll_group_size": i}
-    host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "process_id": i, "thread_id": i}
+    host = {"_row": i, "_problem": t, "kind": t, "ts": f, "dur": f, "ts_text": t, "name": t, "correlation_id": i, "process_id": i, "thread_id": i,
+            **{c: t for c in OP_ARGS.values()}}
     return gpu, host

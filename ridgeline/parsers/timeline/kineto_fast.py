@@ -25,6 +25,7 @@ with a file, it only recognizes files where nothing is.
 
 from __future__ import annotations
 
+import gc
 import math
 from typing import Annotated, Any
 
@@ -38,10 +39,12 @@ from ridgeline.parsers.timeline.kineto_events import (
     _RUNTIME_CATS,
     _TS_TEXT,
     COLLECTIVE_COLUMNS,
+    OP_ARGS,
     assemble_frames,
     collective_values,
     kept_call,
     kept_range,
+    op_texts,
 )
 from ridgeline.parsers.timeline.common import MAX_DEVICE
 
@@ -65,6 +68,10 @@ class _Args(msgspec.Struct, gc=False):
     out_n: Any = msgspec.field(default=None, name="Out msg nelems")
     dtype: Any = None
     group_size: Any = msgspec.field(default=msgspec.UNSET, name="Group size")
+    # a CPU op's recorded shapes (record_shapes=True), kept as compact JSON text (kineto_events.OP_ARGS)
+    input_dims: Any = msgspec.field(default=None, name="Input Dims")
+    input_types: Any = msgspec.field(default=None, name="Input type")
+    concrete_inputs: Any = msgspec.field(default=None, name="Concrete Inputs")
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -99,6 +106,19 @@ _DOCUMENT = {False: msgspec.json.Decoder(_Document), True: msgspec.json.Decoder(
 LONG_TS_MIN = 8e12
 
 
+def _decode(decoder, data: bytes):
+    """``decoder.decode(data)`` with the garbage collector paused: the op shapes (``Input Dims``...)
+    decode into many small lists, each a tracked object, and the collections they set off cost
+    more than the decoding (nothing decoded here holds a cycle)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return decoder.decode(data)
+    finally:
+        if was:
+            gc.enable()
+
+
 class _NeedsRaw(Exception):
     """A ``ts`` read as a number may be a long decimal the standard path keeps as text: decode as written."""
 
@@ -115,7 +135,7 @@ def decode_events(data: bytes, host_calls: str, base: int = 0, hint: dict | None
     hint = {} if hint is None else hint
     for raw in (True,) if hint.get("raw") else (False, True):
         try:
-            events = _EVENTS[raw].decode(data)
+            events = _decode(_EVENTS[raw], data)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None
         try:
@@ -133,7 +153,7 @@ def decode_document(data: bytes, host_calls: str):
 
     for raw in (False, True):
         try:
-            doc = _DOCUMENT[raw].decode(data)
+            doc = _decode(_DOCUMENT[raw], data)
             meta = {k: loads(bytes(v), max_bytes=None, encoding=None)
                     for k, v in (("deviceProperties", doc.deviceProperties), ("distributedInfo", doc.distributedInfo))}
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, ValueError):
@@ -212,6 +232,7 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
             "ts_text": pl.Series(cols["ts_text"], dtype=pl.String), "name": name,
             "correlation_id": pl.Series(cols["correlation"], dtype=pl.Int64),
             "process_id": pl.Series(cols["pid"], dtype=pl.Int64), "thread_id": pl.Series(cols["tid"], dtype=pl.Int64),
+            **{c: pl.Series(op_texts(cols[c]), dtype=pl.String) for c in OP_ARGS.values()},
         }, schema_overrides={"ts": pl.Float64, "dur": pl.Float64})
         if host_calls == "sync":  # the rows the analysis reads (as kineto._kineto_frames), each name matched once
             names = set(cols["name"]) - {None}
@@ -228,7 +249,8 @@ def _frames(events: list[_Event], host_calls: str, base: int, as_written: bool =
                                 "dur": c["dur"], "ts_text": c["ts_text"], "name": c["name"],
                                 "thread_id": pl.Series([t for t, x in zip(cols["tid_raw"], context) if x], dtype=pl.Int64,
                                                        strict=False)
-                                if cols["tid_raw"] is not None else c["thread_id"]}
+                                if cols["tid_raw"] is not None else c["thread_id"],
+                                **{k: c[k] for k in OP_ARGS.values()}}
             frame = frame.filter(keep)
         if frame.height:
             host_cols = frame
@@ -332,6 +354,8 @@ def _columns(events: list[_Event], as_written: bool = False):
         coll = [collective_values(a.pg, a.seq, a.in_n, a.out_n, a.dtype, a.group_size) if a.group_size is not unset
                 else _NO_COLL for a in args]
         coll_cols = {c: [r[j] for r in coll] for j, c in enumerate(COLLECTIVE_COLUMNS)}
+    ops = {"op_input_dims": [a.input_dims for a in args], "op_input_types": [a.input_types for a in args],
+           "op_concrete_inputs": [a.concrete_inputs for a in args]}
     times = _times(ts) if as_written else _numbers(ts)
     if times is None or _NONE in set(map(type, dur)) or not all(map(math.isfinite, dur)):
         return None
@@ -340,4 +364,4 @@ def _columns(events: list[_Event], as_written: bool = False):
     return {"cat": cat, "name": name, "ts": ts_f, "ts_text": ts_t, "dur": dur, "pid": _int_only(pid),
             "tid": _int_only(tid), "tid_raw": tid_raw, "device": device, "stream": stream, "correlation": correlation,
             "grid": grid, "block": block, "nbytes": nbytes,
-            **coll_cols}
+            **coll_cols, **ops}

@@ -95,7 +95,9 @@ def timeline_lines(result) -> list[str]:
                          f"{_pct(r['wall_share'], 1):>7}{_pct(r['busy_share'], 1):>7}")
     from ridgeline.render.timeline.steps import fusion_lines, step_lines
 
-    lines += step_lines(tl) + fusion_lines(tl)
+    from ridgeline.render.timeline.ops import op_lines
+
+    lines += step_lines(tl) + fusion_lines(tl) + op_lines(tl)
     if tl.totals is not None and tl.totals.height:
         lines.append("")
         lines.append("nsys stats summaries (totals only: no timeline, no gaps)")
