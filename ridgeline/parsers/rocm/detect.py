@@ -1,0 +1,78 @@
+"""Which ROCm profiler format a file is, from its head (never from its name).
+
+Ids (``timeline:<id>`` in :data:`ridgeline.parsers.formats.FORMATS`):
+
+* ``rocprof-v1-csv``: rocprof v1's kernel trace (``"Index","KernelName","gpu-id",...,"BeginNs","EndNs"``);
+* ``rocprof-v1-json``: rocprof v1's ``--hip-trace``/``--sys-trace`` Chrome trace JSON (string ``ts``/``dur``,
+  ``args.BeginNs``/``EndNs``, no PyTorch ``cat``);
+* ``rocprof-stats``: a per-name summary (``"Name","Calls","TotalDurationNs","AverageNs","Percentage"``;
+  rocprofv3's ``kernel_stats.csv`` adds ``MinNs``, ``MaxNs``, ``StdDev``);
+* ``rocprofv3-kernel-trace``: rocprofv3's ``kernel_trace.csv`` (``Kind``, ``Agent_Id``, ``Kernel_Name``,
+  ``Start_Timestamp``, ``End_Timestamp``; any header era, any letter case; ``rocpd convert`` adds ``Guid``).
+"""
+
+from __future__ import annotations
+
+V1_CSV_NEED = {"kernelname", "gpu-id", "beginns", "endns"}
+STATS_NEED = {"name", "calls", "totaldurationns"}
+V3_NEED = {"kind", "agent_id", "kernel_name", "start_timestamp", "end_timestamp"}
+
+
+def header_fields(head: bytes) -> list[str] | None:
+    """The first non-blank line of the head as CSV fields (stripped), or None."""
+    import csv
+
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    line = next((ln for ln in text.splitlines() if ln.strip()), None)
+    if line is None:
+        return None
+    try:
+        return [c.strip() for c in next(csv.reader([line]))]
+    except (csv.Error, StopIteration):
+        return None
+
+
+def rocprof_trace_json(head: bytes) -> bool:
+    """rocprof v1's ``--hip-trace``/``--sys-trace`` JSON: Chrome trace events without the PyTorch
+    profiler's categories, each kernel dispatch timed by ``BeginNs``/``EndNs`` args (with
+    ``DispatchNs`` or ``CompleteNs``). Read as a PyTorch trace it would hold no record at all."""
+    return (head.lstrip()[:1] in (b"{", b"[") and b'"BeginNs"' in head and b'"EndNs"' in head
+            and (b'"DispatchNs"' in head or b'"CompleteNs"' in head) and b'"cat"' not in head)
+
+
+def detect_rocm(head: bytes) -> str | None:
+    """The ROCm format id of a (decompressed) head, or None."""
+    if rocprof_trace_json(head):
+        return "rocprof-v1-json"
+    if head.lstrip()[:1] in (b"{", b"[") or b"\x00" in head[:4096]:
+        return None
+    fields = header_fields(head)
+    if not fields:
+        return None
+    cols = {c.lower() for c in fields}
+    if V1_CSV_NEED <= cols:
+        return "rocprof-v1-csv"
+    if V3_NEED <= cols:
+        return "rocprofv3-kernel-trace"
+    if STATS_NEED <= cols and "percentage" in cols:
+        return "rocprof-stats"
+    return None
+
+
+def read_rocm(path, kind: str, *, strict: bool = True):
+    """Read a file :func:`detect_rocm` named ``kind`` -> :class:`~ridgeline.parsers.timeline.common.TimelineTables`."""
+    if kind == "rocprof-v1-csv":
+        from ridgeline.parsers.rocm.v1 import read_v1_csv
+
+        return read_v1_csv(path, strict=strict)
+    if kind == "rocprof-v1-json":
+        from ridgeline.parsers.rocm.v1 import read_v1_json
+
+        return read_v1_json(path, strict=strict)
+    if kind == "rocprof-stats":
+        from ridgeline.parsers.rocm.v1 import read_stats
+
+        return read_stats(path, strict=strict)
+    from ridgeline.parsers.rocm.v3 import read_v3_kernel_trace
+
+    return read_v3_kernel_trace(path, strict=strict)
