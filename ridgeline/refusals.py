@@ -55,7 +55,7 @@ def kind_label(found: tuple[str, str]) -> tuple[str, tuple[str, ...]]:
     if family == "timeline":
         if kind == "kineto":
             return "PyTorch profiler trace (Kineto JSON)", _NAMED_BY["kineto"]
-        if kind.startswith("rocprof"):
+        if kind.startswith(("rocprof", "rocpd")):
             from ridgeline.parsers.formats import FORMATS
 
             return FORMATS.get(f"timeline:{kind}", ("amd", kind))[1], _NAMED_BY["rocprof"]

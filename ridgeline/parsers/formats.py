@@ -36,6 +36,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "timeline:rocprof-v1-json": ("amd", "rocprof --hip-trace JSON"),
     "timeline:rocprof-stats": ("amd", "rocprof stats CSV"),
     "timeline:rocprofv3-kernel-trace": ("amd", "rocprofv3 kernel_trace.csv"),
+    "timeline:rocpd": ("amd", "rocpd SQLite database"),
     "telemetry:dcgm-dmon": ("telemetry", "dcgmi dmon"),
     "telemetry:dcgm-exporter": ("telemetry", "dcgm-exporter scrape"),
     "telemetry:prometheus-json": ("telemetry", "Prometheus JSON"),

@@ -103,16 +103,17 @@ def describe_head(path: Path) -> str | None:
     return line
 
 
-#: AMD profiler JSON no reader takes yet, by what its start holds: said by name, so that a
-#: rocprof trace is never mistaken for an empty or damaged PyTorch trace
-_ROCPROF = "ridgeline does not read rocprof output yet (a PyTorch profiler trace of the same run is read)"
+#: AMD profiler JSON no reader takes yet, by what its start holds: said by name, so that an AMD
+#: profile is never mistaken for an empty or damaged PyTorch trace
+_SDK = ("ridgeline does not read the rocprofiler-sdk JSON yet (rocprofv3's kernel_trace.csv or rocpd "
+        "database of the same run is read, as is a PyTorch profiler trace)")
 
 
 def _amd_json(text: str) -> str | None:
     if '"rocprofiler-sdk-tool"' in text[:200]:
-        return f"a rocprofiler-sdk JSON (rocprofv3 --output-format json): {_ROCPROF}"
+        return f"a rocprofiler-sdk JSON (rocprofv3 --output-format json): {_SDK}"
     if '"BeginNs"' in text and '"EndNs"' in text and ('"DispatchNs"' in text or '"CompleteNs"' in text):
-        return f"a rocprof --hip-trace JSON (kernel dispatches timed by BeginNs/EndNs): {_ROCPROF}"
+        return "a rocprof --hip-trace JSON (kernel dispatches timed by BeginNs/EndNs) that could not be read"
     return None
 
 

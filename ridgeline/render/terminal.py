@@ -60,12 +60,12 @@ def _header(result) -> list[str]:
         names = result.summary.height if result.summary is not None else 0
         parts.append(f"{n} launch{'es' if n != 1 else ''} of {names} kernel{'s' if names != 1 else ''}")
         parts.append(f"{fmt_seconds(result.total_gpu_time_s)} GPU time")
-    tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto", "rocprof"))]
+    tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto", "rocprof", "rocpd"))]
     # an nsys stats summary (cuda_gpu_kern_sum...) holds totals per name, not timeline records: it is
     # counted as what the "nsys stats summaries (totals only)" block below shows
     sums = [i for i in result.inputs if (i.kind.startswith("nsys-stats:") and i.kind != "nsys-stats:cuda_gpu_trace")
             or i.kind == "rocprof-stats"]
-    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto", "rocprof")) and i not in sums]
+    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto", "rocprof", "rocpd")) and i not in sums]
     if tl:
         n = sum(i.rows for i in tl)
         parts.append(f"{n:,} timeline record{'s' if n != 1 else ''}")

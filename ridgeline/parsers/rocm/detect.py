@@ -69,6 +69,10 @@ def read_rocm(path, kind: str, *, strict: bool = True):
         from ridgeline.parsers.rocm.v1 import read_v1_json
 
         return read_v1_json(path, strict=strict)
+    if kind == "rocpd":
+        from ridgeline.parsers.rocm.rocpd import read_rocpd
+
+        return read_rocpd(path, strict=strict)
     if kind == "rocprof-stats":
         from ridgeline.parsers.rocm.v1 import read_stats
 

@@ -75,7 +75,11 @@ def detect_timeline_format(path) -> str | None:
     if not head:
         return None
     if head.startswith(SQLITE_MAGIC):
-        return "nsys-sqlite" if _is_nsys_sqlite(path) else None
+        if _is_nsys_sqlite(path):
+            return "nsys-sqlite"
+        from ridgeline.parsers.rocm.rocpd import is_rocpd
+
+        return "rocpd" if is_rocpd(path) else None
     stripped = head.lstrip()
     from ridgeline.parsers.rocm.detect import detect_rocm
 
