@@ -37,6 +37,7 @@ FORMATS: dict[str, tuple[str, str]] = {
     "timeline:rocprof-stats": ("amd", "rocprof stats CSV"),
     "timeline:rocprofv3-kernel-trace": ("amd", "rocprofv3 kernel_trace.csv"),
     "timeline:rocpd": ("amd", "rocpd SQLite database"),
+    "timeline:rocprofiler-sdk-json": ("amd", "rocprofiler-sdk JSON"),
     "telemetry:dcgm-dmon": ("telemetry", "dcgmi dmon"),
     "telemetry:dcgm-exporter": ("telemetry", "dcgm-exporter scrape"),
     "telemetry:prometheus-json": ("telemetry", "Prometheus JSON"),

@@ -103,15 +103,13 @@ def describe_head(path: Path) -> str | None:
     return line
 
 
-#: AMD profiler JSON no reader takes yet, by what its start holds: said by name, so that an AMD
-#: profile is never mistaken for an empty or damaged PyTorch trace
-_SDK = ("ridgeline does not read the rocprofiler-sdk JSON yet (rocprofv3's kernel_trace.csv or rocpd "
-        "database of the same run is read, as is a PyTorch profiler trace)")
+#: AMD profiler JSON that reached no reader (damaged: the readers take the whole ones), said by
+#: name so that an AMD profile is never mistaken for an empty or damaged PyTorch trace
 
 
 def _amd_json(text: str) -> str | None:
     if '"rocprofiler-sdk-tool"' in text[:200]:
-        return f"a rocprofiler-sdk JSON (rocprofv3 --output-format json): {_SDK}"
+        return "a rocprofiler-sdk JSON (rocprofv3 --output-format json) that could not be read"
     if '"BeginNs"' in text and '"EndNs"' in text and ('"DispatchNs"' in text or '"CompleteNs"' in text):
         return "a rocprof --hip-trace JSON (kernel dispatches timed by BeginNs/EndNs) that could not be read"
     return None

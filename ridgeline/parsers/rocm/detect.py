@@ -5,6 +5,8 @@ Ids (``timeline:<id>`` in :data:`ridgeline.parsers.formats.FORMATS`):
 * ``rocprof-v1-csv``: rocprof v1's kernel trace (``"Index","KernelName","gpu-id",...,"BeginNs","EndNs"``);
 * ``rocprof-v1-json``: rocprof v1's ``--hip-trace``/``--sys-trace`` Chrome trace JSON (string ``ts``/``dur``,
   ``args.BeginNs``/``EndNs``, no PyTorch ``cat``);
+* ``rocprofiler-sdk-json``: rocprofv3's ``--output-format json`` (``{"rocprofiler-sdk-tool": [...]}``);
+* ``rocpd`` (SQLite, detected by :func:`ridgeline.parsers.rocm.rocpd.is_rocpd`);
 * ``rocprof-stats``: a per-name summary (``"Name","Calls","TotalDurationNs","AverageNs","Percentage"``;
   rocprofv3's ``kernel_stats.csv`` adds ``MinNs``, ``MaxNs``, ``StdDev``);
 * ``rocprofv3-kernel-trace``: rocprofv3's ``kernel_trace.csv`` (``Kind``, ``Agent_Id``, ``Kernel_Name``,
@@ -44,6 +46,8 @@ def detect_rocm(head: bytes) -> str | None:
     """The ROCm format id of a (decompressed) head, or None."""
     if rocprof_trace_json(head):
         return "rocprof-v1-json"
+    if b'"rocprofiler-sdk-tool"' in head.lstrip()[:200]:
+        return "rocprofiler-sdk-json"
     if head.lstrip()[:1] in (b"{", b"[") or b"\x00" in head[:4096]:
         return None
     fields = header_fields(head)
@@ -69,6 +73,10 @@ def read_rocm(path, kind: str, *, strict: bool = True):
         from ridgeline.parsers.rocm.v1 import read_v1_json
 
         return read_v1_json(path, strict=strict)
+    if kind == "rocprofiler-sdk-json":
+        from ridgeline.parsers.rocm.sdk_json import read_sdk_json
+
+        return read_sdk_json(path, strict=strict)
     if kind == "rocpd":
         from ridgeline.parsers.rocm.rocpd import read_rocpd
 

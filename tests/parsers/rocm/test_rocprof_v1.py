@@ -114,14 +114,38 @@ def test_the_stats_csv_is_a_summary(tmp_path):
     assert any("totals only" in n for n in tl.notes)
 
 
-def test_a_rocprofiler_sdk_json_is_still_refused_saying_what_it_is(tmp_path):
-    data = json.dumps({"rocprofiler-sdk-tool": [{"metadata": {"pid": 1}, "agents": [], "buffer_records": {}}]}).encode()
-    path = tmp_path / "run_results.json"
-    path.write_bytes(data)
-    code, _out, err = _run("analyze", path)
-    assert code == 2, err
-    line = err.strip()
-    assert "\n" not in line and path.name in line and "rocprofiler-sdk JSON" in line, err
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_rocprofiler_sdk_json_is_read(tmp_path, gz):
+    """rocprofv3 --output-format json: dispatches by agent handle and kernel id, named from the
+    agents and kernel_symbols tables (the documented layout, one tool entry per process)."""
+    gpu = {"id": {"handle": 7}, "type": 2, "gpu_index": 3, "product_name": "AMD Instinct MI350X", "name": "gfx950",
+           "cu_count": 256, "wave_front_size": 64}
+    cpu = {"id": {"handle": 6}, "type": 1, "gpu_index": -1, "product_name": "AMD EPYC", "name": "AMD EPYC"}
+    disp = [{"kind": 11, "operation": 2, "thread_id": 9, "correlation_id": {"internal": i + 1, "external": 0},
+             "start_timestamp": 1000 + 100 * i, "end_timestamp": 1040 + 100 * i, "stream_id": {"handle": 1},
+             "dispatch_info": {"agent_id": {"handle": 7}, "queue_id": {"handle": 16}, "kernel_id": i % 2,
+                               "workgroup_size": {"x": 256, "y": 1, "z": 1}, "grid_size": {"x": 1024, "y": 1, "z": 1}}}
+            for i in range(4)]
+    copy = [{"kind": 12, "operation": 2, "start_timestamp": 2000, "end_timestamp": 2300, "bytes": 4096,
+             "src_agent_id": {"handle": 6}, "dst_agent_id": {"handle": 7}}]
+    syms = [{"kernel_id": 0, "kernel_name": "a.kd", "demangled_kernel_name": "a"},
+            {"kernel_id": 1, "kernel_name": "_Z1bv.kd", "demangled_kernel_name": "b()"}]
+    doc = {"rocprofiler-sdk-tool": [{"metadata": {"pid": 1}, "agents": [cpu, gpu], "kernel_symbols": syms,
+                                     "buffer_records": {"kernel_dispatch": disp, "memory_copy": copy, "hip_api": [{}]}}]}
+    data = json.dumps(doc).encode()
+    path = tmp_path / ("run_results.json.gz" if gz else "run_results.json")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    assert detect_timeline_format(path) == "rocprofiler-sdk-json"
+    tl = read_timeline(path)
+    acts = tl.activities
+    assert tl.vendor == "amd" and tl.devices == {3: "AMD Instinct MI350X"} and tl.device_properties[3]["gfx"] == "gfx950"
+    kernels = acts.filter(acts.get_column("kind") == "kernel")
+    assert kernels.height == 4 and set(kernels.get_column("name")) == {"a", "b()"}
+    assert (kernels.get_column("end_ns") - kernels.get_column("start_ns")).sum() == 160
+    assert set(acts.get_column("device")) == {3} and kernels.get_column("grid_blocks")[0] == 4
+    copies = acts.filter(acts.get_column("kind") == "memcpy")
+    assert copies.get_column("copy_kind").to_list() == ["HtoD"] and copies.get_column("bytes").to_list() == [4096]
+    assert any("1 API call record" in n for n in tl.notes)
 
 
 def test_a_pytorch_trace_with_the_same_arg_names_is_still_read(tmp_path):
@@ -134,6 +158,19 @@ def test_a_pytorch_trace_with_the_same_arg_names_is_still_read(tmp_path):
 
 
 R9700 = sorted(SAMPLES.glob("joursbleu-r9700-*")) if SAMPLES.is_dir() else []
+
+
+SDK = SAMPLES / "tracelens-mi350x-rocprofv3-sdk-json-aorta-train-908_results.json.gz"
+
+
+@pytest.mark.skipif(not SDK.is_file(), reason="../shared/samples/rocm is absent")
+def test_the_mi350x_sdk_json_reads_its_manifest_figures():
+    """MANIFEST: 43,915 kernel_dispatch records, 4,441.7 ms summed, on MI350X agents."""
+    tl = read_timeline(SDK)
+    acts = tl.activities
+    assert acts.height == 43915
+    assert (acts.get_column("end_ns") - acts.get_column("start_ns")).sum() / 1e6 == pytest.approx(4441.7, abs=0.05)
+    assert set(acts.get_column("device_name")) == {"AMD Instinct MI350X"}
 
 
 @pytest.mark.skipif(not R9700, reason="../shared/samples/rocm is absent")
