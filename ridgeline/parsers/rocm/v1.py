@@ -102,8 +102,39 @@ def read_v1_json(path, *, strict: bool = True):
     )
     notes = [f"{path}: {other:,} other duration event(s) (HIP/HSA API calls) not read: only GPU kernels and copies "
              "are"] if other else []
+    devices, props = rocminfo_gpus(doc.get("otherData") if isinstance(doc, dict) else None)
     return finish(path, out, "rocprof-v1-json", strict=strict, where=lambda r: f"event {r}", notes=notes,
-                  tool="rocprof")
+                  tool="rocprof", devices=devices, device_properties=props)
+
+
+def rocminfo_gpus(other) -> tuple[dict[int, str], dict[int, dict]]:
+    """GPU index -> name and properties from the rocminfo dump rocprof v1 writes in ``otherData``
+    (``AgentN.DeviceType``, ``AgentN.MarketingName``, ``AgentN.Name`` (gfx target),
+    ``AgentN.ComputeUnit``, ``AgentN.MemoryProperties.WavefrontSize``; values with their spaces
+    removed). ``gpu-id`` N is the N-th agent of DeviceType GPU, in agent order."""
+    import re
+
+    if not isinstance(other, dict):
+        return {}, {}
+    agents: dict[int, dict] = {}
+    for key, value in other.items():
+        m = re.match(r"^Agent(\d+)\.(DeviceType|MarketingName|Name|ComputeUnit|MemoryProperties\.WavefrontSize)$", str(key))
+        if m and isinstance(value, str):
+            agents.setdefault(int(m.group(1)), {})[m.group(2)] = value.strip()
+    gpus = [a for _n, a in sorted(agents.items()) if a.get("DeviceType") == "GPU"]
+    devices, props = {}, {}
+    for index, a in enumerate(gpus):
+        if a.get("MarketingName"):
+            devices[index] = a["MarketingName"][:200]
+        p = {}
+        for field, key in (("ComputeUnit", "unit_count"), ("MemoryProperties.WavefrontSize", "warp_size")):
+            n = re.match(r"^(\d+)", a.get(field, ""))
+            if n and int(n.group(1)) > 0:
+                p[key] = int(n.group(1))
+        if re.match(r"^gfx[0-9a-f]+$", a.get("Name", ""), re.IGNORECASE):
+            p["gfx"] = a["Name"]
+        props[index] = p
+    return devices, props
 
 
 def _load(path):

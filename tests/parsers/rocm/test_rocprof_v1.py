@@ -64,7 +64,10 @@ def _v1_csv(rows: int, *, bad_line: int | None = None) -> str:
 @pytest.mark.parametrize("gz", [False, True])
 def test_a_rocprof_hip_trace_is_read_as_a_timeline(tmp_path, layout, gz):
     events = (_meta() if layout == "object-meta-first" else []) + [_dispatch(i) for i in range(50)]
-    doc = events if layout == "array" else {"traceEvents": [{}] + events, "otherData": {}}
+    other = {"Agent1.DeviceType": "CPU", "Agent1.MarketingName": "AMDRyzen", "Agent1.ComputeUnit": "192",
+             **{f"Agent{n}.{k}": v for n in (2, 3, 4) for k, v in (("DeviceType", "GPU"), ("Name", "gfx1201"),
+                ("MarketingName", "AMDRadeonAIPROR9700"), ("ComputeUnit", "64"), ("MemoryProperties.WavefrontSize", "32"))}}
+    doc = events if layout == "array" else {"traceEvents": [{}] + events, "otherData": other}
     data = json.dumps(doc).encode()
     path = tmp_path / ("results.json.gz" if gz else "results.json")
     path.write_bytes(gzip.compress(data) if gz else data)
@@ -76,6 +79,10 @@ def test_a_rocprof_hip_trace_is_read_as_a_timeline(tmp_path, layout, gz):
     assert (acts.get_column("end_ns") - acts.get_column("start_ns")).sum() == 50 * 7600  # BeginNs/EndNs, not ts/dur
     assert set(acts.get_column("name")) == {"kernel_0", "kernel_1", "kernel_2"}  # the .kd suffix removed
     assert acts.get_column("grid_blocks")[0] == 4 and acts.get_column("block_threads")[0] == 256
+    if layout != "array":  # rocminfo in otherData: gpu-id 2 is the third GPU agent (CPU agents not counted)
+        assert tl.devices[2] == "AMDRadeonAIPROR9700" and 3 not in tl.devices
+        assert tl.device_properties[2] == {"unit_count": 64, "warp_size": 32, "gfx": "gfx1201"}
+        assert set(acts.get_column("device_name")) == {"AMDRadeonAIPROR9700"}
 
 
 def test_the_kernel_trace_csv_is_read_with_its_figures(tmp_path):
