@@ -100,7 +100,16 @@ def describe_head(path: Path) -> str | None:
         if head.startswith(b"SQLite format 3\x00"):
             return "an SQLite database without Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, StringIds)"
         return binary_kind(head) or "binary data"
-    return line
+    from ridgeline.parsers.rocm.detect import amd_unread
+
+    return amd_unread(head) or line
+
+
+def unread_error(path, first: str | None):
+    """The refusal of a file that is a known output ridgeline does not read yet (AMD's), else None."""
+    from ridgeline.parsers.rocm.detect import unread_error as amd
+
+    return amd(path, first)
 
 
 #: AMD profiler JSON that reached no reader (damaged: the readers take the whole ones), said by

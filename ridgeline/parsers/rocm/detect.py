@@ -88,3 +88,40 @@ def read_rocm(path, kind: str, *, strict: bool = True):
     from ridgeline.parsers.rocm.v3 import read_v3_kernel_trace
 
     return read_v3_kernel_trace(path, strict=strict)
+
+
+#: AMD outputs no reader takes yet, by their CSV header (lower-case column sets): said by name in
+#: the refusal, never as "got 'Dispatch_ID,GPU_ID,...'"
+_UNREAD = (
+    (lambda c: "dispatch_id" in c and "kernel_name" in c and any(x.startswith(("sq_", "grbm_", "tcc_")) for x in c),
+     "a rocprof-compute (omniperf) pmc_perf.csv (hardware counters per dispatch)"),
+    (lambda c: "device" in c and "hbmbw" in c, "a rocprof-compute roofline.csv (the empirical peaks of one GPU)"),
+    (lambda c: "gpu_model" in c and ("gpu_arch" in c or "workload_name" in c), "a rocprof-compute sysinfo.csv"),
+    (lambda c: "counter_name" in c and "counter_value" in c,
+     "a rocprofv3 counter_collection.csv (hardware counters per dispatch, one row per counter)"),
+    (lambda c: "kernelname" in c and "gpu-id" in c,
+     "a rocprof v1 counter CSV (--pmc, without the BeginNs/EndNs of a kernel trace)"),
+    (lambda c: "kind" in c and "correlation_id" in c and "start_timestamp" in c,
+     "a rocprofv3 trace CSV other than kernel_trace.csv (API calls, copies, markers)"),
+)
+
+
+def amd_unread(head: bytes) -> str | None:
+    """What an AMD profiler CSV no reader takes is (rocprof-compute workloads, rocprofv3 counter
+    and API traces), from its header; None when the header is no such file."""
+    fields = header_fields(head)
+    if not fields or len(fields) < 2:
+        return None
+    cols = {c.lower() for c in fields}
+    return next((w for test, w in _UNREAD if test(cols)), None)
+
+
+def unread_error(path, first: str | None):
+    """The one-line refusal of an AMD output :func:`amd_unread` named (``first``), else None."""
+    if first not in {w for _t, w in _UNREAD}:
+        return None
+    from ridgeline.errors import InputError
+    from ridgeline.parsers.formats import describe_formats
+
+    return InputError(path, f"this is {first}, which ridgeline does not read yet; it reads {describe_formats(('amd',))} "
+                      "(docs/amd.md)")
