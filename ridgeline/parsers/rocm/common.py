@@ -31,7 +31,7 @@ def read_csv_text(path, what: str):
 
     try:
         df = pl.read_csv(polars_path(path), infer_schema=False, truncate_ragged_lines=True)
-    except (pl.exceptions.ComputeError, pl.exceptions.NoDataError, OSError) as err:
+    except (pl.exceptions.PolarsError, OSError) as err:
         from ridgeline.parsers.plain import plain_reason
 
         raise InputError(path, f"expected {what}, got {plain_reason(err)}") from err

@@ -60,16 +60,17 @@ def read_v1_json(path, *, strict: bool = True):
     procs = {e.get("pid"): (e.get("args") or {}).get("name") for e in events
              if isinstance(e, dict) and e.get("ph") == "M" and e.get("name") == "process_name"}
     copy_pids = [p for p, n in procs.items() if isinstance(n, str) and n.upper() == "COPY"]
-    rows = [{"_row": i, "trace_pid": e.get("pid"), "name": e.get("name"), **{k: (e.get("args") or {}).get(k) for k in
-            ("KernelName", "gpu-id", "queue-id", "BeginNs", "EndNs", "grd", "wgr", "pid")}}
+    keys = ("KernelName", "gpu-id", "queue-id", "BeginNs", "EndNs", "grd", "wgr", "pid")
+    rows = [{"_row": i, "trace_pid": _text(e.get("pid")), "name": _text(e.get("name")),
+             **{k: _text(e["args"].get(k)) if isinstance(e.get("args"), dict) else None for k in keys}}
             for i, e in enumerate(events) if isinstance(e, dict) and e.get("ph") == "X"]
     if not rows:
         out = pl.DataFrame(schema={"_row": pl.Int64, "kind": pl.String, "start_ns": pl.Int64, "end_ns": pl.Int64,
                                    "name": pl.String})
         return finish(path, out, "rocprof-v1-json", strict=strict, where=lambda r: f"event {r}", notes=[],
                       tool="rocprof")
-    raw = pl.DataFrame([{k: (None if v is None else str(v)) if k not in ("_row",) else v for k, v in r.items()}
-                        for r in rows], schema_overrides={"_row": pl.Int64}, infer_schema_length=None)
+    schema = {"_row": pl.Int64, "trace_pid": pl.String, "name": pl.String, **{k: pl.String for k in keys}}
+    raw = pl.DataFrame(rows, schema=schema)
     is_kernel = pl.col("KernelName").is_not_null()
     is_copy = pl.col("trace_pid").cast(pl.Int64, strict=False).is_in(copy_pids) if copy_pids else pl.lit(False)
     keep = raw.filter(is_kernel | is_copy)
@@ -135,6 +136,11 @@ def rocminfo_gpus(other) -> tuple[dict[int, str], dict[int, dict]]:
             p["gfx"] = a["Name"]
         props[index] = p
     return devices, props
+
+
+def _text(v) -> str | None:
+    """A JSON value as the text rocprof writes (numbers as strings); containers are not values: None."""
+    return None if v is None or isinstance(v, (dict, list)) else str(v)
 
 
 def _load(path):
