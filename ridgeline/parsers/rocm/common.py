@@ -54,8 +54,11 @@ def problems(need: dict[str, object]):
 
 
 def finish(path, out, kind: str, *, strict: bool, where, notes: list[str], tool: str,
-           devices: dict[int, str] | None = None, device_properties: dict | None = None):
-    """Check the records, cast to TIMELINE and return the :class:`TimelineTables` (vendor ``amd``)."""
+           devices: dict[int, str] | None = None, device_properties: dict | None = None, api=None,
+           host_api: str | None = None, host_calls_total: int = 0):
+    """Check the records, cast to TIMELINE and return the :class:`TimelineTables` (vendor ``amd``).
+    ``api``: host calls (start_ns, end_ns, name, thread_id, process_id, correlation_id) or None; the
+    kernels' ``launch_ns`` is the start of the call with their correlation id."""
     import polars as pl
 
     from ridgeline.parsers.timeline.common import TimelineTables, _dims_and_kinds, _finish_activities, check_records, \
@@ -65,12 +68,23 @@ def finish(path, out, kind: str, *, strict: bool, where, notes: list[str], tool:
     src = path_label(path)
     out, skipped = check_records(path, out, strict=strict, where=where)
     out = out.with_columns(pl.col("start_ns").cast(pl.Int64), pl.col("end_ns").cast(pl.Int64))
+    if api is not None:
+        from ridgeline.parsers.timeline.common import _finish_api, check_host_calls
+
+        api = check_host_calls(path, api.with_columns(pl.lit("runtime").alias("kind")), strict=strict,
+                               where=lambda r: f"host call {r}", notes=notes)
+        if api is not None and api.height and "correlation_id" in out.columns:
+            first = api.filter(pl.col("correlation_id").is_not_null()).group_by("correlation_id").agg(
+                pl.col("start_ns").min().alias("launch_ns"))
+            out = out.join(first, on="correlation_id", how="left", maintain_order="left")
+        api = _finish_api(api, src) if api is not None else None
     acts = _finish_activities(_dims_and_kinds(out), src, devices or {})
     if not acts.height:  # a header and nothing else: said, never an empty analysis
         from ridgeline.parsers.timeline.holdings import judge
 
         notes.append(judge({}, events=0, skipped=len(skipped), tool=tool, unit="data row").note(path))
-    return TimelineTables(src, kind, acts, notes=notes, skipped=skipped, vendor="amd",
+    return TimelineTables(src, kind, acts, api=api, host_api=host_api, host_calls_total=host_calls_total,
+                          notes=notes, skipped=skipped, vendor="amd",
                           devices=dict(devices or {}), device_properties=dict(device_properties or {}),
                           framework=pytorch_capture(acts))
 

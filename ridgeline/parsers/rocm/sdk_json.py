@@ -12,7 +12,12 @@ one entry per profiled process. Read:
 * ``buffer_records.memory_copy``: ``operation`` (rocprofiler_memory_copy_operation_t: 1 host to host,
   2 host to device, 3 device to host, 4 device to device), ``bytes``, ``src_agent_id``/``dst_agent_id``.
 
-API records (``hip_api``, ``hsa_api``, ...) are counted in a note, not read.
+* ``buffer_records.hip_api``: host calls (``start_timestamp``/``end_timestamp``, ``thread_id``,
+  ``correlation_id.internal``), named through ``strings.buffer_records[kind].operations[operation]``:
+  synchronizing calls (``hipDeviceSynchronize``...) then place idle time, and a kernel's
+  ``launch_ns`` is the start of the call with its correlation id.
+
+Other API records (``hsa_api``, ``marker_api``, ``rccl_api``) are counted in a note, not read.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ def read_sdk_json(path, *, strict: bool = True):
     tools = doc.get("rocprofiler-sdk-tool") if isinstance(doc, dict) else None
     if not isinstance(tools, list):
         raise InputError(path, "expected a rocprofiler-sdk JSON: an object with a 'rocprofiler-sdk-tool' list")
-    parts, devices, props, api = [], {}, {}, 0
+    parts, devices, props, api, calls = [], {}, {}, 0, []
     for t, tool in enumerate(tools):
         if not isinstance(tool, dict):
             raise InputError(path, f"rocprofiler-sdk-tool[{t}]: expected an object")
@@ -48,6 +53,7 @@ def read_sdk_json(path, *, strict: bool = True):
         api += sum(len(v) for k, v in records.items() if k.endswith("_api") and isinstance(v, list))
         try:
             parts += _frames(records, agents, names, t)
+            calls += _host_calls(records.get("hip_api") or [], tool.get("strings"), t)
         except (pl.exceptions.PolarsError, TypeError, ValueError) as err:
             raise InputError(path, f"rocprofiler-sdk-tool[{t}].buffer_records: expected kernel_dispatch/memory_copy "
                              f"records of the documented shape, got {str(err).splitlines()[0][:120]}") from err
@@ -55,11 +61,37 @@ def read_sdk_json(path, *, strict: bool = True):
         schema={"_row": pl.Int64, "kind": pl.String, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String})
     if "name" in out.columns:
         out = out.with_columns(pl.col("name").str.replace(KD_SUFFIX_RE, ""))
-    notes = [f"{path}: {api:,} API call record(s) (HIP/HSA/marker/RCCL) not read: only GPU kernels and copies are"] \
-        if api else []
+    hip = sum(c.height for c in calls)
+    notes = [f"{path}: {api - hip:,} API call record(s) (HSA/marker/RCCL) not read: GPU kernels, copies and HIP "
+             "calls are"] if api - hip else []
+    host = pl.concat(calls, how="vertical_relaxed") if calls else None
     where = lambda r: f"{'memory_copy' if r % 2 else 'kernel_dispatch'} record {(r // 2) % 10**9}"  # noqa: E731
     return finish(path, out, "rocprofiler-sdk-json", strict=strict, where=where, notes=notes, tool="rocprof",
-                  devices=devices, device_properties=props)
+                  devices=devices, device_properties=props, api=host,
+                  host_api="rocprofiler-sdk hip_api" if host is not None else None, host_calls_total=hip)
+
+
+def _host_calls(records, strings, tool: int) -> list:
+    """``hip_api`` records -> host calls named through ``strings.buffer_records`` (the record's
+    ``kind`` indexes that list, its ``operation`` the kind's ``operations``)."""
+    import polars as pl
+
+    if not records or not isinstance(strings, dict) or not isinstance(strings.get("buffer_records"), list):
+        return []
+    ops = {(k, o): name for k, entry in enumerate(strings["buffer_records"]) if isinstance(entry, dict)
+           for o, name in enumerate(entry.get("operations") or []) if isinstance(name, str)}
+    df = pl.DataFrame(records, infer_schema_length=None).with_row_index("_i")
+    key = pl.concat_str([pl.col("kind").cast(pl.String), pl.col("operation").cast(pl.String)], separator=":")
+    names = {f"{k}:{o}": n for (k, o), n in ops.items()}
+    return [df.select(
+        (pl.col("_i").cast(pl.Int64) + tool * 10**9).alias("_row"),
+        pl.col("thread_id").cast(pl.Int64, strict=False).alias("thread_id") if "thread_id" in df.columns
+        else pl.lit(None, dtype=pl.Int64).alias("thread_id"),
+        pl.col("start_timestamp").cast(pl.Int64, strict=False).alias("start_ns"),
+        pl.col("end_timestamp").cast(pl.Int64, strict=False).alias("end_ns"),
+        key.replace_strict(names, default=None, return_dtype=pl.String).fill_null(pl.lit("hip call")).alias("name"),
+        pl.col("correlation_id").struct.field("internal").cast(pl.Int64, strict=False).alias("correlation_id"),
+    )]
 
 
 def _agents(agents, devices: dict, props: dict) -> dict:

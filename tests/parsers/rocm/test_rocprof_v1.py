@@ -137,8 +137,17 @@ def test_a_rocprofiler_sdk_json_is_read(tmp_path, gz):
              "src_agent_id": {"handle": 6}, "dst_agent_id": {"handle": 7}}]
     syms = [{"kernel_id": 0, "kernel_name": "a.kd", "demangled_kernel_name": "a"},
             {"kernel_id": 1, "kernel_name": "_Z1bv.kd", "demangled_kernel_name": "b()"}]
+    hip = [{"kind": 1, "operation": 1, "thread_id": 9, "correlation_id": {"internal": i + 1},
+            "start_timestamp": 900 + 100 * i, "end_timestamp": 910 + 100 * i} for i in range(4)]
+    hip.append({"kind": 1, "operation": 2, "thread_id": 9, "correlation_id": {"internal": 9},
+                "start_timestamp": 1300, "end_timestamp": 1900})
     doc = {"rocprofiler-sdk-tool": [{"metadata": {"pid": 1}, "agents": [cpu, gpu], "kernel_symbols": syms,
-                                     "buffer_records": {"kernel_dispatch": disp, "memory_copy": copy, "hip_api": [{}]}}]}
+                                     "strings": {"buffer_records": [{"kind": "NONE", "operations": []},
+                                                                    {"kind": "HIP_RUNTIME_API", "operations": [
+                                                                        "hipApiName", "hipLaunchKernel",
+                                                                        "hipDeviceSynchronize"]}]},
+                                     "buffer_records": {"kernel_dispatch": disp, "memory_copy": copy, "hsa_api": [{}],
+                                                        "hip_api": hip}}]}
     data = json.dumps(doc).encode()
     path = tmp_path / ("run_results.json.gz" if gz else "run_results.json")
     path.write_bytes(gzip.compress(data) if gz else data)
@@ -152,7 +161,9 @@ def test_a_rocprofiler_sdk_json_is_read(tmp_path, gz):
     assert set(acts.get_column("device")) == {3} and kernels.get_column("grid_blocks")[0] == 4
     copies = acts.filter(acts.get_column("kind") == "memcpy")
     assert copies.get_column("copy_kind").to_list() == ["HtoD"] and copies.get_column("bytes").to_list() == [4096]
-    assert any("1 API call record" in n for n in tl.notes)
+    assert any("1 API call record" in n for n in tl.notes)  # the hsa_api one
+    assert tl.host_calls_total == 5 and "hipDeviceSynchronize" in set(tl.api.get_column("name"))
+    assert kernels.sort("start_ns").get_column("launch_ns").to_list() == [900, 1000, 1100, 1200]
 
 
 def test_a_pytorch_trace_with_the_same_arg_names_is_still_read(tmp_path):
