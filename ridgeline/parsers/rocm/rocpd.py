@@ -7,6 +7,9 @@ whose names change with every run):
   stream), ``pid``, ``corr_id``, ``grid_x..z`` (work-items) and ``workgroup_x..z``;
 * ``memory_copies``: ``start``/``end``, ``size`` (bytes), ``src_agent_type``/``dst_agent_type``
   (``CPU``/``GPU``: the direction), ``dst_agent_type_index``/``src_agent_type_index``;
+* ``regions`` (``category`` ``HIP_RUNTIME_API``/``HIP_RUNTIME_API_EXT``): the host's HIP calls
+  (``start``, ``end``, ``name``, ``pid``, ``tid``, ``corr_id``): synchronizing calls place idle time,
+  and a kernel's ``launch_ns`` is the start of the call with its ``corr_id``;
 * ``rocpd_info_agent``: the agents; a GPU's ``product_name`` (``AMD Instinct MI300X``) names the
   device, ``name`` is its gfx target, ``extdata`` (JSON) holds ``cu_count`` and ``wave_front_size``.
 """
@@ -56,6 +59,9 @@ def read_rocpd(path, *, strict: bool = True):
                                    "corr_id, grid_x, grid_y, grid_z, workgroup_x, workgroup_y, workgroup_z FROM kernels")
             copies = _select(con, "SELECT id, pid, stream_id, start, end, size, src_agent_type, dst_agent_type, "
                                   "src_agent_type_index, dst_agent_type_index, corr_id FROM memory_copies")
+            views = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='view'")}
+            calls = _select(con, "SELECT pid, tid, start, end, name, corr_id FROM regions "
+                                 "WHERE category LIKE 'HIP_RUNTIME_API%'") if "regions" in views else None
             agents = con.execute("SELECT type_index, product_name, name, extdata FROM rocpd_info_agent "
                                  "WHERE type = 'GPU'").fetchall()
         finally:
@@ -105,8 +111,15 @@ def read_rocpd(path, *, strict: bool = True):
     out = pl.concat(parts, how="diagonal_relaxed") if parts else pl.DataFrame(
         schema={"_row": pl.Int64, "kind": pl.String, "start_ns": pl.Int64, "end_ns": pl.Int64, "name": pl.String})
     where = lambda r: f"{'memory_copies' if r % 2 else 'kernels'} id {r // 2}"  # noqa: E731
+    api = None
+    if calls is not None and calls.height:
+        api = calls.with_row_index("_row").select(
+            pl.col("_row").cast(pl.Int64), i64("pid").alias("process_id"), i64("tid").alias("thread_id"),
+            i64("start").alias("start_ns"), i64("end").alias("end_ns"), pl.col("name").cast(pl.String),
+            i64("corr_id").alias("correlation_id"))
     return finish(path, out, "rocpd", strict=strict, where=where, notes=[], tool="rocprof", devices=devices,
-                  device_properties=props)
+                  device_properties=props, api=api, host_api="rocpd regions (HIP runtime API)" if api is not None else None,
+                  host_calls_total=api.height if api is not None else 0)
 
 
 def _agents(rows) -> tuple[dict[int, str], dict[int, dict]]:

@@ -31,6 +31,9 @@ def _make(path: Path, *, kernels: int = 5, bad_end: bool = False) -> Path:
             dst_agent_type_index INTEGER, corr_id INTEGER);
         CREATE TABLE rocpd_info_agent{UUID} (id INTEGER, type TEXT, type_index INTEGER, name TEXT, product_name TEXT,
             extdata TEXT);
+        CREATE TABLE rocpd_region{UUID} (id INTEGER, category TEXT, name TEXT, pid INTEGER, tid INTEGER,
+            start INTEGER, "end" INTEGER, corr_id INTEGER);
+        CREATE VIEW regions AS SELECT * FROM rocpd_region{UUID};
         CREATE VIEW kernels AS SELECT * FROM rocpd_kernel_dispatch{UUID};
         CREATE VIEW memory_copies AS SELECT * FROM rocpd_memory_copy{UUID};
         CREATE VIEW rocpd_info_agent AS SELECT * FROM rocpd_info_agent{UUID};
@@ -41,6 +44,12 @@ def _make(path: Path, *, kernels: int = 5, bad_end: bool = False) -> Path:
         con.execute(f"INSERT INTO rocpd_kernel_dispatch{UUID} VALUES (?,28,'GPU',0,0,16,?,?,?,?,77824,1,1,256,1,1)",
                     (i + 1, t0 + 1000 * i, end, "kentry<64>(int) [clone .kd]" if i else "__amd_rocclr_fillBufferAligned",
                      i))
+    for i in range(kernels):
+        con.execute(f"INSERT INTO rocpd_region{UUID} VALUES (?,'HIP_RUNTIME_API_EXT','hipLaunchKernel',28,28,?,?,?)",
+                    (i + 1, t0 + 1000 * i - 300, t0 + 1000 * i - 200, i))
+    con.execute(f"INSERT INTO rocpd_region{UUID} VALUES (99,'HIP_COMPILER_API_EXT','__hipRegisterFunction',28,28,1,2,0)")
+    con.execute(f"INSERT INTO rocpd_region{UUID} VALUES (98,'HIP_RUNTIME_API','hipDeviceSynchronize',28,28,?,?,77)",
+                (t0 + 5000, t0 + 90_000))
     con.execute(f"INSERT INTO rocpd_memory_copy{UUID} VALUES (1,28,0,?,?,4096,'CPU','GPU',0,0,99)",
                 (t0 + 100_000, t0 + 102_000))
     ext = json.dumps({"cu_count": 304, "wave_front_size": 64})
@@ -52,6 +61,7 @@ def _make(path: Path, *, kernels: int = 5, bad_end: bool = False) -> Path:
 
 
 def test_a_rocpd_database_is_read_through_its_views(tmp_path):
+    t0 = 1071423114883652
     path = _make(tmp_path / "run_results.db")
     assert detect_timeline_format(path) == "rocpd"
     tl = read_timeline(path)
@@ -62,6 +72,8 @@ def test_a_rocpd_database_is_read_through_its_views(tmp_path):
     assert kernels.height == 5 and (kernels.get_column("end_ns") - kernels.get_column("start_ns")).sum() == 5 * 400
     assert "kentry<64>(int)" in set(kernels.get_column("name"))  # the .kd clone suffix removed
     assert kernels.get_column("grid_size")[0] == "(304, 1, 1)"  # 77,824 work-items / 256
+    assert kernels.sort("start_ns").get_column("launch_ns").to_list() == [t0 + 1000 * i - 300 for i in range(5)]
+    assert tl.host_calls_total == 6 and "hipDeviceSynchronize" in set(tl.api.get_column("name"))  # compiler API left out
     copy = acts.filter(acts.get_column("kind") == "memcpy").row(0, named=True)
     assert copy["copy_kind"] == "HtoD" and copy["bytes"] == 4096
 
