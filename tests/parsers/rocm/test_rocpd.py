@@ -92,3 +92,4 @@ def test_the_mi300x_sample_reads_its_151_dispatches_on_a_named_gpu():
     acts = tl.activities
     assert acts.filter(acts.get_column("kind") == "kernel").height == 151
     assert set(acts.get_column("device_name")) == {"AMD Instinct MI300X"}
+    assert tl.host_calls_total == 325 and acts.get_column("launch_ns").null_count() == 0  # each its hipLaunchKernel
