@@ -15,10 +15,18 @@ which counts CPU agents unless ``--agent-index`` is ``relative``/``type-relative
 ``Stream_Id`` (HIP stream; 0 the null stream) is the stream where recorded, else ``Queue_Id``.
 ``Grid_Size_*`` count work-items: blocks = ceil(grid / workgroup) per dimension. Rows whose ``Kind``
 is not ``KERNEL_DISPATCH`` are counted in a note.
+
+rocprofv3 writes its CSVs side by side with one prefix (``<pid>_kernel_trace.csv``,
+``<pid>_agent_info.csv``, ``<pid>_hip_api_trace.csv``): where the kernel trace's siblings are there,
+``agent_info.csv`` names the GPUs (``Product_Name``, gfx ``Name``, ``Cu_Count``, ``Wave_Front_Size``;
+the device becomes the GPU's index among GPUs, ``Agent_Id`` being the agent's ``Node_Id``) and
+``hip_api_trace.csv`` gives the host's HIP runtime calls (synchronizing calls place idle time; a
+kernel's launch is the call with its ``Correlation_Id``).
 """
 
 from __future__ import annotations
 
+from ridgeline.errors import InputError
 from ridgeline.parsers.rocm.common import finish, grid_blocks, kernel_name, num, problems, read_csv_text
 
 
@@ -54,5 +62,84 @@ def read_v3_kernel_trace(path, *, strict: bool = True):
         *dims,
     )
     notes = [f"{path}: {others:,} row(s) whose Kind is not KERNEL_DISPATCH not read"] if others else []
+    devices, props = {}, {}
+    info = sibling(path, "agent_info.csv")
+    if info is not None:
+        try:
+            index, devices, props = agent_info(info)
+        except InputError as err:
+            notes.append(f"{path}: its {info.name} not used: {err}")
+        else:  # Agent_Id N (the agent's node id) -> the GPU's index among GPUs, as every other reader numbers devices
+            out = out.with_columns(pl.col("device").replace_strict(index, default=None, return_dtype=pl.Int64)
+                                   .fill_null(pl.col("device")))
+    api = None
+    calls = sibling(path, "hip_api_trace.csv")
+    if calls is not None:
+        try:
+            api = hip_api_trace(calls)
+        except InputError as err:
+            notes.append(f"{path}: its {calls.name} not used: {err}")
     return finish(path, out, "rocprofv3-kernel-trace", strict=strict, where=lambda r: f"line {r + 2}", notes=notes,
-                  tool="rocprof")
+                  tool="rocprof", devices=devices, device_properties=props, api=api,
+                  host_api=f"rocprofv3 {calls.name}" if api is not None else None,
+                  host_calls_total=api.height if api is not None else 0)
+
+
+def sibling(path, suffix: str):
+    """The file rocprofv3 wrote beside ``<prefix>kernel_trace.csv`` as ``<prefix><suffix>``, or None."""
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.name.lower().endswith("kernel_trace.csv"):
+        return None
+    other = p.with_name(p.name[: -len("kernel_trace.csv")] + suffix)
+    return other if other.is_file() else None
+
+
+def agent_info(path):
+    """rocprofv3's ``agent_info.csv`` -> (node id -> GPU index, GPU index -> Product_Name, -> properties).
+    GPU rows (``Agent_Type`` GPU) are numbered in file order; ``Node_Id`` is the agent number the
+    traces' ``Agent_Id`` gives."""
+    import polars as pl
+
+    df = read_csv_text(path, "a rocprofv3 agent_info.csv")
+    df = df.rename({c: c.lower() for c in df.columns})
+    if "agent_type" not in df.columns:
+        raise InputError(path, "expected an Agent_Type column")
+    node = num("node_id") if "node_id" in df.columns else pl.int_range(pl.len()).cast(pl.Int64)
+    gpus = df.with_columns(node.alias("_node")).filter(pl.col("agent_type").str.strip_chars().str.to_uppercase() == "GPU")
+    index, devices, props = {}, {}, {}
+    for i, row in enumerate(gpus.iter_rows(named=True)):
+        if row["_node"] is not None:
+            index[row["_node"]] = i
+        name = (row.get("product_name") or row.get("marketing_name") or "").strip()
+        if name:
+            devices[i] = name[:200]
+        p = {}
+        for col, key in (("cu_count", "unit_count"), ("wave_front_size", "warp_size")):
+            v = str(row.get(col) or "").strip()
+            if v.isdigit() and int(v) > 0:
+                p[key] = int(v)
+        gfx = str(row.get("name") or "").strip()
+        if gfx.lower().startswith("gfx"):
+            p["gfx"] = gfx[:80]
+        props[i] = p
+    return index, devices, props
+
+
+def hip_api_trace(path):
+    """rocprofv3's ``hip_api_trace.csv`` (``Domain,Function,Process_Id,Thread_Id,Correlation_Id,
+    Start_Timestamp,End_Timestamp``) -> host calls of the HIP runtime domains."""
+    import polars as pl
+
+    df = read_csv_text(path, "a rocprofv3 hip_api_trace.csv")
+    df = df.rename({c: c.lower() for c in df.columns})
+    need = {"domain", "function", "start_timestamp", "end_timestamp"}
+    if not need <= set(df.columns):
+        raise InputError(path, "expected the columns Domain, Function, Start_Timestamp, End_Timestamp")
+    df = df.with_row_index("_row").filter(pl.col("domain").str.to_uppercase().str.starts_with("HIP_RUNTIME_API"))
+    opt = lambda c: num(c) if c in df.columns else pl.lit(None, dtype=pl.Int64)  # noqa: E731
+    return df.select(pl.col("_row").cast(pl.Int64), opt("process_id").alias("process_id"),
+                     opt("thread_id").alias("thread_id"), num("start_timestamp").alias("start_ns"),
+                     num("end_timestamp").alias("end_ns"), pl.col("function").alias("name"),
+                     opt("correlation_id").alias("correlation_id"))

@@ -76,3 +76,34 @@ def test_a_header_alone_is_said(tmp_path):
     path = _write(tmp_path, "current", n=0)
     tl = read_timeline(path)
     assert tl.activities.height == 0 and tl.notes
+
+
+AGENT_INFO = ('"Node_Id","Logical_Node_Id","Agent_Type","Cpu_Cores_Count","Simd_Count","Wave_Front_Size","Cu_Count",'
+              '"Name","Product_Name"\n0,0,"CPU",192,0,0,192,"AMD EPYC 9654","AMD EPYC 9654"\n'
+              '1,1,"CPU",192,0,0,192,"AMD EPYC 9654","AMD EPYC 9654"\n'
+              '4,2,"GPU",0,1216,64,304,"gfx942","AMD Instinct MI300X"\n')
+HIP_API = ('"Domain","Function","Process_Id","Thread_Id","Correlation_Id","Start_Timestamp","End_Timestamp"\n'
+           '"HIP_COMPILER_API_EXT","__hipRegisterFatBinary",70,70,900,1,2\n'
+           + "".join(f'"HIP_RUNTIME_API","hipLaunchKernel",70,70,{i},{T0 + 5000 * i - 700},{T0 + 5000 * i - 600}\n'
+                     for i in range(8))
+           + f'"HIP_RUNTIME_API_EXT","hipDeviceSynchronize",70,70,99,{T0 + 100},{T0 + 60000}\n')
+
+
+def test_the_siblings_name_the_gpu_and_give_the_host_calls(tmp_path):
+    """rocprofv3's <pid>_agent_info.csv and <pid>_hip_api_trace.csv beside <pid>_kernel_trace.csv."""
+    path = _write(tmp_path, "current")
+    (tmp_path / "current_agent_info.csv").write_text(AGENT_INFO)
+    (tmp_path / "current_hip_api_trace.csv").write_text(HIP_API)
+    tl = read_timeline(path)
+    acts = tl.activities
+    assert tl.devices == {0: "AMD Instinct MI300X"} and set(acts.get_column("device")) == {0}  # Agent 4 = GPU 0
+    assert tl.device_properties[0] == {"unit_count": 304, "warp_size": 64, "gfx": "gfx942"}
+    assert tl.host_calls_total == 9 and "hipDeviceSynchronize" in set(tl.api.get_column("name"))
+    assert acts.sort("start_ns").get_column("launch_ns").to_list() == [T0 + 5000 * i - 700 for i in range(8)]
+
+
+def test_a_damaged_sibling_is_said_and_the_trace_still_read(tmp_path):
+    path = _write(tmp_path, "current")
+    (tmp_path / "current_agent_info.csv").write_text('"Node_Id","Name"\n1,"x"\n')
+    tl = read_timeline(path)
+    assert tl.activities.height == 8 and any("agent_info.csv not used" in n for n in tl.notes)
