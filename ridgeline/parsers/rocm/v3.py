@@ -18,7 +18,7 @@ is not ``KERNEL_DISPATCH`` are counted in a note.
 
 rocprofv3 writes its CSVs side by side with one prefix (``<pid>_kernel_trace.csv``,
 ``<pid>_agent_info.csv``, ``<pid>_hip_api_trace.csv``): where the kernel trace's siblings are there,
-``agent_info.csv`` names the GPUs (``Product_Name``, gfx ``Name``, ``Cu_Count``, ``Wave_Front_Size``;
+``memory_copy_trace.csv`` adds the copies, ``agent_info.csv`` names the GPUs (``Product_Name``, gfx ``Name``, ``Cu_Count``, ``Wave_Front_Size``;
 the device becomes the GPU's index among GPUs, ``Agent_Id`` being the agent's ``Node_Id``) and
 ``hip_api_trace.csv`` gives the host's HIP runtime calls (synchronizing calls place idle time; a
 kernel's launch is the call with its ``Correlation_Id``).
@@ -63,6 +63,12 @@ def read_v3_kernel_trace(path, *, strict: bool = True):
     )
     notes = [f"{path}: {others:,} row(s) whose Kind is not KERNEL_DISPATCH not read"] if others else []
     devices, props = {}, {}
+    copies = sibling(path, "memory_copy_trace.csv")
+    if copies is not None:
+        try:
+            out = pl.concat([out, memory_copy_trace(copies)], how="diagonal_relaxed")
+        except InputError as err:
+            notes.append(f"{path}: its {copies.name} not used: {err}")
     info = sibling(path, "agent_info.csv")
     if info is not None:
         try:
@@ -79,7 +85,8 @@ def read_v3_kernel_trace(path, *, strict: bool = True):
             api = hip_api_trace(calls)
         except InputError as err:
             notes.append(f"{path}: its {calls.name} not used: {err}")
-    return finish(path, out, "rocprofv3-kernel-trace", strict=strict, where=lambda r: f"line {r + 2}", notes=notes,
+    where = lambda r: f"line {r + 2}" if r >= 0 else f"{copies.name} line {-r + 1}"  # noqa: E731
+    return finish(path, out, "rocprofv3-kernel-trace", strict=strict, where=where, notes=notes,
                   tool="rocprof", devices=devices, device_properties=props, api=api,
                   host_api=f"rocprofv3 {calls.name}" if api is not None else None,
                   host_calls_total=api.height if api is not None else 0)
@@ -125,6 +132,40 @@ def agent_info(path):
             p["gfx"] = gfx[:80]
         props[i] = p
     return index, devices, props
+
+
+_DIRECTIONS = {"HOST_TO_HOST": "HtoH", "HOST_TO_DEVICE": "HtoD", "DEVICE_TO_HOST": "DtoH",
+               "DEVICE_TO_DEVICE": "DtoD"}
+
+
+def memory_copy_trace(path):
+    """rocprofv3's ``memory_copy_trace.csv`` (``Kind,Direction,Stream_Id,Source_Agent_Id,
+    Destination_Agent_Id,Correlation_Id,Start_Timestamp,End_Timestamp``; ``Direction``
+    ``MEMORY_COPY_HOST_TO_DEVICE``...) -> copies; the device is the GPU side's agent (the
+    destination, the source for device-to-host); ``_row`` ids are offset past the kernel rows'
+    (negative: named as copy rows)."""
+    import polars as pl
+
+    df = read_csv_text(path, "a rocprofv3 memory_copy_trace.csv")
+    df = df.rename({c: c.lower() for c in df.columns})
+    need = {"direction", "start_timestamp", "end_timestamp"}
+    if not need <= set(df.columns):
+        raise InputError(path, "expected the columns Direction, Start_Timestamp, End_Timestamp")
+    agent = lambda c: (pl.col(c).cast(pl.String).str.extract(r"^\s*(?:Agent\s+)?(\d+)\s*$", 1)  # noqa: E731
+                       .cast(pl.Int64, strict=False)) if c in df.columns else pl.lit(None, dtype=pl.Int64)
+    direction = pl.col("direction").cast(pl.String).str.strip_chars().str.replace(r"^MEMORY_COPY_", "")
+    kind = direction.replace_strict(_DIRECTIONS, default="other", return_dtype=pl.String)
+    size = next((c for c in ("size", "bytes", "copy_bytes") if c in df.columns), None)
+    return df.with_row_index("_i").select(
+        (-1 - pl.col("_i").cast(pl.Int64)).alias("_row"),
+        pl.lit("memcpy").alias("kind"),
+        pl.when(kind == "DtoH").then(agent("source_agent_id")).otherwise(agent("destination_agent_id")).alias("device"),
+        (num("stream_id") if "stream_id" in df.columns else pl.lit(None, dtype=pl.Int64)).alias("stream"),
+        num("start_timestamp").alias("start_ns"), num("end_timestamp").alias("end_ns"),
+        pl.format("[memcpy {}]", kind).alias("name"), kind.alias("copy_kind"),
+        (num(size) if size else pl.lit(None, dtype=pl.Int64)).alias("bytes"),
+        (num("correlation_id") if "correlation_id" in df.columns else pl.lit(None, dtype=pl.Int64)).alias("correlation_id"),
+    )
 
 
 def hip_api_trace(path):

@@ -94,8 +94,13 @@ def test_the_siblings_name_the_gpu_and_give_the_host_calls(tmp_path):
     path = _write(tmp_path, "current")
     (tmp_path / "current_agent_info.csv").write_text(AGENT_INFO)
     (tmp_path / "current_hip_api_trace.csv").write_text(HIP_API)
+    (tmp_path / "current_memory_copy_trace.csv").write_text(
+        '"Kind","Direction","Stream_Id","Source_Agent_Id","Destination_Agent_Id","Correlation_Id","Start_Timestamp",'
+        f'"End_Timestamp"\n"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE",0,"Agent 0","Agent 4",50,{T0 - 9000},{T0 - 1000}\n')
     tl = read_timeline(path)
-    acts = tl.activities
+    copies = tl.activities.filter(tl.activities.get_column("kind") == "memcpy")
+    assert copies.get_column("copy_kind").to_list() == ["HtoD"] and copies.get_column("device").to_list() == [0]
+    acts = tl.activities.filter(tl.activities.get_column("kind") == "kernel")
     assert tl.devices == {0: "AMD Instinct MI300X"} and set(acts.get_column("device")) == {0}  # Agent 4 = GPU 0
     assert tl.device_properties[0] == {"unit_count": 304, "warp_size": 64, "gfx": "gfx942"}
     assert tl.host_calls_total == 9 and "hipDeviceSynchronize" in set(tl.api.get_column("name"))
@@ -107,3 +112,13 @@ def test_a_damaged_sibling_is_said_and_the_trace_still_read(tmp_path):
     (tmp_path / "current_agent_info.csv").write_text('"Node_Id","Name"\n1,"x"\n')
     tl = read_timeline(path)
     assert tl.activities.height == 8 and any("agent_info.csv not used" in n for n in tl.notes)
+
+
+def test_a_damaged_copy_row_is_named_in_its_own_file(tmp_path):
+    path = _write(tmp_path, "current")
+    (tmp_path / "current_memory_copy_trace.csv").write_text(
+        '"Kind","Direction","Source_Agent_Id","Destination_Agent_Id","Start_Timestamp","End_Timestamp"\n'
+        f'"MEMORY_COPY","MEMORY_COPY_HOST_TO_DEVICE","Agent 0","Agent 4",{T0},{T0 - 5}\n')
+    with pytest.raises(InputError) as err:
+        read_timeline(path)
+    assert "current_memory_copy_trace.csv line 2" in str(err.value) and "end before start" in str(err.value)
