@@ -10,6 +10,9 @@
   string ``ts``/``dur`` (microseconds, truncated) and the exact ``args.BeginNs``/``EndNs`` (read);
   ``args.KernelName`` marks a kernel; events under the process named ``COPY`` are copies. HIP API
   events are counted in a note, not read.
+* ``results.sysinfo.txt`` (rocminfo's output, written beside the others): names the GPUs of the
+  kernel trace and the JSON (``gpu-id`` N is the N-th agent of ``Device Type: GPU``); the JSON's
+  ``otherData`` holds the same dump with spaces removed, used when the text file is absent.
 * ``results.stats.csv`` (``"Name","Calls","TotalDurationNs","AverageNs","Percentage"``; rocprofv3's
   ``kernel_stats.csv`` adds ``MinNs``, ``MaxNs``, ``StdDev``): per-name totals, no timeline.
 """
@@ -42,8 +45,40 @@ def read_v1_csv(path, *, strict: bool = True):
            wgr.alias("block_x"), pl.lit(1).alias("block_y"), pl.lit(1).alias("block_z"))
           if has("grd") and has("wgr") else ()),
     )
+    devices, props = sysinfo_gpus(path)
     return finish(path, out, "rocprof-v1-csv", strict=strict, where=lambda r: f"line {r + 2}",
-                  notes=[], tool="rocprof")
+                  notes=[], tool="rocprof", devices=devices, device_properties=props)
+
+
+def sysinfo_gpus(path) -> tuple[dict[int, str], dict[int, dict]]:
+    """GPU index -> name and properties from the ``rocminfo`` output rocprof v1 writes beside its
+    results (``results.csv`` -> ``results.sysinfo.txt``): blocks ``Agent N`` with ``Marketing Name:``,
+    ``Name:`` (gfx target), ``Device Type:``, ``Compute Unit:``, ``Wavefront Size:``; the first of each
+    key in a block (nested pool and ISA sections repeat some). Nothing when the file is absent."""
+    import re
+    from pathlib import Path
+
+    p = Path(path)
+    info = p.with_name(p.name[: -len(p.suffix)] + ".sysinfo.txt") if p.suffix else None
+    if info is None or not info.is_file():
+        return {}, {}
+    try:
+        text = info.read_bytes()[: 1 << 22].decode("utf-8", errors="replace")
+    except OSError:
+        return {}, {}
+    keys = {"Marketing Name": "MarketingName", "Name": "Name", "Device Type": "DeviceType",
+            "Compute Unit": "ComputeUnit", "Wavefront Size": "MemoryProperties.WavefrontSize"}
+    other: dict[str, str] = {}
+    agent = None
+    for line in text.splitlines():
+        m = re.match(r"^\s*Agent\s+(\d+)\s*$", line)
+        if m:
+            agent = int(m.group(1))
+            continue
+        m = re.match(r"^\s*([A-Za-z ]+?):\s+(.*?)\s*$", line)
+        if agent is not None and m and m.group(1) in keys:
+            other.setdefault(f"Agent{agent}.{keys[m.group(1)]}", m.group(2))
+    return rocminfo_gpus(other)
 
 
 def read_v1_json(path, *, strict: bool = True):
@@ -103,7 +138,9 @@ def read_v1_json(path, *, strict: bool = True):
     )
     notes = [f"{path}: {other:,} other duration event(s) (HIP/HSA API calls) not read: only GPU kernels and copies "
              "are"] if other else []
-    devices, props = rocminfo_gpus(doc.get("otherData") if isinstance(doc, dict) else None)
+    devices, props = sysinfo_gpus(path)  # rocminfo beside the file: names with their spaces
+    if not devices:
+        devices, props = rocminfo_gpus(doc.get("otherData") if isinstance(doc, dict) else None)
     return finish(path, out, "rocprof-v1-json", strict=strict, where=lambda r: f"event {r}", notes=notes,
                   tool="rocprof", devices=devices, device_properties=props)
 

@@ -97,6 +97,46 @@ def test_the_kernel_trace_csv_is_read_with_its_figures(tmp_path):
     assert acts.get_column("grid_blocks")[0] == 4  # ceil(1000 work-items / 256)
 
 
+ROCMINFO = """*******
+Agent 1
+*******
+  Name:                    AMD Ryzen Threadripper PRO 9995WX 96-Cores
+  Marketing Name:          AMD Ryzen Threadripper PRO 9995WX 96-Cores
+  Device Type:             CPU
+  Compute Unit:            192
+*******
+Agent 2
+*******
+  Name:                    gfx1201
+  Marketing Name:          AMD Radeon AI PRO R9700
+  Device Type:             GPU
+  Compute Unit:            64
+  Wavefront Size:          32(0x20)
+  ISA Info:
+    ISA 1
+      Name:                    amdgcn-amd-amdhsa--gfx1201
+*******
+Agent 3
+*******
+  Name:                    gfx1201
+  Marketing Name:          AMD Radeon AI PRO R9700
+  Device Type:             GPU
+  Compute Unit:            64
+  Wavefront Size:          32(0x20)
+"""
+
+
+def test_the_sysinfo_beside_the_trace_names_the_gpu(tmp_path):
+    """rocprof v1 writes rocminfo's output as results.sysinfo.txt beside results.csv: gpu-id N is the
+    N-th GPU agent (the CPU agent is not counted)."""
+    path = tmp_path / "results.csv"
+    path.write_text(_v1_csv(3).replace(",2,0,", ",1,0,"))
+    (tmp_path / "results.sysinfo.txt").write_text(ROCMINFO)
+    tl = read_timeline(path)
+    assert set(tl.activities.get_column("device_name")) == {"AMD Radeon AI PRO R9700"}
+    assert tl.device_properties[1] == {"unit_count": 64, "warp_size": 32, "gfx": "gfx1201"}
+
+
 def test_a_damaged_row_is_named_by_line_or_skipped_when_lenient(tmp_path):
     path = tmp_path / "results.csv"
     path.write_text(_v1_csv(6, bad_line=4))
