@@ -27,6 +27,34 @@ from ridgeline.errors import InputError
 _COPY_OPS = {1: "HtoH", 2: "HtoD", 3: "DtoH", 4: "DtoD"}
 
 
+def _schemas():
+    import polars as pl
+
+    handle = pl.Struct({"handle": pl.Int64})
+    xyz = pl.Struct({"x": pl.Int64, "y": pl.Int64, "z": pl.Int64})
+    corr = pl.Struct({"internal": pl.Int64})
+    times = {"start_timestamp": pl.Int64, "end_timestamp": pl.Int64}
+    dispatch = {**times, "correlation_id": corr, "stream_id": handle,
+                "dispatch_info": pl.Struct({"agent_id": handle, "queue_id": handle, "kernel_id": pl.Int64,
+                                            "workgroup_size": xyz, "grid_size": xyz})}
+    copy = {**times, "operation": pl.Int64, "bytes": pl.Int64, "src_agent_id": handle, "dst_agent_id": handle}
+    hip = {**times, "kind": pl.Int64, "operation": pl.Int64, "thread_id": pl.Int64, "correlation_id": corr}
+    return dispatch, copy, hip
+
+
+_DISPATCH, _COPY, _HIP = 0, 1, 2
+
+
+def _frame(records, which: int):
+    """Records -> a frame of the documented fields only, typed up front (no inference over every
+    record; other keys are ignored), with a ``_i`` row index."""
+    import polars as pl
+
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise ValueError("records that are not a list of objects")
+    return pl.DataFrame(records, schema=_schemas()[which], strict=False).with_row_index("_i")
+
+
 def read_sdk_json(path, *, strict: bool = True):
     import polars as pl
 
@@ -80,13 +108,12 @@ def _host_calls(records, strings, tool: int) -> list:
         return []
     ops = {(k, o): name for k, entry in enumerate(strings["buffer_records"]) if isinstance(entry, dict)
            for o, name in enumerate(entry.get("operations") or []) if isinstance(name, str)}
-    df = pl.DataFrame(records, infer_schema_length=None).with_row_index("_i")
+    df = _frame(records, _HIP)
     key = pl.concat_str([pl.col("kind").cast(pl.String), pl.col("operation").cast(pl.String)], separator=":")
     names = {f"{k}:{o}": n for (k, o), n in ops.items()}
     return [df.select(
         (pl.col("_i").cast(pl.Int64) + tool * 10**9).alias("_row"),
-        pl.col("thread_id").cast(pl.Int64, strict=False).alias("thread_id") if "thread_id" in df.columns
-        else pl.lit(None, dtype=pl.Int64).alias("thread_id"),
+        pl.col("thread_id"),
         pl.col("start_timestamp").cast(pl.Int64, strict=False).alias("start_ns"),
         pl.col("end_timestamp").cast(pl.Int64, strict=False).alias("end_ns"),
         key.replace_strict(names, default=None, return_dtype=pl.String).fill_null(pl.lit("hip call")).alias("name"),
@@ -123,7 +150,7 @@ def _frames(records: dict, agents: dict, names: dict, tool: int) -> list:
     frames = []
     disp = records.get("kernel_dispatch") or []
     if disp:
-        df = pl.DataFrame(disp, infer_schema_length=None).with_row_index("_i")
+        df = _frame(disp, _DISPATCH)
         info = pl.col("dispatch_info")
         agent = info.struct.field("agent_id").struct.field("handle")
         kid = info.struct.field("kernel_id")
@@ -140,8 +167,8 @@ def _frames(records: dict, agents: dict, names: dict, tool: int) -> list:
             .then(pl.format("agent {} is not a GPU agent of the file", agent)).alias("_problem"),
             pl.lit("kernel").alias("kind"),
             agent.replace_strict(agents, default=None, return_dtype=pl.Int64).alias("device"),
-            (pl.col("stream_id").struct.field("handle") if "stream_id" in df.columns
-             else info.struct.field("queue_id").struct.field("handle")).cast(pl.Int64, strict=False).alias("stream"),
+            pl.coalesce(pl.col("stream_id").struct.field("handle"),
+                        info.struct.field("queue_id").struct.field("handle")).alias("stream"),
             pl.col("start_timestamp").cast(pl.Int64, strict=False).alias("start_ns"),
             pl.col("end_timestamp").cast(pl.Int64, strict=False).alias("end_ns"),
             kid.replace_strict(names, default=None, return_dtype=pl.String).fill_null(pl.format("kernel {}", kid))
@@ -152,7 +179,7 @@ def _frames(records: dict, agents: dict, names: dict, tool: int) -> list:
         ))
     copies = records.get("memory_copy") or []
     if copies:
-        df = pl.DataFrame(copies, infer_schema_length=None).with_row_index("_i")
+        df = _frame(copies, _COPY)
         op = pl.col("operation").cast(pl.Int64, strict=False).replace_strict(_COPY_OPS, default="other",
                                                                             return_dtype=pl.String)
         dst = pl.col("dst_agent_id").struct.field("handle").replace_strict(agents, default=None, return_dtype=pl.Int64)
@@ -165,7 +192,6 @@ def _frames(records: dict, agents: dict, names: dict, tool: int) -> list:
             pl.col("end_timestamp").cast(pl.Int64, strict=False).alias("end_ns"),
             pl.format("[memcpy {}]", op).alias("name"),
             op.alias("copy_kind"),
-            pl.col("bytes").cast(pl.Int64, strict=False).alias("bytes") if "bytes" in df.columns
-            else pl.lit(None, dtype=pl.Int64).alias("bytes"),
+            pl.col("bytes").alias("bytes"),
         ))
     return frames
