@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from ridgeline.errors import InputError, UsageError
 from ridgeline.parsers.formats import describe_formats, expected_formats
-from ridgeline.parsers.sniff import describe_head
+from ridgeline.parsers.sniff import describe_head, unread_error
 from ridgeline.result import AnalysisResult, InputInfo, Skipped
 
 #: every format ridgeline reads, from the one table in ridgeline.parsers.formats
@@ -183,7 +183,7 @@ def _why_not_recognized(path: Path) -> InputError:
     if first == "a binary Nsight Compute report":
         return InputError(path, "expected its CSV export: ncu --import "
                           f"{path.name} --csv --page raw --print-units base > {path.stem}.csv", actual=first)
-    return InputError(path, EXPECTED_FORMATS, actual=first)
+    return unread_error(path, first) or InputError(path, EXPECTED_FORMATS, actual=first)
 
 
 def analyze_paths(

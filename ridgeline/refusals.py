@@ -33,6 +33,7 @@ _NAMED_BY = {
     "ncu": ("nsight compute", "ncu"),
     "nsys": ("nsight systems", "nsys"),
     "kineto": ("pytorch", "kineto"),
+    "rocprof": ("rocprof", "rocm"),
     "dcgm-dmon": ("dmon",),
     "nvidia-smi-dmon": ("nvidia-smi",),
     "nvidia-smi-csv": ("nvidia-smi",),
@@ -54,6 +55,10 @@ def kind_label(found: tuple[str, str]) -> tuple[str, tuple[str, ...]]:
     if family == "timeline":
         if kind == "kineto":
             return "PyTorch profiler trace (Kineto JSON)", _NAMED_BY["kineto"]
+        if kind.startswith(("rocprof", "rocpd")):
+            from ridgeline.parsers.formats import FORMATS
+
+            return FORMATS.get(f"timeline:{kind}", ("amd", kind))[1], _NAMED_BY["rocprof"]
         if kind.startswith("nsys-stats:"):
             return f"Nsight Systems stats CSV ({kind.split(':', 1)[1]})", _NAMED_BY["nsys"]
         return "Nsight Systems export (sqlite)", _NAMED_BY["nsys"]

@@ -16,6 +16,7 @@ FAMILIES = {
     "ncu": "an Nsight Compute export",
     "nsys": "an Nsight Systems export",
     "kineto": "a PyTorch profiler trace",
+    "amd": "an AMD ROCm profiler output",
     "telemetry": "GPU telemetry",
 }
 
@@ -31,6 +32,12 @@ FORMATS: dict[str, tuple[str, str]] = {
     "timeline:nsys-stats:cuda_gpu_mem_time_sum": ("nsys", "cuda_gpu_mem_time_sum"),
     "timeline:nsys-stats:nvtx_sum": ("nsys", "nvtx_sum"),
     "timeline:kineto": ("kineto", "Chrome trace JSON, object or array form, .json or .json.gz"),
+    "timeline:rocprof-v1-csv": ("amd", "rocprof kernel trace results.csv"),
+    "timeline:rocprof-v1-json": ("amd", "rocprof --hip-trace JSON"),
+    "timeline:rocprof-stats": ("amd", "rocprof stats CSV"),
+    "timeline:rocprofv3-kernel-trace": ("amd", "rocprofv3 kernel_trace.csv"),
+    "timeline:rocpd": ("amd", "rocpd SQLite database"),
+    "timeline:rocprofiler-sdk-json": ("amd", "rocprofiler-sdk JSON"),
     "telemetry:dcgm-dmon": ("telemetry", "dcgmi dmon"),
     "telemetry:dcgm-exporter": ("telemetry", "dcgm-exporter scrape"),
     "telemetry:prometheus-json": ("telemetry", "Prometheus JSON"),

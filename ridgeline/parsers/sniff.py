@@ -100,19 +100,27 @@ def describe_head(path: Path) -> str | None:
         if head.startswith(b"SQLite format 3\x00"):
             return "an SQLite database without Nsight Systems tables (CUPTI_ACTIVITY_KIND_*, StringIds)"
         return binary_kind(head) or "binary data"
-    return line
+    from ridgeline.parsers.rocm.detect import amd_unread
+
+    return amd_unread(head) or line
 
 
-#: AMD profiler JSON no reader takes yet, by what its start holds: said by name, so that a
-#: rocprof trace is never mistaken for an empty or damaged PyTorch trace
-_ROCPROF = "ridgeline does not read rocprof output yet (a PyTorch profiler trace of the same run is read)"
+def unread_error(path, first: str | None):
+    """The refusal of a file that is a known output ridgeline does not read yet (AMD's), else None."""
+    from ridgeline.parsers.rocm.detect import unread_error as amd
+
+    return amd(path, first)
+
+
+#: AMD profiler JSON that reached no reader (damaged: the readers take the whole ones), said by
+#: name so that an AMD profile is never mistaken for an empty or damaged PyTorch trace
 
 
 def _amd_json(text: str) -> str | None:
     if '"rocprofiler-sdk-tool"' in text[:200]:
-        return f"a rocprofiler-sdk JSON (rocprofv3 --output-format json): {_ROCPROF}"
+        return "a rocprofiler-sdk JSON (rocprofv3 --output-format json) that could not be read"
     if '"BeginNs"' in text and '"EndNs"' in text and ('"DispatchNs"' in text or '"CompleteNs"' in text):
-        return f"a rocprof --hip-trace JSON (kernel dispatches timed by BeginNs/EndNs): {_ROCPROF}"
+        return "a rocprof --hip-trace JSON (kernel dispatches timed by BeginNs/EndNs) that could not be read"
     return None
 
 

@@ -60,17 +60,19 @@ def _header(result) -> list[str]:
         names = result.summary.height if result.summary is not None else 0
         parts.append(f"{n} launch{'es' if n != 1 else ''} of {names} kernel{'s' if names != 1 else ''}")
         parts.append(f"{fmt_seconds(result.total_gpu_time_s)} GPU time")
-    tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto"))]
+    tel = [i for i in result.inputs if not i.kind.startswith(("ncu", "nsys", "kineto", "rocprof", "rocpd"))]
     # an nsys stats summary (cuda_gpu_kern_sum...) holds totals per name, not timeline records: it is
     # counted as what the "nsys stats summaries (totals only)" block below shows
-    sums = [i for i in result.inputs if i.kind.startswith("nsys-stats:") and i.kind != "nsys-stats:cuda_gpu_trace"]
-    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto")) and i not in sums]
+    sums = [i for i in result.inputs if (i.kind.startswith("nsys-stats:") and i.kind != "nsys-stats:cuda_gpu_trace")
+            or i.kind == "rocprof-stats"]
+    tl = [i for i in result.inputs if i.kind.startswith(("nsys", "kineto", "rocprof", "rocpd")) and i not in sums]
     if tl:
         n = sum(i.rows for i in tl)
         parts.append(f"{n:,} timeline record{'s' if n != 1 else ''}")
     if sums:
         n = sum(i.rows for i in sums)
-        parts.append(f"{n:,} nsys stats total{'s' if n != 1 else ''} (per name, no timeline)")
+        tool = "nsys stats" if all(i.kind.startswith("nsys") for i in sums) else "stats"
+        parts.append(f"{n:,} {tool} total{'s' if n != 1 else ''} (per name, no timeline)")
     if tel:
         n = sum(i.rows for i in tel)
         parts.append(f"{n:,} telemetry record{'s' if n != 1 else ''}")

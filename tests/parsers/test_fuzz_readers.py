@@ -49,6 +49,12 @@ PREFIXES = {
     "kineto-json": b'{"schemaVersion": 1, "traceEvents": [',
     "nsys-sqlite": b"SQLite format 3\x00",
     "nsys-stats-csv": b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n",
+    "rocprof-v1-csv": b'"Index","KernelName","gpu-id","queue-id","grd","wgr","BeginNs","EndNs"\n0,"k.kd",2,0,',
+    "rocprof-v1-json": b'{"traceEvents":[{"ph":"X","pid":8,"args":{"DispatchNs":"1","BeginNs":"2","EndNs":"3",',
+    "rocprof-stats": b'"Name","Calls","TotalDurationNs","AverageNs","Percentage"\n"k",',
+    "rocprofv3-kernel-trace": (b'"Kind","Agent_Id","Queue_Id","Kernel_Name","Start_Timestamp","End_Timestamp",'
+                               b'"Grid_Size_X","Workgroup_Size_X"\n"KERNEL_DISPATCH","Agent 2",'),
+    "rocprofiler-sdk-json": b'{"rocprofiler-sdk-tool": [{"agents": [], "buffer_records": {"kernel_dispatch": [',
 }
 
 SEEDS = sorted(

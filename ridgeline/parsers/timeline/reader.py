@@ -69,15 +69,23 @@ def _head(path) -> bytes:
 
 
 def detect_timeline_format(path) -> str | None:
-    """``nsys-sqlite``, ``nsys-stats:<report>``, ``kineto`` or None."""
+    """``nsys-sqlite``, ``nsys-stats:<report>``, ``kineto``, a ROCm format
+    (:func:`ridgeline.parsers.rocm.detect.detect_rocm`) or None."""
     head = _head(path)
     if not head:
         return None
     if head.startswith(SQLITE_MAGIC):
-        return "nsys-sqlite" if _is_nsys_sqlite(path) else None
+        if _is_nsys_sqlite(path):
+            return "nsys-sqlite"
+        from ridgeline.parsers.rocm.rocpd import is_rocpd
+
+        return "rocpd" if is_rocpd(path) else None
     stripped = head.lstrip()
-    if rocprof_trace_json(head):  # Chrome trace events, but rocprof's: never read as an empty PyTorch trace
-        return None
+    from ridgeline.parsers.rocm.detect import detect_rocm
+
+    rocm = detect_rocm(head)  # rocprof's Chrome trace events first: never read as an empty PyTorch trace
+    if rocm:
+        return rocm
     if stripped.startswith(b"{") and (b'"traceEvents"' in head or b'"schemaVersion"' in head
                                        or b'"deviceProperties"' in head):
         return "kineto"
@@ -91,14 +99,6 @@ def detect_timeline_format(path) -> str | None:
         if report:
             return "nsys-stats:" + report
     return None
-
-
-def rocprof_trace_json(head: bytes) -> bool:
-    """rocprof v1's ``--hip-trace``/``--sys-trace`` JSON: Chrome trace events without the PyTorch
-    profiler's categories, each kernel dispatch timed by ``BeginNs``/``EndNs`` args (with
-    ``DispatchNs`` or ``CompleteNs``). Read as a PyTorch trace it would hold no record at all."""
-    return (head.lstrip()[:1] in (b"{", b"[") and b'"BeginNs"' in head and b'"EndNs"' in head
-            and (b'"DispatchNs"' in head or b'"CompleteNs"' in head) and b'"cat"' not in head)
 
 
 def _trace_event_array(head: bytes) -> bool:
@@ -149,9 +149,13 @@ def read_timeline(path, *, host_calls: str = "all", strict: bool = True) -> Time
     if kind is None:
         from ridgeline.parsers.formats import expected_formats
 
-        raise InputError(path, expected_formats(("nsys", "kineto")))
+        raise InputError(path, expected_formats(("nsys", "kineto", "amd")))
     if kind == "nsys-sqlite":
         return read_nsys_sqlite(path, host_calls=host_calls, strict=strict)
     if kind == "kineto":
         return read_kineto(path, host_calls=host_calls, strict=strict)
+    if not kind.startswith("nsys-stats:"):
+        from ridgeline.parsers.rocm.detect import read_rocm
+
+        return read_rocm(path, kind, strict=strict)
     return read_nsys_stats(path, kind.split(":", 1)[1], strict=strict)

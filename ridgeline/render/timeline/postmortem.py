@@ -100,7 +100,8 @@ def timeline_lines(result) -> list[str]:
     lines += step_lines(tl) + fusion_lines(tl) + op_lines(tl)
     if tl.totals is not None and tl.totals.height:
         lines.append("")
-        lines.append("nsys stats summaries (totals only: no timeline, no gaps)")
+        amd = tl.totals.get_column("report").str.starts_with("rocprof").all()  # rocprof's stats CSV (AMD)
+        lines.append(f"{'rocprof' if amd else 'nsys'} stats summaries (totals only: no timeline, no gaps)")
         labels = getattr(tl, "totals_labels", {}) or {}  # kernels: labels unique per full name
         for (report,), part in tl.totals.group_by(["report"], maintain_order=True):
             lines.append(f"  {report}:")
