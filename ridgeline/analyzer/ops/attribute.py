@@ -34,21 +34,25 @@ def leaf_ops(api):
     ops = cpu_ops(api)
     calls = (api.filter(pl.col("kind").is_in(LAUNCH_KINDS) & pl.col("correlation_id").is_not_null()
                         & pl.col("thread_id").is_not_null())
-             .group_by("correlation_id").agg(pl.col("thread_id").first(), pl.col("start_ns").min().alias("t")))
+             .group_by("correlation_id").agg(pl.col("thread_id").min(), pl.col("start_ns").min().alias("t")))
     if not ops.height or not calls.height:
         return pl.DataFrame(schema={"correlation_id": pl.Int64, "op_id": pl.Int64})
+    # ties at one time broken by nesting, so two runs give one answer: of ops opening together the
+    # longer (the parent) opens first; of ops closing together the later-started (the child) closes first
     marks = pl.concat([
         ops.select("thread_id", pl.col("start_ns").alias("t"), pl.lit(1, pl.Int8).alias("order"),
-                   pl.lit(1, pl.Int64).alias("delta"), "op_id", pl.lit(None, pl.Int64).alias("correlation_id")),
+                   pl.lit(1, pl.Int64).alias("delta"), "op_id", pl.lit(None, pl.Int64).alias("correlation_id"),
+                   (-pl.col("end_ns")).alias("_tie")),
         ops.select("thread_id", pl.col("end_ns").alias("t"), pl.lit(0, pl.Int8).alias("order"),
                    pl.lit(-1, pl.Int64).alias("delta"), pl.lit(None, pl.Int64).alias("op_id"),
-                   pl.lit(None, pl.Int64).alias("correlation_id")),
+                   pl.lit(None, pl.Int64).alias("correlation_id"), (-pl.col("start_ns")).alias("_tie")),
         calls.select("thread_id", "t", pl.lit(2, pl.Int8).alias("order"), pl.lit(0, pl.Int64).alias("delta"),
-                     pl.lit(None, pl.Int64).alias("op_id"), "correlation_id"),
-    ]).sort("thread_id", "t", "order").with_columns(pl.col("delta").cum_sum().over("thread_id").alias("depth"))
+                     pl.lit(None, pl.Int64).alias("op_id"), "correlation_id", pl.lit(0, pl.Int64).alias("_tie")),
+    ], how="vertical_relaxed").sort("thread_id", "t", "order", "_tie", "op_id", "correlation_id", maintain_order=True,
+                                    nulls_last=True).with_columns(pl.col("delta").cum_sum().over("thread_id").alias("depth"))
     opened = (marks.filter(pl.col("order") == 1).select("thread_id", "depth", pl.col("t").alias("op_start"), "op_id")
-              .sort("op_start"))
-    at = marks.filter(pl.col("order") == 2).select("thread_id", "depth", "t", "correlation_id").sort("t")
+              .sort("op_start", "op_id", maintain_order=True))
+    at = marks.filter(pl.col("order") == 2).select("thread_id", "depth", "t", "correlation_id").sort("t", "correlation_id", maintain_order=True)
     got = at.join_asof(opened, left_on="t", right_on="op_start", by=["thread_id", "depth"], strategy="backward",
                       check_sortedness=False)  # sorted by t above; polars cannot check it within groups
     got = got.join(ops.select("op_id", "end_ns"), on="op_id", how="left")
@@ -96,4 +100,4 @@ def op_calls(kernels):
     return (k.group_by(keys, maintain_order=True)
             .agg(pl.col("op").first(), *(pl.col(c).first() for c in OP_TEXT), pl.len().alias("kernels"),
                  (pl.col("end_ns") - pl.col("start_ns")).sum().alias("kernel_ns"), pl.col("_new_ns").sum().alias("gpu_ns"),
-                 pl.col("name").sort_by(pl.col("end_ns") - pl.col("start_ns")).last().alias("kernel")))
+                 pl.col("name").sort_by(pl.col("end_ns") - pl.col("start_ns"), pl.col("name")).last().alias("kernel")))

@@ -41,16 +41,23 @@ def op_groups(activities, api, gpus: dict | None = None):
     calls = with_models(op_calls(kernels))
     keys = ["device", "op", "op_input_dims", "op_input_types"]
     g = (calls.group_by(keys, maintain_order=True)
-         .agg(pl.len().alias("calls"), pl.col("kernels").sum(), (pl.col("gpu_ns").sum() / 1e9).alias("gpu_time_s"),
+         .agg(pl.len().alias("calls"), pl.col("kernels").sum(), pl.col("gpu_ns").sum().alias("_ns"),
               pl.col("flops").sum().cast(pl.Float64).alias("flops"), pl.col("bytes").sum().cast(pl.Float64).alias("bytes"),
               pl.col("flops").is_null().any().alias("_unmodelled"),
-              pl.col("precision").drop_nulls().mode().first().alias("precision"),
-              pl.col("model").first(), pl.col("kernel").mode().first().alias("kernel"))
+              pl.col("precision").drop_nulls().mode().sort().first().alias("precision"),
+              pl.col("model").first(), pl.col("kernel").mode().sort().first().alias("kernel"))
          .with_columns(pl.when(pl.col("_unmodelled")).then(None).otherwise(pl.col(c)).alias(c)
                        for c in ("flops", "bytes", "precision", "model")))
-    g = g.with_columns((pl.col("gpu_time_s") / pl.col("gpu_time_s").sum().over("device")).alias("share"))
+    # from whole nanoseconds: a float sum's order (threads) would change the last digit between runs
+    g = g.with_columns((pl.col("_ns") / 1e9).alias("gpu_time_s"),
+                       (pl.col("_ns") / pl.col("_ns").sum().over("device")).alias("share")).drop("_ns")
     g = g.rename({"op_input_dims": "input_dims", "op_input_types": "input_types"})
     return roofed(g, gpus)
+
+
+#: the order of op groups, every tie broken (two runs print the same document): most saving, most time
+ORDER = (["saving_s", "gpu_time_s", "device", "op", "input_dims", "input_types"],)
+ORDER_KW = {"descending": [True, True, False, False, False, False], "nulls_last": True}
 
 
 def roofed(groups, gpus: dict | None):
@@ -75,7 +82,7 @@ def roofed(groups, gpus: dict | None):
         (pl.col("roof_time_s") / safe_t).alias("roof_fraction"),
         (pl.col("gpu_time_s") - pl.col("roof_time_s")).clip(lower_bound=0).alias("saving_s"),
     )
-    return g.sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True).select(*extra, *OP_GROUP_COLUMNS)
+    return g.sort(*ORDER, **ORDER_KW).select(*extra, *OP_GROUP_COLUMNS)
 
 
 def place_timeline_ops(timeline, entry) -> None:

@@ -369,8 +369,10 @@ def combine(parts: list[TimelineAnalysis]) -> TimelineAnalysis:
     out.collectives = C.match_collectives(out.comm_events, ranked, notes)
     out.rank_waits = C.rank_waits(out.comm_events, ranked, out.collectives)
     out.notes += [n for n in notes if n not in out.notes]
+    from ridgeline.analyzer.ops.groups import ORDER as OPS_ORDER, ORDER_KW as OPS_ORDER_KW
+
     ops = [p.op_groups for p in parts if getattr(p, "op_groups", None) is not None]
-    out.op_groups = pl.concat(ops, how="vertical_relaxed").sort(["saving_s", "gpu_time_s"], descending=True, nulls_last=True) \
+    out.op_groups = pl.concat(ops, how="vertical_relaxed").sort(*OPS_ORDER, **OPS_ORDER_KW) \
         if ops else None
     return out
 

@@ -91,7 +91,7 @@ class DecodeGemmMemoryBound(Rule):
         out = []
         for row in hits.iter_rows(named=True):
             # the ridge quoted is its roof's as the Roofs list prints it (launches' own clocks move the
-            # group's own); the impact below is computed from the group's own figures
+            # group's own); the impact is computed at that ridge, the batch the message names
             ai, prec = row["intensity_dram"], row["precision"]
             ridge = K.roof_ridge(ctx, row["ridge_flop_per_byte"], prec, row.get("tensor_path"))
             bpw = K.WEIGHT_BYTES.get(prec or "", 2.0)
@@ -99,7 +99,7 @@ class DecodeGemmMemoryBound(Rule):
             if not llm:
                 out.append(self._generic({**row, "ridge_flop_per_byte": ridge}, tokens, ridge_tokens, bpw, total))
                 continue
-            impact_s, share, basis = _remedy_impact(ctx, row, est, total, limits)
+            impact_s, share, basis = _remedy_impact(ctx, {**row, "ridge_flop_per_byte": ridge}, est, total, limits)
             now = f"~{_count(tokens)} {'token' if _count(tokens) == '1' else 'tokens'} per weight read now"
             padded = shape_tokens is not None and shape_tokens * 1.5 < tokens
             if padded:

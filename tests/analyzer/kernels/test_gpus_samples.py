@@ -88,9 +88,14 @@ def test_samples_name_gpus(recorded):
     assert len(recorded) >= 8, recorded
 
 
+#: GPUs a shared sample names that the catalogue does not hold yet, each with why (compared without
+#: spaces: rocprof's JSON writes the name with its spaces stripped)
+NOT_YET = {"AMDRadeonAIPROR9700": "RDNA 4 Radeon parts are not in the catalogue yet (issue 33)"}
+
+
 def test_every_recorded_device_name_resolves(recorded):
     unresolved = {n: (f, identify(n, props).note) for (n, _p), (f, _cc, props) in recorded.items()
-                  if identify(n, props).gpu is None}
+                  if identify(n, props).gpu is None and n.replace(" ", "") not in NOT_YET}
     assert not unresolved, f"device names not in the catalogue: {unresolved}"
 
 
